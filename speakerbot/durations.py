@@ -1,4 +1,4 @@
-"""Durations as players and config files write them: ``7d``, ``36h``, ``90m``, ``45s``, ``1d12h``."""
+"""Durations as players and config files write them: ``7d``, ``36h``, ``90m``, ``1d12h``."""
 
 from __future__ import annotations
 

@@ -1,0 +1,29 @@
+"""The pure game engine: typed state, commands and events; no I/O of any kind.
+
+``apply(state, command, now, rng)`` decides a command, ``tick(state, now, rng)`` lets time pass,
+and ``replay(events)`` rebuilds a state from a game's record.
+"""
+
+from speakerbot.engine.events import Event, evolve, replay
+from speakerbot.engine.game import (
+    NO_RANDOMNESS,
+    GameError,
+    RandomSource,
+    apply,
+    next_deadline,
+    tick,
+)
+from speakerbot.engine.model import GameState
+
+__all__ = [
+    "NO_RANDOMNESS",
+    "Event",
+    "GameError",
+    "GameState",
+    "RandomSource",
+    "apply",
+    "evolve",
+    "next_deadline",
+    "replay",
+    "tick",
+]

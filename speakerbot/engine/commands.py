@@ -1,0 +1,217 @@
+"""Commands: what players and the Speaker ask the engine to do. Plain typed data.
+
+Every command names its ``actor``, the address it came from. Commands whose class name starts
+with nothing special are players' moves; the ``SPEAKER_COMMANDS`` are the human Speaker's
+overrides, accepted only from the current Speaker and announced to everyone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+
+from speakerbot.engine.model import Choice, Clause, Judgement, RuleSpec
+
+
+@dataclass(frozen=True)
+class Preset:
+    """An initial ruleset with its mechanics: what a game starts from."""
+
+    name: str
+    title: str
+    rules: tuple[RuleSpec, ...]
+    mechanics: dict[str, str]  # every mechanic, written as SET reads it
+    sources: dict[str, int]  # mechanic -> the rule it comes from
+    persons: dict[str, tuple[int, str]]  # "speaker"/"judge" -> (rule, name as the seed has it)
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A request to the engine from an address."""
+
+    actor: str
+
+
+@dataclass(frozen=True)
+class StartGame(Command):
+    """Start a game from a preset; ``actor`` is the human Speaker (host)."""
+
+    preset: Preset
+    host_name: str
+    named_judge: str = ""  # address of the named Judge (rurru); defaults to the host
+    named_judge_name: str = ""
+    mechanics: dict[str, str] = field(default_factory=dict)  # overrides, written values
+    open_registration: bool = True
+
+
+@dataclass(frozen=True)
+class Join(Command):
+    """Join the game under a display name (where registration is open)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Forfeit(Command):
+    """Leave the game (000 113)."""
+
+
+@dataclass(frozen=True)
+class Propose(Command):
+    """Submit a proposal, with optional structured clauses."""
+
+    title: str
+    text: str
+    clauses: tuple[Clause, ...] = ()
+
+
+@dataclass(frozen=True)
+class CastBallot(Command):
+    """Vote on a proposal; ABSTAIN withdraws an earlier ballot."""
+
+    proposal: int
+    choice: Choice
+
+
+@dataclass(frozen=True)
+class DeclareConsent(Command):
+    """The Speaker consents to (or refuses) a proposal (nomicam 208)."""
+
+    proposal: int
+    consent: bool
+
+
+@dataclass(frozen=True)
+class CallForJudgement(Command):
+    """Invoke judgement on a statement; a paradox CFJ judged TRUE ends the game."""
+
+    statement: str
+    arguments: str = ""
+    paradox: bool = False
+
+
+@dataclass(frozen=True)
+class DeliverJudgement(Command):
+    """The Judge delivers a judgement with optional reasons."""
+
+    cfj: int
+    judgement: Judgement
+    reasons: str = ""
+
+
+@dataclass(frozen=True)
+class Overrule(Command):
+    """Vote to overrule a judgement (suber 212)."""
+
+    cfj: int
+
+
+@dataclass(frozen=True)
+class AgreeToNextTurn(Command):
+    """Agree that the next turn may begin although a CFJ is undecided (suber 212)."""
+
+
+# --- The Speaker's overrides ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddPlayer(Command):
+    """Register a player (the order of registration is the turn order)."""
+
+    address: str
+    name: str
+
+
+@dataclass(frozen=True)
+class RemovePlayer(Command):
+    """Remove a player from the game."""
+
+    player: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class AdjustScore(Command):
+    """Change a player's score, with a reason."""
+
+    player: str
+    delta: Decimal
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SetMechanic(Command):
+    """Set a mechanic directly."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ExtendVote(Command):
+    """Move a vote's deadline later."""
+
+    proposal: int
+    by: timedelta
+
+
+@dataclass(frozen=True)
+class CloseVote(Command):
+    """Close a vote now."""
+
+    proposal: int
+
+
+@dataclass(frozen=True)
+class VoidProposal(Command):
+    """Void a proposal: it keeps its number and counts for nothing."""
+
+    proposal: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class EditRule(Command):
+    """Enact, amend, repeal or transmute a rule directly."""
+
+    clause: Clause
+
+
+@dataclass(frozen=True)
+class AssignJudge(Command):
+    """Make a player the Judge of a CFJ."""
+
+    cfj: int
+    player: str
+
+
+@dataclass(frozen=True)
+class HandSpeaker(Command):
+    """Hand the Speaker role to another player."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class EndGame(Command):
+    """End the game."""
+
+    reason: str = ""
+
+
+SPEAKER_COMMANDS: tuple[type[Command], ...] = (
+    AddPlayer,
+    RemovePlayer,
+    AdjustScore,
+    SetMechanic,
+    ExtendVote,
+    CloseVote,
+    VoidProposal,
+    EditRule,
+    AssignJudge,
+    HandSpeaker,
+    EndGame,
+)
+"""The overrides: accepted only from the current Speaker, recorded and announced."""

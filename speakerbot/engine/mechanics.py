@@ -1,0 +1,338 @@
+"""The mechanics a ruleset sets: one typed record, filled in by each preset, changed by SET clauses.
+
+Every mechanic has a row in ``PARAMETERS``: its name, how its value is written and read,
+its range, and whether a proposal (``SET name = value``) or the Speaker may change it.
+The same table validates preset files, SET clauses, admin overrides and config overrides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+from speakerbot.durations import format_duration, parse_duration
+
+
+class Flow(StrEnum):
+    """How proposals come: one per turn in a fixed order, or from anyone at any time."""
+
+    TURNS = "turns"
+    OPEN = "open"
+
+
+class Adoption(StrEnum):
+    """What an ordinary proposal needs to be adopted."""
+
+    UNANIMOUS = "unanimous"
+    MAJORITY = "majority"
+
+
+class CountBasis(StrEnum):
+    """What a vote threshold is counted against."""
+
+    ELIGIBLE = "eligible"  # every eligible voter; a missing ballot is not FOR
+    CAST = "cast"  # the ballots legally cast; a missing ballot is an abstention
+
+
+class TurnAward(StrEnum):
+    """The second part of a turn in the turn-based presets."""
+
+    NONE = "none"
+    DIE = "die"
+    HEAVENS = "heavens"
+
+
+class JudgePolicy(StrEnum):
+    """Who judges a call for judgement."""
+
+    PRECEDING = "preceding"  # the player preceding the mover (suber 212)
+    NAMED = "named"  # one named Judge judges everything (rurru 210)
+    SPEAKER = "speaker"  # the game's human host
+    RANDOM = "random"  # the Speaker first, then random Voters (nomicam 214)
+
+
+class OnWin(StrEnum):
+    """What a win does to the game."""
+
+    END = "end"
+    NEW_GAME = "new-game"
+
+
+class TransmuteUnanimity(StrEnum):
+    """Which transmutations need a unanimous vote."""
+
+    NONE = "none"
+    TO_MUTABLE = "to-mutable"
+    TO_IMMUTABLE = "to-immutable"
+    BOTH = "both"
+
+
+class ParadoxWinner(StrEnum):
+    """Who wins when a paradox CFJ is judged TRUE."""
+
+    MOVER = "mover"  # the first player unable to complete a turn (000 213, 001 210, 003 215)
+    CALLER = "caller"  # the player who invoked judgement (004 219)
+
+
+@dataclass(frozen=True)
+class Mechanics:
+    """Every mechanic the engine enforces, as one immutable record."""
+
+    # Structure of play (not settable: a running game cannot change its shape).
+    flow: Flow
+    speaker_role: bool  # the Speaker is a player who may propose but neither vote nor win
+    first_proposal_number: int
+    # Numbering and rule changes.
+    renumber_on_amend: bool  # an amended or transmuted rule takes the proposal's number
+    max_mutable_rules: int | None
+    immutability: bool  # False where the ruleset knows no immutable rules (rurru)
+    # Voting.
+    voting_period: timedelta | None
+    close_when_all_voted: bool
+    adoption: Adoption
+    count_basis: CountBasis
+    majority_after_circuits: int | None  # locked-open 203: unanimity turns to majority
+    quorum_percent: int
+    speaker_consent: bool
+    refused_consent_threshold: Fraction
+    transmute_unanimity: TransmuteUnanimity
+    transmute_basis: CountBasis
+    # Scoring.
+    turn_award: TurnAward
+    die_sides: int
+    heavens_offset: int
+    proposer_adopted_points: int
+    proposer_rejected_points: int  # lost by the proposer of a defeated proposal
+    dissent_points: int  # gained by each player who voted against an adopted proposal
+    dissent_needs_majority_rule: bool  # dissent points only once unanimity is not required
+    for_rejected_points: int  # gained by each Voter who voted for a rejected proposal
+    # Winning.
+    win_points: int
+    on_win: OnWin
+    new_game_score_percent: int
+    paradox_winner: ParadoxWinner
+    # Judgement.
+    judge_policy: JudgePolicy
+    judge_period: timedelta | None
+    judge_penalty: int
+    overrule: bool  # a unanimous vote of the other players overrules a judgement (suber 212)
+    cfj_blocks_turn: bool  # an undecided CFJ holds back the next turn (suber 212, rurru 211)
+    turn_consent_overrides_cfj: bool  # ...unless a majority of the other players agree (suber)
+    # Reminders.
+    reminder_before: timedelta | None
+
+    def with_value(self, name: str, value: Any) -> Mechanics:
+        """Return a copy with one mechanic changed (the value must already be validated)."""
+        return dataclasses.replace(self, **{name: value})
+
+    def formatted(self, name: str) -> str:
+        """Return one mechanic's value written as SET would read it."""
+        return PARAMETERS[name].format(getattr(self, name))
+
+    def as_strings(self) -> dict[str, str]:
+        """Return every mechanic written as SET would read it."""
+        return {name: self.formatted(name) for name in PARAMETERS}
+
+    @classmethod
+    def from_strings(cls, values: Mapping[str, object]) -> Mechanics:
+        """Build mechanics from written values (a preset file); every mechanic must be given."""
+        missing = sorted(set(PARAMETERS) - set(values))
+        unknown = sorted(set(values) - set(PARAMETERS))
+        if missing or unknown:
+            raise ValueError(f"mechanics: missing {missing}, unknown {unknown}")
+        parsed = {name: PARAMETERS[name].parse(_written(raw)) for name, raw in values.items()}
+        return cls(**parsed)
+
+
+def _written(raw: object) -> str:
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    return str(raw)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One mechanic: how it is written, read and described, and who may change it."""
+
+    name: str
+    description: str
+    parse_value: Callable[[str], Any]
+    format_value: Callable[[Any], str]
+    settable: bool = True
+    optional: bool = False  # "none" is a value
+
+    def parse(self, text: str) -> Any:
+        """Read a written value; raise ValueError saying what is accepted."""
+        cleaned = text.strip()
+        if self.optional and cleaned.lower() in ("none", "off", "never"):
+            return None
+        try:
+            return self.parse_value(cleaned)
+        except ValueError as error:
+            extra = " (or none)" if self.optional else ""
+            raise ValueError(f"{self.name}: {error}{extra}") from None
+
+    def format(self, value: Any) -> str:
+        """Write a value the way parse reads it."""
+        if value is None:
+            return "none"
+        return self.format_value(value)
+
+
+def _integer(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.lstrip("+"))
+        except ValueError:
+            wanted = f"expected a whole number from {low} to {high}"
+            raise ValueError(f"{wanted}, not {text!r}") from None
+        if not low <= value <= high:
+            raise ValueError(f"expected a whole number from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+def _duration(low: timedelta, high: timedelta) -> Callable[[str], timedelta]:
+    def parse(text: str) -> timedelta:
+        value = parse_duration(text)
+        if not low <= value <= high:
+            raise ValueError(
+                f"expected a duration from {format_duration(low)} to {format_duration(high)}"
+            )
+        return value
+
+    return parse
+
+
+def _boolean(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    raise ValueError(f"expected true or false, not {text!r}")
+
+
+def _fraction(text: str) -> Fraction:
+    try:
+        value = Fraction(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"expected a fraction such as 2/3 or 67%, not {text!r}") from None
+    if not Fraction(1, 2) <= value <= 1:
+        raise ValueError("expected a fraction from 1/2 to 1")
+    return value
+
+
+def _choice(enum: type[StrEnum]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            return enum(text.lower())
+        except ValueError:
+            allowed = ", ".join(member.value for member in enum)
+            raise ValueError(f"expected one of {allowed}, not {text!r}") from None
+
+    return parse
+
+
+def _fmt_fraction(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+_MINUTE = timedelta(minutes=1)
+_YEAR = timedelta(days=365)
+
+_ROWS = [
+    Parameter("flow", "turns in a fixed order, or open proposals from anyone",
+              _choice(Flow), str, settable=False),
+    Parameter("speaker_role", "the Speaker is a player who may propose but not vote or win",
+              _boolean, str, settable=False),
+    Parameter("first_proposal_number", "the number of the first proposal",
+              _integer(1, 100000), str, settable=False),
+    Parameter("renumber_on_amend", "an amended or transmuted rule takes the proposal's number",
+              _boolean, str),
+    Parameter("max_mutable_rules", "the most mutable rules there may be",
+              _integer(1, 10000), str, optional=True),
+    Parameter("immutability", "the ruleset has immutable rules at all",
+              _boolean, str, settable=False),
+    Parameter("voting_period", "how long a vote stays open after distribution",
+              _duration(_MINUTE, _YEAR), format_duration, optional=True),
+    Parameter("close_when_all_voted", "a vote closes as soon as every eligible voter has voted",
+              _boolean, str),
+    Parameter("adoption", "unanimous or majority adoption of ordinary proposals",
+              _choice(Adoption), str),
+    Parameter("count_basis", "thresholds count eligible voters or ballots cast",
+              _choice(CountBasis), str),
+    Parameter("majority_after_circuits", "unanimity becomes majority after this many circuits",
+              _integer(1, 1000), str, optional=True),
+    Parameter("quorum_percent", "the share of Voters (at the start of the period) who must vote",
+              _integer(0, 100), str),
+    Parameter("speaker_consent", "the Speaker may refuse consent, raising the threshold",
+              _boolean, str),
+    Parameter("refused_consent_threshold", "the share of ballots needed without consent",
+              _fraction, _fmt_fraction),
+    Parameter("transmute_unanimity", "which transmutations need a unanimous vote",
+              _choice(TransmuteUnanimity), str),
+    Parameter("transmute_basis", "unanimity for transmutation among eligible voters or cast",
+              _choice(CountBasis), str),
+    Parameter("turn_award", "the second part of a turn: none, die or heavens",
+              _choice(TurnAward), str),
+    Parameter("die_sides", "the faces of the die", _integer(2, 1000), str),
+    Parameter("heavens_offset", "Heavens are (proposal number - this) x the favourable share",
+              _integer(-100000, 100000), str),
+    Parameter("proposer_adopted_points", "points to a proposer whose proposal is adopted",
+              _integer(0, 100000), str),
+    Parameter("proposer_rejected_points", "points lost by a proposer whose proposal is defeated",
+              _integer(0, 100000), str),
+    Parameter("dissent_points", "points to each voter against an adopted proposal",
+              _integer(0, 100000), str),
+    Parameter("dissent_needs_majority_rule", "dissent points only once unanimity is not required",
+              _boolean, str),
+    Parameter("for_rejected_points", "points to each voter for a rejected proposal",
+              _integer(0, 100000), str),
+    Parameter("win_points", "the score that wins", _integer(1, 10_000_000), str),
+    Parameter("on_win", "what a win does: end the game or start a new one",
+              _choice(OnWin), str),
+    Parameter("new_game_score_percent", "the share of each score kept into a new game",
+              _integer(0, 100), str),
+    Parameter("paradox_winner", "who wins on a paradox judged TRUE: the mover or the caller",
+              _choice(ParadoxWinner), str),
+    Parameter("judge_policy", "who judges: preceding, named, speaker or random",
+              _choice(JudgePolicy), str),
+    Parameter("judge_period", "how long a Judge has to deliver a judgement",
+              _duration(_MINUTE, _YEAR), format_duration, optional=True),
+    Parameter("judge_penalty", "points lost by a Judge who misses the deadline",
+              _integer(0, 100000), str),
+    Parameter("overrule", "a unanimous vote of the other players overrules a judgement",
+              _boolean, str),
+    Parameter("cfj_blocks_turn", "an undecided CFJ holds back the next turn", _boolean, str),
+    Parameter("turn_consent_overrides_cfj", "a majority of the other players may let it begin",
+              _boolean, str),
+    Parameter("reminder_before", "how long before a deadline reminders go out",
+              _duration(_MINUTE, _YEAR), format_duration, optional=True),
+]
+
+PARAMETERS: dict[str, Parameter] = {row.name: row for row in _ROWS}
+"""Every mechanic by name, in the order of the Mechanics record."""
+
+assert list(PARAMETERS) == [field.name for field in dataclasses.fields(Mechanics)]
+
+
+def parse_setting(name: str, text: str) -> tuple[str, Any]:
+    """Validate ``SET name = text`` for a settable mechanic; return the name and the typed value.
+
+    Raises ValueError with a message a player can act on.
+    """
+    key = name.strip().lower().replace("-", "_")
+    parameter = PARAMETERS.get(key)
+    if parameter is None:
+        known = ", ".join(sorted(p.name for p in _ROWS if p.settable))
+        raise ValueError(f"there is no mechanic called {name!r}; the settable ones are: {known}")
+    if not parameter.settable:
+        raise ValueError(f"{key} is the shape of the game and cannot be set while it runs")
+    return key, parameter.parse(text)

@@ -1,0 +1,264 @@
+"""The state of a game of Nomic: players, rules, proposals with their ballots, CFJs and turns.
+
+The state is only ever changed by folding events into it (see ``evolve``); nothing here
+decides anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from speakerbot.engine.mechanics import Mechanics
+
+
+class Choice(StrEnum):
+    """A ballot's choice. ABSTAIN withdraws a ballot; it is never stored."""
+
+    FOR = "FOR"
+    AGAINST = "AGAINST"
+    ABSTAIN = "ABSTAIN"
+
+
+class Role(StrEnum):
+    """A player's role in the presets that have a Speaker who plays."""
+
+    PLAYER = "player"  # the turn-based presets: every player votes
+    VOTER = "voter"
+    SPEAKER = "speaker"
+
+
+class ClauseKind(StrEnum):
+    """What a clause of a proposal does when the proposal is adopted."""
+
+    ENACT = "ENACT"
+    AMEND = "AMEND"
+    REPEAL = "REPEAL"
+    TRANSMUTE = "TRANSMUTE"
+    SET = "SET"
+
+
+class ProposalStatus(StrEnum):
+    """Where a proposal stands."""
+
+    OPEN = "open"
+    ADOPTED = "adopted"
+    REJECTED = "rejected"
+    VOID = "void"
+
+
+class Judgement(StrEnum):
+    """A legal judgement (nomicam 216)."""
+
+    TRUE = "TRUE"
+    FALSE = "FALSE"
+    UNDECIDED = "UNDECIDED"
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One structured rule change inside a proposal (or a Speaker's direct edit).
+
+    ``text`` is the rule text for ENACT and AMEND, and the written value for SET.
+    """
+
+    kind: ClauseKind
+    rule: int | None = None
+    text: str = ""
+    immutable: bool = False
+    parameter: str | None = None
+
+    def describe(self) -> str:
+        """Say in a few words what the clause does."""
+        if self.kind is ClauseKind.ENACT:
+            return "enact a new " + ("immutable " if self.immutable else "") + "rule"
+        if self.kind is ClauseKind.SET:
+            return f"set {self.parameter} = {self.text}"
+        return f"{self.kind.value.lower()} rule {self.rule}"
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """A rule as a preset gives it: number, text and mutability."""
+
+    number: int
+    text: str
+    mutable: bool
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    """One entry in a rule's history."""
+
+    kind: str  # initial, enacted, amended, transmuted, renumbered, repealed, switched
+    at: datetime
+    proposal: int | None = None
+    by_speaker: bool = False
+    previous_number: int | None = None
+    previous_text: str | None = None
+    note: str = ""
+
+
+@dataclass
+class Rule:
+    """A rule of the current ruleset (or a repealed one, kept for the record)."""
+
+    number: int
+    text: str
+    mutable: bool
+    history: list[RuleChange] = field(default_factory=list)
+
+
+@dataclass
+class Player:
+    """A player, active or gone."""
+
+    address: str
+    name: str
+    role: Role
+    score: Decimal = Decimal(0)
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """A ballot as received: sealed until its vote closes."""
+
+    choice: Choice
+    at: datetime
+
+
+@dataclass
+class Proposal:
+    """A numbered proposal and, while it is open, its sealed ballots."""
+
+    number: int
+    title: str
+    text: str
+    clauses: tuple[Clause, ...]
+    proposer: str
+    submitted_at: datetime
+    closes_at: datetime | None
+    quorum_base: int  # Voters at the start of the voting period (nomicam 201)
+    turn: int | None
+    ballots: dict[str, Ballot] = field(default_factory=dict)
+    consent_refused: bool = False
+    status: ProposalStatus = ProposalStatus.OPEN
+    closed_at: datetime | None = None
+    reminded: bool = False
+
+
+@dataclass
+class Cfj:
+    """A call for judgement."""
+
+    number: int
+    statement: str
+    arguments: str
+    caller: str
+    called_at: datetime
+    paradox: bool
+    turn: int | None
+    mover: str | None  # whose turn it was when judgement was invoked
+    judges: list[str] = field(default_factory=list)  # every Judge so far, the current one last
+    deadline: datetime | None = None
+    judgement: Judgement | None = None
+    reasons: str = ""
+    judged_at: datetime | None = None
+    overrule_open: bool = False
+    overrulers: list[str] = field(default_factory=list)
+    reminded: bool = False
+
+    @property
+    def judge(self) -> str | None:
+        """Return the current Judge, if any."""
+        return self.judges[-1] if self.judges else None
+
+
+@dataclass
+class Turn:
+    """The current turn in the turn-based presets."""
+
+    number: int
+    mover: str
+    proposal: int | None = None  # set when the turn begins with its proposal
+    consenters: list[str] = field(default_factory=list)  # agreed to begin despite a CFJ
+
+
+@dataclass
+class GameState:
+    """Everything the engine knows about one game."""
+
+    started: bool = False
+    preset: str = ""
+    title: str = ""
+    game_number: int = 1
+    mechanics: Mechanics | None = None
+    sources: dict[str, int] = field(default_factory=dict)  # mechanic -> the rule it comes from
+    rules: dict[int, Rule] = field(default_factory=dict)
+    repealed: list[Rule] = field(default_factory=list)
+    players: dict[str, Player] = field(default_factory=dict)  # by address, in joining order
+    host: str = ""
+    host_name: str = ""
+    speaker: str = ""  # the address whose admin commands count
+    named_judge: str = ""
+    named_judge_name: str = ""
+    open_registration: bool = True
+    proposals: dict[int, Proposal] = field(default_factory=dict)
+    next_proposal: int = 1
+    cfjs: dict[int, Cfj] = field(default_factory=dict)
+    next_cfj: int = 1
+    turn: Turn | None = None
+    circuits_completed: int = 0
+    adoption_rule_amended: bool = False
+    ended: bool = False
+    end_reason: str = ""
+    winners: list[str] = field(default_factory=list)
+
+    @property
+    def rules_mechanics(self) -> Mechanics:
+        """Return the mechanics, which exist once the game has started."""
+        if self.mechanics is None:
+            raise RuntimeError("the game has not started")
+        return self.mechanics
+
+    def active_players(self) -> list[Player]:
+        """Return the players still in the game, in joining (turn) order."""
+        return [player for player in self.players.values() if player.active]
+
+    def voters(self) -> list[str]:
+        """Return the addresses of everyone who may vote now, in joining order."""
+        return [p.address for p in self.active_players() if p.role is not Role.SPEAKER]
+
+    def find_player(self, reference: str) -> Player | None:
+        """Find an active player by address or display name (case does not matter)."""
+        wanted = reference.strip().lower()
+        for player in self.active_players():
+            if player.address == wanted or player.name.lower() == wanted:
+                return player
+        return None
+
+    def name_of(self, address: str) -> str:
+        """Return a display name for an address (the address itself if unknown)."""
+        player = self.players.get(address)
+        if player is not None:
+            return player.name
+        if address == self.host:
+            return self.host_name
+        if address == self.named_judge:
+            return self.named_judge_name
+        return address
+
+    def open_proposals(self) -> list[Proposal]:
+        """Return the proposals whose votes are open, by number."""
+        return [p for p in self.proposals.values() if p.status is ProposalStatus.OPEN]
+
+    def open_cfjs(self) -> list[Cfj]:
+        """Return the CFJs awaiting a judgement, by number."""
+        return [c for c in self.cfjs.values() if c.judgement is None]
+
+    def mutable_rule_count(self) -> int:
+        """Count the mutable rules in effect."""
+        return sum(1 for rule in self.rules.values() if rule.mutable)
