@@ -93,6 +93,11 @@ def apply(
         if isinstance(command, c.SPEAKER_COMMANDS):
             play.require_speaker(command)
         handler(play, command)
+        if isinstance(command, c.SPEAKER_COMMANDS):
+            # Announced first, though composed last: only a valid override is described.
+            override = e.SpeakerOverride(now, command.actor, type(command).__name__,
+                                         _override_summary(command))
+            play.events.insert(0, override)
     except GameError as error:
         rejected = e.CommandRejected(
             now, command.actor, type(command).__name__, error.reason, error.remedy
@@ -202,8 +207,6 @@ class _Play:
                 "only the Speaker may do that",
                 "ask the Speaker, " + self.state.name_of(self.state.speaker),
             )
-        self.emit(e.SpeakerOverride(self.now, command.actor, _action_name(command),
-                                    _override_summary(self.state, command)))
 
     def player(self, address: str) -> Player:
         player = self.state.players.get(address)
@@ -345,7 +348,7 @@ class _Play:
                 if clause.immutable and not mechanics.immutability:
                     raise GameError("this ruleset has no immutable rules", "enact it as a rule")
                 numbered += 1
-                mutable_delta += 0 if clause.immutable else 1
+                mutable_delta += self.mutable_delta(clause)
                 continue
             number = clause.rule
             rule = state.rules.get(number) if number is not None else None
@@ -368,14 +371,12 @@ class _Play:
                 if clause.text.strip() == rule.text.strip():
                     raise GameError(f"AMEND RULE {number} would make no difference")
                 numbered += 1 if renumber else 0
-            elif clause.kind is ClauseKind.REPEAL:
-                mutable_delta -= 1 if rule.mutable else 0
             elif clause.kind is ClauseKind.TRANSMUTE:
                 if not mechanics.immutability:
                     raise GameError("this ruleset has no immutability, so nothing can be "
                                     "transmuted")
                 numbered += 1 if renumber else 0
-                mutable_delta += -1 if rule.mutable else 1
+            mutable_delta += self.mutable_delta(clause)
         if numbered > 1 and proposal is not None:
             raise GameError(
                 f"this proposal would give {numbered} rules the number {proposal}",
@@ -392,6 +393,19 @@ class _Play:
             )
         if after < 1 and mutable_delta < 0:
             raise GameError("there must always be at least one mutable rule")
+
+    def mutable_delta(self, clause: Clause) -> int:
+        """Say how a clause would change the number of mutable rules."""
+        rule = self.state.rules.get(clause.rule) if clause.rule is not None else None
+        if clause.kind is ClauseKind.ENACT:
+            return 0 if clause.immutable else 1
+        if rule is None:
+            return 0
+        if clause.kind is ClauseKind.REPEAL:
+            return -1 if rule.mutable else 0
+        if clause.kind is ClauseKind.TRANSMUTE:
+            return -1 if rule.mutable else 1
+        return 0
 
     def submit(self, actor: str, title: str, text: str, clauses: tuple[Clause, ...]) -> None:
         self.player(actor)
@@ -572,14 +586,33 @@ class _Play:
         if not proposal.clauses:
             self.emit(e.InformalProposalAdopted(self.now, proposal.number))
             return
-        for clause in proposal.clauses:
-            self.apply_clause(clause, proposal.number, by_speaker=False)
+        also_set = frozenset(
+            (clause.parameter or "").strip().lower().replace("-", "_")
+            for clause in proposal.clauses if clause.kind is ClauseKind.SET
+        )
+        # The limit on mutable rules is checked on the proposal as a whole, as at submission:
+        # if the rules changed since, the clauses that would add mutable rules fail.
+        limit = self.mechanics.max_mutable_rules
+        deltas = [self.mutable_delta(clause) for clause in proposal.clauses]
+        over = limit is not None and self.state.mutable_rule_count() + sum(deltas) > limit
+        for clause, delta in zip(proposal.clauses, deltas, strict=True):
+            if over and delta > 0:
+                self.emit(e.ClauseFailed(self.now, proposal.number, clause,
+                                         f"there would be more than {limit} mutable rules"))
+                continue
+            self.apply_clause(clause, proposal.number, by_speaker=False, also_set=also_set,
+                              check_limit=False)
 
-    def apply_clause(self, clause: Clause, proposal: int | None, *, by_speaker: bool) -> None:
-        """Carry out one clause; a clause that cannot be is recorded, never silently lost."""
+    def apply_clause(self, clause: Clause, proposal: int | None, *, by_speaker: bool,
+                     also_set: frozenset[str] = frozenset(), check_limit: bool = True) -> None:
+        """Carry out one clause; a clause that cannot be is recorded, never silently lost.
+
+        Changing a rule that mechanics come from warns the Speaker, unless the same
+        proposal also sets those mechanics (``also_set``).
+        """
         sources_before = dict(self.state.sources)
         try:
-            self._apply_clause(clause, proposal, by_speaker)
+            self._apply_clause(clause, proposal, by_speaker, check_limit)
         except GameError as error:
             if by_speaker:
                 raise
@@ -587,11 +620,13 @@ class _Play:
             self.emit(e.ClauseFailed(self.now, proposal, clause, error.reason))
             return
         if clause.kind in (ClauseKind.AMEND, ClauseKind.REPEAL) and clause.rule is not None:
-            affected = tuple(name for name, rule in sources_before.items() if rule == clause.rule)
+            affected = tuple(name for name, rule in sources_before.items()
+                             if rule == clause.rule and name not in also_set)
             if affected:
                 self.emit(e.MechanicsMayHaveChanged(self.now, clause.rule, affected, proposal))
 
-    def _apply_clause(self, clause: Clause, proposal: int | None, by_speaker: bool) -> None:
+    def _apply_clause(self, clause: Clause, proposal: int | None, by_speaker: bool,
+                      check_limit: bool) -> None:
         state, mechanics = self.state, self.mechanics
         if clause.kind is ClauseKind.SET:
             try:
@@ -608,7 +643,9 @@ class _Play:
             if enacted in state.rules:
                 raise GameError(f"there is already a rule {enacted}")
             limit = mechanics.max_mutable_rules
-            if not clause.immutable and limit is not None and state.mutable_rule_count() >= limit:
+            if check_limit and self.mutable_delta(clause) > 0 and limit is not None and (
+                state.mutable_rule_count() >= limit
+            ):
                 raise GameError(f"there are already {limit} mutable rules, the most allowed")
             self.emit(e.RuleEnacted(self.now, enacted, clause.text.strip(), not clause.immutable,
                                     proposal, by_speaker))
@@ -617,7 +654,10 @@ class _Play:
         rule = state.rules.get(number) if number is not None else None
         if rule is None or number is None:
             raise GameError(f"there is no rule {number} in effect")
-        new_number = proposal if (mechanics.renumber_on_amend and proposal is not None) else number
+        renumbers = clause.kind in (ClauseKind.AMEND, ClauseKind.TRANSMUTE)
+        new_number = number
+        if renumbers and mechanics.renumber_on_amend and proposal is not None:
+            new_number = proposal
         if new_number != number and new_number in state.rules:
             raise GameError(f"there is already a rule {new_number}")
         if clause.kind in (ClauseKind.AMEND, ClauseKind.REPEAL) and not rule.mutable and not (
@@ -976,11 +1016,7 @@ _HANDLERS: dict[type[c.Command], Callable[[_Play, Any], None]] = {
 }
 
 
-def _action_name(command: c.Command) -> str:
-    return type(command).__name__
-
-
-def _override_summary(state: GameState, command: c.Command) -> str:
+def _override_summary(command: c.Command) -> str:
     """Say in one line what an override does, for the announcement to every player."""
     match command:
         case c.AddPlayer(address=address, name=name):

@@ -1,0 +1,170 @@
+"""A small driver for scripted games: commands in, events checked, replay verified at teardown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from speakerbot.engine import GameState, apply, replay, tick
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.model import Choice, Clause, ClauseKind
+from speakerbot.presets import load_preset
+
+T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+SPEAKER = "chuck@example.org"
+ALICE, BOB, CAROL, DAVE, ERIN = (
+    f"{n}@example.org" for n in ("alice", "bob", "carol", "dave", "erin")
+)
+NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave", ERIN: "Erin"}
+
+ALL_GAMES: list[Game] = []  # every game made in the current test, for the replay check
+
+EventT = TypeVar("EventT", bound=e.Event)
+
+
+class Dice:
+    """A scripted random source: hands out queued values and fails on any unexpected draw."""
+
+    def __init__(self) -> None:
+        self.queue: list[int] = []
+        self.asked: list[tuple[int, int]] = []
+
+    def load(self, *values: int) -> None:
+        self.queue.extend(values)
+
+    def randint(self, a: int, b: int) -> int:
+        self.asked.append((a, b))
+        if not self.queue:
+            raise AssertionError(f"unexpected random draw from {a} to {b}")
+        value = self.queue.pop(0)
+        assert a <= value <= b, f"scripted {value} outside {a}..{b}"
+        return value
+
+
+class Game:
+    """One game, driven command by command, keeping the whole record."""
+
+    def __init__(
+        self,
+        preset: str,
+        players: Iterable[str] = (),
+        *,
+        mechanics: dict[str, str] | None = None,
+        judge: str = "",
+        judge_name: str = "",
+        open_registration: bool = True,
+    ) -> None:
+        self.state = GameState()
+        self.events: list[e.Event] = []
+        self.now = T0
+        self.dice = Dice()
+        ALL_GAMES.append(self)
+        self.ok(c.StartGame(SPEAKER, load_preset(preset), "Chuck", judge, judge_name,
+                            mechanics or {}, open_registration))
+        for address in players:
+            self.ok(c.AddPlayer(SPEAKER, address, NAMES[address]))
+
+    # --- driving ---
+
+    def send(self, command: c.Command) -> list[e.Event]:
+        before = self.state
+        self.state, events = apply(self.state, command, self.now, self.dice)
+        if any(isinstance(event, e.CommandRejected) for event in events):
+            assert self.state is before, "a refused command must not change the state"
+        else:
+            self.events.extend(events)
+        return events
+
+    def ok(self, command: c.Command) -> list[e.Event]:
+        events = self.send(command)
+        refused = [event for event in events if isinstance(event, e.CommandRejected)]
+        assert not refused, f"{command} was refused: {refused[0].reason}"
+        return events
+
+    def refused(self, command: c.Command, *fragments: str) -> e.CommandRejected:
+        snapshot = replay(self.events)
+        events = self.send(command)
+        assert len(events) == 1 and isinstance(events[0], e.CommandRejected), events
+        rejection = events[0]
+        for fragment in fragments:
+            assert fragment in rejection.reason + " / " + rejection.remedy, rejection
+        assert snapshot == self.state, "a refused command changed the state"
+        return rejection
+
+    def later(self, delta: timedelta) -> list[e.Event]:
+        self.now += delta
+        self.state, events = tick(self.state, self.now, self.dice)
+        self.events.extend(events)
+        return events
+
+    def step(self, delta: timedelta = timedelta(minutes=1)) -> None:
+        """Let a little time pass without expecting anything to fall due."""
+        assert self.later(delta) == []
+
+    # --- shortcuts ---
+
+    def propose(self, actor: str, *clauses: Clause, title: str = "A proposal",
+                text: str = "Text of the proposal.") -> int:
+        events = self.ok(c.Propose(actor, title, text, tuple(clauses)))
+        submitted = [event for event in events if isinstance(event, e.ProposalSubmitted)]
+        assert len(submitted) == 1
+        return submitted[0].number
+
+    def vote(self, actor: str, number: int, choice: Choice | str) -> list[e.Event]:
+        return self.ok(c.CastBallot(actor, number, Choice(choice)))
+
+    def votes(self, number: int, **choices: str) -> list[e.Event]:
+        """Cast ballots by first name: votes(301, alice="FOR", bob="AGAINST")."""
+        out: list[e.Event] = []
+        for name, choice in choices.items():
+            out += self.vote(f"{name}@example.org", number, choice)
+        return out
+
+    def score(self, address: str) -> Decimal:
+        return self.state.players[address].score
+
+    def scores(self) -> dict[str, Decimal]:
+        return {a: p.score for a, p in self.state.players.items()}
+
+    def of(self, kind: type[EventT], events: Iterable[e.Event] | None = None) -> list[EventT]:
+        return [event for event in (self.events if events is None else events)
+                if isinstance(event, kind)]
+
+    def last(self, kind: type[EventT]) -> EventT:
+        found = self.of(kind)
+        assert found, f"no {kind.__name__} yet"
+        return found[-1]
+
+    def check_replay(self) -> None:
+        assert replay(self.events) == self.state, "replaying the record gave another state"
+        stored = [event_from_json(event_to_json(event)) for event in self.events]
+        assert stored == self.events, "events do not survive storage as JSON"
+        assert replay(stored) == self.state
+
+
+def enact(text: str, immutable: bool = False) -> Clause:
+    return Clause(ClauseKind.ENACT, None, text, immutable)
+
+
+def amend(rule: int, text: str) -> Clause:
+    return Clause(ClauseKind.AMEND, rule, text)
+
+
+def repeal(rule: int) -> Clause:
+    return Clause(ClauseKind.REPEAL, rule)
+
+
+def transmute(rule: int) -> Clause:
+    return Clause(ClauseKind.TRANSMUTE, rule)
+
+
+def set_(parameter: str, value: str) -> Clause:
+    return Clause(ClauseKind.SET, None, value, parameter=parameter)
+
+
+def public_events(events: Iterable[e.Event]) -> list[dict[str, Any]]:
+    return [event_to_json(event) for event in events if event.public]
