@@ -841,7 +841,7 @@ def _forfeit(play: _Play, cmd: c.Forfeit) -> None:
 
 
 def _propose(play: _Play, cmd: c.Propose) -> None:
-    play.submit(cmd.actor, cmd.title, cmd.text, cmd.clauses)
+    play.submit(cmd.actor, cmd.title, cmd.text, tuple(cmd.clauses))
 
 
 def _cast_ballot(play: _Play, cmd: c.CastBallot) -> None:

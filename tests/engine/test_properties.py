@@ -1,0 +1,227 @@
+"""Property-based tests of the tally, the quorum, sealed ballots, and random play."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.engine.mechanics import Adoption, CountBasis, Mechanics
+from speakerbot.engine.model import Choice, Judgement
+from speakerbot.engine.tally import count_vote
+from speakerbot.presets import PRESET_NAMES, load_preset
+from tests.engine.harness import SPEAKER, Game, amend, enact, public_events, repeal, set_
+
+PLAYERS = [f"p{i}@example.org" for i in range(8)]
+FAST = settings(max_examples=60, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def vote_setups(draw: st.DrawFn) -> dict[str, Any]:
+    base = Mechanics.from_strings(load_preset(draw(st.sampled_from(PRESET_NAMES))).mechanics)
+    mechanics = dataclasses.replace(
+        base,
+        adoption=draw(st.sampled_from(list(Adoption))),
+        count_basis=draw(st.sampled_from(list(CountBasis))),
+        transmute_basis=draw(st.sampled_from(list(CountBasis))),
+        quorum_percent=draw(st.integers(0, 100)),
+        speaker_consent=draw(st.booleans()),
+        refused_consent_threshold=draw(st.sampled_from(
+            [Fraction(1, 2), Fraction(2, 3), Fraction(3, 4), Fraction(1)])),
+    )
+    eligible = PLAYERS[: draw(st.integers(0, len(PLAYERS)))]
+    ballots = {
+        voter: choice for voter in eligible
+        if (choice := draw(st.sampled_from([Choice.FOR, Choice.AGAINST, None]))) is not None
+    }
+    return {
+        "ballots": ballots, "eligible": eligible, "mechanics": mechanics,
+        "quorum_base": draw(st.integers(0, 12)),
+        "unanimity_for_transmutation": draw(st.booleans()),
+        "consent_refused": draw(st.booleans()),
+    }
+
+
+@given(vote_setups())
+@settings(max_examples=400)
+def test_adoption_never_decreases_when_a_ballot_changes_from_against_to_for(
+    setup: dict[str, Any]
+) -> None:
+    before = count_vote(**setup)
+    for voter, choice in setup["ballots"].items():
+        if choice is Choice.AGAINST:
+            changed = dict(setup, ballots={**setup["ballots"], voter: Choice.FOR})
+            after = count_vote(**changed)
+            assert after.adopted or not before.adopted, (voter, before, after)
+            assert after.quorum_reached == before.quorum_reached
+
+
+@given(vote_setups())
+@settings(max_examples=200)
+def test_quorum_depends_only_on_the_ballots_cast_and_the_base(setup: dict[str, Any]) -> None:
+    tally = count_vote(**setup)
+    cast = len(setup["ballots"])
+    needed = -(-setup["quorum_base"] * setup["mechanics"].quorum_percent // 100)
+    assert (tally.quorum_needed, tally.quorum_reached) == (needed, cast >= needed)
+    if not tally.quorum_reached:
+        assert not tally.adopted
+
+
+@FAST
+@given(
+    at_start=st.integers(1, 8),
+    joining=st.integers(0, 8),
+    leaving=st.integers(0, 3),
+    cast=st.integers(0, 16),
+)
+def test_quorum_is_counted_on_the_voters_at_the_start_of_the_period(
+    at_start: int, joining: int, leaving: int, cast: int
+) -> None:
+    g = Game("nomicam")
+    for address in PLAYERS[:at_start]:
+        g.ok(c.AddPlayer(SPEAKER, address, address.split("@")[0]))
+    number = g.propose(SPEAKER)
+    for i in range(joining):
+        g.ok(c.AddPlayer(SPEAKER, f"late{i}@example.org", f"late{i}"))
+    for address in PLAYERS[: min(leaving, at_start - 1)]:
+        g.ok(c.Forfeit(address))
+    voters = g.state.voters()
+    for voter in voters[:cast]:
+        g.vote(voter, number, "FOR")
+    g.later(timedelta(days=7))
+    closed = g.last(e.VoteClosed)
+    needed = -(-at_start * 20 // 100)
+    assert (closed.quorum_base, closed.quorum_needed) == (at_start, needed)
+    assert closed.quorum_reached == (min(cast, len(voters)) >= needed)
+
+
+ballot_lists = st.lists(
+    st.tuples(st.integers(0, 4), st.sampled_from(["FOR", "AGAINST", "ABSTAIN"])), max_size=12
+)
+
+
+def _public_before_close(preset: str, ballots: list[tuple[int, str]], refuse: bool) -> list[Any]:
+    voters = PLAYERS[:5]
+    g = Game(preset)
+    for address in voters:
+        g.ok(c.AddPlayer(SPEAKER, address, address.split("@")[0]))
+    if g.state.turn is not None:
+        number = g.propose(g.state.turn.mover)
+    else:
+        number = g.propose(voters[0])
+        if refuse:
+            g.ok(c.DeclareConsent(SPEAKER, number, consent=False))
+    g.dice.load(1)  # the die thrown when a turn-based vote closes
+    for voter, choice in ballots:
+        if g.of(e.VoteClosed):
+            break  # everyone has voted: a turn-based vote closes at once
+        g.now += timedelta(minutes=7)
+        g.vote(voters[voter], number, choice)
+    g.later(timedelta(days=8))
+    closes = [i for i, event in enumerate(g.events) if isinstance(event, e.VoteClosed)]
+    assert closes, "the vote must close"
+    return public_events(g.events[: closes[0]])
+
+
+@FAST
+@given(preset=st.sampled_from(["nomicam", "speaker"]), first=ballot_lists, second=ballot_lists,
+       refuse=st.booleans())
+def test_nothing_public_before_close_depends_on_the_ballots_open_flow(
+    preset: str, first: list[tuple[int, str]], second: list[tuple[int, str]], refuse: bool
+) -> None:
+    # Pad both ballot lists to the same length with ballots at the same times, so that only
+    # who voted and how differ between the two runs.
+    length = max(len(first), len(second))
+    first = first + [(0, "ABSTAIN")] * (length - len(first))
+    second = second + [(0, "ABSTAIN")] * (length - len(second))
+    assert _public_before_close(preset, first, refuse) == _public_before_close(
+        preset, second, not refuse)
+
+
+@FAST
+@given(preset=st.sampled_from(["suber", "locked-open", "rurru"]), data=st.data())
+def test_nothing_public_before_close_depends_on_the_choices_turn_flow(
+    preset: str, data: st.DataObject
+) -> None:
+    # In the turn-based presets a vote closes when everyone has voted, so the same voters
+    # vote in the same order in both runs; only the choices differ.
+    order = data.draw(st.lists(st.integers(0, 4), max_size=10))
+    first = [(v, data.draw(st.sampled_from(["FOR", "AGAINST"]))) for v in order]
+    second = [(v, data.draw(st.sampled_from(["FOR", "AGAINST"]))) for v in order]
+    assert _public_before_close(preset, first, False) == _public_before_close(
+        preset, second, False)
+
+
+# --- random play: whatever arrives, the engine answers and the record replays ---------------
+
+ACTORS = [SPEAKER, *PLAYERS[:4], "stranger@example.org"]
+
+
+@st.composite
+def commands(draw: st.DrawFn) -> c.Command:
+    actor = draw(st.sampled_from(ACTORS))
+    number = draw(st.integers(299, 306))
+    rule = draw(st.sampled_from([101, 116, 201, 202, 203, 208, 210, 301, 302, 999]))
+    clause = draw(st.sampled_from([
+        enact("New rule."), enact("Fixed.", immutable=True), amend(rule, "Changed."),
+        repeal(rule), set_("win_points", draw(st.sampled_from(["20", "0", "x"]))),
+        set_("adoption", "majority"), set_("quorum_percent", "50"),
+    ]))
+    options: list[c.Command] = [
+        c.Propose(actor, "Title", "Text.", draw(st.lists(st.just(clause), max_size=2))),
+        c.CastBallot(actor, number, draw(st.sampled_from(list(Choice)))),
+        c.CallForJudgement(actor, "Is it so?", paradox=draw(st.booleans())),
+        c.DeliverJudgement(actor, draw(st.integers(0, 3)), draw(st.sampled_from(list(Judgement)))),
+        c.Overrule(actor, draw(st.integers(0, 3))),
+        c.AgreeToNextTurn(actor),
+        c.DeclareConsent(actor, number, draw(st.booleans())),
+        c.Forfeit(actor),
+        c.Join(actor, draw(st.sampled_from(["New", "p0", ""]))),
+        c.CloseVote(actor, number),
+        c.ExtendVote(actor, number, timedelta(hours=draw(st.integers(-1, 30)))),
+        c.VoidProposal(actor, number),
+        c.AssignJudge(actor, draw(st.integers(0, 3)), draw(st.sampled_from(ACTORS))),
+        c.HandSpeaker(actor, draw(st.sampled_from(ACTORS))),
+        c.AdjustScore(actor, draw(st.sampled_from(ACTORS)),
+                      Decimal(draw(st.sampled_from([0, 60, -5])))),
+        c.EditRule(actor, clause),
+    ]
+    return draw(st.sampled_from(options))
+
+
+class SeededDice:
+    def __init__(self, values: list[int]) -> None:
+        self.values = values
+        self.i = 0
+
+    def randint(self, a: int, b: int) -> int:
+        self.i += 1
+        return a + self.values[self.i % len(self.values)] % (b - a + 1)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(PRESET_NAMES),
+    steps=st.lists(st.tuples(commands(), st.integers(0, 4 * 24 * 60)), max_size=40),
+    dice=st.lists(st.integers(0, 1000), min_size=1, max_size=5),
+)
+def test_random_play_never_crashes_and_always_replays(
+    preset: str, steps: list[tuple[c.Command, int]], dice: list[int]
+) -> None:
+    g = Game(preset, mechanics={"judge_period": "3d"})
+    g.dice = SeededDice(dice)  # type: ignore[assignment]
+    for address in PLAYERS[:4]:
+        g.ok(c.AddPlayer(SPEAKER, address, address.split("@")[0]))
+    for command, minutes in steps:
+        g.later(timedelta(minutes=minutes))
+        g.send(command)
+    g.check_replay()
