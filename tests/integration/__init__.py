@@ -1,0 +1,1 @@
+"""Integration tests: speakerbot against real Dovecot, SMTP and PostgreSQL servers on loopback."""

@@ -1,0 +1,271 @@
+"""An SMTP sink on loopback: a real aiosmtpd server that keeps what it accepts.
+
+Tests send mail to it with any SMTP client and then wait, on a condition variable,
+for the message they expect. The sink can be told to refuse mail for a while
+(4xx), or to refuse some recipients for good (5xx).
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.message import EmailMessage
+from types import TracebackType
+from typing import Literal
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from .ports import LOOPBACK, free_port
+
+Stage = Literal["mail", "rcpt", "data"]
+
+
+@dataclass(frozen=True)
+class CapturedMessage:
+    """One message the sink accepted: its envelope and its bytes as received."""
+
+    mail_from: str
+    rcpt_tos: tuple[str, ...]
+    data: bytes
+
+    def parsed(self) -> EmailMessage:
+        """Return the message parsed with the standard library's modern email policy."""
+        return email.message_from_bytes(self.data, policy=email.policy.default)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One SMTP command the sink refused: at which stage, for which address, with what code."""
+
+    stage: Stage
+    address: str
+    code: int
+
+
+@dataclass(frozen=True)
+class _TemporaryRefusal:
+    code: int
+    message: str
+    stage: Stage
+
+
+class SmtpSink:
+    """An aiosmtpd server on ``host:port`` that captures every message it accepts.
+
+    ``messages`` is a snapshot of what was captured so far, ``wait_for()`` blocks
+    until a message matching a predicate arrives. ``refuse_temporarily()`` makes
+    every transaction fail with a 4xx code until ``accept()``; ``refuse_recipient()``
+    refuses one address with a 5xx code until ``accept_recipient()``. Every refused
+    command is recorded in ``refusals``.
+    """
+
+    def __init__(self, *, port: int | None = None, hostname: str = "smtp-sink.test") -> None:
+        self.host = LOOPBACK
+        self.port = port if port is not None else free_port()
+        self._server_hostname = hostname
+        self._cond = threading.Condition()
+        self._messages: list[CapturedMessage] = []
+        self._refusals: list[Refusal] = []
+        self._temporary: _TemporaryRefusal | None = None
+        self._refused_recipients: dict[str, tuple[int, str]] = {}
+        self._controller: Controller | None = None
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the server; returns once it answers on ``port``."""
+        if self._controller is not None:
+            return
+        controller = Controller(
+            _Handler(self),
+            hostname=self.host,
+            port=self.port,
+            # Without a hostname aiosmtpd calls socket.getfqdn(), which can hang on
+            # a machine without DNS.
+            server_hostname=self._server_hostname,
+            enable_SMTPUTF8=True,
+        )
+        try:
+            controller.start()
+        except BaseException:
+            controller.stop(no_assert=True)
+            raise
+        self._controller = controller
+
+    def stop(self) -> None:
+        """Stop the server; what it captured stays readable."""
+        controller, self._controller = self._controller, None
+        if controller is not None:
+            controller.stop()
+
+    def __enter__(self) -> SmtpSink:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- what was received ---------------------------------------------------------
+
+    @property
+    def messages(self) -> list[CapturedMessage]:
+        """The messages accepted so far, oldest first (a copy)."""
+        with self._cond:
+            return list(self._messages)
+
+    @property
+    def refusals(self) -> list[Refusal]:
+        """The commands refused so far, oldest first (a copy)."""
+        with self._cond:
+            return list(self._refusals)
+
+    def clear(self) -> None:
+        """Forget the captured messages and recorded refusals."""
+        with self._cond:
+            self._messages.clear()
+            self._refusals.clear()
+
+    def wait_for(
+        self,
+        predicate: Callable[[CapturedMessage], bool] = lambda _: True,
+        timeout: float = 5.0,
+    ) -> CapturedMessage:
+        """Return the first captured message satisfying ``predicate``, waiting up to ``timeout``.
+
+        Raises ``TimeoutError`` listing what was captured when none arrives in time.
+        """
+        found: list[CapturedMessage] = []
+
+        def match() -> bool:
+            found[:] = [m for m in self._messages if predicate(m)][:1]
+            return bool(found)
+
+        with self._cond:
+            if self._cond.wait_for(match, timeout):
+                return found[0]
+            summary = [(m.mail_from, m.rcpt_tos, len(m.data)) for m in self._messages]
+        raise TimeoutError(
+            f"no matching message within {timeout:g}s; captured (from, to, size): {summary}"
+        )
+
+    # -- refusing ----------------------------------------------------------------
+
+    def refuse_temporarily(
+        self,
+        code: int = 451,
+        message: str = "4.3.0 Try again later",
+        *,
+        at: Stage = "rcpt",
+    ) -> None:
+        """Refuse every transaction with a 4xx ``code`` at stage ``at`` until ``accept()``.
+
+        With smtplib, ``at="mail"`` raises ``SMTPSenderRefused``, ``"rcpt"``
+        ``SMTPRecipientsRefused`` and ``"data"`` ``SMTPDataError``.
+        """
+        if not 400 <= code < 500:
+            raise ValueError(f"a temporary refusal needs a 4xx code, not {code}")
+        with self._cond:
+            self._temporary = _TemporaryRefusal(code, message, at)
+
+    def accept(self) -> None:
+        """Stop the temporary refusal; recipients refused with ``refuse_recipient()`` stay so."""
+        with self._cond:
+            self._temporary = None
+
+    def refuse_recipient(
+        self, address: str, code: int = 550, message: str = "5.1.1 No such user"
+    ) -> None:
+        """Refuse ``address`` (case-insensitively) as a recipient, with a 5xx ``code``."""
+        if not 500 <= code < 600:
+            raise ValueError(f"a permanent refusal needs a 5xx code, not {code}")
+        with self._cond:
+            self._refused_recipients[address.lower()] = (code, message)
+
+    def accept_recipient(self, address: str) -> None:
+        """Stop refusing ``address``."""
+        with self._cond:
+            self._refused_recipients.pop(address.lower(), None)
+
+    # -- called by the handler, on the server's thread ---------------------------
+
+    def _refusal(self, stage: Stage, address: str) -> str | None:
+        with self._cond:
+            code: int | None = None
+            text = ""
+            temporary = self._temporary
+            if temporary is not None and temporary.stage == stage:
+                code, text = temporary.code, temporary.message
+            elif stage == "rcpt" and address.lower() in self._refused_recipients:
+                code, text = self._refused_recipients[address.lower()]
+            if code is None:
+                return None
+            self._refusals.append(Refusal(stage, address, code))
+            return f"{code} {text}"
+
+    def _capture(self, message: CapturedMessage) -> None:
+        with self._cond:
+            self._messages.append(message)
+            self._cond.notify_all()
+
+
+class _Handler:
+    """aiosmtpd handler hooks, which consult and fill in their ``SmtpSink``."""
+
+    def __init__(self, sink: SmtpSink) -> None:
+        self._sink = sink
+
+    async def handle_MAIL(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        mail_options: list[str],
+    ) -> str:
+        refusal = self._sink._refusal("mail", address)
+        if refusal is not None:
+            return refusal
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        refusal = self._sink._refusal("rcpt", address)
+        if refusal is not None:
+            return refusal
+        envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(rcpt_options)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        refusal = self._sink._refusal("data", envelope.mail_from or "")
+        if refusal is not None:
+            return refusal
+        raw = envelope.original_content
+        if raw is None:
+            content = envelope.content
+            raw = content.encode() if isinstance(content, str) else (content or b"")
+        self._sink._capture(
+            CapturedMessage(
+                mail_from=envelope.mail_from or "",
+                rcpt_tos=tuple(envelope.rcpt_tos),
+                data=raw,
+            )
+        )
+        return "250 2.0.0 Message accepted"
