@@ -126,6 +126,9 @@ class Mechanics:
     # Reminders.
     reminder_before: timedelta | None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Mechanics:
+        return self  # frozen: states may share it
+
     def with_value(self, name: str, value: Any) -> Mechanics:
         """Return a copy with one mechanic changed (the value must already be validated)."""
         return dataclasses.replace(self, **{name: value})

@@ -6,10 +6,12 @@ decides anything.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
+from typing import Any
 
 from speakerbot.engine.mechanics import Mechanics
 
@@ -70,6 +72,9 @@ class Clause:
     immutable: bool = False
     parameter: str | None = None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Clause:
+        return self  # frozen: states may share it
+
     def describe(self) -> str:
         """Say in a few words what the clause does."""
         if self.kind is ClauseKind.ENACT:
@@ -100,6 +105,9 @@ class RuleChange:
     previous_text: str | None = None
     note: str = ""
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> RuleChange:
+        return self  # frozen: states may share it
+
 
 @dataclass
 class Rule:
@@ -129,6 +137,9 @@ class Ballot:
     choice: Choice
     at: datetime
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ballot:
+        return self  # frozen: states may share it
+
 
 @dataclass
 class Proposal:
@@ -148,6 +159,13 @@ class Proposal:
     status: ProposalStatus = ProposalStatus.OPEN
     closed_at: datetime | None = None
     reminded: bool = False
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Proposal:
+        # A closed proposal never changes again, so every later state may share it; this
+        # keeps apply's copy of the state from growing with the game's history.
+        if self.status is not ProposalStatus.OPEN:
+            return self
+        return dataclasses.replace(self, ballots=dict(self.ballots))
 
 
 @dataclass
