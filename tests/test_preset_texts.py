@@ -152,7 +152,7 @@ def test_header(preset: str) -> None:
     assert 0 < len(header["title"]) < 50
     assert isinstance(header["notes"], str)
     assert header["notes"].strip()
-    assert set(data) <= {"preset", "persons", "rules"}
+    assert set(data) <= {"preset", "persons", "mechanics", "rules"}
 
 
 @pytest.mark.parametrize("preset", PRESETS)

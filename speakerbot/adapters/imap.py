@@ -1,0 +1,717 @@
+r"""IMAP inbound: fetch raw messages from a mailbox and move them away once they are taken in.
+
+This adapter knows nothing of Nomic. :class:`ImapMailbox` is one connection:
+it fetches every message still in the watched folder (``BODY.PEEK[]``, so
+``\Seen`` is never set and never relied on) and moves the ones it is told to
+into a "processed" folder. :class:`ImapWatcher` runs the inbound loop on its own
+thread: fetch everything, hand it to a ``deliver`` callback, move what
+``deliver`` says is safely committed, wait for new mail (IDLE, or polling when
+IDLE is disabled or unsupported), and start again; after any failure it
+reconnects with exponential backoff and searches the whole folder again.
+
+A message stays in the folder until ``deliver`` has returned its UID, so a crash
+at any point loses nothing: the message is offered again after the restart, and
+``deliver`` is expected to recognise a duplicate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import logging
+import random
+import select
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from imapclient import IMAPClient  # type: ignore[import-untyped,unused-ignore]
+from imapclient.exceptions import CapabilityError, LoginError  # type: ignore[import-untyped,unused-ignore]
+
+__all__ = [
+    "FetchedMessage",
+    "ImapConnectionLost",
+    "ImapError",
+    "ImapLoginFailed",
+    "ImapMailbox",
+    "ImapSettings",
+    "ImapWatcher",
+]
+
+log = logging.getLogger("speakerbot.imap")
+
+SECURITY_MODES = ("ssl", "starttls", "none")
+
+# Messages fetched per FETCH command: bounds the size of one response.
+FETCH_BATCH = 25
+# UIDs per MOVE/COPY command: bounds the length of one command line.
+MOVE_BATCH = 500
+# Longest time between two looks at the stop event while waiting for mail.
+_STOP_CHECK = 0.2
+# RFC 2177: clients should re-issue IDLE at least every 29 minutes; many servers
+# and NAT boxes drop silent connections much sooner, hence the 5-minute bound.
+_IDLE_RENEW_LIMIT = 300.0
+
+_DELETED = b"\\Deleted"
+
+
+class ImapError(Exception):
+    """An IMAP operation failed (base class of this module's errors)."""
+
+
+class ImapConnectionLost(ImapError):
+    """The connection failed or was dropped (BYE, socket error, timeout); reconnecting may help."""
+
+
+class ImapLoginFailed(ImapError):
+    """The server refused the username or password."""
+
+
+@dataclass(frozen=True)
+class ImapSettings:
+    """Where the mailbox is and how to talk to it. Times are in seconds."""
+
+    host: str
+    port: int
+    security: str  # "ssl" | "starttls" | "none"
+    username: str
+    password: str = field(repr=False)
+    folder: str = "INBOX"
+    processed_folder: str = "speakerbot/processed"
+    idle: bool = True
+    poll_interval: float = 60.0
+    timeout: float = 30.0
+    idle_renew: float = 290.0
+
+    def __post_init__(self) -> None:
+        if self.security not in SECURITY_MODES:
+            raise ValueError(
+                f"IMAP security must be one of {', '.join(SECURITY_MODES)}, not {self.security!r}"
+            )
+        if not 0 < self.port < 65536:
+            raise ValueError(f"IMAP port {self.port} is out of range")
+        for name in ("poll_interval", "timeout", "idle_renew"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"IMAP {name} must be positive")
+        if self.idle_renew >= _IDLE_RENEW_LIMIT:
+            raise ValueError(f"IMAP idle_renew must be under {_IDLE_RENEW_LIMIT:g} seconds")
+        if self.folder == self.processed_folder:
+            raise ValueError("the IMAP folder and processed_folder must differ")
+
+    @property
+    def where(self) -> str:
+        """``user@host:port``, for messages and logs (never the password)."""
+        return f"{self.username}@{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class FetchedMessage:
+    """One message as it is in the folder: its UID, the server's INTERNALDATE (UTC) and bytes."""
+
+    uidvalidity: int
+    uid: int
+    internaldate: datetime
+    raw: bytes = field(repr=False)
+
+
+class ImapMailbox:
+    """One IMAP connection with the watched folder selected read-write.
+
+    Not thread-safe: use it from one thread. Every socket operation has
+    ``settings.timeout``. Connection-level failures raise
+    :class:`ImapConnectionLost` (after which only :meth:`close` and
+    :meth:`connect` are useful); a command the server refuses raises
+    :class:`ImapError`.
+    """
+
+    def __init__(self, settings: ImapSettings) -> None:
+        self._settings = settings
+        self._client: Any = None
+        self._broken = False
+        self._idling = False
+        self._uidvalidity = 0
+        self._processed = settings.processed_folder
+        self._use_move = False
+        self._use_uidplus = False
+        self._can_idle = False
+        self._delimiter: str | None = None
+
+    # -- connection --------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Connect, log in, create the processed folder if missing and select the folder."""
+        self.close()
+        s = self._settings
+        log.info("connecting to IMAP %s (security %s)", s.where, s.security)
+        if s.security == "none" and s.host not in ("127.0.0.1", "::1", "localhost"):
+            log.warning("IMAP to %s is not encrypted (security = none)", s.host)
+        self._broken = False
+        self._idling = False
+        self._delimiter = None
+        with self._guard("connect"):
+            self._client = IMAPClient(s.host, s.port, ssl=s.security == "ssl", timeout=s.timeout)
+        try:
+            self._setup()
+        except BaseException:
+            self.close()
+            raise
+
+    def _setup(self) -> None:
+        s = self._settings
+        client = self._client
+        with self._guard("connect"):
+            if s.security == "starttls":
+                try:
+                    client.starttls()
+                except CapabilityError:
+                    raise ImapError(
+                        f"IMAP server {s.host}:{s.port} does not offer STARTTLS"
+                    ) from None
+                client.socket().settimeout(s.timeout)
+            try:
+                client.login(s.username, s.password)
+            except LoginError as exc:
+                reason = str(exc).replace(s.password, "***") if s.password else str(exc)
+                raise ImapLoginFailed(
+                    f"IMAP login to {s.host}:{s.port} as {s.username!r} was refused: {reason}"
+                ) from None
+            # Timezone-aware INTERNALDATEs instead of naive local times.
+            client.normalise_times = False
+            self._processed = self._server_name(s.processed_folder)
+            self._ensure_folder(self._processed)
+            try:
+                selected = client.select_folder(self._server_name(s.folder), readonly=False)
+            except imaplib.IMAP4.abort:
+                raise
+            except imaplib.IMAP4.error as exc:
+                raise ImapError(
+                    f"cannot select IMAP folder {s.folder!r} of {s.where}: {exc}"
+                ) from exc
+            self._uidvalidity = int(selected[b"UIDVALIDITY"])
+            self._take_pending_exists()
+            self._use_move = bool(client.has_capability("MOVE"))
+            self._use_uidplus = bool(client.has_capability("UIDPLUS"))
+            self._can_idle = s.idle and bool(client.has_capability("IDLE"))
+        if s.idle and not self._can_idle:
+            log.warning(
+                "IMAP server %s:%s does not support IDLE; polling every %g s",
+                s.host,
+                s.port,
+                s.poll_interval,
+            )
+        log.info(
+            "connected to IMAP %s, folder %r (UIDVALIDITY %d, %s)",
+            s.where,
+            s.folder,
+            self._uidvalidity,
+            "IDLE" if self._can_idle else "polling",
+        )
+
+    def _server_name(self, name: str) -> str:
+        """Spell a "/"-separated folder name with the server's hierarchy delimiter."""
+        if "/" not in name:
+            return name
+        if self._delimiter is None:
+            listed = self._client.list_folders("", "")
+            delimiter = listed[0][1] if listed else None
+            if isinstance(delimiter, bytes):
+                delimiter = delimiter.decode("ascii", "replace")
+            self._delimiter = delimiter if isinstance(delimiter, str) and delimiter else "/"
+        return name.replace("/", self._delimiter)
+
+    def _ensure_folder(self, name: str) -> None:
+        client = self._client
+        if client.folder_exists(name):
+            return
+        log.info("creating IMAP folder %r", name)
+        try:
+            client.create_folder(name)
+        except imaplib.IMAP4.abort:
+            raise
+        except imaplib.IMAP4.error:
+            # Another client may have created it meanwhile.
+            if not client.folder_exists(name):
+                raise
+        try:
+            client.subscribe_folder(name)
+        except imaplib.IMAP4.abort:
+            raise
+        except imaplib.IMAP4.error as exc:
+            log.warning("could not subscribe to IMAP folder %r: %s", name, exc)
+
+    def close(self) -> None:
+        """Log out and drop the connection; never raises."""
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            if self._broken or self._idling:
+                client.shutdown()
+            else:
+                client.logout()
+        except Exception as exc:
+            log.debug("closing IMAP connection to %s: %s", self._settings.where, exc)
+            with contextlib.suppress(Exception):
+                client.shutdown()
+        finally:
+            self._idling = False
+
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is up as far as this object knows."""
+        return self._client is not None and not self._broken
+
+    @property
+    def uidvalidity(self) -> int:
+        """The folder's UIDVALIDITY, as reported when it was selected."""
+        self._require()
+        return self._uidvalidity
+
+    @property
+    def idle_supported(self) -> bool:
+        """Whether :meth:`wait_for_mail` uses IDLE (enabled in the settings and offered)."""
+        self._require()
+        return self._can_idle
+
+    def _require(self) -> Any:
+        if self._client is None or self._broken:
+            raise ImapConnectionLost(f"not connected to IMAP {self._settings.where}")
+        return self._client
+
+    @contextlib.contextmanager
+    def _guard(self, action: str, *, refusal_is_loss: bool = False) -> Iterator[None]:
+        """Turn imaplib, imapclient and socket errors into this module's errors.
+
+        With ``refusal_is_loss`` a refused command also counts as a lost
+        connection: after a failed IDLE or DONE the session's state is unknown.
+        """
+        try:
+            yield
+        except ImapConnectionLost:
+            self._broken = True
+            raise
+        except ImapError:
+            raise
+        except (OSError, imaplib.IMAP4.abort) as exc:
+            # OSError covers socket timeouts and TLS errors.
+            self._broken = True
+            detail = str(exc) or type(exc).__name__
+            raise ImapConnectionLost(
+                f"IMAP {action} with {self._settings.where} failed: {detail}"
+            ) from exc
+        except imaplib.IMAP4.error as exc:
+            message = f"IMAP {action} with {self._settings.where} failed: {exc}"
+            if refusal_is_loss:
+                self._broken = True
+                raise ImapConnectionLost(message) from exc
+            raise ImapError(message) from exc
+
+    def _untagged(self) -> dict[str, list[Any]]:
+        # imaplib's store of untagged responses; imapclient offers no public view.
+        return cast(dict[str, list[Any]], self._client._imap.untagged_responses)
+
+    def _take_pending_exists(self) -> bool:
+        """Forget the untagged responses collected so far; True if one was EXISTS.
+
+        A server reports mail that arrived during some other command as an
+        untagged EXISTS in that command's response, and does not repeat it when
+        IDLE begins; imaplib files it away, so it is looked for here.
+        """
+        untagged = self._untagged()
+        exists = bool(untagged.get("EXISTS"))
+        # Emptied, not just popped: imaplib never drops EXPUNGE, COPYUID and
+        # the like, which would otherwise pile up on a long-lived connection.
+        untagged.clear()
+        return exists
+
+    # -- messages ----------------------------------------------------------------
+
+    def fetch_all(self) -> list[FetchedMessage]:
+        r"""Return every message in the folder not flagged ``\Deleted``, in UID order.
+
+        Bodies are fetched with ``BODY.PEEK[]`` so no flag changes. A message
+        expunged by someone else between the search and the fetch is skipped.
+        """
+        client = self._require()
+        messages: list[FetchedMessage] = []
+        with self._guard("fetch"):
+            # A session's SEARCH sees only the messages the server has already
+            # announced to it; NOOP makes it catch up with mail delivered since.
+            client.noop()
+            self._take_pending_exists()
+            uids = sorted(int(u) for u in client.search("UNDELETED"))
+            for batch in _chunks(uids, FETCH_BATCH):
+                fetched = client.fetch(batch, [b"BODY.PEEK[]", b"INTERNALDATE", b"FLAGS"])
+                for uid in batch:
+                    message = self._message(uid, fetched.get(uid))
+                    if message is not None:
+                        messages.append(message)
+        log.debug("fetched %d message(s) from %s", len(messages), self._settings.where)
+        return messages
+
+    def _message(self, uid: int, data: dict[bytes, Any] | None) -> FetchedMessage | None:
+        if data is None:
+            log.debug("IMAP UID %d vanished before it was fetched", uid)
+            return None
+        if _DELETED in tuple(data.get(b"FLAGS", ())):
+            return None
+        raw = data.get(b"BODY[]")
+        if not isinstance(raw, bytes):
+            log.warning("IMAP UID %d in %s came without a body; skipped", uid, self._settings.where)
+            return None
+        when = data.get(b"INTERNALDATE")
+        if not isinstance(when, datetime):
+            log.warning("IMAP UID %d has no INTERNALDATE; using the current time", uid)
+            when = datetime.now(UTC)
+        elif when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return FetchedMessage(self._uidvalidity, uid, when.astimezone(UTC), raw)
+
+    def move_to_processed(self, uids: Sequence[int]) -> None:
+        r"""Move the messages ``uids`` to the processed folder; absent UIDs are ignored.
+
+        Uses MOVE when the server has it, otherwise COPY, ``\Deleted`` and UID
+        EXPUNGE (plain EXPUNGE without UIDPLUS). A crash between the COPY and the
+        EXPUNGE leaves the message in both folders, and it is offered again.
+        """
+        client = self._require()
+        wanted = sorted({int(u) for u in uids})
+        if not wanted:
+            return
+        with self._guard("move"):
+            for batch in _chunks(wanted, MOVE_BATCH):
+                try:
+                    self._move(batch)
+                except imaplib.IMAP4.abort:
+                    raise
+                except imaplib.IMAP4.error:
+                    # Some servers refuse a UID set that no longer matches anything.
+                    present = sorted(int(u) for u in client.search(["UID", _uid_set(batch)]))
+                    if present:
+                        self._move(present)
+            self._take_pending_exists()
+        log.info("moved UIDs %s to %r", _uid_set(wanted), self._processed)
+
+    def _move(self, uids: list[int]) -> None:
+        client = self._client
+        if self._use_move:
+            client.move(uids, self._processed)
+            return
+        client.copy(uids, self._processed)
+        client.add_flags(uids, [_DELETED], silent=True)
+        if self._use_uidplus:
+            client.uid_expunge(uids)
+        else:
+            client.expunge()
+
+    # -- waiting -----------------------------------------------------------------
+
+    def wait_for_mail(self, timeout: float, stop: threading.Event) -> bool:
+        """Wait until new mail may have arrived, ``timeout`` passes or ``stop`` is set.
+
+        With IDLE, returns True when the server announced new mail (EXISTS or
+        RECENT) and False otherwise; IDLE is re-issued every ``idle_renew``
+        seconds. Without IDLE, waits ``poll_interval`` (or ``timeout``, if
+        shorter), interruptible by ``stop``, and returns True. Raises
+        :class:`ImapConnectionLost` on BYE, a socket error or a timeout.
+        """
+        self._require()
+        if self._take_pending_exists():
+            return True
+        if not self._can_idle:
+            stop.wait(max(0.0, min(timeout, self._settings.poll_interval)))
+            return True
+        if stop.is_set():
+            return False
+        with self._guard("IDLE", refusal_is_loss=True):
+            return self._idle(time.monotonic() + timeout, stop)
+
+    def _idle(self, deadline: float, stop: threading.Event) -> bool:
+        client = self._client
+        while True:
+            renew_at = min(deadline, time.monotonic() + self._settings.idle_renew)
+            client.idle()
+            self._idling = True
+            # The server may have sent something right behind its "+ idling",
+            # already sitting in imaplib's buffer where poll() cannot see it.
+            mail = self._read_idle_lines(readable=False)
+            poller = select.poll()
+            poller.register(client.socket().fileno(), select.POLLIN)
+            while not mail and not stop.is_set():
+                remaining = renew_at - time.monotonic()
+                if remaining <= 0:
+                    break
+                if poller.poll(min(remaining, _STOP_CHECK) * 1000):
+                    mail = self._read_idle_lines(readable=True)
+            _text, responses = client.idle_done()
+            self._idling = False
+            mail = mail or any(_announces_mail(r) for r in responses)
+            self._take_pending_exists()
+            if mail or stop.is_set() or time.monotonic() >= deadline:
+                if mail:
+                    log.debug("IMAP server announced new mail")
+                return mail
+            log.debug("renewing IDLE with %s", self._settings.where)
+
+    def _read_idle_lines(self, *, readable: bool) -> bool:
+        """Read the lines the server sent during IDLE without blocking; True if one was mail.
+
+        imapclient's ``idle_check`` cannot tell a closed connection from a quiet
+        one (it returns the server's BYE once, then [] forever), hence this.
+        ``readable`` says poll() found the socket readable, so reading nothing
+        at all means the server closed the connection.
+        """
+        imap = self._client._imap
+        sock = self._client.socket()
+        mail = False
+        got_any = False
+        sock.setblocking(False)
+        try:
+            while True:
+                try:
+                    line = imap.readline()
+                except (BlockingIOError, ssl.SSLWantReadError):
+                    # Nothing more to read (TLS: no whole record to decrypt yet).
+                    break
+                if not line:
+                    if readable and not got_any:
+                        raise ImapConnectionLost(
+                            f"IMAP server {self._settings.where} closed the connection"
+                        )
+                    break
+                got_any = True
+                if not line.endswith(b"\r\n"):
+                    # Half a line arrived; the rest follows at once.
+                    sock.settimeout(self._settings.timeout)
+                    line += imap.readline()
+                    sock.setblocking(False)
+                    if not line.endswith(b"\r\n"):
+                        raise ImapConnectionLost(
+                            f"IMAP server {self._settings.where} stopped mid-line: {line!r}"
+                        )
+                mail = self._idle_line(line) or mail
+        finally:
+            sock.settimeout(self._settings.timeout)
+        return mail
+
+    def _idle_line(self, line: bytes) -> bool:
+        parts = line.rstrip(b"\r\n").split(b" ", 2)
+        word = parts[1].upper() if len(parts) > 1 else b""
+        if parts[0] != b"*":
+            # Only a tagged response (IDLE ended by the server) or "+" can get here.
+            raise ImapConnectionLost(
+                f"IMAP server {self._settings.where} ended IDLE unexpectedly: {line!r}"
+            )
+        if word == b"BYE":
+            raise ImapConnectionLost(f"IMAP server {self._settings.where} said {line!r}")
+        if word.isdigit() and len(parts) > 2 and parts[2].upper() in (b"EXISTS", b"RECENT"):
+            return True
+        log.debug("IDLE: %r", line)
+        return False
+
+
+class ImapWatcher:
+    """Runs the inbound loop on its own thread.
+
+    Connect, hand every message in the folder to ``deliver``, move the ones
+    ``deliver`` says are done, wait for mail, repeat; reconnect with exponential
+    backoff (``backoff_base`` doubling to ``backoff_max``, plus up to a quarter
+    more of random jitter) after any failure, and search everything again after
+    every (re)connect.
+
+    ``deliver(messages)`` is called from the watcher thread with a non-empty
+    list and returns the UIDs that are safely committed (processed or known
+    duplicates): only those are moved. Messages it does not return stay in the
+    folder and are offered again in the next round. If it raises, that counts
+    as a failure like a lost connection. ``on_error`` is told of every failure.
+    Even with IDLE the folder is searched again every ``poll_interval``, in case
+    a notification was lost.
+
+    ``sleep(seconds)`` waits out a backoff delay; the default one is cut short
+    by :meth:`stop` and by :meth:`poke` (a caller about to rely on :meth:`sync`
+    wants a reconnect now, not in a minute).
+    """
+
+    def __init__(
+        self,
+        settings: ImapSettings,
+        deliver: Callable[[list[FetchedMessage]], Iterable[int]],
+        *,
+        on_error: Callable[[Exception], None] | None = None,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], object] | None = None,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+    ) -> None:
+        if not 0 < backoff_base <= backoff_max:
+            raise ValueError("need 0 < backoff_base <= backoff_max")
+        self._settings = settings
+        self._deliver = deliver
+        self._on_error = on_error
+        self._rng = rng or random.Random()
+        self._stopping = threading.Event()
+        self._sleep: Callable[[float], object] = sleep or self._wait_backoff
+        self._backoff_base = backoff_base
+        self._backoff_max = backoff_max
+        # Set by poke() and stop(): ends the current wait for mail.
+        self._wake = threading.Event()
+        self._cond = threading.Condition()
+        self._started = 0  # rounds begun
+        self._completed = 0  # number of the last round completed
+        self._rounds = 0
+        self._failures = 0
+        self._connected = False
+        self._thread: threading.Thread | None = None
+
+    @property
+    def connected(self) -> bool:
+        """Whether the watcher holds a working connection right now."""
+        return self._connected
+
+    @property
+    def rounds(self) -> int:
+        """How many fetch+deliver rounds have completed."""
+        return self._rounds
+
+    def start(self) -> None:
+        """Start the watcher thread."""
+        if self._thread is not None:
+            raise RuntimeError("an ImapWatcher can be started only once")
+        self._thread = threading.Thread(target=self._run, name="speakerbot-imap", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10) -> None:
+        """Stop the thread: interrupts a wait for mail or a backoff, and joins it."""
+        self._stopping.set()
+        self._wake.set()
+        with self._cond:
+            self._cond.notify_all()
+        thread = self._thread
+        if thread is None:
+            return
+        thread.join(timeout)
+        if thread.is_alive():
+            log.warning("IMAP watcher did not stop within %g s", timeout)
+
+    def poke(self) -> None:
+        """Ask for a new fetch+deliver round as soon as possible."""
+        self._wake.set()
+
+    def sync(self, timeout: float) -> bool:
+        """Block until a round that started after this call has completed; False on timeout.
+
+        Every message in the folder before the call has then been offered to
+        ``deliver``.
+        """
+        with self._cond:
+            wanted = self._started + 1
+        self.poke()
+        with self._cond:
+            self._cond.wait_for(lambda: self._completed >= wanted or not self._running(), timeout)
+            return self._completed >= wanted
+
+    def _running(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive() and not self._stopping.is_set()
+
+    # -- the thread ----------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                failed = False
+                mailbox = ImapMailbox(self._settings)
+                # Only a poke from now on may cut the backoff after this attempt
+                # short; one left over would cut every backoff short.
+                self._wake.clear()
+                try:
+                    mailbox.connect()
+                    self._connected = True
+                    self._serve(mailbox)
+                except Exception as exc:
+                    failed = True
+                    self._failures += 1
+                    self._report(exc)
+                finally:
+                    self._connected = False
+                    mailbox.close()
+                if failed and not self._stopping.is_set():
+                    delay = self._backoff(self._failures)
+                    log.info("reconnecting to IMAP %s in %.1f s", self._settings.where, delay)
+                    self._sleep(delay)
+        finally:
+            with self._cond:
+                self._cond.notify_all()
+            log.info("IMAP watcher for %s stopped", self._settings.where)
+
+    def _serve(self, mailbox: ImapMailbox) -> None:
+        while not self._stopping.is_set():
+            self._round(mailbox)
+            self._failures = 0
+            if self._stopping.is_set() or self._wake.is_set():
+                continue
+            mailbox.wait_for_mail(self._settings.poll_interval, self._wake)
+
+    def _round(self, mailbox: ImapMailbox) -> None:
+        with self._cond:
+            # Cleared before the search, so a poke from now on gets another round.
+            self._wake.clear()
+            self._started += 1
+            number = self._started
+        messages = mailbox.fetch_all()
+        if messages:
+            offered = {m.uid for m in messages}
+            done = {int(uid) for uid in self._deliver(messages)}
+            unknown = done - offered
+            if unknown:
+                log.warning("deliver returned UIDs it was not offered: %s", sorted(unknown))
+            mailbox.move_to_processed(sorted(done & offered))
+            log.debug("round %d: %d offered, %d done", number, len(offered), len(done & offered))
+        with self._cond:
+            self._completed = number
+            self._rounds += 1
+            self._cond.notify_all()
+
+    def _wait_backoff(self, delay: float) -> None:
+        self._wake.wait(delay)
+
+    def _backoff(self, failures: int) -> float:
+        delay = min(self._backoff_max, self._backoff_base * 2.0 ** min(failures - 1, 30))
+        return delay + self._rng.uniform(0, delay / 4)
+
+    def _report(self, exc: Exception) -> None:
+        if isinstance(exc, ImapLoginFailed):
+            log.error("%s", exc)
+        elif isinstance(exc, ImapError):
+            log.warning("%s", exc)
+        else:
+            log.exception("IMAP watcher round failed")
+        if self._on_error is not None:
+            try:
+                self._on_error(exc)
+            except Exception:
+                log.exception("on_error callback failed")
+
+
+def _announces_mail(response: object) -> bool:
+    """Whether a response parsed by imapclient is ``(n, b"EXISTS")`` or ``(n, b"RECENT")``."""
+    return (
+        isinstance(response, tuple)
+        and len(response) >= 2
+        and isinstance(response[0], int)
+        and isinstance(response[1], bytes)
+        and response[1].upper() in (b"EXISTS", b"RECENT")
+    )
+
+
+def _chunks(items: list[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _uid_set(uids: list[int]) -> str:
+    return ",".join(str(u) for u in uids)

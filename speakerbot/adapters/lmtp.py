@@ -1,0 +1,298 @@
+"""LMTP inbound: receive mail from the local MTA and hand each message to a store callback.
+
+LMTP (RFC 2033) differs from SMTP in that the answer to the end of DATA is one
+reply line per accepted recipient, in RCPT order. aiosmtpd's ``LMTP`` class only
+swaps HELO/EHLO for LHLO and sends a single reply after DATA, so the protocol
+class here repeats the final answer once per accepted recipient. A message is
+stored once, for all its recipients, so the answers are all alike: 250 when the
+store returned, 451 when it raised.
+
+A ``Return-Path: <envelope sender>`` header is prepended to the message (as a
+delivering MTA does, and Dovecot's LMTP does) unless the message already begins
+with one; the null sender gives ``Return-Path: <>``, which is what bounce
+detection looks for. Apart from that header the bytes are those received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import socket
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import AnyStr
+
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session, syntax
+
+__all__ = ["LmtpServer", "Store"]
+
+log = logging.getLogger(__name__)
+
+Store = Callable[[bytes, datetime, str, list[str]], None]
+"""``store(raw, received_at, mail_from, recipients)``: keep the message durably, or raise."""
+
+STORED = "250 2.0.0 Message stored"
+TEMPORARY_FAILURE = "451 4.3.0 Temporary local failure, try again later"
+
+# How long stop() lets a DATA transaction in progress run to its answer before
+# cutting the connection; a cut one is retried by the MTA.
+_STOP_GRACE_SECONDS = 10.0
+
+_RETURN_PATH = re.compile(rb"return-path[ \t]*:", re.IGNORECASE)
+
+
+def with_return_path(raw: bytes, mail_from: str) -> bytes:
+    """Return ``raw`` with ``Return-Path: <mail_from>`` prepended, unless it starts with one."""
+    if _RETURN_PATH.match(raw):
+        return raw
+    sender = mail_from.encode("utf-8", "surrogateescape")
+    return b"Return-Path: <" + sender + b">\r\n" + raw
+
+
+class LmtpServer:
+    """Receives mail from a local MTA by LMTP.
+
+    A message is answered 250 only after ``store`` has returned (it has been
+    stored durably); 451 on any error of ours (never 5xx for our own fault); one
+    answer per recipient, as LMTP requires. A message larger than ``max_size``
+    bytes (None: no limit) is refused with 552.
+
+    ``store(raw, received_at, mail_from, recipients)`` gets the message bytes
+    (with a Return-Path header, see the module docstring), the time the message
+    was delivered (tz-aware UTC), the envelope sender ("" for the null sender)
+    and the accepted recipients. It runs in a worker thread, so it may block
+    (a database) without stopping the server from answering other connections;
+    several calls can run at once.
+
+    The server runs its own event loop in a background thread between
+    ``start()`` and ``stop()``. Port 0 picks a free port, readable from ``port``
+    once started (with a host that resolves to a single address).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        store: Store,
+        *,
+        max_size: int | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self._store = store
+        self._max_size = max_size
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._activity: _Activity | None = None
+
+    def start(self) -> None:
+        """Start listening; when this returns, connections are accepted."""
+        if self._thread is not None:
+            return
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failure: list[BaseException] = []
+        thread = threading.Thread(
+            target=self._run,
+            args=(loop, ready, failure),
+            name=f"lmtp-{self.host}:{self.port}",
+            daemon=True,
+        )
+        thread.start()
+        ready.wait()
+        if failure:
+            thread.join()
+            raise failure[0]
+        self._loop, self._thread = loop, thread
+        log.info("LMTP server listening on %s:%d", self.host, self.port)
+
+    def stop(self) -> None:
+        """Stop listening, let a message being received finish, and release the port.
+
+        Returns once every ``store`` call already started has returned.
+        """
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        self._loop = self._thread = self._server = self._activity = None
+        log.info("LMTP server on %s:%d stopped", self.host, self.port)
+
+    # -- on the server's thread ------------------------------------------------
+
+    def _run(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        ready: threading.Event,
+        failure: list[BaseException],
+    ) -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            try:
+                self._server = loop.run_until_complete(self._listen(loop))
+            except BaseException as exc:
+                failure.append(exc)
+                return
+            finally:
+                ready.set()
+            loop.run_forever()
+        finally:
+            # Waits for store calls still running in worker threads.
+            loop.run_until_complete(loop.shutdown_default_executor())
+            loop.close()
+
+    async def _listen(self, loop: asyncio.AbstractEventLoop) -> asyncio.AbstractServer:
+        handler = _Handler(self._store)
+        # A fixed hostname: aiosmtpd's default, socket.getfqdn(), can hang without DNS.
+        hostname = socket.gethostname()
+        # Created here so that its asyncio.Event belongs to this loop.
+        activity = self._activity = _Activity()
+
+        def protocol() -> _LmtpProtocol:
+            return _LmtpProtocol(
+                handler,
+                activity,
+                loop=loop,
+                hostname=hostname,
+                data_size_limit=self._max_size,
+            )
+
+        server = await loop.create_server(protocol, self.host, self.port)
+        self.port = server.sockets[0].getsockname()[1]
+        return server
+
+    async def _shutdown(self) -> None:
+        server, activity = self._server, self._activity
+        assert server is not None and activity is not None
+        server.close()
+        try:
+            await asyncio.wait_for(activity.idle(), _STOP_GRACE_SECONDS)
+        except TimeoutError:
+            log.warning("stopping LMTP while a message is being received; the MTA will retry")
+        current = asyncio.current_task()
+        tasks = [task for task in asyncio.all_tasks() if task is not current]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await server.wait_closed()
+
+
+class _Activity:
+    """Counts DATA transactions in progress, so that stopping can wait for them."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def enter(self) -> None:
+        self._count += 1
+        self._idle.clear()
+
+    def leave(self) -> None:
+        self._count -= 1
+        if self._count == 0:
+            self._idle.set()
+
+    async def idle(self) -> None:
+        await self._idle.wait()
+
+
+class _Handler:
+    """aiosmtpd handler hooks: store the message, answer for it."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        received_at = datetime.now(UTC)
+        mail_from = envelope.mail_from or ""
+        # aiosmtpd keeps the null reverse-path as the literal "<>".
+        if mail_from == "<>":
+            mail_from = ""
+        original = envelope.original_content or b""
+        raw = with_return_path(original, mail_from)
+        recipients = list(envelope.rcpt_tos)
+        try:
+            await asyncio.to_thread(self._store, raw, received_at, mail_from, recipients)
+        except Exception:
+            log.exception(
+                "storing a message from <%s> to %s failed; answered 451", mail_from, recipients
+            )
+            return TEMPORARY_FAILURE
+        log.info("stored a message from <%s> to %s (%d bytes)", mail_from, recipients, len(raw))
+        return STORED
+
+    async def handle_exception(self, error: Exception) -> str:
+        # aiosmtpd would answer 500 for an exception of ours; the message is not at fault.
+        log.error("LMTP session error", exc_info=error)
+        return TEMPORARY_FAILURE
+
+
+class _LmtpProtocol(LMTP):
+    """aiosmtpd's LMTP, answering the end of DATA once per accepted recipient."""
+
+    # RFC 5321's 1000 octets is a limit the MTA in front of us did not enforce;
+    # refusing a longer line (500) would bounce mail it accepted.
+    line_length_limit = 1 << 20
+
+    def __init__(
+        self,
+        handler: _Handler,
+        activity: _Activity,
+        *,
+        loop: asyncio.AbstractEventLoop,
+        hostname: str,
+        data_size_limit: int | None,
+    ) -> None:
+        super().__init__(
+            handler,
+            loop=loop,
+            hostname=hostname,
+            ident="speakerbot LMTP",
+            data_size_limit=data_size_limit,
+            enable_SMTPUTF8=True,
+        )
+        self._activity = activity
+        # Recipients accepted when DATA came in, who will need an answer each once
+        # 354 is sent.
+        self._recipients_at_data = 0
+        # Copies of the next reply to send: the reply that ends the DATA transaction.
+        self._final_reply_copies = 0
+
+    @syntax("DATA")
+    async def smtp_DATA(self, arg: str) -> None:
+        envelope = self.envelope
+        self._recipients_at_data = len(envelope.rcpt_tos) if envelope is not None else 0
+        self._activity.enter()
+        try:
+            await super().smtp_DATA(arg)
+        except ConnectionError:
+            raise
+        except Exception:
+            log.exception("error while receiving DATA; answered 451")
+            await self.push(TEMPORARY_FAILURE)
+        finally:
+            self._recipients_at_data = 0
+            self._final_reply_copies = 0
+            self._activity.leave()
+
+    async def push(self, status: AnyStr) -> None:
+        if self._final_reply_copies:
+            # Every reply after 354 ends the transaction (250, 451, 552 too big,
+            # 500 line too long): LMTP wants it once per recipient.
+            line = status.encode("utf-8") if isinstance(status, str) else status
+            copies, self._final_reply_copies = self._final_reply_copies, 0
+            await super().push(b"\r\n".join([line] * copies))
+            return
+        await super().push(status)
+        is_354 = status.startswith("354") if isinstance(status, str) else status.startswith(b"354")
+        if self._recipients_at_data and is_354:
+            self._final_reply_copies = self._recipients_at_data
+            self._recipients_at_data = 0

@@ -1,0 +1,258 @@
+"""SMTP outbound: hand one message to a relay and say what became of each recipient.
+
+``SmtpSender.send`` never raises for network or protocol trouble; it classifies it:
+
+* accepted: the relay took the message for these recipients;
+* refused: the relay refused these recipients for good (5xx), with its answer;
+  a 5xx to MAIL FROM or to the end of DATA refuses every recipient;
+* temporary_failure: the whole message should be sent again later (a 4xx at any
+  stage, even for a single recipient; connection refused or reset; timeout; TLS
+  or login failure; a greeting other than 220). Then nothing counts as sent.
+
+Retrying the whole message when only some recipients got a 4xx, or when the
+connection broke after the message's final dot, can deliver it twice to some
+recipients; a resend carries the same bytes, so the same Message-ID, and the
+duplicate is recognisable.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import smtplib
+import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "backoff"]
+
+log = logging.getLogger(__name__)
+
+SECURITY_MODES = ("ssl", "starttls", "none")
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """Where and how to connect to the outgoing relay.
+
+    ``security`` is "ssl" (TLS from the first byte, usually port 465),
+    "starttls" (plain connection upgraded with STARTTLS, usually port 587; the
+    relay must offer it) or "none". The relay's certificate is verified against
+    the system's CAs. ``username`` empty means no login. ``timeout`` bounds
+    each network operation, in seconds.
+    """
+
+    host: str
+    port: int
+    security: str
+    username: str = ""
+    password: str = field(default="", repr=False)
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.security not in SECURITY_MODES:
+            raise ValueError(
+                f"security must be one of {', '.join(SECURITY_MODES)}, not {self.security!r}"
+            )
+
+
+@dataclass(frozen=True)
+class DeliveryResult:
+    """What the relay did with one message (see the module docstring)."""
+
+    accepted: tuple[str, ...]
+    refused: dict[str, str]
+    temporary_failure: str | None
+
+    @property
+    def sent(self) -> bool:
+        """Whether the relay took the message for at least one recipient."""
+        return self.temporary_failure is None and bool(self.accepted)
+
+
+class _Temporary(Exception):
+    """The whole message must be retried later; the argument says why."""
+
+
+class SmtpSender:
+    """Sends messages through one SMTP relay, one connection per message."""
+
+    def __init__(
+        self, settings: SmtpSettings, *, tls_context: ssl.SSLContext | None = None
+    ) -> None:
+        self.settings = settings
+        self._tls_context = tls_context
+
+    def send(self, mail_from: str, recipients: Sequence[str], raw: bytes) -> DeliveryResult:
+        """Send ``raw`` from ``mail_from`` ("" for the null sender) to ``recipients``.
+
+        ``raw`` goes out as it is, apart from SMTP's transparency dots; its lines
+        should end with CRLF (smtplib turns a bare CR or LF into CRLF).
+        """
+        if not recipients:
+            return DeliveryResult(accepted=(), refused={}, temporary_failure=None)
+        settings = self.settings
+        where = f"{settings.host}:{settings.port}"
+        try:
+            client = self._connect()
+        except (OSError, smtplib.SMTPException) as exc:
+            reason = f"no session with {where}: {_describe(exc)}"
+            log.warning("SMTP: %s", reason)
+            return _temporary(reason)
+        try:
+            result = self._transaction(client, mail_from, recipients, raw)
+        except _Temporary as exc:
+            reason = f"{where}: {exc.args[0]}"
+            log.warning("SMTP: message to %s not sent, will retry: %s", list(recipients), reason)
+            _abandon(client)
+            return _temporary(reason)
+        except (OSError, smtplib.SMTPException) as exc:
+            reason = f"{where}: {_describe(exc)}"
+            log.warning("SMTP: message to %s not sent, will retry: %s", list(recipients), reason)
+            _abandon(client)
+            return _temporary(reason)
+        _quit(client)
+        if result.refused:
+            log.warning("SMTP: %s refused %s", where, result.refused)
+        if result.accepted:
+            log.info("SMTP: %s accepted a message for %s", where, list(result.accepted))
+        return result
+
+    def _connect(self) -> smtplib.SMTP:
+        settings = self.settings
+        client: smtplib.SMTP
+        if settings.security == "ssl":
+            client = smtplib.SMTP_SSL(
+                settings.host, settings.port, timeout=settings.timeout, context=self._context()
+            )
+        else:
+            client = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+        try:
+            client.ehlo_or_helo_if_needed()
+            if settings.security == "starttls":
+                client.starttls(context=self._context())
+                client.ehlo()
+            if settings.username:
+                client.login(settings.username, settings.password)
+        except BaseException:
+            _abandon(client)
+            raise
+        return client
+
+    def _context(self) -> ssl.SSLContext:
+        if self._tls_context is None:
+            return ssl.create_default_context()
+        return self._tls_context
+
+    def _transaction(
+        self,
+        client: smtplib.SMTP,
+        mail_from: str,
+        recipients: Sequence[str],
+        raw: bytes,
+    ) -> DeliveryResult:
+        options = _mail_options(client, mail_from, recipients, raw)
+        if options is None:
+            answer = "554 5.6.7 the relay does not offer SMTPUTF8, needed for these addresses"
+            return _all_refused(recipients, answer)
+
+        code, text = client.mail(mail_from, options)
+        _raise_unless_final(code, text, "MAIL FROM")
+        if code >= 500:
+            return _all_refused(recipients, _answer(code, text))
+
+        accepted: list[str] = []
+        refused: dict[str, str] = {}
+        for recipient in recipients:
+            code, text = client.rcpt(recipient)
+            _raise_unless_final(code, text, f"RCPT TO:<{recipient}>")
+            if code >= 500:
+                refused[recipient] = _answer(code, text)
+            else:
+                accepted.append(recipient)
+        if not accepted:
+            return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
+
+        try:
+            code, text = client.data(raw)
+        except smtplib.SMTPDataError as exc:
+            # The DATA command itself was answered with something other than 354.
+            code, text = exc.smtp_code, _as_bytes(exc.smtp_error)
+        _raise_unless_final(code, text, "DATA")
+        if code >= 500:
+            answer = _answer(code, text)
+            refused.update((recipient, answer) for recipient in accepted)
+            return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
+        return DeliveryResult(accepted=tuple(accepted), refused=refused, temporary_failure=None)
+
+
+def backoff(attempt: int, *, base: float = 30.0, cap: float = 3600.0, rng: random.Random) -> float:
+    """Seconds to wait before retry number ``attempt`` (1-based).
+
+    Exponential with full jitter: uniform between 0 and ``min(cap, base * 2**(attempt-1))``.
+    """
+    if attempt < 1:
+        raise ValueError(f"attempt counts from 1, not {attempt}")
+    # Bounding the exponent keeps the float from overflowing for absurd attempts.
+    ceiling = min(cap, base * 2.0 ** min(attempt - 1, 64))
+    return rng.uniform(0.0, ceiling)
+
+
+def _mail_options(
+    client: smtplib.SMTP, mail_from: str, recipients: Sequence[str], raw: bytes
+) -> list[str] | None:
+    """MAIL FROM parameters for this message; None when it cannot be sent through this relay."""
+    options: list[str] = []
+    if client.has_extn("size"):
+        options.append(f"SIZE={len(raw)}")
+    if client.has_extn("8bitmime") and not raw.isascii():
+        options.append("BODY=8BITMIME")
+    if not all(address.isascii() for address in (mail_from, *recipients)):
+        if not client.has_extn("smtputf8"):
+            return None
+        options.append("SMTPUTF8")
+    return options
+
+
+def _raise_unless_final(code: int, text: bytes, command: str) -> None:
+    """Raise _Temporary unless ``code`` is success or a permanent refusal."""
+    if 200 <= code < 300 or 500 <= code < 600:
+        return
+    raise _Temporary(f"{command} answered {_answer(code, text)}")
+
+
+def _answer(code: int, text: bytes) -> str:
+    return f"{code} {text.decode('utf-8', 'replace')}".rstrip()
+
+
+def _as_bytes(text: bytes | str) -> bytes:
+    return text.encode("utf-8") if isinstance(text, str) else text
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return _answer(exc.smtp_code, _as_bytes(exc.smtp_error))
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _temporary(reason: str) -> DeliveryResult:
+    return DeliveryResult(accepted=(), refused={}, temporary_failure=reason)
+
+
+def _all_refused(recipients: Sequence[str], answer: str) -> DeliveryResult:
+    return DeliveryResult(
+        accepted=(), refused={recipient: answer for recipient in recipients}, temporary_failure=None
+    )
+
+
+def _quit(client: smtplib.SMTP) -> None:
+    """Say goodbye; the result is known already, so trouble here does not matter."""
+    try:
+        client.quit()
+    except (OSError, smtplib.SMTPException):
+        client.close()
+
+
+def _abandon(client: smtplib.SMTP) -> None:
+    """Drop the connection without waiting for a server that may not answer."""
+    client.close()

@@ -1,0 +1,679 @@
+"""The IMAP inbound adapter against a real Dovecot: fetching, moving, IDLE, polling, reconnects."""
+
+from __future__ import annotations
+
+import logging
+import random
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime, timedelta, timezone
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+
+from speakerbot.adapters.imap import (
+    FetchedMessage,
+    ImapConnectionLost,
+    ImapError,
+    ImapLoginFailed,
+    ImapMailbox,
+    ImapSettings,
+    ImapWatcher,
+)
+from tests.support.dovecot import DovecotServer
+from tests.support.ports import LOOPBACK, free_port
+
+pytestmark = pytest.mark.integration
+
+PASSWORD = "s3cret-Pa55"
+PROCESSED = "speakerbot/processed"
+
+
+# -- helpers -------------------------------------------------------------------------
+
+
+def _new_user(server: DovecotServer) -> str:
+    user = f"imap-{uuid.uuid4().hex[:10]}"
+    server.add_user(user, PASSWORD)
+    return user
+
+
+def _settings(
+    server: DovecotServer, user: str, *, port: int | None = None, **overrides: Any
+) -> ImapSettings:
+    values: dict[str, Any] = {
+        "host": server.host,
+        "port": server.port if port is None else port,
+        "security": "none",
+        "username": user,
+        "password": PASSWORD,
+        "timeout": 5.0,
+        "poll_interval": 60.0,
+    }
+    values.update(overrides)
+    return ImapSettings(**values)
+
+
+def _raw(subject: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = "alice@example.test"
+    msg["To"] = "speaker@example.test"
+    msg["Subject"] = subject
+    msg["Message-ID"] = f"<{uuid.uuid4().hex}@example.test>"
+    msg.set_content(f"{subject}: I propose that the Speaker be a robot.\n")
+    return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+
+
+@contextmanager
+def _connected(settings: ImapSettings) -> Iterator[ImapMailbox]:
+    mailbox = ImapMailbox(settings)
+    mailbox.connect()
+    try:
+        yield mailbox
+    finally:
+        mailbox.close()
+
+
+class Recorder:
+    """A ``deliver`` callback: records every batch, returns the UIDs that ``accept`` allows."""
+
+    def __init__(self, accept: Callable[[FetchedMessage], bool] = lambda _m: True) -> None:
+        self.accept = accept
+        self.batches: list[list[FetchedMessage]] = []
+        self.cond = threading.Condition()
+
+    def __call__(self, messages: list[FetchedMessage]) -> Iterable[int]:
+        with self.cond:
+            self.batches.append(messages)
+            self.cond.notify_all()
+        return [m.uid for m in messages if self.accept(m)]
+
+    def raws(self) -> list[bytes]:
+        with self.cond:
+            return [m.raw for batch in self.batches for m in batch]
+
+    def wait_for_raw(self, raw: bytes, timeout: float) -> bool:
+        with self.cond:
+            return self.cond.wait_for(
+                lambda: any(m.raw == raw for b in self.batches for m in b), timeout
+            )
+
+
+class Errors:
+    """An ``on_error`` callback that records what it is told."""
+
+    def __init__(self) -> None:
+        self.seen: list[Exception] = []
+        self.cond = threading.Condition()
+
+    def __call__(self, exc: Exception) -> None:
+        with self.cond:
+            self.seen.append(exc)
+            self.cond.notify_all()
+
+    def wait_for_count(self, count: int, timeout: float) -> bool:
+        with self.cond:
+            return self.cond.wait_for(lambda: len(self.seen) >= count, timeout)
+
+
+def _watcher(
+    settings: ImapSettings,
+    deliver: Callable[[list[FetchedMessage]], Iterable[int]],
+    *,
+    on_error: Callable[[Exception], None] | None = None,
+    backoff_base: float = 0.05,
+    backoff_max: float = 0.4,
+) -> ImapWatcher:
+    # Short backoff, so that reconnects in these tests take fractions of a second.
+    return ImapWatcher(
+        settings, deliver, on_error=on_error, backoff_base=backoff_base, backoff_max=backoff_max
+    )
+
+
+@contextmanager
+def _running(watcher: ImapWatcher) -> Iterator[ImapWatcher]:
+    watcher.start()
+    try:
+        yield watcher
+    finally:
+        watcher.stop(timeout=5)
+
+
+class FaultyLink:
+    """A TCP forwarder to Dovecot that can cut its connections or stop passing bytes.
+
+    It stands for the network between the adapter and the server: ``cut()`` closes
+    every connection without an IMAP BYE (as a NAT box or a dying server would),
+    ``freeze()`` holds all traffic (a black hole) until ``thaw()``.
+    """
+
+    def __init__(self, target_port: int, port: int = 0) -> None:
+        self.target_port = target_port
+        self._listener = socket.create_server((LOOPBACK, port))
+        self._listener.settimeout(0.1)
+        self.port: int = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._flowing = threading.Event()
+        self._flowing.set()
+        self._closed = threading.Event()
+        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+        self._acceptor.start()
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                client, _addr = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection((LOOPBACK, self.target_port), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            client.settimeout(None)
+            with self._lock:
+                self._sockets += [client, upstream]
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                self._flowing.wait()
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                with suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            # shutdown() (unlike close()) wakes the pump thread blocked in recv().
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def freeze(self) -> None:
+        self._flowing.clear()
+
+    def thaw(self) -> None:
+        self._flowing.set()
+
+    def close(self) -> None:
+        self._closed.set()
+        self.thaw()
+        self.cut()
+        self._listener.close()
+        self._acceptor.join(2)
+
+
+@pytest.fixture
+def link(dovecot: DovecotServer) -> Iterator[FaultyLink]:
+    proxy = FaultyLink(dovecot.port)
+    try:
+        yield proxy
+    finally:
+        proxy.close()
+
+
+# -- ImapMailbox -----------------------------------------------------------------------
+
+
+def test_fetch_all_returns_bytes_and_internaldate_in_uid_order_without_seen(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    first, second = _raw("First"), _raw("Second")
+    when_first = datetime(2024, 3, 1, 12, 30, 5, tzinfo=UTC)
+    when_second = datetime(2024, 2, 1, 8, 0, tzinfo=timezone(timedelta(hours=2)))
+    uid_first = dovecot.append(user, "INBOX", first, internaldate=when_first)
+    uid_second = dovecot.append(user, "INBOX", second, internaldate=when_second)
+    dovecot.append(user, "INBOX", _raw("Deleted"), flags=("\\Deleted",))
+
+    with _connected(_settings(dovecot, user)) as mailbox:
+        messages = mailbox.fetch_all()
+        uidvalidity = mailbox.uidvalidity
+
+    assert [m.uid for m in messages] == [uid_first, uid_second]
+    assert [m.raw for m in messages] == [first, second]
+    assert messages[0].internaldate == when_first
+    assert messages[1].internaldate == when_second
+    assert all(m.internaldate.tzinfo == UTC for m in messages)
+    assert all(m.uidvalidity == uidvalidity > 0 for m in messages)
+    with dovecot.connect(user) as client:
+        client.select_folder("INBOX", readonly=True)
+        flags = client.get_flags([uid_first, uid_second])
+    assert all(b"\\Seen" not in f for f in flags.values()), flags
+
+
+def test_garbage_bytes_round_trip(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    garbage = b"\xff\xfe\x80 not a header \xe9\xe8\r\n\r\n\x81\x82\x83 8-bit \xc3(\r\n\x7f\x01end"
+    dovecot.append(user, "INBOX", garbage)
+    with _connected(_settings(dovecot, user)) as mailbox:
+        messages = mailbox.fetch_all()
+    assert [m.raw for m in messages] == [garbage]
+
+
+def test_move_to_processed_creates_the_nested_folder_and_tolerates_repeats(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    keep, done = _raw("Keep"), _raw("Done")
+    dovecot.append(user, "INBOX", keep)
+    uid_done = dovecot.append(user, "INBOX", done)
+    assert uid_done is not None
+
+    with _connected(_settings(dovecot, user)) as mailbox:
+        assert dovecot.list_folder(user, PROCESSED) == []  # created by connect()
+        mailbox.move_to_processed([uid_done])
+        mailbox.move_to_processed([uid_done])  # already moved
+        mailbox.move_to_processed([uid_done + 100])  # never existed
+        mailbox.move_to_processed([])
+        assert [m.raw for m in mailbox.fetch_all()] == [keep]
+
+    assert dovecot.list_folder(user, PROCESSED) == [done]
+    assert dovecot.list_folder(user) == [keep]
+    with dovecot.connect(user) as client:
+        assert PROCESSED in [name for _flags, _sep, name in client.list_sub_folders()]
+
+
+def test_move_without_the_move_capability_copies_and_expunges(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    keep, done = _raw("Keep"), _raw("Done")
+    dovecot.append(user, "INBOX", keep)
+    uid_done = dovecot.append(user, "INBOX", done)
+    assert uid_done is not None
+
+    with _connected(_settings(dovecot, user)) as mailbox:
+        mailbox._use_move = False  # as on a server without RFC 6851
+        mailbox.move_to_processed([uid_done])
+        mailbox.move_to_processed([uid_done, uid_done + 100])
+        assert [m.raw for m in mailbox.fetch_all()] == [keep]
+
+    assert dovecot.list_folder(user, PROCESSED) == [done]
+    assert dovecot.list_folder(user) == [keep]
+
+
+def test_wrong_password_names_host_and_user_but_not_the_password(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    mailbox = ImapMailbox(_settings(dovecot, user, password="hunter2-wrong"))
+    with pytest.raises(ImapLoginFailed) as refused:
+        mailbox.connect()
+    message = str(refused.value)
+    assert user in message
+    assert f"{dovecot.host}:{dovecot.port}" in message
+    assert "hunter2" not in message
+    assert "hunter2" not in repr(mailbox._settings)
+    mailbox.close()
+
+
+def test_connect_errors_are_clear(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    with pytest.raises(ImapConnectionLost, match=f"127.0.0.1:{(port := free_port())}"):
+        ImapMailbox(_settings(dovecot, user, port=port)).connect()
+    # Never falls back to plain text when STARTTLS was asked for.
+    with pytest.raises(ImapError, match="STARTTLS"):
+        ImapMailbox(_settings(dovecot, user, security="starttls")).connect()
+    with pytest.raises(ImapConnectionLost):
+        ImapMailbox(_settings(dovecot, user, security="ssl", timeout=2.0)).connect()
+    with pytest.raises(ImapError, match="Nowhere"):
+        ImapMailbox(_settings(dovecot, user, folder="Nowhere")).connect()
+    with pytest.raises(ValueError, match="security"):
+        _settings(dovecot, user, security="tls")
+    with pytest.raises(ValueError, match="idle_renew"):
+        _settings(dovecot, user, idle_renew=300)
+
+
+def test_wait_for_mail_sees_new_mail_and_renews_idle(
+    dovecot: DovecotServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = _new_user(dovecot)
+    caplog.set_level(logging.DEBUG, logger="speakerbot.imap")
+    stop = threading.Event()
+    with _connected(_settings(dovecot, user, idle_renew=0.3)) as mailbox:
+        assert mailbox.idle_supported
+        started = time.monotonic()
+        assert mailbox.wait_for_mail(0.8, stop) is False
+        assert 0.7 < time.monotonic() - started < 2
+        assert caplog.text.count("renewing IDLE") >= 2
+
+        # Mail arriving after a few renewals is still noticed.
+        timer = threading.Timer(0.7, dovecot.append, args=(user, "INBOX", _raw("Late")))
+        timer.start()
+        try:
+            started = time.monotonic()
+            assert mailbox.wait_for_mail(10, stop) is True
+            assert time.monotonic() - started < 3
+        finally:
+            timer.join()
+        assert len(mailbox.fetch_all()) == 1
+
+
+def test_wait_for_mail_raises_connection_lost_on_bye(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    stop = threading.Event()
+    outcome: list[BaseException | bool] = []
+    with _connected(_settings(dovecot, user)) as mailbox:
+
+        def wait() -> None:
+            try:
+                outcome.append(mailbox.wait_for_mail(30, stop))
+            except BaseException as exc:
+                outcome.append(exc)
+
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        try:
+            dovecot.restart()
+        finally:
+            if not dovecot.running:
+                dovecot.start()
+            stop.set()
+            waiter.join(10)
+        assert len(outcome) == 1 and isinstance(outcome[0], ImapConnectionLost), outcome
+        assert not mailbox.connected
+        mailbox.connect()
+        assert mailbox.fetch_all() == []
+
+
+def test_wait_for_mail_notices_a_connection_closed_without_bye(
+    dovecot: DovecotServer, link: FaultyLink
+) -> None:
+    user = _new_user(dovecot)
+    stop = threading.Event()
+    with _connected(_settings(dovecot, user, port=link.port)) as mailbox:
+        timer = threading.Timer(0.3, link.cut)
+        timer.start()
+        started = time.monotonic()
+        try:
+            with pytest.raises(ImapConnectionLost):
+                mailbox.wait_for_mail(30, stop)
+        finally:
+            timer.join()
+        # Found by the EOF, not by the IDLE renewal (290 s) or the timeout (5 s).
+        assert time.monotonic() - started < 2
+
+
+# -- ImapWatcher -----------------------------------------------------------------------
+
+
+def test_watcher_moves_only_what_deliver_returns_and_offers_the_rest_again(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    keep, done = _raw("Not yet"), _raw("Committed")
+    dovecot.append(user, "INBOX", keep)
+    dovecot.append(user, "INBOX", done)
+    accept_all = threading.Event()
+    recorder = Recorder(lambda m: accept_all.is_set() or m.raw == done)
+    watcher = _watcher(_settings(dovecot, user), recorder)
+    with _running(watcher):
+        assert watcher.sync(10)
+        assert recorder.raws() == [keep, done]
+        assert dovecot.list_folder(user, PROCESSED) == [done]
+        assert dovecot.list_folder(user) == [keep]
+
+        accept_all.set()
+        watcher.poke()
+        with recorder.cond:
+            assert recorder.cond.wait_for(lambda: len(recorder.batches) >= 2, 10)
+        assert watcher.sync(10)
+        assert [m.raw for m in recorder.batches[1]] == [keep]
+        assert dovecot.list_folder(user) == []
+        assert sorted(dovecot.list_folder(user, PROCESSED)) == sorted([done, keep])
+        assert watcher.connected
+        assert watcher.rounds >= 2
+
+
+def test_watcher_idle_delivers_new_mail_within_two_seconds(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("Pushed")
+    recorder = Recorder()
+    # A 60 s poll interval: only IDLE can bring the message in time.
+    watcher = _watcher(_settings(dovecot, user, idle=True, poll_interval=60), recorder)
+    with _running(watcher):
+        assert watcher.sync(10)
+        appended_at = time.monotonic()
+        dovecot.append(user, "INBOX", raw)
+        assert recorder.wait_for_raw(raw, 2)
+        latency = time.monotonic() - appended_at
+    assert latency < 2, f"IDLE delivery took {latency:.2f}s"
+
+
+def test_watcher_polls_when_idle_is_disabled(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("Polled")
+    recorder = Recorder()
+    watcher = _watcher(_settings(dovecot, user, idle=False, poll_interval=0.5), recorder)
+    with _running(watcher):
+        assert watcher.sync(10)
+        dovecot.append(user, "INBOX", raw)
+        assert recorder.wait_for_raw(raw, 5)
+    assert dovecot.list_folder(user, PROCESSED) == [raw]
+
+
+@pytest.mark.parametrize("idle", [True, False], ids=["idle", "poll"])
+def test_stop_is_prompt_in_the_middle_of_a_wait(dovecot: DovecotServer, idle: bool) -> None:
+    user = _new_user(dovecot)
+    watcher = _watcher(_settings(dovecot, user, idle=idle, poll_interval=30), Recorder())
+    watcher.start()
+    try:
+        assert watcher.sync(10)
+        # Not waiting for anything: just letting the watcher settle into its 30 s wait.
+        time.sleep(0.5)
+    finally:
+        started = time.monotonic()
+        watcher.stop(timeout=5)
+        took = time.monotonic() - started
+    assert took < 2, f"stop() took {took:.2f}s"
+    assert not watcher.connected
+    assert watcher.sync(0.1) is False
+
+
+def test_sync_waits_for_a_round_that_started_after_the_call(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("Before sync")
+    dovecot.append(user, "INBOX", raw)
+    in_first_round = threading.Event()
+    release = threading.Event()
+    calls: list[list[FetchedMessage]] = []
+
+    def deliver(messages: list[FetchedMessage]) -> list[int]:
+        calls.append(messages)
+        if len(calls) == 1:
+            in_first_round.set()
+            assert release.wait(10)
+            return []  # not committed: offered again next round
+        return [m.uid for m in messages]
+
+    # Neither IDLE nor polling can start a round here: only sync()'s poke can.
+    watcher = _watcher(_settings(dovecot, user, idle=False, poll_interval=60), deliver)
+    with _running(watcher):
+        assert in_first_round.wait(10)
+        result: list[bool] = []
+        syncer = threading.Thread(target=lambda: result.append(watcher.sync(10)))
+        syncer.start()
+        release.set()
+        syncer.join(15)
+        assert result == [True]
+        assert len(calls) >= 2, "sync() returned on a round that began before it was called"
+        assert [m.raw for m in calls[-1]] == [raw]
+        assert dovecot.list_folder(user, PROCESSED) == [raw]
+
+        later = _raw("Appended before the second sync")
+        dovecot.append(user, "INBOX", later)
+        assert watcher.sync(10)
+        assert [m.raw for m in calls[-1]] == [later]
+
+    never_started = _watcher(_settings(dovecot, user), deliver)
+    assert never_started.sync(0.1) is False
+
+
+def test_watcher_reconnects_after_a_restart_mid_idle(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("After the restart")
+    recorder, errors = Recorder(), Errors()
+    watcher = _watcher(_settings(dovecot, user), recorder, on_error=errors)
+    with _running(watcher):
+        assert watcher.sync(10)
+        try:
+            dovecot.restart()
+        finally:
+            if not dovecot.running:
+                dovecot.start()
+        dovecot.append(user, "INBOX", raw)
+        assert recorder.wait_for_raw(raw, 15)
+        assert any(isinstance(e, ImapConnectionLost) for e in errors.seen), errors.seen
+        assert watcher.sync(10)
+        assert watcher.connected
+
+
+def test_watcher_keeps_trying_while_the_server_is_down(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("Sent while the server was down")
+    recorder, errors = Recorder(), Errors()
+    watcher = _watcher(
+        _settings(dovecot, user, timeout=2.0),
+        recorder,
+        on_error=errors,
+        backoff_base=0.1,
+        backoff_max=0.8,
+    )
+    with _running(watcher):
+        assert watcher.sync(10)
+        try:
+            dovecot.stop()
+            # The BYE, then refused connections with growing delays (~1.5 s in all).
+            assert errors.wait_for_count(5, 15), errors.seen
+            assert not watcher.connected
+        finally:
+            dovecot.start()
+        dovecot.append(user, "INBOX", raw)
+        assert recorder.wait_for_raw(raw, 15)
+        assert watcher.connected
+
+
+def test_watcher_survives_a_network_black_hole(dovecot: DovecotServer, link: FaultyLink) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("Sent during the outage")
+    recorder, errors = Recorder(), Errors()
+    # Everything silent is given up after 1 s: the IDLE renewal's DONE goes unanswered.
+    settings = _settings(dovecot, user, port=link.port, timeout=1.0, idle_renew=1.0)
+    watcher = _watcher(settings, recorder, on_error=errors)
+    with _running(watcher):
+        assert watcher.sync(10)
+        link.freeze()
+        try:
+            assert errors.wait_for_count(2, 10), errors.seen
+            assert all(isinstance(e, ImapConnectionLost) for e in errors.seen), errors.seen
+            dovecot.append(user, "INBOX", raw)
+        finally:
+            link.thaw()
+        assert recorder.wait_for_raw(raw, 15)
+
+
+def test_watcher_with_a_wrong_password_retries_with_backoff(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    errors = Errors()
+    delays: list[float] = []
+    pause = threading.Event()
+
+    def sleep(seconds: float) -> None:
+        delays.append(seconds)
+        pause.wait(seconds)
+
+    base, cap = 0.01, 0.08
+    watcher = ImapWatcher(
+        _settings(dovecot, user, password="hunter2-wrong"),
+        Recorder(),
+        on_error=errors,
+        rng=random.Random(7),
+        sleep=sleep,
+        backoff_base=base,
+        backoff_max=cap,
+    )
+    with _running(watcher):
+        assert errors.wait_for_count(4, 10), errors.seen
+        assert not watcher.connected
+        assert watcher.rounds == 0
+    assert all(isinstance(e, ImapLoginFailed) for e in errors.seen)
+    assert user in str(errors.seen[0]) and "hunter2" not in str(errors.seen[0])
+    for attempt, delay in enumerate(delays[:4]):
+        expected = min(cap, base * 2**attempt)
+        assert expected <= delay <= expected * 1.25, (attempt, delays)
+
+
+def test_poke_cuts_a_backoff_short(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    port = free_port()  # nothing listens there yet
+    errors = Errors()
+    settings = _settings(dovecot, user, port=port)
+    watcher = _watcher(settings, Recorder(), on_error=errors, backoff_base=60, backoff_max=60)
+    with _running(watcher):
+        assert errors.wait_for_count(1, 10)
+        link = FaultyLink(dovecot.port, port=port)
+        try:
+            started = time.monotonic()
+            assert watcher.sync(5)
+            assert time.monotonic() - started < 2
+        finally:
+            link.close()
+
+
+def test_the_password_is_never_logged(
+    dovecot: DovecotServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = _new_user(dovecot)
+    caplog.set_level(logging.DEBUG)
+    dovecot.append(user, "INBOX", _raw("Logged"))
+    with _connected(_settings(dovecot, user)) as mailbox:
+        mailbox.move_to_processed([m.uid for m in mailbox.fetch_all()])
+    errors = Errors()
+    wrong = _settings(dovecot, user, password="hunter2-wrong")
+    with _running(_watcher(wrong, Recorder(), on_error=errors)):
+        assert errors.wait_for_count(1, 10)
+    assert "LOGIN" in caplog.text  # imapclient's own debug log was captured
+    assert PASSWORD not in caplog.text
+    assert "hunter2" not in caplog.text
+
+
+def test_a_failing_deliver_is_reported_and_the_message_offered_again(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    raw = _raw("Delivered on the second try")
+    dovecot.append(user, "INBOX", raw)
+    errors = Errors()
+    calls: list[list[FetchedMessage]] = []
+
+    def deliver(messages: list[FetchedMessage]) -> list[int]:
+        calls.append(messages)
+        if len(calls) == 1:
+            raise RuntimeError("database is down")
+        return [m.uid for m in messages]
+
+    with _running(_watcher(_settings(dovecot, user), deliver, on_error=errors)) as watcher:
+        assert errors.wait_for_count(1, 10)
+        assert watcher.sync(10)
+    assert isinstance(errors.seen[0], RuntimeError)
+    assert [m.raw for m in calls[-1]] == [raw]
+    assert dovecot.list_folder(user, PROCESSED) == [raw]
