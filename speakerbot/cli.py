@@ -1,12 +1,31 @@
-"""The ``speakerbot`` command line."""
+"""The ``speakerbot`` command line.
+
+``-c/--config PATH`` is accepted before or after the subcommand; without it the file is
+``$SPEAKERBOT_CONFIG``, else ``config/speakerbot.toml``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import random
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from pathlib import Path
 
+from speakerbot.adapters.store import AlreadyRunning, Store
+from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
+from speakerbot.engine import commands as c
+from speakerbot.mail.outgoing import points, when
 from speakerbot.presets import PresetError, load_preset, preset_names
+from speakerbot.service import GameService, ServiceError
+
+
+class CliError(Exception):
+    """A problem the user can fix; printed without a traceback, exit status 2."""
 
 
 def _rulesets(args: argparse.Namespace) -> int:
@@ -16,13 +35,11 @@ def _rulesets(args: argparse.Namespace) -> int:
             print(f"{name:<12} {preset.title:<44} {len(preset.rules):>3} rules")
         return 0
     if args.action != "show" or not args.name:
-        print("usage: speakerbot rulesets [show NAME]", file=sys.stderr)
-        return 2
+        raise CliError("usage: speakerbot rulesets [show NAME]")
     try:
         preset = load_preset(args.name)
     except PresetError as error:
-        print(f"speakerbot: {error}", file=sys.stderr)
-        return 2
+        raise CliError(str(error)) from None
     for rule in preset.rules:
         print(f"{rule.number} ({'mutable' if rule.mutable else 'immutable'})")
         print(rule.text)
@@ -30,15 +47,190 @@ def _rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(args: argparse.Namespace) -> Settings:
+    path = resolve_config_path(args.config, os.environ)
+    return load_settings(path)
+
+
+def _open(settings: Settings, *, upgrade: bool = False) -> tuple[Store, GameService]:
+    sqlite = settings.database.sqlite_path
+    if sqlite is not None and sqlite.parent != Path():
+        sqlite.parent.mkdir(parents=True, exist_ok=True)
+    store = Store(settings.database.url)
+    if upgrade:
+        store.upgrade()
+    elif not store.is_initialised():
+        raise CliError("the database has no game yet: run speakerbot init first")
+    seed = os.environ.get("SPEAKERBOT_SEED")
+    rng = random.Random(int(seed)) if seed else random.SystemRandom()
+    return store, GameService(store, settings, rng=rng)
+
+
+def _init(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store, service = _open(settings, upgrade=True)
+    with store:
+        if service.has_game():
+            if not args.force:
+                raise CliError("a game already exists in this database; "
+                               "speakerbot init --force deletes it and starts over")
+            store.reset()
+            store.upgrade()
+            service = GameService(store, settings, rng=service.rng)
+        service.start_game()
+        state = service.state()
+        print(f"started {settings.game.name}: preset {state.preset}, {len(state.rules)} rules, "
+              f"Speaker {state.name_of(state.speaker)} <{state.speaker}>")
+    return 0
+
+
+def _player_add(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store, service = _open(settings)
+    with store:
+        state = service.state()
+        if not state.started:
+            raise CliError("no game has started: run speakerbot init first")
+        service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
+        print(f"added {args.name} <{args.email.lower()}>")
+    return 0
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store, _ = _open(settings, upgrade=True)
+    store.close()
+    print("database is up to date")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    store, service = _open(settings)
+    with store:
+        state = service.state()
+        if not state.started:
+            raise CliError("no game has started: run speakerbot init first")
+        print(f"{settings.game.name} ({state.preset}), game {state.game_number}"
+              + (f", ENDED: {state.end_reason}" if state.ended else ""))
+        print(f"Speaker: {state.name_of(state.speaker)} <{state.speaker}>")
+        if state.turn is not None:
+            print(f"Turn {state.turn.number}: {state.name_of(state.turn.mover)}")
+        print("\nPlayers:")
+        players = sorted(state.active_players(), key=lambda p: (-p.score, p.name.lower()))
+        for player in players:
+            print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
+                  f"  {player.role.value}")
+        if not players:
+            print("  none")
+        print("\nOpen proposals:")
+        for proposal in state.open_proposals():
+            print(f"  {proposal.number} {proposal.title} (by {state.name_of(proposal.proposer)})"
+                  f", closes {when(proposal.closes_at)}")
+        if not state.open_proposals():
+            print("  none")
+        print("\nOpen CFJs:")
+        for cfj in state.open_cfjs():
+            due = f", due {when(cfj.deadline)}" if cfj.deadline else ""
+            print(f"  CFJ {cfj.number}: {cfj.statement} (Judge {state.name_of(cfj.judge or '')}"
+                  f"{due})")
+        if not state.open_cfjs():
+            print("  none")
+        summary = store.outbox_summary()
+        oldest = f", oldest from {when(summary.oldest_pending)}" if summary.oldest_pending else ""
+        print(f"\nOutbox: {summary.pending} waiting{oldest}, {summary.failed} given up")
+        for message_id, recipient, answer in summary.refused:
+            print(f"  refused: {recipient} ({message_id}): {answer}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from speakerbot.daemon import Daemon
+
+    settings = _settings(args)
+    settings.require_outbound()
+    if not args.once:
+        settings.require_inbound()
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    store, service = _open(settings)
+    with store:
+        if not service.has_game():
+            raise CliError("no game has started: run speakerbot init first")
+        daemon = Daemon(settings, service)
+        if args.once:
+            daemon.once()
+            return 0
+        stop = threading.Event()
+        trigger = daemon.stop_event_wakes(stop)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: trigger())
+        daemon.run(stop)
+    return 0
+
+
+def _parse(args: argparse.Namespace) -> int:
+    from speakerbot.mail.parse_json import main as parse_main
+
+    return parse_main([args.file])
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from speakerbot.demo import run_demo
+
+    return run_demo(voting_period=args.voting_period, quiet=args.quiet)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="speakerbot", description="An automated Speaker for "
-                                     "Nomic played by email.")
+    config = argparse.ArgumentParser(add_help=False)
+    config.add_argument("-c", "--config", default=argparse.SUPPRESS,
+                        help="the config file (default: $SPEAKERBOT_CONFIG, else "
+                             "config/speakerbot.toml)")
+    parser = argparse.ArgumentParser(prog="speakerbot", parents=[config],
+                                     description="An automated Speaker for Nomic played by email.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    rulesets = commands.add_parser("rulesets", help="list the preset rulesets, or show one")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help_text, parents=[config])
+
+    rulesets = command("rulesets", "list the preset rulesets, or show one")
     rulesets.add_argument("action", nargs="?", choices=["show"], help="show a preset's rules")
     rulesets.add_argument("name", nargs="?", help="the preset to show")
     rulesets.set_defaults(handler=_rulesets)
+
+    init = command("init", "create the database and start the configured game")
+    init.add_argument("--force", action="store_true", help="delete an existing game first")
+    init.set_defaults(handler=_init)
+
+    player = command("player", "manage players")
+    player_commands = player.add_subparsers(dest="player_command", metavar="ACTION")
+    add = player_commands.add_parser("add", help="register a player", parents=[config])
+    add.add_argument("email")
+    add.add_argument("name")
+    add.set_defaults(handler=_player_add)
+
+    run = command("run", "run the daemon in the foreground")
+    run.add_argument("--once", action="store_true",
+                     help="process everything waiting and due, send the outbox, and exit")
+    run.set_defaults(handler=_run)
+
+    command("status", "show players, scores, open proposals and CFJs, the outbox").set_defaults(
+        handler=_status)
+
+    db = command("db", "database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", metavar="ACTION")
+    db_commands.add_parser("upgrade", help="run migrations", parents=[config]).set_defaults(
+        handler=_db_upgrade)
+
+    parse = command("parse", "show how a message is understood, as JSON")
+    parse.add_argument("file", help="the message file, or - for standard input")
+    parse.set_defaults(handler=_parse)
+
+    demo = command("demo", "play a short scripted game over real LMTP and SMTP on loopback")
+    demo.add_argument("--voting-period", default="20s", help="the demo's voting period")
+    demo.add_argument("--quiet", action="store_true", help="print only the summary")
+    demo.set_defaults(handler=_demo)
     return parser
 
 
@@ -46,8 +238,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not hasattr(args, "config"):
+        args.config = None
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2
-    status: int = args.handler(args)
+    try:
+        status: int = args.handler(args)
+    except (CliError, ConfigError, ServiceError, AlreadyRunning) as error:
+        print(f"speakerbot: {error}", file=sys.stderr)
+        return 2
     return status

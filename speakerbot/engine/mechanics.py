@@ -247,7 +247,7 @@ def _fmt_fraction(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-_MINUTE = timedelta(minutes=1)
+_SECOND = timedelta(seconds=1)
 _YEAR = timedelta(days=365)
 
 _ROWS = [
@@ -264,7 +264,7 @@ _ROWS = [
     Parameter("immutability", "the ruleset has immutable rules at all",
               _boolean, str, settable=False),
     Parameter("voting_period", "how long a vote stays open after distribution",
-              _duration(_MINUTE, _YEAR), format_duration, optional=True),
+              _duration(_SECOND, _YEAR), format_duration, optional=True),
     Parameter("close_when_all_voted", "a vote closes as soon as every eligible voter has voted",
               _boolean, str),
     Parameter("adoption", "unanimous or majority adoption of ordinary proposals",
@@ -308,7 +308,7 @@ _ROWS = [
     Parameter("judge_policy", "who judges: preceding, named, speaker or random",
               _choice(JudgePolicy), str),
     Parameter("judge_period", "how long a Judge has to deliver a judgement",
-              _duration(_MINUTE, _YEAR), format_duration, optional=True),
+              _duration(_SECOND, _YEAR), format_duration, optional=True),
     Parameter("judge_penalty", "points lost by a Judge who misses the deadline",
               _integer(0, 100000), str),
     Parameter("overrule", "a unanimous vote of the other players overrules a judgement",
@@ -317,7 +317,7 @@ _ROWS = [
     Parameter("turn_consent_overrides_cfj", "a majority of the other players may let it begin",
               _boolean, str),
     Parameter("reminder_before", "how long before a deadline reminders go out",
-              _duration(_MINUTE, _YEAR), format_duration, optional=True),
+              _duration(_SECOND, _YEAR), format_duration, optional=True),
 ]
 
 PARAMETERS: dict[str, Parameter] = {row.name: row for row in _ROWS}

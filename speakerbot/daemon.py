@@ -1,0 +1,225 @@
+"""The daemon: inbound mail in (IMAP and/or LMTP), deadlines on time, the outbox delivered.
+
+Inbound adapters only store raw messages and wake the main loop; processing, ticking and
+sending happen in the main loop (IMAP deliveries are processed on the watcher's thread, under
+the service's lock, so that a message is moved out of the inbox only after it committed).
+APScheduler only wakes the loop: the deadlines themselves live in the game's record.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
+
+from speakerbot.adapters.imap import FetchedMessage, ImapMailbox, ImapSettings, ImapWatcher
+from speakerbot.adapters.lmtp import LmtpServer
+from speakerbot.adapters.smtp import SmtpSender, SmtpSettings, backoff
+from speakerbot.config import Settings
+from speakerbot.faults import crashpoint
+from speakerbot.service import GameService
+
+log = logging.getLogger("speakerbot.daemon")
+
+DONE = ("processed", "skipped", "set_aside")
+MAX_SEND_ATTEMPTS = 30  # with backoff capped at an hour: more than a day of retrying
+SYNC_TIMEOUT = 30.0
+
+
+def imap_settings(settings: Settings) -> ImapSettings | None:
+    """Build the IMAP adapter's settings from the config, if IMAP is configured."""
+    imap = settings.imap
+    if imap is None:
+        return None
+    return ImapSettings(imap.host, imap.port, imap.security, imap.username, imap.password,
+                        imap.folder, imap.processed_folder, imap.idle, imap.poll_interval)
+
+
+def smtp_settings(settings: Settings) -> SmtpSettings:
+    """Build the SMTP adapter's settings from the config."""
+    smtp = settings.require_outbound()
+    return SmtpSettings(smtp.host, smtp.port, smtp.security, smtp.username, smtp.password or "")
+
+
+class Daemon:
+    """Runs a game: call ``run`` with a stop event, or ``once`` for a single pass."""
+
+    def __init__(self, settings: Settings, service: GameService, *,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 rng: random.Random | None = None) -> None:
+        self.settings = settings
+        self.service = service
+        self.store = service.store
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.sender = SmtpSender(smtp_settings(settings))
+        self.wake = threading.Event()
+        self.ready = threading.Event()  # set once inbound mail is being taken in
+        self.digest_due = threading.Event()
+        self.watcher: ImapWatcher | None = None
+        self.lmtp: LmtpServer | None = None
+        self.scheduler: BackgroundScheduler | None = None
+
+    # --- inbound ---
+
+    def deliver_imap(self, messages: list[FetchedMessage]) -> Iterable[int]:
+        """Store and process what IMAP fetched; return the UIDs that are safely done."""
+        stored = {}
+        for message in messages:
+            row = self.store.find_inbound_by_uid(message.uidvalidity, message.uid)
+            if row is None:
+                result = self.service.receive(message.raw, message.internaldate, source="imap",
+                                              uidvalidity=message.uidvalidity, uid=message.uid)
+                stored[message.uid] = result.id
+            else:
+                stored[message.uid] = row.id
+        if messages:
+            crashpoint("after-fetch")
+            self.service.process_pending()
+            self.wake.set()
+        done = [uid for uid, inbound_id in stored.items()
+                if self.store.inbound(inbound_id).status in DONE]
+        if done:
+            crashpoint("after-commit")
+        return done
+
+    def _store_lmtp(self, raw: bytes, received_at: datetime, mail_from: str,
+                    recipients: list[str]) -> None:
+        self.service.receive(raw, received_at, source="lmtp")
+        self.wake.set()
+
+    # --- the main loop ---
+
+    def cycle(self) -> None:
+        """Take in all mail received, settle what is due, send what is queued."""
+        now = self.clock()
+        deadline = self.service.next_deadline()
+        due = deadline is not None and deadline <= now
+        # Ballots received before a deadline count: fetch everything the server has before
+        # closing anything.
+        if due and self.watcher is not None and not self.watcher.sync(SYNC_TIMEOUT):
+            log.warning("IMAP did not answer in time; closing with the mail already in")
+        self.service.process_pending()
+        self.service.tick(self.clock())
+        if self.digest_due.is_set():
+            self.digest_due.clear()
+            self.service.send_digest(self.clock())
+        self.send_outbox()
+
+    def send_outbox(self) -> int:
+        """Deliver every message due now; return how many were handed over."""
+        sent = 0
+        now = self.clock()
+        for row in self.store.due_outbox(now):
+            result = self.sender.send(row.mail_from, row.recipients, row.raw)
+            if result.temporary_failure is not None:
+                attempt = row.attempts + 1
+                if attempt >= MAX_SEND_ATTEMPTS:
+                    self.store.mark_failed(row.id, result.temporary_failure)
+                else:
+                    delay = backoff(attempt, rng=self.rng)
+                    self.store.mark_retry(row.id, result.temporary_failure,
+                                          now + timedelta(seconds=delay))
+                log.warning("delivery of %s deferred: %s", row.message_id,
+                            result.temporary_failure)
+                break  # the server is unhappy: try the rest later, in order
+            crashpoint("after-smtp")
+            self.store.mark_sent(row.id, now, result.refused or None)
+            sent += 1
+        return sent
+
+    def _schedule(self) -> None:
+        """Point the scheduler's wake-ups at the next deadline and the next retry."""
+        scheduler = self.scheduler
+        if scheduler is None:
+            return
+        for job_id, when in (("deadline", self.service.next_deadline()),
+                             ("outbox", self.store.next_outbox_attempt())):
+            if when is None:
+                if scheduler.get_job(job_id):
+                    scheduler.remove_job(job_id)
+                continue
+            when = max(when, self.clock())
+            scheduler.add_job(self.wake.set, DateTrigger(run_date=when, timezone=UTC),
+                              id=job_id, replace_existing=True, misfire_grace_time=None)
+
+    def _digest(self) -> None:
+        self.digest_due.set()
+        self.wake.set()
+
+    def run(self, stop: threading.Event) -> None:
+        """Run until ``stop`` is set: finish the cycle in hand, then shut down cleanly."""
+        with self.store.daemon_lock():
+            self._start_inbound()
+            self.scheduler = BackgroundScheduler(timezone=UTC)
+            if self.settings.game.digest:
+                self.scheduler.add_job(
+                    self._digest, CronTrigger.from_crontab(self.settings.game.digest,
+                                                           timezone=UTC), id="digest")
+            self.scheduler.start()
+            self.ready.set()
+            log.info("speakerbot is running the game %s", self.settings.game.name)
+            try:
+                while not stop.is_set():
+                    self.wake.clear()
+                    try:
+                        self.cycle()
+                    except Exception:
+                        log.exception("a cycle failed; retrying shortly")
+                        stop.wait(5)
+                    self._schedule()
+                    # The scheduler or an inbound adapter sets wake; the timeout is only a
+                    # safety net.
+                    self.wake.wait(300)
+            finally:
+                self._stop_inbound()
+                self.scheduler.shutdown(wait=False)
+                log.info("speakerbot stopped")
+
+    def _start_inbound(self) -> None:
+        imap = imap_settings(self.settings)
+        if imap is not None:
+            self.watcher = ImapWatcher(imap, self.deliver_imap,
+                                       on_error=lambda error: log.warning("IMAP: %s", error))
+            self.watcher.start()
+        lmtp = self.settings.lmtp
+        if lmtp is not None:
+            self.lmtp = LmtpServer(lmtp.host, lmtp.port, self._store_lmtp,
+                                   max_size=self.settings.limits.max_message_size)
+            self.lmtp.start()
+            log.info("LMTP listening on %s:%s", lmtp.host, self.lmtp.port)
+
+    def _stop_inbound(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.lmtp is not None:
+            self.lmtp.stop()
+
+    def stop_event_wakes(self, stop: threading.Event) -> Callable[[], None]:
+        """Return a function that stops the loop promptly (for signal handlers)."""
+        def trigger() -> None:
+            stop.set()
+            self.wake.set()
+        return trigger
+
+    def once(self) -> None:
+        """Process everything waiting and due, send the outbox, and return."""
+        with self.store.daemon_lock():
+            imap = imap_settings(self.settings)
+            if imap is not None:
+                mailbox = ImapMailbox(imap)
+                mailbox.connect()
+                try:
+                    done = list(self.deliver_imap(mailbox.fetch_all()))
+                    mailbox.move_to_processed(done)
+                finally:
+                    mailbox.close()
+            self.service.process_pending()
+            self.service.tick(self.clock())
+            self.send_outbox()

@@ -1,0 +1,26 @@
+"""Crash points for the crash-safety tests: the daemon kills itself, hard, at a named step.
+
+Set ``SPEAKERBOT_CRASHPOINT`` to one of ``CRASHPOINTS`` (and ``SPEAKERBOT_CRASHPOINT_MARKER``
+to a file path, so that the crash happens once: the file is written just before dying and a
+restarted daemon sees it and goes on). Without the variable nothing happens.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+CRASHPOINTS = ("after-fetch", "after-commit", "after-smtp")
+
+
+def crashpoint(name: str) -> None:
+    """Die with SIGKILL here if a crash test asked for this point (and has not had it yet)."""
+    if os.environ.get("SPEAKERBOT_CRASHPOINT") != name:
+        return
+    marker = os.environ.get("SPEAKERBOT_CRASHPOINT_MARKER")
+    if marker:
+        if Path(marker).exists():
+            return
+        Path(marker).write_text(name)
+    os.kill(os.getpid(), signal.SIGKILL)

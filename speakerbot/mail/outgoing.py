@@ -1,0 +1,173 @@
+"""Outgoing mail: what the Speaker sends, rendered from templates and wrapped in proper headers.
+
+Every message has its own Message-ID (derived from a stable key, so the same message composed
+twice gets the same ID), ``Auto-Submitted`` (``auto-replied`` for replies, ``auto-generated``
+for the rest), ``X-Loop``, a Reply-To of the game's address, and a subject that starts with
+the game's tag. Replies carry In-Reply-To and References; mail to a list carries List-Id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+WIDTH = 72
+
+
+@dataclass(frozen=True)
+class GameIdentity:
+    """Who the game is on the wire: its name, its address, its list."""
+
+    name: str
+    address: str
+    list_address: str | None = None
+
+    @property
+    def tag(self) -> str:
+        """Return the subject tag, e.g. ``[Camford Nomic]``."""
+        return f"[{self.name}]"
+
+    @property
+    def domain(self) -> str:
+        """Return the domain of the game's address, for Message-IDs and List-Id."""
+        return self.address.rpartition("@")[2] or "speakerbot.invalid"
+
+    @property
+    def loop_token(self) -> str:
+        """Return the X-Loop value that marks the game's own mail."""
+        return self.address
+
+    @property
+    def list_id(self) -> str:
+        """Return the List-Id of the game's announcements."""
+        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "nomic"
+        return f"{self.name} <{slug}.{self.domain}>"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One message to send, before it gets its envelope."""
+
+    kind: str  # reply | announcement | reminder | notice
+    recipients: tuple[str, ...]
+    subject: str  # without the game's tag
+    body: str
+    key: str  # stable: the same key always gives the same Message-ID
+    public: bool = False
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+
+
+def message_id_for(identity: GameIdentity, key: str) -> str:
+    """Derive a Message-ID from a stable key, so a message composed again keeps its ID."""
+    digest = hashlib.sha256(f"{identity.address}\n{key}".encode()).hexdigest()[:24]
+    return f"<sb.{digest}@{identity.domain}>"
+
+
+def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple[str, bytes]:
+    """Wrap a message in its headers; return its Message-ID and its bytes (CRLF line ends)."""
+    message = EmailMessage()
+    message_id = message_id_for(identity, outgoing.key)
+    message["From"] = f"{identity.name} <{identity.address}>"
+    message["To"] = ", ".join(outgoing.recipients)
+    message["Reply-To"] = identity.address
+    message["Subject"] = f"{identity.tag} {outgoing.subject}"
+    message["Date"] = format_datetime(date.astimezone(UTC))
+    message["Message-ID"] = message_id
+    message["Auto-Submitted"] = "auto-replied" if outgoing.kind == "reply" else "auto-generated"
+    message["X-Loop"] = identity.loop_token
+    if outgoing.in_reply_to:
+        message["In-Reply-To"] = outgoing.in_reply_to
+        message["References"] = " ".join((*outgoing.references, outgoing.in_reply_to))
+    if outgoing.public and identity.list_address:
+        message["List-Id"] = identity.list_id
+        message["Precedence"] = "list"
+    message.set_content(outgoing.body, charset="utf-8", cte="quoted-printable")
+    return message_id, message.as_bytes(policy=SMTP)
+
+
+# --- Rendering ------------------------------------------------------------------------------
+
+
+def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
+    """Wrap each line of ``text`` to ``width`` columns, keeping its own line breaks."""
+    out = []
+    for line in str(text).splitlines() or [""]:
+        if not line.strip():
+            out.append("")
+            continue
+        lead = line[: len(line) - len(line.lstrip())]
+        out.append(
+            textwrap.fill(
+                line.strip(),
+                width,
+                initial_indent=indent + lead,
+                subsequent_indent=indent + lead,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
+
+
+def when(moment: datetime | None) -> str:
+    """Write a time as players read it: ``2026-01-12 12:00 UTC`` (seconds only when not 0)."""
+    if moment is None:
+        return "no deadline"
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC" if moment.second else "%Y-%m-%d %H:%M UTC")
+
+
+def points(value: Decimal | int, signed: bool = False) -> str:
+    """Write a score: whole numbers plainly, fractions (after a new game) with their decimals."""
+    number = Decimal(value)
+    text = f"{number.normalize():f}" if number != number.to_integral() else f"{int(number)}"
+    if signed and number >= 0:
+        return "+" + text
+    return text
+
+
+def columns(rows: Iterable[Sequence[Any]], gap: str = "  ") -> str:
+    """Lay rows out in left-aligned columns (the last column is not padded)."""
+    table = [[str(cell) for cell in row] for row in rows]
+    if not table:
+        return ""
+    widths = [max(len(row[i]) for row in table if i < len(row)) for i in range(len(table[0]))]
+    lines = []
+    for row in table:
+        cells = [cell.ljust(widths[i]) if i < len(row) - 1 else cell for i, cell in enumerate(row)]
+        lines.append(gap.join(cells).rstrip())
+    return "\n".join(lines)
+
+
+class Renderer:
+    """Renders the templates in ``templates/`` (one per kind of message), strictly."""
+
+    def __init__(self, folder: Path) -> None:
+        self.environment = Environment(
+            loader=FileSystemLoader(str(folder)),
+            undefined=StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.environment.filters.update(wrap=wrap, when=when, points=points, columns=columns)
+
+    def render(self, template: str, **context: Any) -> str:
+        """Render one template; collapse runs of blank lines and end with one newline."""
+        text = self.environment.get_template(template).render(**context)
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+        return text + "\n"

@@ -1,0 +1,92 @@
+"""From the mail language's commands to the engine's commands (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from speakerbot.durations import parse_duration
+from speakerbot.engine import commands as c
+from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement
+from speakerbot.mail import language as lang
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question answered privately in the reply: STATUS, RULES, SCORES or HELP."""
+
+    line: int
+    verb: str
+
+
+@dataclass(frozen=True)
+class DigestRequest:
+    """ADMIN DIGEST: send the digest now."""
+
+    line: int
+
+
+Translated = c.Command | Query | DigestRequest
+
+
+def engine_clause(clause: lang.Clause) -> Clause:
+    """Turn a parsed proposal clause into the engine's clause."""
+    kind = ClauseKind(clause.kind.value if hasattr(clause.kind, "value") else str(clause.kind))
+    if kind is ClauseKind.SET:
+        return Clause(kind, None, clause.value or "", parameter=clause.parameter)
+    return Clause(kind, clause.rule, clause.text, clause.immutable)
+
+
+def translate(command: lang.Command, sender: str) -> Translated:
+    """Translate one parsed command from ``sender``. Raises ValueError for a bad duration."""
+    match command:
+        case lang.Vote(proposal=number, choice=choice):
+            return c.CastBallot(sender, number, Choice(str(choice.value)))
+        case lang.Propose(title=title, text=text, clauses=clauses):
+            return c.Propose(sender, title, text, tuple(engine_clause(x) for x in clauses))
+        case lang.Cfj(statement=statement, arguments=arguments, paradox=paradox):
+            return c.CallForJudgement(sender, statement, arguments, paradox)
+        case lang.Judgement(cfj=number, value=value, reasons=reasons):
+            return c.DeliverJudgement(sender, number, Judgement(str(value.value)), reasons)
+        case lang.Consent(proposal=number):
+            return c.DeclareConsent(sender, number, True)
+        case lang.Refuse(proposal=number):
+            return c.DeclareConsent(sender, number, False)
+        case lang.ConsentTurn():
+            return c.AgreeToNextTurn(sender)
+        case lang.Overrule(cfj=number):
+            return c.Overrule(sender, number)
+        case lang.Forfeit():
+            return c.Forfeit(sender)
+        case lang.Join(name=name):
+            return c.Join(sender, name)
+        case lang.Status() | lang.Rules() | lang.Scores() | lang.Help():
+            return Query(command.line, command.verb)
+        case lang.AdminAdd(email=email, name=name):
+            return c.AddPlayer(sender, email, name)
+        case lang.AdminRemove(player=player):
+            return c.RemovePlayer(sender, player)
+        case lang.AdminScore(player=player, delta=delta, reason=reason):
+            return c.AdjustScore(sender, player, Decimal(delta), reason or "")
+        case lang.AdminSet(parameter=parameter, value=value):
+            return c.SetMechanic(sender, parameter, value)
+        case lang.AdminExtend(proposal=number, duration=duration):
+            return c.ExtendVote(sender, number, parse_duration(duration))
+        case lang.AdminClose(proposal=number):
+            return c.CloseVote(sender, number)
+        case lang.AdminVoid(proposal=number, reason=reason):
+            return c.VoidProposal(sender, number, reason or "")
+        case lang.AdminRule(clause=clause):
+            return c.EditRule(sender, engine_clause(clause))
+        case lang.AdminJudge(cfj=number, player=player):
+            return c.AssignJudge(sender, number, player)
+        case lang.AdminSpeaker(player=player):
+            return c.HandSpeaker(sender, player)
+        case lang.AdminDigest():
+            return DigestRequest(command.line)
+    raise TypeError(f"no translation for {command!r}")
+
+
+def is_admin(command: lang.Command) -> bool:
+    """Tell whether a parsed command is one of the Speaker's overrides."""
+    return command.verb == "ADMIN"

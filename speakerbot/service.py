@@ -1,0 +1,317 @@
+"""The service layer: each inbound message, and each passing of time, is one transaction.
+
+Load the game's state, apply, append the events, write every message they cause to the
+outbox, mark the inbound message done, commit: all together or not at all. Nothing here
+talks to a mail server; the daemon feeds messages in and the outbox sender delivers them.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from speakerbot.adapters.store import InboundRow, OutgoingMail, Store, StoredInbound
+from speakerbot.config import Settings
+from speakerbot.engine import GameState, RandomSource, apply, next_deadline, replay, tick
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.mail import language as lang
+from speakerbot.mail.announcements import Announcer
+from speakerbot.mail.outgoing import GameIdentity, Outgoing, Renderer, compose
+from speakerbot.mail.reading import NEVER_ANSWER, InboundMail, can_acknowledge, read_message
+from speakerbot.mail.replies import Outcome, ReplyWriter, command_text, outcome_of
+from speakerbot.mail.translate import DigestRequest, Query, translate
+from speakerbot.presets import load_preset
+from speakerbot.resources import templates_dir
+
+log = logging.getLogger("speakerbot.service")
+
+
+class ServiceError(Exception):
+    """Something the operator must fix (no game yet, a game already there...)."""
+
+
+@dataclass(frozen=True)
+class Processed:
+    """What became of one inbound message."""
+
+    inbound_id: int
+    status: str  # processed | skipped | retry | set_aside
+    applied: bool
+
+
+class GameService:
+    """Runs one game on one store. Thread-safe: every transaction holds one lock."""
+
+    def __init__(self, store: Store, settings: Settings, *, rng: RandomSource,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.store = store
+        self.settings = settings
+        self.rng = rng
+        self.clock = clock
+        game = settings.game
+        self.identity = GameIdentity(game.name, game.address, game.list)
+        renderer = Renderer(templates_dir())
+        self.announcer = Announcer(self.identity, renderer)
+        self.replies = ReplyWriter(renderer, lang.help_text())
+        self.lock = threading.RLock()
+        self._cache: tuple[int, GameState] = (-1, GameState())
+
+    # --- the game's state ---
+
+    def state(self, session: Any = None) -> GameState:
+        """Return the current state, rebuilt from the record when it has grown."""
+        seq = self.store.last_event_seq(session)
+        if self._cache[0] != seq:
+            events = [event_from_json(row.data) for row in self.store.load_events(session)]
+            self._cache = (seq, replay(events))
+        return self._cache[1]
+
+    def has_game(self) -> bool:
+        """Tell whether a game has been started in this store."""
+        return self.state().started
+
+    def _commit(self, session: Any, events: Sequence[e.Event], state: GameState,
+                outgoing: Sequence[Outgoing], *, inbound_id: int | None = None) -> None:
+        """Append events and queue their messages, in the caller's transaction."""
+        if events:
+            seq = self.store.append_events(session, [event_to_json(ev) for ev in events],
+                                           inbound_id=inbound_id)
+            self._cache = (seq, state)
+        now = self.clock()
+        for message in outgoing:
+            message_id, raw = compose(self.identity, message, now)
+            self.store.enqueue(session, OutgoingMail(
+                message_id, self.identity.address, message.recipients, raw, message.kind,
+                inbound_id, now,
+            ))
+
+    def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,
+                  session: Any) -> list[Outgoing]:
+        key = f"e{self.store.last_event_seq(session) + 1}"
+        return self.announcer.messages(events, state, key, before)
+
+    # --- operator commands ---
+
+    def start_game(self) -> list[e.Event]:
+        """Start the configured game (the store must be upgraded and empty)."""
+        game = self.settings.game
+        with self.lock, self.store.transaction() as session:
+            state = self.state(session)
+            if state.started:
+                raise ServiceError("a game already exists in this database; "
+                                   "use speakerbot init --force to start over")
+            command = c.StartGame(
+                game.speaker, load_preset(game.ruleset), game.speaker_name,
+                game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
+                game.open_registration,
+            )
+            new, events = apply(state, command, self.clock(), self.rng)
+            _raise_rejection(events)
+            self._commit(session, events, new, [])
+            return events
+
+    def speaker_command(self, command: c.Command) -> list[e.Event]:
+        """Apply an override from the command line as the Speaker; announce it."""
+        with self.lock, self.store.transaction() as session:
+            state = self.state(session)
+            new, events = apply(state, command, self.clock(), self.rng)
+            _raise_rejection(events)
+            self._commit(session, events, new, self._announce(events, new, state, session))
+            return events
+
+    # --- inbound mail ---
+
+    def receive(self, raw: bytes, received_at: datetime, *, source: str,
+                uidvalidity: int | None = None, uid: int | None = None) -> StoredInbound:
+        """Store a message's raw bytes, first of all (a duplicate is stored once)."""
+        return self.store.store_inbound(raw, received_at, source=source,
+                                        uidvalidity=uidvalidity, uid=uid)
+
+    def process_pending(self) -> list[Processed]:
+        """Process every stored message not yet processed, in the order received."""
+        done = []
+        with self.lock:
+            for row in self.store.pending_inbound():
+                done.append(self.process(row))
+        return done
+
+    def process(self, row: InboundRow) -> Processed:
+        """Process one message in one transaction; on failure, count it and maybe set it aside."""
+        with self.lock:
+            try:
+                return self._process(row)
+            except Exception as error:
+                log.exception("processing inbound message %s failed", row.id)
+                failed = self.store.record_inbound_failure(row.id, f"{type(error).__name__}: "
+                                                                   f"{error}")
+                if failed.status == "set_aside":
+                    self._tell_speaker_set_aside(failed, error)
+                return Processed(row.id, failed.status, False)
+
+    def _process(self, row: InboundRow) -> Processed:
+        limits = self.settings.limits
+        mail = read_message(row.raw, max_bytes=limits.max_message_size,
+                            loop_token=self.identity.loop_token)
+        received = row.received_at
+        with self.store.transaction() as session:
+            start = self.state(session)
+            # First let time pass up to the moment the message was received: deadlines
+            # that fell before it are settled before it is read.
+            state, tick_events = tick(start, received, self.rng)
+            outgoing = self._announce(tick_events, state, start, session)
+            if mail.skipped in NEVER_ANSWER or not mail.sender:
+                self._commit(session, tick_events, state, outgoing, inbound_id=row.id)
+                self.store.mark_inbound(session, row.id, "skipped", mail.skipped or "no sender")
+                return Processed(row.id, "skipped", False)
+            before_commands = state
+            state, events, reply, extra = self._apply_mail(mail, state, received)
+            all_events = [*tick_events, *events]
+            outgoing += self.announcer.messages(
+                events, state, f"e{self.store.last_event_seq(session) + 1 + len(tick_events)}",
+                before_commands)
+            outgoing += extra
+            if reply is not None and can_acknowledge(mail):
+                outgoing += self._limited_reply(session, mail, reply, row)
+            self._commit(session, all_events, state, outgoing, inbound_id=row.id)
+            self.store.mark_inbound(session, row.id, "processed")
+            return Processed(row.id, "processed", bool(events))
+
+    def _apply_mail(
+        self, mail: InboundMail, state: GameState, received: datetime
+    ) -> tuple[GameState, list[e.Event], str | None, list[Outgoing]]:
+        """Apply a message's commands all or nothing.
+
+        Return the new state, the events, the reply, and any other message it asked for
+        (the digest).
+        """
+        sender = mail.sender or ""
+        if mail.problem:
+            return state, [], self.replies.reply(state, sender, outcomes=(), errors=(),
+                                                 ignored=(), answers=(), applied=False,
+                                                 problem=mail.problem), []
+        parsed = lang.parse_commands(mail.subject, mail.body)
+        errors = [(err.line, err.text, err.reason) for err in parsed.errors]
+        ignored = [(item.line, item.text) for item in parsed.ignored]
+        admin = [cmd for cmd in parsed.commands if cmd.verb == "ADMIN"]
+        if admin and not errors and not self._admin_allowed(sender, parsed.password, state):
+            errors.append((admin[0].line, command_text(admin[0]),
+                           "admin commands are accepted only from the Speaker's address, in a "
+                           "message with the right PASSWORD line"))
+        translated: list[tuple[lang.Command, c.Command | Query | DigestRequest]] = []
+        for command in parsed.commands if not errors else ():
+            try:
+                translated.append((command, translate(command, sender)))
+            except ValueError as error:
+                errors.append((command.line, command_text(command), str(error)))
+        if errors:
+            return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
+                                                 ignored=ignored, answers=(), applied=False), []
+        work, applied = state, True
+        events: list[e.Event] = []
+        outcomes: list[Outcome] = []
+        queries: list[str] = []
+        digests: list[Outgoing] = []
+        for command, action in translated:
+            if isinstance(action, Query):
+                queries.append(action.verb)
+                continue
+            if isinstance(action, DigestRequest):
+                digests.append(self.announcer.digest(work, [], f"digest:{mail.message_id}"))
+                outcomes.append(Outcome(command.line, command_text(command),
+                                        "The digest is on its way to every player."))
+                continue
+            after, produced = apply(work, action, received, self.rng)
+            outcomes.append(Outcome(command.line, command_text(command),
+                                    outcome_of(produced, after, sender)))
+            if any(isinstance(ev, e.CommandRejected) for ev in produced):
+                applied = False
+                break
+            work, events = after, [*events, *produced]
+        if not applied:
+            work, events, digests = state, [], []
+        answers = [self.replies.answer(verb, work, sender) for verb in queries]
+        reply = self.replies.reply(work, sender, outcomes=outcomes, errors=(), ignored=ignored,
+                                   answers=answers, applied=applied)
+        return work, events, reply, digests
+
+    def _admin_allowed(self, sender: str, password: str | None, state: GameState) -> bool:
+        expected = self.settings.game.admin_password
+        return (sender == state.speaker and password is not None
+                and hmac.compare_digest(password.encode(), expected.encode()))
+
+    def _limited_reply(self, session: Any, mail: InboundMail, body: str,
+                       row: InboundRow) -> list[Outgoing]:
+        """Reply, unless the sender has had their replies for today (then one notice)."""
+        sender = mail.sender or ""
+        day = self.clock().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        sent_today = self.store.replies_since(sender, day)
+        limit = self.settings.limits.replies_per_day
+        subject = mail.subject.strip() or "your message"
+        if not subject.lower().startswith("re:"):
+            subject = f"Re: {subject}"
+        references = (*mail.references, *((mail.message_id,) if mail.message_id else ()))
+        if sent_today < limit:
+            return [Outgoing("reply", (sender,), subject, body, f"reply:{row.message_id}",
+                             in_reply_to=mail.message_id, references=references[:-1])]
+        if sent_today == limit:
+            notice = (f"You have had {limit} replies from {self.identity.name} today. Your mail "
+                      "is still read and applied, but it gets no more replies until tomorrow "
+                      "(UTC).\n")
+            return [Outgoing("notice", (sender,), "No more replies today", notice,
+                             f"limit:{row.message_id}", in_reply_to=mail.message_id)]
+        return []
+
+    def _tell_speaker_set_aside(self, row: InboundRow, error: Exception) -> None:
+        body = (f"A message could not be processed after {row.attempts} attempts and has been "
+                f"set aside. It is kept in the database.\n\nMessage-ID: {row.message_id}\n"
+                f"Received: {row.received_at.isoformat()}\nError: {type(error).__name__}: "
+                f"{error}\n")
+        with self.store.transaction() as session:
+            state = self.state(session)
+            speaker = state.speaker or self.settings.game.speaker
+            self._commit(session, [], state, [Outgoing(
+                "notice", (speaker,), "A message was set aside", body, f"aside:{row.id}")])
+
+    # --- time ---
+
+    def tick(self, now: datetime | None = None) -> list[e.Event]:
+        """Settle everything due by ``now``: reminders, closes, judge deadlines. Idempotent."""
+        with self.lock, self.store.transaction() as session:
+            state = self.state(session)
+            new, events = tick(state, now or self.clock(), self.rng)
+            if events:
+                self._commit(session, events, new, self._announce(events, new, state, session))
+            return events
+
+    def next_deadline(self) -> datetime | None:
+        """Return when the game next needs a tick."""
+        return next_deadline(self.state())
+
+    def send_digest(self, now: datetime | None = None) -> None:
+        """Queue the digest: open business and what was decided since the last digest."""
+        with self.lock, self.store.transaction() as session:
+            state = self.state(session)
+            if not state.started:
+                return
+            since = int(self.store.get_meta("digest_seq", session) or 0)
+            rows = self.store.load_events(session)
+            recent = [event_from_json(row.data) for row in rows if row.seq > since]
+            last = rows[-1].seq if rows else 0
+            stamp = (now or self.clock()).strftime("%Y%m%d%H%M")
+            self._commit(session, [], state, [self.announcer.digest(state, recent,
+                                                                    f"digest:{stamp}:{last}")])
+            self.store.set_meta(session, "digest_seq", last)
+
+
+def _raise_rejection(events: Sequence[e.Event]) -> None:
+    for event in events:
+        if isinstance(event, e.CommandRejected):
+            remedy = f" ({event.remedy})" if event.remedy else ""
+            raise ServiceError(f"{event.reason}{remedy}")

@@ -1,0 +1,189 @@
+"""Run a real game: the speakerbot CLI and daemon as subprocesses, against real servers.
+
+Players' mail is appended to the game's mailbox on Dovecot (as an MTA would deliver it), the
+daemon reads it by IMAP and sends by SMTP to the sink, and the database is SQLite or
+PostgreSQL. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+from speakerbot.adapters.store import Store
+from speakerbot.engine import GameState, replay
+from speakerbot.engine.codec import event_from_json
+from tests.support.dovecot import DovecotServer
+from tests.support.smtp_sink import CapturedMessage, SmtpSink
+
+GAME = "game@nomic.test"
+SPEAKER = "chuck@nomic.test"
+PASSWORD = "s3cret-admin"
+_users = itertools.count(1)
+
+
+def body_of(message: CapturedMessage) -> str:
+    parsed = message.parsed()
+    part = parsed.get_body(("plain",))
+    return part.get_content() if part is not None else ""
+
+
+def subject_of(message: CapturedMessage) -> str:
+    return str(message.parsed()["Subject"])
+
+
+class RunningGame:
+    """One game's config, database, mailbox and daemon process."""
+
+    def __init__(self, tmp: Path, dovecot: DovecotServer, sink: SmtpSink, db_url: str,
+                 ruleset: str, mechanics: dict[str, str] | None = None,
+                 extra_env: dict[str, str] | None = None) -> None:
+        self.tmp = tmp
+        self.dovecot = dovecot
+        self.sink = sink
+        self.db_url = db_url
+        self.user = f"game{next(_users)}-{os.getpid()}"
+        dovecot.add_user(self.user, "imap-password")
+        self.config = tmp / "speakerbot.toml"
+        mechanics_lines = "\n".join(f'{k} = "{v}"' for k, v in (mechanics or {}).items())
+        self.config.write_text(f"""
+[game]
+name = "Test Nomic"
+ruleset = "{ruleset}"
+address = "{GAME}"
+speaker = "{SPEAKER}"
+speaker_name = "Chuck"
+admin_password = "{PASSWORD}"
+open_registration = true
+
+[mechanics]
+{mechanics_lines}
+
+[database]
+url = "{db_url}"
+
+[imap]
+host = "127.0.0.1"
+port = {dovecot.port}
+security = "none"
+username = "{self.user}"
+password = "imap-password"
+idle = true
+poll_interval = "2s"
+
+[smtp]
+host = "127.0.0.1"
+port = {sink.port}
+security = "none"
+""")
+        self.env = {**os.environ, "SPEAKERBOT_SEED": "12345", **(extra_env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = tmp / "daemon.log"
+
+    # --- the command line ---
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(self.config),
+                                 *args], capture_output=True, text=True, env=self.env,
+                                cwd=self.tmp, timeout=120)
+        if check:
+            assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
+        return result
+
+    def start(self, **env: str) -> None:
+        assert self.process is None or self.process.poll() is not None
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "speakerbot", "run", "--config", str(self.config)],
+                stdout=log, stderr=log, env={**self.env, **env}, cwd=self.tmp)
+
+    def stop(self, timeout: float = 30) -> int:
+        """SIGTERM, and wait for a clean exit."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout)
+
+    def wait_exit(self, timeout: float = 60) -> int:
+        assert self.process is not None
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+    def wait_log(self, fragment: str, timeout: float = 30) -> None:
+        """Wait until the daemon's log shows ``fragment`` (it has no other readiness signal)."""
+        deadline = time.monotonic() + timeout
+        delay = 0.02
+        while fragment not in self.log_text():
+            assert self.process is not None and self.process.poll() is None, self.log_text()
+            assert time.monotonic() < deadline, f"no {fragment!r} in the log:\n{self.log_text()}"
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    # --- mail ---
+
+    def message(self, sender: str, subject: str, body: str, *,
+                message_id: str | None = None) -> bytes:
+        message = EmailMessage()
+        message["From"] = sender
+        message["To"] = GAME
+        message["Subject"] = subject
+        message["Message-ID"] = message_id or make_msgid(domain="players.test")
+        message.set_content(body)
+        return message.as_bytes()
+
+    def send(self, sender: str, subject: str, body: str, *, at: datetime | None = None,
+             message_id: str | None = None) -> bytes:
+        raw = self.message(sender, subject, body, message_id=message_id)
+        self.append(raw, at=at)
+        return raw
+
+    def append(self, raw: bytes, *, at: datetime | None = None) -> None:
+        self.dovecot.append(self.user, "INBOX", raw, internaldate=at)
+
+    def inbox(self) -> list[bytes]:
+        return self.dovecot.list_folder(self.user, "INBOX")
+
+    def processed(self) -> list[bytes]:
+        return self.dovecot.list_folder(self.user, "speakerbot/processed")
+
+    def wait_for(self, predicate: Callable[[CapturedMessage], bool],
+                 timeout: float = 30) -> CapturedMessage:
+        try:
+            return self.sink.wait_for(predicate, timeout)
+        except TimeoutError as error:
+            log = self.log_text()[-4000:]
+            raise AssertionError(f"{error}\n--- daemon log ---\n{log}") from None
+
+    def wait_subject(self, fragment: str, to: str | None = None,
+                     timeout: float = 30) -> CapturedMessage:
+        return self.wait_for(lambda m: fragment in subject_of(m)
+                             and (to is None or to in m.rcpt_tos), timeout)
+
+    def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
+        return [m for m in self.sink.messages if fragment in subject_of(m)
+                and (to is None or to in m.rcpt_tos)]
+
+    # --- the record ---
+
+    def state(self) -> GameState:
+        with Store(self.db_url) as store:
+            return replay([event_from_json(row.data) for row in store.load_events()])
+
+    def events(self) -> Iterator[dict[str, object]]:
+        with Store(self.db_url) as store:
+            yield from (row.data for row in store.load_events())
