@@ -1,0 +1,1 @@
+"""Tests of speakerbot.mail: reading raw mail and the command language."""

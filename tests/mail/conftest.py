@@ -1,0 +1,32 @@
+"""Shared set-up of the mail tests: the checkout on sys.path, and the parse-time report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+PARSE_TIMES = pytest.StashKey[list[float]]()
+
+
+@pytest.fixture(scope="session")
+def parse_times(request: pytest.FixtureRequest) -> list[float]:
+    """Seconds taken by each timed parse; reported at the end of the run."""
+    return request.config.stash.setdefault(PARSE_TIMES, [])
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """Print how long the slowest parse of the property tests took."""
+    times = config.stash.get(PARSE_TIMES, [])
+    if times:
+        terminalreporter.write_line(
+            f"mail property tests: {len(times)} timed parses, slowest {max(times) * 1000:.1f} ms, "
+            f"mean {sum(times) / len(times) * 1000:.2f} ms (limit 1000 ms each)"
+        )
