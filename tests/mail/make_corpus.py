@@ -1805,7 +1805,7 @@ add(
 
 # =========================================================================== the Speaker
 
-SPEAKER = {"name": "The Speaker", "addr": "speaker@example.org"}
+SPEAKER_NAME, SPEAKER_ADDR = "The Speaker", "speaker@example.org"
 SECRET = "correct-horse-battery-staple"
 
 add(
@@ -1834,7 +1834,8 @@ ADMIN DIGEST
 The Speaker
 """,
         mid="20250323.1@example.org",
-        **SPEAKER,
+        name=SPEAKER_NAME,
+        addr=SPEAKER_ADDR,
     ),
     parsed(
         "speaker@example.org",
@@ -1872,7 +1873,8 @@ ADMIN SET voting_period = 5d
 Password: {SECRET}
 """,
         mid="20250323.2@example.org",
-        **SPEAKER,
+        name=SPEAKER_NAME,
+        addr=SPEAKER_ADDR,
     ),
     parsed(
         "speaker@example.org",
@@ -1902,7 +1904,8 @@ add(
         "admin",
         "ADMIN DIGEST\nADMIN CLOSE 302\nVOTE 301 FOR\n",
         mid="20250323.3@example.org",
-        **SPEAKER,
+        name=SPEAKER_NAME,
+        addr=SPEAKER_ADDR,
     ),
     parsed(
         "speaker@example.org",
@@ -1922,7 +1925,8 @@ add(
         "admin",
         f"PASWORD {SECRET}\nADMIN DIGEST\n",
         mid="20250323.4@example.org",
-        **SPEAKER,
+        name=SPEAKER_NAME,
+        addr=SPEAKER_ADDR,
     ),
     parsed(
         "speaker@example.org",
@@ -1948,7 +1952,8 @@ ADMIN FROB 3
 ADMIN SCROE bob@contoso.com +2
 """,
         mid="20250323.5@example.org",
-        **SPEAKER,
+        name=SPEAKER_NAME,
+        addr=SPEAKER_ADDR,
     ),
     parsed(
         "speaker@example.org",

@@ -14,6 +14,7 @@ from speakerbot.mail.language import (
     MAX_COMMAND_LINES,
     AdminExtend,
     Clause,
+    ClauseKind,
     Propose,
     Vote,
     help_text,
@@ -934,7 +935,7 @@ def test_typed_commands() -> None:
     vote_command, proposal, extend = result.commands
     assert isinstance(vote_command, Vote) and vote_command.choice == "FOR"
     assert isinstance(proposal, Propose)
-    assert proposal.clauses == (Clause("ENACT", None, "x"),)
+    assert proposal.clauses == (Clause(ClauseKind.ENACT, None, "x"),)
     assert isinstance(extend, AdminExtend)
     assert extend.period == timedelta(days=1, hours=12)
     assert result.password == "pw"
