@@ -280,7 +280,7 @@ BAD: list[tuple[str, str, object, str]] = [
     ("game", "admin_password_file", "/nonexistent/admin", "[game] admin_password_file"),
     # [mechanics]
     ("mechanics", "voting_period", "forever", "[mechanics] voting_period"),
-    ("mechanics", "voting_period", "10s", "[mechanics] voting_period"),
+    ("mechanics", "voting_period", "0s", "[mechanics] voting_period"),
     ("mechanics", "quorum_percent", 101, "[mechanics] quorum_percent"),
     ("mechanics", "overrule", "maybe", "[mechanics] overrule"),
     ("mechanics", "judge_policy", "dice", "[mechanics] judge_policy"),
