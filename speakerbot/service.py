@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -130,7 +131,13 @@ class GameService:
 
     def receive(self, raw: bytes, received_at: datetime, *, source: str,
                 uidvalidity: int | None = None, uid: int | None = None) -> StoredInbound:
-        """Store a message's raw bytes, first of all (a duplicate is stored once)."""
+        """Store a message's raw bytes, first of all (a duplicate is stored once).
+
+        The Speaker's password never reaches the database: a message with a PASSWORD line
+        is stored with that line replaced by the verdict of checking it.
+        """
+        raw = without_password(raw, self.settings.game.admin_password,
+                               max_bytes=self.settings.limits.max_message_size)
         return self.store.store_inbound(raw, received_at, source=source,
                                         uidvalidity=uidvalidity, uid=uid)
 
@@ -242,9 +249,8 @@ class GameService:
         return work, events, reply, digests
 
     def _admin_allowed(self, sender: str, password: str | None, state: GameState) -> bool:
-        expected = self.settings.game.admin_password
-        return (sender == state.speaker and password is not None
-                and hmac.compare_digest(password.encode(), expected.encode()))
+        # receive() has already checked the password and left only its verdict.
+        return sender == state.speaker and password == PASSWORD_RIGHT
 
     def _limited_reply(self, session: Any, mail: InboundMail, body: str,
                        row: InboundRow) -> list[Outgoing]:
@@ -308,6 +314,66 @@ class GameService:
             self._commit(session, [], state, [self.announcer.digest(state, recent,
                                                                     f"digest:{stamp}:{last}")])
             self.store.set_meta(session, "digest_seq", last)
+
+
+PASSWORD_RIGHT = "[checked by speakerbot: right]"
+PASSWORD_WRONG = "[checked by speakerbot: wrong]"
+_PASSWORD_LINE = re.compile(r"^(?P<lead>[ \t>]*PASSWORD[ \t]+)(?P<secret>\S.*?)[ \t]*$",
+                            re.IGNORECASE | re.MULTILINE)
+# In mail that cannot be read, a password may stand in clear or be encoded.
+_MAY_HIDE_PASSWORD = (b"password", b"base64", b"quoted-printable")
+_MIME_HEADERS = ("content-type", "content-transfer-encoding", "mime-version",
+                 "content-disposition")
+
+
+def without_password(raw: bytes, expected: str, *, max_bytes: int) -> bytes:
+    """Return the message with every PASSWORD line's secret replaced by the check's verdict.
+
+    The original header block is kept byte for byte (Message-ID, From, Auto-Submitted... all
+    still count); the body becomes the decoded plain text with the verdicts in it. A message
+    without a PASSWORD line comes back unchanged. One that cannot be read and might hold a
+    password (the word, or an encoded body) keeps only its headers.
+    """
+    # Decode first: a base64 or quoted-printable body hides the word from a byte search.
+    mail = read_message(raw, max_bytes=max_bytes)
+    if mail.problem is None and not _PASSWORD_LINE.search(mail.body):
+        return raw
+    lowered = raw.lower()
+    if mail.problem is not None and not any(word in lowered for word in _MAY_HIDE_PASSWORD):
+        return raw
+
+    def verdict(match: re.Match[str]) -> str:
+        right = hmac.compare_digest(match["secret"].encode(), expected.encode())
+        return match["lead"] + (PASSWORD_RIGHT if right else PASSWORD_WRONG)
+
+    if mail.problem is None:
+        body = _PASSWORD_LINE.sub(verdict, mail.body)
+    else:
+        body = ("[speakerbot kept no body: the message could not be read and may have held "
+                "the Speaker's password]\n")
+    head = _header_block(raw)
+    mime = (b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Transfer-Encoding: 8bit\r\nX-Speakerbot-Redacted: password\r\n")
+    text = body.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8")
+    return head + mime + b"\r\n" + text
+
+
+def _header_block(raw: bytes) -> bytes:
+    """Return the message's header lines, CRLF-ended, without the MIME ones."""
+    end = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0),
+              default=len(raw))
+    kept: list[bytes] = []
+    keep = True
+    for line in raw[:end].replace(b"\r\n", b"\n").split(b"\n"):
+        if line[:1] in (b" ", b"\t"):
+            if keep:
+                kept.append(line)
+            continue
+        name = line.split(b":", 1)[0].strip().lower().decode("ascii", "replace")
+        keep = name not in _MIME_HEADERS
+        if keep:
+            kept.append(line)
+    return b"".join(line + b"\r\n" for line in kept)
 
 
 def _raise_rejection(events: Sequence[e.Event]) -> None:
