@@ -318,12 +318,28 @@ class GameService:
 
 PASSWORD_RIGHT = "[checked by speakerbot: right]"
 PASSWORD_WRONG = "[checked by speakerbot: wrong]"
-_PASSWORD_LINE = re.compile(r"^(?P<lead>[ \t>]*PASSWORD[ \t]+)(?P<secret>\S.*?)[ \t]*$",
-                            re.IGNORECASE | re.MULTILINE)
+PASSWORD_REMOVED = "[removed by speakerbot]"
 # In mail that cannot be read, a password may stand in clear or be encoded.
 _MAY_HIDE_PASSWORD = (b"password", b"base64", b"quoted-printable")
 _MIME_HEADERS = ("content-type", "content-transfer-encoding", "mime-version",
                  "content-disposition")
+_LINE = re.compile(r"^(?P<lead>[ \t>]*)(?P<word>\S+)(?P<gap>\s+)(?P<secret>\S.*?)\s*$")
+
+
+def _redact_line(line: str, expected: str) -> tuple[str, bool]:
+    """Replace the secret of a PASSWORD line (read as the parser reads it) or of a near miss."""
+    match = _LINE.match(line)
+    if match is None:
+        return line, False
+    word = match["word"].upper().removesuffix(":")
+    if word == "PASSWORD":
+        right = hmac.compare_digest(match["secret"].encode(), expected.encode())
+        verdict = PASSWORD_RIGHT if right else PASSWORD_WRONG
+    elif len(word) >= 6 and lang.one_edit_apart(word, "PASSWORD"):
+        verdict = PASSWORD_REMOVED  # a misspelled PASSWORD line still holds the secret
+    else:
+        return line, False
+    return match["lead"] + match["word"] + match["gap"] + verdict, True
 
 
 def without_password(raw: bytes, expected: str, *, max_bytes: int) -> bytes:
@@ -336,18 +352,13 @@ def without_password(raw: bytes, expected: str, *, max_bytes: int) -> bytes:
     """
     # Decode first: a base64 or quoted-printable body hides the word from a byte search.
     mail = read_message(raw, max_bytes=max_bytes)
-    if mail.problem is None and not _PASSWORD_LINE.search(mail.body):
-        return raw
-    lowered = raw.lower()
-    if mail.problem is not None and not any(word in lowered for word in _MAY_HIDE_PASSWORD):
-        return raw
-
-    def verdict(match: re.Match[str]) -> str:
-        right = hmac.compare_digest(match["secret"].encode(), expected.encode())
-        return match["lead"] + (PASSWORD_RIGHT if right else PASSWORD_WRONG)
-
     if mail.problem is None:
-        body = _PASSWORD_LINE.sub(verdict, mail.body)
+        lines = [_redact_line(line, expected) for line in mail.body.split("\n")]
+        if not any(changed for _, changed in lines):
+            return raw
+        body = "\n".join(line for line, _ in lines)
+    elif not any(word in raw.lower() for word in _MAY_HIDE_PASSWORD):
+        return raw
     else:
         body = ("[speakerbot kept no body: the message could not be read and may have held "
                 "the Speaker's password]\n")

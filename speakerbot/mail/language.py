@@ -1390,6 +1390,11 @@ def _split_lines(body: str) -> list[str]:
     return lines
 
 
+def one_edit_apart(a: str, b: str) -> bool:
+    """Tell whether two words are one Damerau–Levenshtein edit apart (and not equal)."""
+    return _one_edit(a, b)
+
+
 def _password_in(text: str) -> str | None:
     """Return the secret if ``text`` (stripped) is a PASSWORD line, else None."""
     words = text.split(None, 1)

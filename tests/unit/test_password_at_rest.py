@@ -79,3 +79,14 @@ def test_unreadable_encoded_mail_keeps_only_its_headers() -> None:
     assert read_message(raw, max_bytes=LIMIT).problem is not None
     assert base64.b64encode(f"PASSWORD {SECRET}".encode())[:12] not in stored
     assert b"Message-ID: <admin-1@example.org>" in stored
+
+
+def test_colon_and_misspelled_password_lines_are_redacted_too() -> None:
+    colon = without_password(mail(f"Password: {SECRET}\nADMIN DIGEST\n"), SECRET,
+                             max_bytes=LIMIT)
+    assert SECRET.encode() not in colon
+    assert parse_commands("", read_message(colon).body).password == PASSWORD_RIGHT
+    typo = without_password(mail(f"PASWORD {SECRET}\nADMIN DIGEST\n"), SECRET, max_bytes=LIMIT)
+    assert SECRET.encode() not in typo
+    prose = mail("Passport renewal is due.\nVOTE 301 FOR\n")
+    assert without_password(prose, SECRET, max_bytes=LIMIT) == prose
