@@ -203,7 +203,8 @@ class GameService:
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=(),
                                                  ignored=(), answers=(), applied=False,
                                                  problem=mail.problem), []
-        parsed = lang.parse_commands(mail.subject, mail.body)
+        parsed = lang.parse_commands(mail.subject, mail.body,
+                                     max_command_lines=self.settings.limits.max_command_lines)
         errors = [(err.line, err.text, err.reason) for err in parsed.errors]
         ignored = [(item.line, item.text) for item in parsed.ignored]
         admin = [cmd for cmd in parsed.commands if cmd.verb == "ADMIN"]

@@ -1411,8 +1411,9 @@ def _keyword(first: str) -> str:
 class _Reader:
     """Reads one message's lines; the state of :func:`parse_commands`."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], max_command_lines: int = MAX_COMMAND_LINES) -> None:
         self.lines = lines
+        self.limit = max_command_lines
         self.commands: list[Command] = []
         self.errors: list[ParseError] = []
         self.ignored: list[IgnoredLine] = []
@@ -1507,7 +1508,7 @@ class _Reader:
 
     def count(self, line: int) -> None:
         self.command_lines.add(line)
-        if len(self.command_lines) > MAX_COMMAND_LINES:
+        if len(self.command_lines) > self.limit:
             self.too_many = True
 
     def finish_plan(self, plan: _Plan, line: int, text: str, index: int) -> int:
@@ -1720,8 +1721,8 @@ class _Reader:
                     ParseError(
                         0,
                         "",
-                        f"this message has more than {MAX_COMMAND_LINES} command lines; the "
-                        f"Speaker reads at most {MAX_COMMAND_LINES} in one message, so none "
+                        f"this message has more than {self.limit} command lines; the "
+                        f"Speaker reads at most {self.limit} in one message, so none "
                         "was applied. Split them over several messages.",
                     ),
                 ),
@@ -1799,13 +1800,17 @@ def _scrub(result: ParseResult, secret: str) -> ParseResult:
     return scrubbed
 
 
-def parse_commands(subject: str, body: str) -> ParseResult:
+def parse_commands(
+    subject: str, body: str, *, max_command_lines: int = MAX_COMMAND_LINES
+) -> ParseResult:
     """Read the commands of one message from its decoded Subject and plain-text body.
+
+    A message with more than ``max_command_lines`` command lines is refused whole.
 
     See the module docstring for what is counted as a line and what is skipped,
     and ``docs/email-language.md`` for the language. Never raises.
     """
-    reader = _Reader(_split_lines(body))
+    reader = _Reader(_split_lines(body), max_command_lines)
     start = reader.subject(subject)
     if start is not None:
         reader.body(start)

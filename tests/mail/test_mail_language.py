@@ -1037,3 +1037,10 @@ def test_enumerations_survive_the_password_scrub() -> None:
     assert isinstance(judgement, Judgement) and judgement.value is JudgementValue.TRUE
     assert isinstance(rule, AdminRule) and rule.clause.kind is ClauseKind.REPEAL
     assert json.loads(json.dumps(result.to_json()))["commands"][0]["choice"] == "FOR"
+
+
+def test_the_command_line_limit_can_be_configured() -> None:
+    body = "".join(f"VOTE {301 + i} FOR\n" for i in range(6))
+    assert len(parse_commands("", body, max_command_lines=6).commands) == 6
+    limited = parse_commands("", body, max_command_lines=5)
+    assert limited.commands == () and "more than 5 command lines" in limited.errors[0].reason
