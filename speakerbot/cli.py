@@ -13,7 +13,8 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from speakerbot.adapters.store import AlreadyRunning, Store
@@ -84,13 +85,20 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _player_add(args: argparse.Namespace) -> int:
+@contextmanager
+def _game(args: argparse.Namespace) -> Iterator[tuple[Settings, Store, GameService]]:
+    """Open the configured game's store; refuse when no game has been started."""
     settings = _settings(args)
     store, service = _open(settings)
     with store:
-        state = service.state()
-        if not state.started:
+        if not service.has_game():
             raise CliError("no game has started: run speakerbot init first")
+        yield settings, store, service
+
+
+def _player_add(args: argparse.Namespace) -> int:
+    with _game(args) as (_, _, service):
+        state = service.state()
         service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
         print(f"added {args.name} <{args.email.lower()}>")
     return 0
@@ -105,12 +113,8 @@ def _db_upgrade(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    store, service = _open(settings)
-    with store:
+    with _game(args) as (settings, store, service):
         state = service.state()
-        if not state.started:
-            raise CliError("no game has started: run speakerbot init first")
         print(f"{settings.game.name} ({state.preset}), game {state.game_number}"
               + (f", ENDED: {state.end_reason}" if state.ended else ""))
         print(f"Speaker: {state.name_of(state.speaker)} <{state.speaker}>")
@@ -147,16 +151,12 @@ def _status(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from speakerbot.daemon import Daemon
 
-    settings = _settings(args)
-    settings.require_outbound()
-    if not args.once:
-        settings.require_inbound()
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    store, service = _open(settings)
-    with store:
-        if not service.has_game():
-            raise CliError("no game has started: run speakerbot init first")
+    with _game(args) as (settings, _, service):
+        settings.require_outbound()
+        if not args.once:
+            settings.require_inbound()
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         daemon = Daemon(settings, service)
         if args.once:
             daemon.once()
