@@ -1,0 +1,474 @@
+"""The GameService on a real SQLite store, fed raw email: what is answered, how, and to whom.
+
+Mail that must never be answered is recorded and skipped; replies go to the sender only, with
+the right headers, never quoting the message; a message is applied whole or not at all; the
+daily reply limit ends with one notice; public mail goes to the list or to every player;
+STATUS, RULES and HELP answer privately; a message is applied once; a message that keeps
+failing is set aside and the Speaker is told.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from speakerbot.engine.model import Choice
+from speakerbot.mail import language as lang
+from speakerbot.mail.outgoing import Renderer
+from tests.support.mailgame import (
+    ALICE,
+    BOB,
+    CAROL,
+    GAME,
+    LIST,
+    NAMES,
+    PASSWORD,
+    SPEAKER,
+    TAG,
+    Mail,
+    MailGame,
+    ballot_leaks,
+)
+
+MakeGame = Callable[..., MailGame]
+
+
+@pytest.fixture
+def make_game(tmp_path: Path) -> Iterator[MakeGame]:
+    games: list[MailGame] = []
+
+    def make(ruleset: str = "nomicam", players: tuple[str, ...] = (ALICE, BOB, CAROL),
+             **options: Any) -> MailGame:
+        folder = tmp_path / f"game{len(games)}"
+        folder.mkdir()
+        game = MailGame(folder, ruleset, players, **options)
+        games.append(game)
+        return game
+
+    yield make
+    for game in games:
+        game.close()
+
+
+@pytest.fixture
+def game(make_game: MakeGame) -> MailGame:
+    """A nomicam game with Alice, Bob and Carol, and Alice's proposal 301 open."""
+    game = make_game()
+    game.send(ALICE, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every vote.\n")
+    assert 301 in game.service.state().proposals
+    return game
+
+
+def ballot(game: MailGame, voter: str, proposal: int = 301) -> str | None:
+    found = game.service.state().proposals[proposal].ballots.get(voter)
+    return None if found is None else found.choice.value
+
+
+def only_reply(game: MailGame, message_id: str) -> Mail:
+    replies = game.replies_to(message_id)
+    assert len(replies) == 1, [mail.subject for mail in replies]
+    return replies[0]
+
+
+# --- Mail that is never answered ------------------------------------------------------------
+
+NEVER_ANSWERED = {
+    "auto-reply": (ALICE, [("Auto-Submitted", "auto-replied")]),
+    "vacation": (ALICE, [("X-Autoreply", "yes")]),
+    "bounce": (ALICE, [("Return-Path", "<>")]),
+    "mailer-daemon": ("MAILER-DAEMON@mx.example.org", []),
+    "bulk": (ALICE, [("Precedence", "bulk")]),
+    "list": (ALICE, [("List-Id", "Tea lovers <tea.lists.example.org>")]),
+    "loop": (ALICE, [("X-Loop", GAME)]),
+}
+
+
+@pytest.mark.parametrize("case", NEVER_ANSWERED)
+def test_mail_never_answered_is_recorded_skipped_and_changes_nothing(
+        game: MailGame, case: str) -> None:
+    sender, headers = NEVER_ANSWERED[case]
+    seq = game.store.last_event_seq()
+    queued = len(game.outbox())
+    received = game.send(sender, "Re: Tea", "VOTE 301 AGAINST\nSTATUS\n", headers=headers)
+    row = game.store.inbound(received.inbound_id)
+    assert row.status == "skipped"
+    assert row.raw == received.raw  # recorded as received
+    assert game.store.last_event_seq() == seq
+    assert ballot(game, ALICE) is None
+    assert len(game.outbox()) == queued, "mail that is never answered got an answer"
+
+
+# --- Replies: to whom, with which headers, saying what --------------------------------------
+
+
+def test_a_reply_goes_to_the_sender_only_with_the_threading_headers(game: MailGame) -> None:
+    top_posted = (
+        "VOTE 301 FOR\n"
+        "See you at the meeting.\n"
+        "\n"
+        "On Monday, Alice wrote:\n"
+        "> secret-quote-word\n"
+        "> VOTE 301 AGAINST\n"
+    )
+    received = game.send(BOB, "my votes", top_posted, headers=[
+        ("References", "<older@example.org>"), ("In-Reply-To", "<older@example.org>")])
+    reply = only_reply(game, received.message_id)
+    assert reply.row.kind == "reply"
+    assert reply.recipients == (BOB,)
+    assert [a.addr_spec for a in reply.message["To"].addresses] == [BOB]
+    assert reply.message["Cc"] is None and reply.message["Bcc"] is None
+    assert reply.subject == f"{TAG} Re: my votes"
+    assert reply.header("In-Reply-To") == received.message_id
+    references = str(reply.header("References")).split()
+    assert references[-1] == received.message_id
+    assert "<older@example.org>" in references
+    assert reply.header("Auto-Submitted") == "auto-replied"
+    assert reply.header("X-Loop") == GAME
+    assert reply.header("Reply-To") == GAME
+    assert reply.header("List-Id") is None
+    message_id = reply.header("Message-ID")
+    assert message_id and message_id != received.message_id
+    # The outcome, and the prose it ignored; never the quoted text.
+    assert "line 1: VOTE 301 FOR" in reply.body
+    assert "Your ballot on proposal 301 is FOR" in reply.body
+    assert "See you at the meeting." in reply.body  # ignored lines are listed, by contract
+    assert "secret-quote-word" not in reply.body
+    assert "VOTE 301 AGAINST" not in reply.body
+    assert ballot(game, BOB) == "FOR"
+
+
+def test_a_reply_to_a_reply_keeps_the_original_subject(game: MailGame) -> None:
+    original = f"Re: {TAG} Proposal 301: Tea"
+    received = game.send(BOB, original, "VOTE 301 FOR\n")
+    reply = only_reply(game, received.message_id)
+    assert reply.subject.startswith(f"{TAG} Re: ")
+    assert reply.subject in (f"{TAG} Re: {original}", f"{TAG} {original}")
+
+
+def test_every_message_gets_its_own_message_id(game: MailGame) -> None:
+    game.send(BOB, "vote", "VOTE 301 FOR\n")
+    game.send(BOB, "vote", "VOTE 301 FOR\n")
+    ids = [mail.header("Message-ID") for mail in game.outbox()]
+    assert all(ids) and len(set(ids)) == len(ids)
+
+
+def test_a_message_with_a_bad_line_changes_nothing_and_names_the_line_and_the_fix(
+        game: MailGame) -> None:
+    seq = game.store.last_event_seq()
+    received = game.send(BOB, "votes", "VOTE 301 FOR\nVOET 301 AGAINST\n")
+    assert game.store.last_event_seq() == seq
+    assert ballot(game, BOB) is None
+    reply = only_reply(game, received.message_id)
+    assert "Nothing in your message was done" in reply.body
+    assert "line 2: VOET 301 AGAINST" in reply.body
+    assert "did you mean VOTE?" in reply.body
+    assert "Your ballot" not in reply.body
+
+
+def test_a_message_whose_second_command_is_refused_changes_nothing(game: MailGame) -> None:
+    seq = game.store.last_event_seq()
+    received = game.send(BOB, "votes", "VOTE 301 FOR\nVOTE 999 AGAINST\n")
+    assert game.store.last_event_seq() == seq
+    assert ballot(game, BOB) is None
+    reply = only_reply(game, received.message_id)
+    assert "Nothing in your message was done" in reply.body
+    flat = " ".join(reply.body.split())
+    assert "line 2: VOTE 999 AGAINST Refused: there is no proposal 999." in flat
+    assert "STATUS lists the open proposals" in flat
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "service._apply_mail keeps the outcome of every command tried before the refused one; "
+    "the reply then says 'Your ballot on proposal 301 is FOR. It stays sealed, and you may "
+    "change it...' for a ballot that was rolled back and never counted"))
+def test_the_reply_to_a_refused_message_does_not_say_its_other_commands_were_done(
+        game: MailGame) -> None:
+    received = game.send(BOB, "votes", "VOTE 301 FOR\nVOTE 999 AGAINST\n")
+    assert ballot(game, BOB) is None
+    reply = only_reply(game, received.message_id)
+    assert "Your ballot on proposal 301 is FOR" not in reply.body
+
+
+def test_a_message_that_is_too_large_gets_a_clear_reply_and_changes_nothing(
+        make_game: MakeGame) -> None:
+    game = make_game(limits={"max_message_size": 1024})
+    game.send(ALICE, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every vote.\n")
+    seq = game.store.last_event_seq()
+    prose = "\n".join(f"Line {n} of a long story about tea and biscuits." for n in range(60))
+    received = game.send(BOB, "votes", f"VOTE 301 FOR\n{prose}\n")
+    assert len(received.raw) > 1024
+    assert game.store.last_event_seq() == seq
+    assert ballot(game, BOB) is None
+    assert game.store.inbound(received.inbound_id).status == "processed"
+    reply = only_reply(game, received.message_id)
+    assert reply.recipients == (BOB,)
+    flat = " ".join(reply.body.split())
+    assert "could not be read, so nothing in it was done" in flat
+    assert "more than the 1 KB the Speaker reads" in flat
+    assert "Line 7 of a long story" not in reply.body
+
+
+# --- The daily reply limit ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit", [3, None], ids=["limit-3", "default-20"])
+def test_replies_stop_after_the_daily_limit_with_one_notice(
+        make_game: MakeGame, limit: int | None) -> None:
+    game = make_game(limits={"replies_per_day": limit} if limit else None)
+    allowed = limit or 20
+    game.send(ALICE, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every vote.\n")
+    choices = [Choice.FOR, Choice.AGAINST]
+    sent = [game.send(BOB, f"vote {n}", f"VOTE 301 {choices[n % 2].value}\n")
+            for n in range(allowed + 2)]
+    answers = [game.replies_to(received.message_id) for received in sent]
+    for n in range(allowed):
+        assert [mail.row.kind for mail in answers[n]] == ["reply"], n
+    notice = answers[allowed]
+    assert [mail.row.kind for mail in notice] == ["notice"]
+    assert notice[0].recipients == (BOB,)
+    assert notice[0].subject.startswith(TAG)
+    assert "no more replies until tomorrow" in " ".join(notice[0].body.split())
+    assert answers[allowed + 1] == [], "a second notice, or a reply, past the limit"
+    # Every message was still recorded and applied.
+    statuses = {game.store.inbound(received.inbound_id).status for received in sent}
+    assert statuses == {"processed"}
+    assert ballot(game, BOB) == choices[(allowed + 1) % 2].value
+    # The next day the sender gets replies again.
+    again = game.send(BOB, "vote", "VOTE 301 FOR\n", after=timedelta(days=1))
+    assert [mail.row.kind for mail in game.replies_to(again.message_id)] == ["reply"]
+
+
+# --- Public mail: the list, or every player -------------------------------------------------
+
+
+def test_public_mail_goes_to_the_list_when_there_is_one(make_game: MakeGame) -> None:
+    game = make_game(list_address=LIST)
+    received = game.send(ALICE, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every vote.\n")
+    public = [mail for mail in game.outbox() if mail.row.kind == "announcement"]
+    assert public
+    for mail in public:
+        assert mail.recipients == (LIST,)
+        assert [a.addr_spec for a in mail.message["To"].addresses] == [LIST]
+        assert mail.header("List-Id") is not None
+        assert mail.header("Auto-Submitted") == "auto-generated"
+        assert mail.header("X-Loop") == GAME
+        assert mail.header("Reply-To") == GAME
+    proposal = [mail for mail in public if mail.subject == f"{TAG} Proposal 301: Tea"]
+    assert len(proposal) == 1
+    reply = only_reply(game, received.message_id)
+    assert reply.recipients == (ALICE,)
+    assert reply.header("List-Id") is None
+
+
+def test_public_mail_goes_to_every_player_without_a_list(game: MailGame) -> None:
+    proposal = [mail for mail in game.outbox() if mail.subject == f"{TAG} Proposal 301: Tea"]
+    assert len(proposal) == 1
+    mail = proposal[0]
+    assert sorted(mail.recipients) == sorted([SPEAKER, ALICE, BOB, CAROL])
+    assert len(mail.recipients) == len(set(mail.recipients))
+    assert mail.header("List-Id") is None
+    assert mail.header("Auto-Submitted") == "auto-generated"
+
+
+# --- Private answers ------------------------------------------------------------------------
+
+
+def test_status_shows_only_the_senders_own_ballots(game: MailGame) -> None:
+    game.send(ALICE, "vote", "VOTE 301 FOR\n")
+    game.send(BOB, "vote", "VOTE 301 AGAINST\n")
+    carol = only_reply(game, game.send(CAROL, "status", "STATUS\n").message_id)
+    assert "Your ballots:\n  none on the open proposals" in carol.body
+    bob = only_reply(game, game.send(BOB, "status", "STATUS\n").message_id)
+    assert "Your ballots:\n  301 Tea: AGAINST" in bob.body
+    voters = {address: NAMES[address] for address in (ALICE, BOB, CAROL)}
+    for mail in (carol, bob):
+        assert mail.recipients in ((CAROL,), (BOB,))
+        assert not ballot_leaks(mail.body, mail.recipients, voters, {BOB: {"AGAINST"}})
+    assert not re.search(r"\bFOR\b", bob.body.partition("Your ballots:")[2])
+
+
+def test_rules_lists_every_current_rule(game: MailGame) -> None:
+    reply = only_reply(game, game.send(BOB, "rules", "RULES\n").message_id)
+    flat = " ".join(reply.body.split())
+    rules = game.service.state().rules
+    assert len(rules) > 20
+    for number, rule in rules.items():
+        status = "mutable" if rule.mutable else "immutable"
+        assert f"\n{number} ({status})\n" in reply.body, number
+        assert " ".join(rule.text.split()) in flat, number
+    listed = re.findall(r"^(\d+) \((?:im)?mutable\)$", reply.body, re.MULTILINE)
+    assert [int(n) for n in listed] == list(rules)
+
+
+def test_help_is_the_help_text(game: MailGame) -> None:
+    reply = only_reply(game, game.send(BOB, "help", "HELP\n").message_id)
+    assert lang.help_text() in reply.body
+    assert reply.body.startswith("Hello Bob,\n")
+
+
+def test_scores_are_private(game: MailGame) -> None:
+    reply = only_reply(game, game.send(BOB, "scores", "SCORES\n").message_id)
+    assert reply.recipients == (BOB,)
+    assert "Scores:" in reply.body
+
+
+# --- The digest -----------------------------------------------------------------------------
+
+
+def close_proposal_301(game: MailGame) -> None:
+    game.send(BOB, "vote", "VOTE 301 FOR\n")
+    game.clock.now += timedelta(days=8)
+    game.service.tick()
+    assert game.service.state().proposals[301].status.value == "adopted"
+
+
+def digests(game: MailGame) -> list[Mail]:
+    return [mail for mail in game.outbox() if mail.subject == f"{TAG} Digest"]
+
+
+def test_the_scheduled_digest_lists_what_was_decided_since_the_last_one(
+        game: MailGame) -> None:
+    game.service.send_digest()
+    close_proposal_301(game)
+    game.service.send_digest()
+    game.service.send_digest()  # at the same minute: the same digest, queued once
+    game.clock.now += timedelta(days=1)
+    game.service.send_digest()
+    first, second, third = (mail.body for mail in digests(game))
+    assert "Open proposals:\n  301 Tea (by Alice), closes 2026-01-12 12:01 UTC" in first
+    assert "Since the last digest:\n  nothing was decided" in first
+    assert "Since the last digest:\n- Proposal 301 ADOPTED\n" in second
+    assert "Open proposals:\n  none" in second
+    assert "Since the last digest:\n  nothing was decided" in third
+    for mail in digests(game):
+        assert sorted(mail.recipients) == sorted([SPEAKER, ALICE, BOB, CAROL])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "GameService._apply_mail builds the ADMIN DIGEST digest with announcer.digest(work, [], "
+    "...): it always says 'Since the last digest: nothing was decided', whatever was "
+    "decided since the last digest (and it does not move the digest_seq mark either)"))
+def test_the_digest_asked_for_by_mail_lists_what_was_decided(game: MailGame) -> None:
+    close_proposal_301(game)
+    game.send(SPEAKER, "digest", f"PASSWORD {PASSWORD}\nADMIN DIGEST\n")
+    [digest] = digests(game)
+    assert "- Proposal 301 ADOPTED" in digest.body
+
+
+# --- Exactly once, retries, setting aside ---------------------------------------------------
+
+
+def test_a_message_is_applied_once(game: MailGame) -> None:
+    received = game.receive(BOB, "vote", "VOTE 301 FOR\n")
+    rows = game.store.pending_inbound()
+    assert [row.id for row in rows] == [received.inbound_id]
+    assert [p.status for p in game.process()] == ["processed"]
+    seq, queued = game.store.last_event_seq(), len(game.outbox())
+    assert game.process() == []
+    # The same row handed in again (by a second worker, say) changes nothing either.
+    game.service.process(rows[0])
+    # And the same bytes received again are a duplicate.
+    again = game.service.receive(received.raw, game.clock.now, source="test")
+    assert again.duplicate and again.id == received.inbound_id
+    assert game.process() == []
+    assert game.store.last_event_seq() == seq
+    assert len(game.outbox()) == queued
+    assert len(game.replies_to(received.message_id)) == 1
+    assert game.store.inbound(received.inbound_id).status == "processed"
+
+
+def test_a_failing_message_is_retried_then_set_aside_and_the_speaker_is_told(
+        game: MailGame, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> Any:
+        raise RuntimeError("the kettle boiled over")
+
+    received = game.receive(BOB, "vote", "VOTE 301 FOR\n")
+    seq, queued = game.store.last_event_seq(), len(game.outbox())
+    monkeypatch.setattr(game.service, "_apply_mail", broken)
+    statuses = [[p.status for p in game.process()] for _ in range(3)]
+    assert statuses == [["retry"], ["retry"], ["set_aside"]]
+    row = game.store.inbound(received.inbound_id)
+    assert row.status == "set_aside" and row.attempts == 3
+    assert "the kettle boiled over" in (row.error or "")
+    assert game.store.last_event_seq() == seq
+    assert ballot(game, BOB) is None
+    new = game.outbox()[queued:]
+    assert [mail.recipients for mail in new] == [(SPEAKER,)]
+    notice = new[0]
+    assert notice.row.kind == "notice"
+    assert notice.subject.startswith(TAG)
+    assert received.message_id in notice.body
+    assert "the kettle boiled over" in notice.body
+    monkeypatch.undo()
+    assert game.process() == [], "a message set aside was tried again"
+    assert game.replies_to(received.message_id) == []
+
+
+# --- Every message from a template ----------------------------------------------------------
+
+
+@pytest.fixture
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the templates rendered during the test."""
+    texts: list[str] = []
+    original = Renderer.render
+
+    def recording(self: Renderer, template: str, **context: Any) -> str:
+        text = original(self, template, **context)
+        texts.append(text)
+        return text
+
+    monkeypatch.setattr(Renderer, "render", recording)
+    return texts
+
+
+def test_replies_and_announcements_are_rendered_from_templates(
+        game: MailGame, rendered: list[str]) -> None:
+    start = len(game.outbox())
+    game.send(BOB, "vote", "VOTE 301 FOR\nSTATUS\n")
+    game.send(CAROL, "cfj", "CFJ Tea is hot\n")
+    for mail in game.outbox()[start:]:
+        assert any(mail.body == text or mail.body.endswith(text) for text in rendered), (
+            mail.subject)
+        assert all(len(line) <= 72 for line in mail.body.splitlines()), mail.subject
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the notice that further mail today gets no reply is a string built in "
+    "GameService._limited_reply, not rendered from a template in templates/; it is also one "
+    "unwrapped line of about 130 characters, and says '1 replies'"))
+def test_the_reply_limit_notice_is_rendered_from_a_template(
+        make_game: MakeGame, rendered: list[str]) -> None:
+    game = make_game(limits={"replies_per_day": 1})
+    game.send(BOB, "hello", "SCORES\n")
+    received = game.send(BOB, "hello", "SCORES\n")
+    notices = game.replies_to(received.message_id)
+    assert [mail.row.kind for mail in notices] == ["notice"]
+    assert notices[0].body in rendered
+    assert all(len(line) <= 72 for line in notices[0].body.splitlines())
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the notice to the Speaker that a message was set aside is a string built in "
+    "GameService._tell_speaker_set_aside, not rendered from a template in templates/ (and "
+    "its first line is about 100 characters wide)"))
+def test_the_set_aside_notice_is_rendered_from_a_template(
+        game: MailGame, rendered: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> Any:
+        raise RuntimeError("the kettle boiled over")
+
+    game.receive(BOB, "vote", "VOTE 301 FOR\n")
+    queued = len(game.outbox())
+    monkeypatch.setattr(game.service, "_apply_mail", broken)
+    for _ in range(3):
+        game.process()
+    new = game.outbox()[queued:]
+    assert len(new) == 1 and new[0].recipients == (SPEAKER,)
+    assert new[0].body in rendered
+    assert all(len(line) <= 72 for line in new[0].body.splitlines())
+
