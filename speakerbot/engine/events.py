@@ -247,10 +247,11 @@ class ScoreChanged(Event):
 
 @dataclass(frozen=True)
 class GameWon(Event):
-    """One or more players won."""
+    """One or more players won; ``scores`` are everyone's scores at that moment."""
 
     winners: tuple[str, ...]
     reason: str
+    scores: tuple[tuple[str, Decimal], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from speakerbot.engine.model import (
     Clause,
     ClauseKind,
     GameState,
+    Judgement,
     Player,
     Proposal,
     ProposalStatus,
@@ -559,6 +560,10 @@ class _Play:
             self.emit(e.ScoreChanged(self.now, player, Decimal(points), reason, proposal, cfj,
                                      by_speaker))
 
+    def scores_now(self) -> tuple[tuple[str, Decimal], ...]:
+        """Return every active player's score, in joining order."""
+        return tuple((p.address, p.score) for p in self.state.active_players())
+
     def check_winners(self) -> None:
         state, mechanics = self.state, self.mechanics
         if state.ended:
@@ -570,7 +575,7 @@ class _Play:
         if not winners:
             return
         reason = f"reached {mechanics.win_points} points{self.per('win_points')}"
-        self.emit(e.GameWon(self.now, winners, reason))
+        self.emit(e.GameWon(self.now, winners, reason, self.scores_now()))
         if mechanics.on_win is OnWin.NEW_GAME and mechanics.speaker_role:
             new_speaker = winners[0] if len(winners) == 1 else self.draw(winners)
             self.emit(e.NewGameBegun(
@@ -882,14 +887,16 @@ def _deliver_judgement(play: _Play, cmd: c.DeliverJudgement) -> None:
     if cmd.actor != cfj.judge:
         raise GameError(f"only the Judge of CFJ {cmd.cfj}, {state.name_of(cfj.judge or '')}, "
                         "may judge it")
+    ends_the_game = cfj.paradox and cmd.judgement is Judgement.TRUE
     play.emit(e.JudgementDelivered(play.now, cmd.cfj, cmd.actor, cmd.judgement,
-                                   cmd.reasons.strip("\n"), mechanics.overrule))
-    if cfj.paradox and cmd.judgement.value == "TRUE":
+                                   cmd.reasons.strip("\n"),
+                                   mechanics.overrule and not ends_the_game))
+    if ends_the_game:
         winner = cfj.mover if mechanics.paradox_winner is ParadoxWinner.MOVER else None
         winner = winner or cfj.caller
         reason = (f"CFJ {cfj.number}, that play cannot go on, was judged TRUE"
                   f"{play.per('paradox_winner')}")
-        play.emit(e.GameWon(play.now, (winner,), reason))
+        play.emit(e.GameWon(play.now, (winner,), reason, play.scores_now()))
         play.emit(e.GameEnded(play.now, reason, (winner,)))
 
 

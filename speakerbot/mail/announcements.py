@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from speakerbot.engine import events as e
-from speakerbot.engine.mechanics import PARAMETERS
+from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import ClauseKind, GameState
 from speakerbot.mail.outgoing import GameIdentity, Outgoing, Renderer, points, when
 
@@ -44,8 +44,11 @@ def public_recipients(state: GameState, identity: GameIdentity) -> tuple[str, ..
     if identity.list_address:
         return (identity.list_address,)
     everyone = [p.address for p in state.active_players()]
-    if state.speaker and state.speaker not in everyone:
-        everyone.append(state.speaker)
+    # The Speaker and a named Judge (rurru 210) need not be players but must hear everything.
+    extra = [state.speaker]
+    if state.mechanics is not None and state.mechanics.judge_policy is JudgePolicy.NAMED:
+        extra.append(state.named_judge)
+    everyone += [address for address in extra if address and address not in everyone]
     return tuple(everyone)
 
 
@@ -252,9 +255,13 @@ class Announcer:
             won = next((ev for ev in endings if isinstance(ev, e.GameWon)), None)
             subject = (f"{_names(won.winners, state)} won the game" if won
                        else "The game has ended")
+            final = ([(name(address), points(score)) for address, score in
+                      sorted(won.scores, key=lambda item: (-item[1], name(item[0]).lower()))]
+                     if won else scoreboard(state))
+            new_game = any(isinstance(ev, e.NewGameBegun) for ev in endings)
             out.append(self._public(state, subject, "game_over.txt", f"{key}.end",
                                     lines=[describe(ev, state) for ev in endings],
-                                    scores=scoreboard(state)))
+                                    final=final, scores=scoreboard(state) if new_game else []))
         notices = [ev for ev in rest if isinstance(ev, _SPEAKER_NOTICES)]
         if notices:
             body = self.renderer.render("speaker_notice.txt", game=state, identity=self.identity,

@@ -24,6 +24,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 WIDTH = 72
+# Headers are not folded below the RFC 5322 limit of 998: the stdlib would otherwise fold a
+# long Subject before its first word, and mail filters matching "Subject: [Tag]" would miss it.
+_WIRE = SMTP.clone(max_line_length=998)
+_LIST_MARK = re.compile(r"(- |\d+\. )")
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple
         message["List-Id"] = identity.list_id
         message["Precedence"] = "list"
     message.set_content(outgoing.body, charset="utf-8", cte="quoted-printable")
-    return message_id, message.as_bytes(policy=SMTP)
+    return message_id, message.as_bytes(policy=_WIRE)
 
 
 # --- Rendering ------------------------------------------------------------------------------
@@ -109,12 +113,14 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
             out.append("")
             continue
         lead = line[: len(line) - len(line.lstrip())]
+        mark = _LIST_MARK.match(line.lstrip())
+        hang = " " * len(mark.group(1)) if mark else ""  # continue under the item's text
         out.append(
             textwrap.fill(
                 line.strip(),
                 width,
                 initial_indent=indent + lead,
-                subsequent_indent=indent + lead,
+                subsequent_indent=indent + lead + hang,
                 break_long_words=False,
                 break_on_hyphens=False,
             )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from speakerbot.engine import events as e
-from speakerbot.engine.model import GameState
+from speakerbot.engine.model import GameState, ProposalStatus
 from speakerbot.mail.announcements import describe, scoreboard
 from speakerbot.mail.outgoing import Renderer, when
 
@@ -54,6 +54,10 @@ def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:
                 return f"Refused: {reason}." + (f" {remedy[:1].upper()}{remedy[1:]}." if remedy
                                                    else "")
             case e.BallotCast(proposal=number, choice=choice):
+                if state.proposals[number].status is not ProposalStatus.OPEN:
+                    # The last ballot closed the vote: nothing is sealed any more.
+                    lines.append(f"Your ballot on proposal {number} is {choice.value}.")
+                    continue
                 closes = state.proposals[number].closes_at
                 until = f" until {when(closes)}" if closes else " until the vote closes"
                 lines.append(f"Your ballot on proposal {number} is {choice.value}. It stays "

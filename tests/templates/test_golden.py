@@ -486,13 +486,6 @@ LONG_STATEMENT = ("Rule 301, read together with rules 205 and 209, means that a 
                   "distributed on a Sunday closes on the following Sunday at the same hour")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "lines built from a title, a display name or a statement are not wrapped: "
-    "proposal.txt and results.txt ('Proposal N: <title>'), reminder_vote.txt ('You have not "
-    "voted on proposal N, \"<title>\".'), status.txt ('Status for <name> (score S):' and "
-    "'  N <title>: FOR'), cfj.txt ('Call for judgement N, by <name>:'), and judgement.txt "
-    "('CFJ N: {{ cfj.statement|wrap }}' wraps the statement at 72, then puts 'CFJ N: ' "
-    "in front of its first line)"))
 def test_long_titles_names_and_statements_fit_in_72_columns() -> None:
     renderer = RecordingRenderer(templates_dir())
     max_address = "max@example.org"
@@ -515,11 +508,6 @@ def test_long_titles_names_and_statements_fit_in_72_columns() -> None:
     assert not too_long
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "compose() folds a Subject longer than 78 columns before its first word, so the header "
-    "line is a bare 'Subject:' and the tag starts the continuation line (the parsed value is "
-    "' [Camford Nomic] ...'); a mail filter on '^Subject: \\[Camford Nomic\\]' misses it. "
-    "Seen with 'Reminder: vote on proposal 301 closes 2026-01-12 13:00 UTC'"))
 def test_the_subject_header_line_itself_starts_with_the_tag(played: Played) -> None:
     for script in played.scripts.values():
         for sent in script.sent:
@@ -528,10 +516,6 @@ def test_the_subject_header_line_itself_starts_with_the_tag(played: Played) -> N
             assert line.startswith(f"Subject: {script.identity.tag}".encode()), sent.name
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "outcome_of() says 'It stays sealed, and you may change it until <deadline>' for the "
-    "ballot that closed the vote in the same command (suber and rurru close when every "
-    "player has voted); the same reply then says the vote closed"))
 def test_the_ballot_that_closes_a_vote_is_not_said_to_stay_open(played: Played) -> None:
     closing = [sent for sent in played.scripts["suber"].sent
                if sent.message.kind == "reply" and "closed: ADOPTED" in
@@ -541,10 +525,6 @@ def test_the_ballot_that_closes_a_vote_is_not_said_to_stay_open(played: Played) 
         assert "you may change it" not in " ".join(sent.message.body.split()), sent.name
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a paradox CFJ judged TRUE ends the game, but judgement.txt still says 'The other "
-    "players may overrule this judgement ... each sends OVERRULE 2' (the engine sets "
-    "overrule_possible from the mechanic alone, and the template trusts it)"))
 def test_a_judgement_that_ended_the_game_invites_no_overrule(played: Played) -> None:
     [judged] = [sent for sent in played.scripts["suber"].sent
                 if sent.message.subject == "CFJ 2 judged TRUE"]
@@ -552,10 +532,6 @@ def test_a_judgement_that_ended_the_game_invites_no_overrule(played: Played) -> 
     assert "OVERRULE" not in judged.message.body
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "public_recipients() sends public mail to the players and the Speaker only: a named "
-    "Judge who is not a player ([game] judge, rurru rule 210) is never sent the CFJ they "
-    "must judge, nor any other mail about it"))
 def test_a_named_judge_who_is_not_a_player_is_sent_the_cfj(played: Played) -> None:
     [cfj] = [sent for sent in played.scripts["rurru"].sent
              if sent.message.subject == "CFJ 1: Heavens are points"]
@@ -564,10 +540,6 @@ def test_a_named_judge_who_is_not_a_player_is_sent_the_cfj(played: Played) -> No
     assert DAVE in cfj.message.recipients
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "when a win starts a new game (nomicam 203), game_over.txt is rendered with the state "
-    "after NewGameBegun: 'Final scores' lists the scores already scaled to 1% for the new "
-    "game (the winner 'Alice (Speaker)  1', not the 100 she won with)"))
 def test_a_new_game_announcement_shows_the_scores_the_game_was_won_with(
         played: Played) -> None:
     [won] = [sent for sent in played.scripts["nomicam"].sent
