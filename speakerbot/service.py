@@ -178,31 +178,31 @@ class GameService:
                 self.store.mark_inbound(session, row.id, "skipped", mail.skipped or "no sender")
                 return Processed(row.id, "skipped", False)
             before_commands = state
-            state, events, reply, extra = self._apply_mail(mail, state, received)
+            state, events, reply, digest_asked = self._apply_mail(mail, state, received)
             all_events = [*tick_events, *events]
             outgoing += self.announcer.messages(
                 events, state, f"e{self.store.last_event_seq(session) + 1 + len(tick_events)}",
                 before_commands)
-            outgoing += extra
             if reply is not None and can_acknowledge(mail):
                 outgoing += self._limited_reply(session, mail, reply, row)
             self._commit(session, all_events, state, outgoing, inbound_id=row.id)
+            if digest_asked:
+                self._queue_digest(session, state, f"digest:{row.message_id}")
             self.store.mark_inbound(session, row.id, "processed")
             return Processed(row.id, "processed", bool(events))
 
     def _apply_mail(
         self, mail: InboundMail, state: GameState, received: datetime
-    ) -> tuple[GameState, list[e.Event], str | None, list[Outgoing]]:
+    ) -> tuple[GameState, list[e.Event], str | None, bool]:
         """Apply a message's commands all or nothing.
 
-        Return the new state, the events, the reply, and any other message it asked for
-        (the digest).
+        Return the new state, the events, the reply, and whether it asked for the digest.
         """
         sender = mail.sender or ""
         if mail.problem:
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=(),
                                                  ignored=(), answers=(), applied=False,
-                                                 problem=mail.problem), []
+                                                 problem=mail.problem), False
         parsed = lang.parse_commands(mail.subject, mail.body,
                                      max_command_lines=self.settings.limits.max_command_lines)
         errors = [(err.line, err.text, err.reason) for err in parsed.errors]
@@ -220,18 +220,18 @@ class GameService:
                 errors.append((command.line, command_text(command), str(error)))
         if errors:
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
-                                                 ignored=ignored, answers=(), applied=False), []
+                                                 ignored=ignored, answers=(), applied=False), False
         work, applied = state, True
         events: list[e.Event] = []
         outcomes: list[Outcome] = []
         queries: list[str] = []
-        digests: list[Outgoing] = []
+        digest_asked = False
         for command, action in translated:
             if isinstance(action, Query):
                 queries.append(action.verb)
                 continue
             if isinstance(action, DigestRequest):
-                digests.append(self.announcer.digest(work, [], f"digest:{mail.message_id}"))
+                digest_asked = True
                 outcomes.append(Outcome(command.line, command_text(command),
                                         "The digest is on its way to every player."))
                 continue
@@ -240,14 +240,17 @@ class GameService:
                                     outcome_of(produced, after, sender)))
             if any(isinstance(ev, e.CommandRejected) for ev in produced):
                 applied = False
+                # Nothing is applied, so the commands before this one were not done either.
+                outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
+                                 for done in outcomes[:-1]]
                 break
             work, events = after, [*events, *produced]
         if not applied:
-            work, events, digests = state, [], []
+            work, events, digest_asked = state, [], False
         answers = [self.replies.answer(verb, work, sender) for verb in queries]
         reply = self.replies.reply(work, sender, outcomes=outcomes, errors=(), ignored=ignored,
                                    answers=answers, applied=applied)
-        return work, events, reply, digests
+        return work, events, reply, digest_asked
 
     def _admin_allowed(self, sender: str, password: str | None, state: GameState) -> bool:
         # receive() has already checked the password and left only its verdict.
@@ -268,18 +271,15 @@ class GameService:
             return [Outgoing("reply", (sender,), subject, body, f"reply:{row.message_id}",
                              in_reply_to=mail.message_id, references=references[:-1])]
         if sent_today == limit:
-            notice = (f"You have had {limit} replies from {self.identity.name} today. Your mail "
-                      "is still read and applied, but it gets no more replies until tomorrow "
-                      "(UTC).\n")
+            notice = self.replies.renderer.render("limit_notice.txt", limit=limit,
+                                                  identity=self.identity)
             return [Outgoing("notice", (sender,), "No more replies today", notice,
                              f"limit:{row.message_id}", in_reply_to=mail.message_id)]
         return []
 
     def _tell_speaker_set_aside(self, row: InboundRow, error: Exception) -> None:
-        body = (f"A message could not be processed after {row.attempts} attempts and has been "
-                f"set aside. It is kept in the database.\n\nMessage-ID: {row.message_id}\n"
-                f"Received: {row.received_at.isoformat()}\nError: {type(error).__name__}: "
-                f"{error}\n")
+        body = self.replies.renderer.render(
+            "set_aside.txt", row=row, error=f"{type(error).__name__}: {error}")
         with self.store.transaction() as session:
             state = self.state(session)
             speaker = state.speaker or self.settings.game.speaker
@@ -305,18 +305,21 @@ class GameService:
         """Queue the digest: open business and what was decided since the last digest."""
         with self.lock, self.store.transaction() as session:
             state = self.state(session)
-            if not state.started:
-                return
-            since = int(self.store.get_meta("digest_seq", session) or 0)
-            rows = self.store.load_events(session)
-            recent = [event_from_json(row.data) for row in rows if row.seq > since]
-            last = rows[-1].seq if rows else 0
-            stamp = (now or self.clock()).strftime("%Y%m%d%H%M")
-            self._commit(session, [], state, [self.announcer.digest(state, recent,
-                                                                    f"digest:{stamp}:{last}")])
-            self.store.set_meta(session, "digest_seq", last)
+            if state.started:
+                stamp = (now or self.clock()).strftime("%Y%m%d%H%M")
+                self._queue_digest(session, state, f"digest:{stamp}")
+
+    def _queue_digest(self, session: Any, state: GameState, key: str) -> None:
+        """Queue a digest of everything since the last one, and move the mark."""
+        since = int(self.store.get_meta("digest_seq", session) or 0)
+        rows = self.store.load_events(session)
+        recent = [event_from_json(row.data) for row in rows if row.seq > since]
+        last = rows[-1].seq if rows else 0
+        self._commit(session, [], state, [self.announcer.digest(state, recent, f"{key}:{last}")])
+        self.store.set_meta(session, "digest_seq", last)
 
 
+NOT_DONE = "Not done: a later command was refused, so nothing in the message was applied."
 PASSWORD_RIGHT = "[checked by speakerbot: right]"
 PASSWORD_WRONG = "[checked by speakerbot: wrong]"
 PASSWORD_REMOVED = "[removed by speakerbot]"

@@ -182,10 +182,6 @@ def test_a_message_whose_second_command_is_refused_changes_nothing(game: MailGam
     assert "STATUS lists the open proposals" in flat
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "service._apply_mail keeps the outcome of every command tried before the refused one; "
-    "the reply then says 'Your ballot on proposal 301 is FOR. It stays sealed, and you may "
-    "change it...' for a ballot that was rolled back and never counted"))
 def test_the_reply_to_a_refused_message_does_not_say_its_other_commands_were_done(
         game: MailGame) -> None:
     received = game.send(BOB, "votes", "VOTE 301 FOR\nVOTE 999 AGAINST\n")
@@ -349,10 +345,6 @@ def test_the_scheduled_digest_lists_what_was_decided_since_the_last_one(
         assert sorted(mail.recipients) == sorted([SPEAKER, ALICE, BOB, CAROL])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "GameService._apply_mail builds the ADMIN DIGEST digest with announcer.digest(work, [], "
-    "...): it always says 'Since the last digest: nothing was decided', whatever was "
-    "decided since the last digest (and it does not move the digest_seq mark either)"))
 def test_the_digest_asked_for_by_mail_lists_what_was_decided(game: MailGame) -> None:
     close_proposal_301(game)
     game.send(SPEAKER, "digest", f"PASSWORD {PASSWORD}\nADMIN DIGEST\n")
@@ -438,10 +430,6 @@ def test_replies_and_announcements_are_rendered_from_templates(
         assert all(len(line) <= 72 for line in mail.body.splitlines()), mail.subject
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the notice that further mail today gets no reply is a string built in "
-    "GameService._limited_reply, not rendered from a template in templates/; it is also one "
-    "unwrapped line of about 130 characters, and says '1 replies'"))
 def test_the_reply_limit_notice_is_rendered_from_a_template(
         make_game: MakeGame, rendered: list[str]) -> None:
     game = make_game(limits={"replies_per_day": 1})
@@ -453,10 +441,6 @@ def test_the_reply_limit_notice_is_rendered_from_a_template(
     assert all(len(line) <= 72 for line in notices[0].body.splitlines())
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the notice to the Speaker that a message was set aside is a string built in "
-    "GameService._tell_speaker_set_aside, not rendered from a template in templates/ (and "
-    "its first line is about 100 characters wide)"))
 def test_the_set_aside_notice_is_rendered_from_a_template(
         game: MailGame, rendered: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object, **kwargs: object) -> Any:

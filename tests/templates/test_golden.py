@@ -38,6 +38,7 @@ from speakerbot.mail.translate import DigestRequest, Query, translate
 from speakerbot.resources import templates_dir
 from tests.engine import harness
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
+from tests.support import mailgame
 from tests.support.mailgame import ballot_leaks
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -307,17 +308,51 @@ SCENARIOS: dict[str, Callable[[RecordingRenderer], Script]] = {
 class Played:
     scripts: dict[str, Script]
     renderer: RecordingRenderer
+    notices: list[Sent]
+
+
+def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
+    """The notices only the service sends: the reply limit, and a message set aside.
+
+    They come from the real GameService (on SQLite), rendered by the recording renderer.
+    """
+    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB],
+                             limits={"replies_per_day": 1})
+    game.service.replies.renderer = renderer
+    try:
+        game.send(mailgame.BOB, "hello", "SCORES\n")
+        game.send(mailgame.BOB, "hello again", "SCORES\n")  # over the limit: one notice
+
+        def broken(*args: object, **kwargs: object) -> Any:
+            raise RuntimeError("the kettle boiled over")
+
+        game.receive(mailgame.ALICE, "vote", "VOTE 301 FOR\n",
+                     message_id="<set-aside-1@example.org>")
+        game.service._apply_mail = broken  # type: ignore[method-assign]
+        for _ in range(3):  # three failures: set aside, and the Speaker is told
+            game.process()
+        notices = [mail for mail in game.outbox() if mail.row.kind == "notice"]
+    finally:
+        game.close()
+    sent = []
+    for n, mail in enumerate(notices, 1):
+        subject = mail.subject.removeprefix(mailgame.TAG + " ")
+        slug = re.sub(r"[^a-z0-9]+", "-", subject.lower()).strip("-")
+        sent.append(Sent(f"service-{n:02d}-{slug}", Outgoing(
+            mail.row.kind, mail.recipients, subject, mail.body, mail.row.message_id)))
+    return sent
 
 
 @pytest.fixture(scope="module")
-def played() -> Iterator[Played]:
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     renderer = RecordingRenderer(templates_dir())
     harness.ALL_GAMES.clear()
     scripts = {name: play(renderer) for name, play in SCENARIOS.items()}
     for script in scripts.values():
         script.game.check_replay()
     harness.ALL_GAMES.clear()
-    yield Played(scripts, renderer)
+    notices = service_notices(renderer, tmp_path_factory.mktemp("service"))
+    yield Played(scripts, renderer, notices)
 
 
 # --- Golden files ---------------------------------------------------------------------------
@@ -328,14 +363,20 @@ def golden_text(message: Outgoing, identity: GameIdentity) -> str:
             f"Subject: {identity.tag} {message.subject}\n\n{message.body}")
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("scenario", [*SCENARIOS, "service"])
 def test_every_message_matches_its_golden_file(played: Played, scenario: str) -> None:
-    script = played.scripts[scenario]
+    if scenario == "service":
+        sent_list = played.notices
+        identity = GameIdentity(mailgame.NAME, mailgame.GAME)
+    else:
+        sent_list = played.scripts[scenario].sent
+        identity = played.scripts[scenario].identity
+    assert sent_list
     GOLDEN.mkdir(exist_ok=True)
     mismatched, missing = [], []
-    for sent in script.sent:
+    for sent in sent_list:
         path = GOLDEN / f"{sent.name}.txt"
-        text = golden_text(sent.message, script.identity)
+        text = golden_text(sent.message, identity)
         if REGOLD:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
@@ -350,6 +391,7 @@ def test_every_message_matches_its_golden_file(played: Played, scenario: str) ->
 
 def test_no_golden_file_is_left_over(played: Played) -> None:
     names = {f"{sent.name}.txt" for s in played.scripts.values() for sent in s.sent}
+    names |= {f"{sent.name}.txt" for sent in played.notices}
     stale = sorted(p.name for p in GOLDEN.glob("*.txt") if p.name not in names)
     if REGOLD:
         for name in stale:
