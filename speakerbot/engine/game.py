@@ -444,12 +444,16 @@ class _Play:
 
     def ballot(self, actor: str, number: int, choice: Choice) -> None:
         player = self.player(actor)
-        proposal = self.proposal(number)
+        # Lateness first: after downtime the vote may already be closed when a late ballot
+        # is read, and its voter should hear that it came too late, not just that it is over.
+        proposal = self.proposal(number, open_only=False)
         if proposal.closes_at is not None and self.now >= proposal.closes_at:
             raise GameError(
                 f"your ballot arrived at {_when(self.now)}, after the voting period on proposal "
-                f"{number} ended at {_when(proposal.closes_at)}; it does not count"
+                f"{number} ended at {_when(proposal.closes_at)}, so the vote on proposal "
+                f"{number} is over for it; it does not count"
             )
+        proposal = self.proposal(number)
         if player.role is Role.SPEAKER:
             raise GameError(f"the Speaker may not vote{self.per('speaker_role')}")
         if choice is Choice.ABSTAIN:

@@ -8,10 +8,12 @@ test would hide that nothing was tested.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
+from tests.integration.game_harness import MakeGame, RunningGame
 from tests.support.dovecot import DovecotServer
 from tests.support.ports import MissingServerBinary
 from tests.support.postgres import PostgresServer
@@ -68,3 +70,29 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     name = postgres_server.create_database()
     yield postgres_server.url_for(name)
     postgres_server.drop_database(name)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a new, empty game database: each test using it runs on both backends."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'game.db'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture
+def make_game(tmp_path: Path, dovecot: DovecotServer, smtp_sink: SmtpSink,
+              db_url: str) -> Iterator[MakeGame]:
+    """Make ``RunningGame``s in this test's directory; their daemons are killed at the end."""
+    games: list[RunningGame] = []
+
+    def make(ruleset: str, mechanics: dict[str, str] | None = None,
+             extra_env: dict[str, str] | None = None) -> RunningGame:
+        game = RunningGame(tmp_path, dovecot, smtp_sink, db_url, ruleset, mechanics, extra_env)
+        games.append(game)
+        return game
+
+    yield make
+    for game in games:
+        game.kill()

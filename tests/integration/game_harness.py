@@ -187,3 +187,7 @@ security = "none"
     def events(self) -> Iterator[dict[str, object]]:
         with Store(self.db_url) as store:
             yield from (row.data for row in store.load_events())
+
+
+MakeGame = Callable[..., RunningGame]
+"""The ``make_game`` fixture: ``make_game(ruleset, mechanics=None, extra_env=None)``."""

@@ -5,51 +5,19 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import pytest
 
 from speakerbot.engine.model import Role
 from tests.integration.game_harness import (
     GAME,
     PASSWORD,
     SPEAKER,
-    RunningGame,
+    MakeGame,
     body_of,
     subject_of,
 )
-from tests.support.dovecot import DovecotServer
-from tests.support.smtp_sink import SmtpSink
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'game.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
-MakeGame = Callable[..., RunningGame]
-
-
-@pytest.fixture
-def make_game(tmp_path: Path, dovecot: DovecotServer, smtp_sink: SmtpSink,
-              db_url: str) -> Iterator[MakeGame]:
-    games: list[RunningGame] = []
-
-    def make(ruleset: str, mechanics: dict[str, str] | None = None,
-             extra_env: dict[str, str] | None = None) -> RunningGame:
-        game = RunningGame(tmp_path, dovecot, smtp_sink, db_url, ruleset, mechanics, extra_env)
-        games.append(game)
-        return game
-
-    yield make
-    for game in games:
-        game.kill()
 
 
 def test_a_whole_nomicam_game_by_email_to_a_winner(make_game: MakeGame) -> None:
