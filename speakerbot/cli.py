@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import os
 import random
@@ -163,8 +164,16 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         stop = threading.Event()
         trigger = daemon.stop_event_wakes(stop)
+
+        def on_signal(*_: object) -> None:
+            # A signal handler runs in the main thread, which may be holding the very Event
+            # lock that set() takes: setting it from here could deadlock. A thread can wait.
+            threading.Thread(target=trigger, name="speakerbot-stop", daemon=True).start()
+
         for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: trigger())
+            signal.signal(signum, on_signal)
+        # SIGUSR1 dumps every thread's stack to standard error: for diagnosing a hang.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         daemon.run(stop)
     return 0
 

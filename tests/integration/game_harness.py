@@ -7,6 +7,7 @@ PostgreSQL. Nothing is mocked.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -107,10 +108,17 @@ security = "none"
                 stdout=log, stderr=log, env={**self.env, **env}, cwd=self.tmp)
 
     def stop(self, timeout: float = 30) -> int:
-        """SIGTERM, and wait for a clean exit."""
+        """SIGTERM, and wait for a clean exit (on a hang, dump the daemon's stacks first)."""
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGUSR1)  # faulthandler: every thread's stack
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(2)
+            raise AssertionError(f"the daemon did not stop on SIGTERM:\n"
+                                 f"{self.log_text()[-6000:]}") from None
 
     def wait_exit(self, timeout: float = 60) -> int:
         assert self.process is not None
