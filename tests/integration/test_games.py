@@ -169,3 +169,23 @@ def test_speakerbot_refuses_a_second_daemon_and_a_second_init(
     assert second.returncode == 2 and "another speakerbot daemon is running" in second.stderr
     game.stop()
     assert GAME in game.config.read_text()
+
+
+def test_run_once_takes_in_everything_waiting_sends_it_and_exits(make_game: MakeGame) -> None:
+    game = make_game("nomicam", {"reminder_before": "none"})
+    game.cli("init")
+    game.cli("player", "add", ALICE, "Alice")
+    game.send(ALICE, "PROPOSE: Once", "Done in one pass.\n")
+    game.send(BOB, "joining", "JOIN Bob\n")
+    game.send(BOB, "vote", "VOTE 301 FOR\n")
+    once = game.cli("run", "--once")
+    assert once.returncode == 0
+    subjects = [subject_of(m) for m in game.sink.messages]
+    assert any("Proposal 301: Once" in s for s in subjects)
+    assert any("Re: vote" in s for s in subjects) and any("Re: joining" in s for s in subjects)
+    assert game.inbox() == [] and len(game.processed()) == 3
+    state = game.state()
+    assert BOB in state.proposals[301].ballots
+    sent = len(game.sink.messages)
+    assert game.cli("run", "--once").returncode == 0  # nothing waiting: nothing sent again
+    assert len(game.sink.messages) == sent
