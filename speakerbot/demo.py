@@ -176,7 +176,7 @@ def run_demo(voting_period: str = "20s", quiet: bool = False) -> int:
     print(f"Subject: {results['Subject']}")
     rule = state.rules[RULE]
     print(f"\nRule {RULE} now reads:\n  {rule.text}")
-    print(f"Voting period now: {state.rules_mechanics.voting_period}")
+    print(f"Voting period now: {state.rules_mechanics.formatted('voting_period')}")
     print("\nScores:")
     for player in sorted(state.active_players(), key=lambda p: (-p.score, p.name)):
         print(f"  {player.name:<8} {player.score}")
