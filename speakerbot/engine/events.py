@@ -720,6 +720,7 @@ def _judge_assigned(state: GameState, e: JudgeAssigned) -> None:
     cfj = state.cfjs[e.cfj]
     cfj.judges.append(e.judge)
     cfj.deadline = e.deadline
+    cfj.assigned_at = e.at
     cfj.reminded = False
 
 

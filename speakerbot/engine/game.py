@@ -163,8 +163,11 @@ def _earliest_due(state: GameState) -> tuple[datetime, int, int] | None:
         if cfj.deadline is None:
             continue
         found.append((cfj.deadline, _JUDGE_MISSED, cfj.number))
-        if before is not None and not cfj.reminded:
-            found.append((cfj.deadline - before, _REMIND_JUDGE, cfj.number))
+        remind_at = cfj.deadline - before if before is not None else None
+        if remind_at is not None and not cfj.reminded and (
+            cfj.assigned_at is None or remind_at > cfj.assigned_at
+        ):
+            found.append((remind_at, _REMIND_JUDGE, cfj.number))
     return min(found) if found else None
 
 
@@ -260,8 +263,13 @@ class _Play:
             raise GameError(f"the name {name!r} is taken", "choose another display name")
         role = Role.PLAYER if self.mechanics.flow is Flow.TURNS else Role.VOTER
         self.emit(e.PlayerJoined(self.now, address, name, role, by_speaker))
-        if self.mechanics.flow is Flow.TURNS and self.state.turn is None:
-            self.emit(e.TurnPassed(self.now, 1, address, 0))
+        turn = self.state.turn
+        if self.mechanics.flow is Flow.TURNS and (
+            turn is None or not self.state.players[turn.mover].active
+        ):
+            # The first player, or the first after everyone left: their turn now.
+            number = 1 if turn is None else turn.number + 1
+            self.emit(e.TurnPassed(self.now, number, address, self.state.circuits_completed))
 
     def leave(self, address: str, reason: str) -> None:
         if self.mechanics.speaker_role and address == self.state.speaker:
@@ -278,7 +286,7 @@ class _Play:
             self.pass_turn()
         for cfj in self.state.open_cfjs():
             if cfj.judge == address:
-                self.reassign_judge(cfj, "the Judge left the game")
+                self.replace_judge(cfj, "the Judge left the game")
         for proposal in self.state.open_proposals():
             self.close_if_all_voted(proposal)
 
@@ -497,10 +505,13 @@ class _Play:
             tally.eligible, tally.quorum_base, tally.quorum_needed, tally.quorum_reached,
             tally.requirement, proposal.consent_refused, tally.reason,
         ))
-        unanimity_rule = mechanics.adoption is Adoption.UNANIMOUS
+        # The vote is scored by the rules it was held under: no rule change it adopts applies
+        # to itself retroactively (nomicam 108). The turn's second part comes after the vote,
+        # under the rules as they then stand.
+        scored_under = mechanics
         if tally.adopted:
             self.carry_out(proposal)
-        self.score_vote(proposal, tally.adopted, ballots, unanimity_rule)
+        self.score_vote(proposal, tally.adopted, ballots, scored_under)
         turn = state.turn
         is_turn_proposal = turn is not None and proposal.turn == turn.number
         if is_turn_proposal:
@@ -510,8 +521,7 @@ class _Play:
             self.pass_turn()
 
     def score_vote(self, proposal: Proposal, adopted: bool, ballots: dict[str, Choice],
-                   unanimity_rule: bool) -> None:
-        mechanics = self.mechanics
+                   mechanics: Mechanics) -> None:
         number = proposal.number
         proposer = self.state.players.get(proposal.proposer)
         if proposer is not None and proposer.active:
@@ -524,7 +534,7 @@ class _Play:
                        f"proposal {number} {outcome}{self.per(source)}", proposal=number)
         if adopted:
             bonus = mechanics.dissent_points
-            if mechanics.dissent_needs_majority_rule and unanimity_rule:
+            if mechanics.dissent_needs_majority_rule and mechanics.adoption is Adoption.UNANIMOUS:
                 bonus = 0
             rewarded, why = Choice.AGAINST, f"voted against adopted proposal {number}"
             source = "dissent_points"
@@ -745,6 +755,19 @@ class _Play:
         self.emit(e.JudgeAssigned(self.now, cfj.number, judge, how + self.per("judge_policy"),
                                   self.judge_deadline(), drawn))
 
+    def replace_judge(self, cfj: Cfj, why: str, fallback: str | None = None) -> None:
+        """Select another Judge; where none may be selected, ``fallback`` (or the Speaker) keeps it.
+
+        Never refuses: a forfeit (000 113) or a missed deadline must always go through.
+        """
+        try:
+            self.reassign_judge(cfj, why)
+        except GameError:
+            keeper = fallback or self.state.speaker or self.state.host
+            self.emit(e.JudgeAssigned(self.now, cfj.number, keeper,
+                                      f"{why}; no other Judge could be selected",
+                                      self.judge_deadline()))
+
     def reassign_judge(self, cfj: Cfj, why: str) -> None:
         state, policy = self.state, self.mechanics.judge_policy
         current = cfj.judge or state.speaker
@@ -787,12 +810,7 @@ class _Play:
         if judge in self.state.players:
             self.score(judge, -self.mechanics.judge_penalty,
                        f"did not judge CFJ {number} in time{self.per('judge_period')}", cfj=number)
-        try:
-            self.reassign_judge(cfj, "the Judge missed the deadline")
-        except GameError:
-            # No one else may judge: the same Judge keeps it, with a new deadline.
-            self.emit(e.JudgeAssigned(self.now, number, judge, "no other Judge could be selected",
-                                      self.judge_deadline()))
+        self.replace_judge(cfj, "the Judge missed the deadline", fallback=judge)
         self.check_winners()
 
 

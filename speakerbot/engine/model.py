@@ -182,6 +182,7 @@ class Cfj:
     mover: str | None  # whose turn it was when judgement was invoked
     judges: list[str] = field(default_factory=list)  # every Judge so far, the current one last
     deadline: datetime | None = None
+    assigned_at: datetime | None = None  # when the current Judge was selected
     judgement: Judgement | None = None
     reasons: str = ""
     judged_at: datetime | None = None
