@@ -31,6 +31,7 @@ log = logging.getLogger("speakerbot.daemon")
 DONE = ("processed", "skipped", "set_aside")
 MAX_SEND_ATTEMPTS = 30  # with backoff capped at an hour: more than a day of retrying
 SYNC_TIMEOUT = 30.0
+LMTP_GRACE = timedelta(seconds=2)  # how long after a deadline LMTP mail may still be landing
 
 
 def imap_settings(settings: Settings) -> ImapSettings | None:
@@ -110,7 +111,8 @@ class Daemon:
         if due and self.watcher is not None and not self.watcher.sync(SYNC_TIMEOUT):
             log.warning("IMAP did not answer in time; closing with the mail already in")
         self.service.process_pending()
-        self.service.tick(self.clock())
+        # A message LMTP timestamped an instant ago may still be on its way into the store.
+        self.service.tick(self.clock() - (LMTP_GRACE if self.lmtp is not None else timedelta(0)))
         if self.digest_due.is_set():
             self.digest_due.clear()
             self.service.send_digest(self.clock())
@@ -178,9 +180,9 @@ class Daemon:
                         log.exception("a cycle failed; retrying shortly")
                         stop.wait(5)
                     self._schedule()
-                    # The scheduler or an inbound adapter sets wake; the timeout is only a
-                    # safety net.
-                    self.wake.wait(300)
+                    # The scheduler or an inbound adapter sets wake; the timeout is a safety
+                    # net, short while a message waits to be retried.
+                    self.wake.wait(1 if self.store.pending_inbound() else 300)
             finally:
                 self._stop_inbound()
                 self.scheduler.shutdown(wait=False)

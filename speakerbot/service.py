@@ -147,6 +147,8 @@ class GameService:
         with self.lock:
             for row in self.store.pending_inbound():
                 done.append(self.process(row))
+                if done[-1].status == "retry":
+                    break  # keep the order received: later mail waits for this one
         return done
 
     def process(self, row: InboundRow) -> Processed:
@@ -289,10 +291,18 @@ class GameService:
     # --- time ---
 
     def tick(self, now: datetime | None = None) -> list[e.Event]:
-        """Settle everything due by ``now``: reminders, closes, judge deadlines. Idempotent."""
+        """Settle everything due by ``now``: reminders, closes, judge deadlines. Idempotent.
+
+        Never past a message received but not yet processed: a ballot that arrived before
+        a deadline must be read before the vote closes.
+        """
         with self.lock, self.store.transaction() as session:
             state = self.state(session)
-            new, events = tick(state, now or self.clock(), self.rng)
+            until = now or self.clock()
+            waiting = self.store.pending_inbound()
+            if waiting:
+                until = min(until, min(row.received_at for row in waiting))
+            new, events = tick(state, until, self.rng)
             if events:
                 self._commit(session, events, new, self._announce(events, new, state, session))
             return events

@@ -456,3 +456,37 @@ def test_the_set_aside_notice_is_rendered_from_a_template(
     assert new[0].body in rendered
     assert all(len(line) <= 72 for line in new[0].body.splitlines())
 
+
+
+def test_time_never_settles_past_a_message_received_but_not_yet_read(game: MailGame) -> None:
+    deadline = game.service.state().proposals[301].closes_at
+    assert deadline is not None
+    game.clock.now = deadline - timedelta(seconds=1)
+    game.receive(BOB, "just in time", "VOTE 301 FOR\n", after=timedelta(0))  # stored only
+    game.clock.now = deadline + timedelta(hours=1)
+    game.service.tick()  # the daemon's clock passed the deadline before the ballot was read
+    assert game.service.state().proposals[301].status.value == "open"
+    game.process()
+    game.service.tick()
+    closed = game.service.state().proposals[301]
+    assert closed.status.value == "adopted" and BOB in closed.ballots
+
+
+def test_a_message_waiting_for_a_retry_holds_back_the_ones_after_it(
+        game: MailGame, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = game.receive(BOB, "first", "VOTE 301 FOR\n")
+    game.receive(CAROL, "second", "VOTE 301 AGAINST\n")
+    real = game.service._apply_mail
+    calls: list[str] = []
+
+    def flaky(mail: Any, *args: Any) -> Any:
+        calls.append(mail.subject)
+        if len(calls) == 1:
+            raise RuntimeError("database is locked")
+        return real(mail, *args)
+
+    monkeypatch.setattr(game.service, "_apply_mail", flaky)
+    assert [p.status for p in game.process()] == ["retry"]  # the second one waits
+    assert [p.status for p in game.process()] == ["processed", "processed"]
+    assert calls == ["first", "first", "second"]
+    assert game.store.inbound(first.inbound_id).attempts == 1
