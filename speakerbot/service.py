@@ -337,7 +337,10 @@ PASSWORD_REMOVED = "[removed by speakerbot]"
 _MAY_HIDE_PASSWORD = (b"password", b"base64", b"quoted-printable")
 _MIME_HEADERS = ("content-type", "content-transfer-encoding", "mime-version",
                  "content-disposition")
-_LINE = re.compile(r"^(?P<lead>[ \t>]*)(?P<word>\S+)(?P<gap>\s+)(?P<secret>\S.*?)\s*$")
+# The first word (any leading white space or quote marks aside, as the parser strips them),
+# then a colon or white space, then the secret.
+_LINE = re.compile(r"^(?P<lead>[\s>]*)(?P<word>[^\s:]+)(?P<gap>\s*:\s*|\s+)(?P<secret>\S.*?)\s*$")
+MASK = "********"
 
 
 def _redact_line(line: str, expected: str) -> tuple[str, bool]:
@@ -345,7 +348,7 @@ def _redact_line(line: str, expected: str) -> tuple[str, bool]:
     match = _LINE.match(line)
     if match is None:
         return line, False
-    word = match["word"].upper().removesuffix(":")
+    word = match["word"].upper()
     if word == "PASSWORD":
         right = hmac.compare_digest(match["secret"].encode(), expected.encode())
         verdict = PASSWORD_RIGHT if right else PASSWORD_WRONG
@@ -368,9 +371,12 @@ def without_password(raw: bytes, expected: str, *, max_bytes: int) -> bytes:
     mail = read_message(raw, max_bytes=max_bytes)
     if mail.problem is None:
         lines = [_redact_line(line, expected) for line in mail.body.split("\n")]
-        if not any(changed for _, changed in lines):
-            return raw
         body = "\n".join(line for line, _ in lines)
+        # The secret written anywhere else (say, as a reason) is masked too.
+        anywhere = re.compile(r"(?<!\w)" + re.escape(expected) + r"(?!\w)") if expected else None
+        body, masked = anywhere.subn(MASK, body) if anywhere else (body, 0)
+        if not masked and not any(changed for _, changed in lines):
+            return raw
     elif not any(word in raw.lower() for word in _MAY_HIDE_PASSWORD):
         return raw
     else:

@@ -90,3 +90,17 @@ def test_colon_and_misspelled_password_lines_are_redacted_too() -> None:
     assert SECRET.encode() not in typo
     prose = mail("Passport renewal is due.\nVOTE 301 FOR\n")
     assert without_password(prose, SECRET, max_bytes=LIMIT) == prose
+
+
+def test_a_password_without_a_space_behind_a_nbsp_or_elsewhere_is_not_kept() -> None:
+    for body in (f"PASSWORD:{SECRET}\n", f"\u00a0PASSWORD {SECRET}\nADMIN DIGEST\n",
+                 f"PASSWORD {SECRET}\nADMIN VOID 301 typo {SECRET}\n",
+                 f"ADMIN VOID 301 {SECRET}\n"):
+        stored = without_password(mail(body), SECRET, max_bytes=LIMIT)
+        assert SECRET.encode() not in stored, body
+    nbsp = without_password(mail(f"\u00a0PASSWORD {SECRET}\nADMIN DIGEST\n"), SECRET,
+                            max_bytes=LIMIT)
+    assert parse_commands("", read_message(nbsp).body).password == PASSWORD_RIGHT
+    # A word that merely contains the secret is left alone.
+    longer = mail(f"VOTE 301 FOR\nx{SECRET}y\n")
+    assert without_password(longer, SECRET, max_bytes=LIMIT) == longer
