@@ -7,9 +7,11 @@ talks to a mail server; the daemon feeds messages in and the outbox sender deliv
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import logging
 import re
+import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -87,7 +89,9 @@ class GameService:
             self._cache = (seq, state)
         now = self.clock()
         for message in outgoing:
-            message_id, raw = compose(self.identity, message, now)
+            # The game's own id makes Message-IDs unique across games on one address.
+            keyed = dataclasses.replace(message, key=f"{state.game_id}|{message.key}")
+            message_id, raw = compose(self.identity, keyed, now)
             self.store.enqueue(session, OutgoingMail(
                 message_id, self.identity.address, message.recipients, raw, message.kind,
                 inbound_id, now,
@@ -111,7 +115,7 @@ class GameService:
             command = c.StartGame(
                 game.speaker, load_preset(game.ruleset), game.speaker_name,
                 game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
-                game.open_registration,
+                game.open_registration, secrets.token_hex(8),
             )
             new, events = apply(state, command, self.clock(), self.rng)
             _raise_rejection(events)

@@ -44,6 +44,7 @@ class StartGame(Command):
     named_judge_name: str = ""
     mechanics: dict[str, str] = field(default_factory=dict)  # overrides, written values
     open_registration: bool = True
+    game_id: str = ""  # unique to this game (the caller draws it), so its mail is told apart
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ class GameStarted(Event):
     named_judge: str
     named_judge_name: str
     open_registration: bool
+    game_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -516,6 +517,7 @@ def _game_started(state: GameState, e: GameStarted) -> None:
     state.speaker = e.host
     state.named_judge, state.named_judge_name = e.named_judge, e.named_judge_name
     state.open_registration = e.open_registration
+    state.game_id = e.game_id
     state.next_proposal = e.mechanics.first_proposal_number
 
 

@@ -850,6 +850,7 @@ def _start_game(play: _Play, cmd: c.StartGame) -> None:
     play.emit(e.GameStarted(
         play.now, preset.name, preset.title, mechanics, tuple(sorted(preset.sources.items())),
         tuple(rules), host, cmd.host_name, judge, judge_name, cmd.open_registration,
+        cmd.game_id,
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))

@@ -211,6 +211,7 @@ class GameState:
     """Everything the engine knows about one game."""
 
     started: bool = False
+    game_id: str = ""
     preset: str = ""
     title: str = ""
     game_number: int = 1

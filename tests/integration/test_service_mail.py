@@ -490,3 +490,13 @@ def test_a_message_waiting_for_a_retry_holds_back_the_ones_after_it(
     assert [p.status for p in game.process()] == ["processed", "processed"]
     assert calls == ["first", "first", "second"]
     assert game.store.inbound(first.inbound_id).attempts == 1
+
+
+def test_two_games_on_one_address_never_share_a_message_id(make_game: MakeGame) -> None:
+    ids = []
+    for _ in range(2):  # the same script, the same clock: only the game differs
+        game = make_game()
+        game.send(ALICE, "PROPOSE: Tea", "Tea at four.\n")
+        [distributed] = [m for m in game.outbox() if "Proposal 301:" in m.subject]
+        ids.append(distributed.header("Message-ID"))
+    assert ids[0] != ids[1]
