@@ -134,6 +134,18 @@ def _names(addresses: Sequence[str], state: GameState) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _belongs(head: e.Event | None, event: e.Event) -> bool:
+    """Tell whether an event is part of the message its group's head began."""
+    match head:
+        case e.ProposalSubmitted():
+            return False  # a distribution is about the proposal alone
+        case e.CfjCalled(number=number):
+            return isinstance(event, e.JudgeAssigned) and event.cfj == number
+        case e.JudgementDelivered():
+            return isinstance(event, _ENDINGS)  # a paradox judged TRUE ends the game
+    return True
+
+
 def _group(events: Sequence[e.Event]) -> list[_Group]:
     groups: list[_Group] = []
     current: _Group | None = None
@@ -145,13 +157,15 @@ def _group(events: Sequence[e.Event]) -> list[_Group]:
             groups.append(current)
         elif isinstance(event, e.VoteReminder | e.JudgeReminder):
             groups.append(_Group(event))
-        elif current is None:
-            current = _Group(None)
-            groups.append(current)
-            current.events.append(event)
         else:
+            if current is None or not _belongs(current.head, event):
+                current = _Group(None)
+                groups.append(current)
             current.events.append(event)
-    return groups
+            if isinstance(current.head, e.CfjCalled):
+                current = _Group(None)  # one Judge per CFJ message; what follows is news
+                groups.append(current)
+    return [group for group in groups if group.head is not None or group.events]
 
 
 class Announcer:
@@ -306,15 +320,32 @@ def scoreboard(state: GameState) -> list[tuple[str, str]]:
 
 
 def _changed_rules(events: Sequence[e.Event], state: GameState) -> list[tuple[int, str, str]]:
-    """Return (number, status, text) for each rule that the events enacted or changed."""
-    changed = []
+    """Return (number, status, text) for each rule the events enacted or changed.
+
+    The text is the one these events gave it, not a later batch's: two proposals closing
+    together may amend the same rule.
+    """
+    known: dict[int, tuple[str, str]] = {}
+    order: list[int] = []
+
+    def status(mutable: bool) -> str:
+        return "mutable" if mutable else "immutable"
+
     for event in events:
-        number: int | None = None
-        if isinstance(event, e.RuleEnacted):
-            number = event.number
-        elif isinstance(event, e.RuleAmended | e.RuleTransmuted):
-            number = event.new_number
-        if number is not None and number in state.rules:
-            rule = state.rules[number]
-            changed.append((number, "mutable" if rule.mutable else "immutable", rule.text))
-    return changed
+        match event:
+            case e.RuleEnacted(number=number, text=text, mutable=mutable):
+                known[number] = (status(mutable), text)
+            case e.RuleAmended(number=old, new_number=number, text=text):
+                before = known.pop(old, None)
+                rule = state.rules.get(number)
+                kept = before[0] if before else status(rule.mutable if rule else True)
+                known[number] = (kept, text)
+            case e.RuleTransmuted(number=old, new_number=number, mutable=mutable):
+                before = known.pop(old, None)
+                rule = state.rules.get(number)
+                text = before[1] if before else (rule.text if rule else "")
+                known[number] = (status(mutable), text)
+            case _:
+                continue
+        order = [n for n in order if n in known and n != number] + [number]
+    return [(number, *known[number]) for number in order]

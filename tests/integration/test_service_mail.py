@@ -500,3 +500,24 @@ def test_two_games_on_one_address_never_share_a_message_id(make_game: MakeGame) 
         [distributed] = [m for m in game.outbox() if "Proposal 301:" in m.subject]
         ids.append(distributed.header("Message-ID"))
     assert ids[0] != ids[1]
+
+
+def test_what_follows_a_cfj_in_the_same_message_is_announced_too(game: MailGame) -> None:
+    game.send(BOB, "leaving", "CFJ Tea is compulsory.\nFORFEIT\n")
+    public = [m for m in game.outbox() if m.row.kind == "announcement"]
+    assert any("CFJ 1:" in m.subject for m in public)
+    assert any("Bob forfeited" in m.body for m in public if "CFJ" not in m.subject)
+
+
+def test_results_quote_each_rule_as_its_own_proposal_left_it(game: MailGame) -> None:
+    for text in ("Voting lasts five days.", "Voting lasts three days."):
+        game.send(ALICE, "PROPOSE: Shorter", f"AMEND RULE 205:\n{text}\n")
+        number = game.service.state().next_proposal - 1
+        game.send(BOB, "vote", f"VOTE {number} FOR\n")
+    game.clock.now += timedelta(days=8)
+    game.service.tick()  # 302 and 303 close together
+    results = {m.subject: m.body for m in game.outbox() if "ADOPTED" in m.subject}
+    [first] = [body for subject, body in results.items() if "Proposal 302 " in subject]
+    [second] = [body for subject, body in results.items() if "Proposal 303 " in subject]
+    assert "five days" in first and "three days" not in first
+    assert "three days" in second
