@@ -279,7 +279,7 @@ class GameService:
         if sent_today == limit:
             notice = self.replies.renderer.render("limit_notice.txt", limit=limit,
                                                   identity=self.identity)
-            return [Outgoing("notice", (sender,), "No more replies today", notice,
+            return [Outgoing("limit", (sender,), "No more replies today", notice,
                              f"limit:{row.message_id}", in_reply_to=mail.message_id)]
         return []
 

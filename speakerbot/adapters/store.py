@@ -101,7 +101,9 @@ PENDING_INBOUND = ("new", "retry")
 """The statuses of an inbound message still to be handled."""
 
 _FINAL_INBOUND = ("processed", "skipped")
-_REPLY_KINDS = ("reply", "notice")
+# What counts against a sender's daily replies: replies, and the one notice that the limit
+# is reached. Notices the game sends the Speaker (action needed, set aside) do not.
+_REPLY_KINDS = ("reply", "limit")
 # How long a write transaction waits for another to finish before it fails.
 _WRITE_WAIT_SECONDS = 30
 # Longer than any real Message-ID (RFC 5322 lines stop at 998); it also keeps the value

@@ -64,7 +64,7 @@ class GameIdentity:
 class Outgoing:
     """One message to send, before it gets its envelope."""
 
-    kind: str  # reply | announcement | reminder | notice
+    kind: str  # reply | limit | announcement | reminder | notice
     recipients: tuple[str, ...]
     subject: str  # without the game's tag
     body: str
@@ -90,7 +90,8 @@ def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple
     message["Subject"] = f"{identity.tag} {outgoing.subject}"
     message["Date"] = format_datetime(date.astimezone(UTC))
     message["Message-ID"] = message_id
-    message["Auto-Submitted"] = "auto-replied" if outgoing.kind == "reply" else "auto-generated"
+    answering = outgoing.kind in ("reply", "limit")
+    message["Auto-Submitted"] = "auto-replied" if answering else "auto-generated"
     message["X-Loop"] = identity.loop_token
     if outgoing.in_reply_to:
         message["In-Reply-To"] = outgoing.in_reply_to

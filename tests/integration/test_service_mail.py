@@ -225,7 +225,7 @@ def test_replies_stop_after_the_daily_limit_with_one_notice(
     for n in range(allowed):
         assert [mail.row.kind for mail in answers[n]] == ["reply"], n
     notice = answers[allowed]
-    assert [mail.row.kind for mail in notice] == ["notice"]
+    assert [mail.row.kind for mail in notice] == ["limit"]
     assert notice[0].recipients == (BOB,)
     assert notice[0].subject.startswith(TAG)
     assert "no more replies until tomorrow" in " ".join(notice[0].body.split())
@@ -436,7 +436,7 @@ def test_the_reply_limit_notice_is_rendered_from_a_template(
     game.send(BOB, "hello", "SCORES\n")
     received = game.send(BOB, "hello", "SCORES\n")
     notices = game.replies_to(received.message_id)
-    assert [mail.row.kind for mail in notices] == ["notice"]
+    assert [mail.row.kind for mail in notices] == ["limit"]
     assert notices[0].body in rendered
     assert all(len(line) <= 72 for line in notices[0].body.splitlines())
 
@@ -521,3 +521,17 @@ def test_results_quote_each_rule_as_its_own_proposal_left_it(game: MailGame) -> 
     [second] = [body for subject, body in results.items() if "Proposal 303 " in subject]
     assert "five days" in first and "three days" not in first
     assert "three days" in second
+
+
+def test_notices_to_the_speaker_do_not_use_up_the_speakers_replies(
+        make_game: MakeGame) -> None:
+    game = make_game(limits={"replies_per_day": 2})
+    for n in range(3):  # informal proposals: each adoption asks the Speaker to act
+        game.send(ALICE, f"PROPOSE: Idea {n}", "Do something nice.\n")
+        game.send(BOB, "vote", f"VOTE {301 + n} FOR\n")
+    game.clock.now += timedelta(days=8)
+    game.service.tick()
+    assert len([m for m in game.outbox() if m.recipients == (SPEAKER,)
+                and m.row.kind == "notice"]) >= 3
+    received = game.send(SPEAKER, "status", "STATUS\n")
+    assert [m.row.kind for m in game.replies_to(received.message_id)] == ["reply"]

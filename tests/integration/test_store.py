@@ -475,7 +475,7 @@ def test_replies_since(store: Store) -> None:
         store.enqueue(
             session,
             outgoing(
-                "<2@s>", to=("bob@x.test", "alice@x.test"), kind="notice", created_at=T0 + hour
+                "<2@s>", to=("bob@x.test", "alice@x.test"), kind="limit", created_at=T0 + hour
             ),
         )
         store.enqueue(

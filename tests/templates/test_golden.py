@@ -331,7 +331,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         game.service._apply_mail = broken  # type: ignore[method-assign]
         for _ in range(3):  # three failures: set aside, and the Speaker is told
             game.process()
-        notices = [mail for mail in game.outbox() if mail.row.kind == "notice"]
+        notices = [mail for mail in game.outbox() if mail.row.kind in ("notice", "limit")]
     finally:
         game.close()
     sent = []
