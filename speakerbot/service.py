@@ -13,7 +13,8 @@ import logging
 import re
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -65,6 +66,7 @@ class GameService:
         self.replies = ReplyWriter(renderer, lang.help_text())
         self.lock = threading.RLock()
         self._cache: tuple[int, GameState] = (-1, GameState())
+        self._committing: tuple[int, GameState] | None = None
 
     # --- the game's state ---
 
@@ -80,13 +82,25 @@ class GameService:
         """Tell whether a game has been started in this store."""
         return self.state().started
 
+    @contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """Open a store transaction; the cached state moves on only when it commits."""
+        self._committing = None
+        try:
+            with self.store.transaction() as session:
+                yield session
+            if self._committing is not None:
+                self._cache = self._committing
+        finally:
+            self._committing = None
+
     def _commit(self, session: Any, events: Sequence[e.Event], state: GameState,
                 outgoing: Sequence[Outgoing], *, inbound_id: int | None = None) -> None:
         """Append events and queue their messages, in the caller's transaction."""
         if events:
             seq = self.store.append_events(session, [event_to_json(ev) for ev in events],
                                            inbound_id=inbound_id)
-            self._cache = (seq, state)
+            self._committing = (seq, state)  # the cache takes it once the commit succeeded
         now = self.clock()
         for message in outgoing:
             # The game's own id makes Message-IDs unique across games on one address.
@@ -107,7 +121,7 @@ class GameService:
     def start_game(self) -> list[e.Event]:
         """Start the configured game (the store must be upgraded and empty)."""
         game = self.settings.game
-        with self.lock, self.store.transaction() as session:
+        with self.lock, self._transaction() as session:
             state = self.state(session)
             if state.started:
                 raise ServiceError("a game already exists in this database; "
@@ -124,7 +138,7 @@ class GameService:
 
     def speaker_command(self, command: c.Command) -> list[e.Event]:
         """Apply an override from the command line as the Speaker; announce it."""
-        with self.lock, self.store.transaction() as session:
+        with self.lock, self._transaction() as session:
             state = self.state(session)
             new, events = apply(state, command, self.clock(), self.rng)
             _raise_rejection(events)
@@ -173,7 +187,7 @@ class GameService:
         mail = read_message(row.raw, max_bytes=limits.max_message_size,
                             loop_token=self.identity.loop_token)
         received = row.received_at
-        with self.store.transaction() as session:
+        with self._transaction() as session:
             start = self.state(session)
             # First let time pass up to the moment the message was received: deadlines
             # that fell before it are settled before it is read.
@@ -272,10 +286,9 @@ class GameService:
         subject = mail.subject.strip() or "your message"
         if not subject.lower().startswith("re:"):
             subject = f"Re: {subject}"
-        references = (*mail.references, *((mail.message_id,) if mail.message_id else ()))
         if sent_today < limit:
             return [Outgoing("reply", (sender,), subject, body, f"reply:{row.message_id}",
-                             in_reply_to=mail.message_id, references=references[:-1])]
+                             in_reply_to=mail.message_id, references=mail.references)]
         if sent_today == limit:
             notice = self.replies.renderer.render("limit_notice.txt", limit=limit,
                                                   identity=self.identity)
@@ -286,7 +299,7 @@ class GameService:
     def _tell_speaker_set_aside(self, row: InboundRow, error: Exception) -> None:
         body = self.replies.renderer.render(
             "set_aside.txt", row=row, error=f"{type(error).__name__}: {error}")
-        with self.store.transaction() as session:
+        with self._transaction() as session:
             state = self.state(session)
             speaker = state.speaker or self.settings.game.speaker
             self._commit(session, [], state, [Outgoing(
@@ -300,7 +313,7 @@ class GameService:
         Never past a message received but not yet processed: a ballot that arrived before
         a deadline must be read before the vote closes.
         """
-        with self.lock, self.store.transaction() as session:
+        with self.lock, self._transaction() as session:
             state = self.state(session)
             until = now or self.clock()
             waiting = self.store.pending_inbound()
@@ -317,7 +330,7 @@ class GameService:
 
     def send_digest(self, now: datetime | None = None) -> None:
         """Queue the digest: open business and what was decided since the last digest."""
-        with self.lock, self.store.transaction() as session:
+        with self.lock, self._transaction() as session:
             state = self.state(session)
             if state.started:
                 stamp = (now or self.clock()).strftime("%Y%m%d%H%M")

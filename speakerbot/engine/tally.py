@@ -72,7 +72,7 @@ def count_vote(
             share = mechanics.refused_consent_threshold
             passed = yes > 0 and yes * share.denominator >= share.numerator * size
             requirement = (
-                f"{_fraction_words(share)} of {among(mechanics.count_basis)} "
+                f"{fraction_words(share)} of {among(mechanics.count_basis)} "
                 "(the Speaker refused consent)"
             )
         else:
@@ -92,7 +92,8 @@ def count_vote(
     )
 
 
-def _fraction_words(share: Fraction) -> str:
+def fraction_words(share: Fraction) -> str:
+    """Say a threshold in words: two-thirds, or n/d."""
     if share == Fraction(2, 3):
         return "two-thirds"
     return f"{share.numerator}/{share.denominator}"

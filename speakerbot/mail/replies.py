@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
+from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.announcements import describe, scoreboard
 from speakerbot.mail.outgoing import Renderer, when
 
@@ -76,9 +77,11 @@ def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:
                 lines.append(f"Your judgement on CFJ {number}, {judgement.value}, is recorded "
                              "and sent to every player.")
             case e.ConsentDeclared(proposal=number, consent=consent):
+                share = state.rules_mechanics.refused_consent_threshold
                 lines.append(f"You consent to proposal {number}." if consent else
-                             f"You refuse consent to proposal {number}: it needs two-thirds of "
-                             "the votes cast. The refusal is announced with the results.")
+                             f"You refuse consent to proposal {number}: it needs "
+                             f"{fraction_words(share)} of the votes cast. The refusal is "
+                             "announced with the results.")
             case e.TurnConsentGiven():
                 lines.append("You agree that the next turn may begin.")
             case e.OverruleSupported(cfj=number):

@@ -85,8 +85,3 @@ def translate(command: lang.Command, sender: str) -> Translated:
         case lang.AdminDigest():
             return DigestRequest(command.line)
     raise TypeError(f"no translation for {command!r}")
-
-
-def is_admin(command: lang.Command) -> bool:
-    """Tell whether a parsed command is one of the Speaker's overrides."""
-    return command.verb == "ADMIN"

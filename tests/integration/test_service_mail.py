@@ -9,6 +9,7 @@ failing is set aside and the Speaker is told.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -17,13 +18,16 @@ from typing import Any
 
 import pytest
 
+from speakerbot.engine import commands as c
 from speakerbot.engine.model import Choice
 from speakerbot.mail import language as lang
 from speakerbot.mail.outgoing import Renderer
+from speakerbot.service import GameService
 from tests.support.mailgame import (
     ALICE,
     BOB,
     CAROL,
+    DAVE,
     GAME,
     LIST,
     NAMES,
@@ -535,3 +539,18 @@ def test_notices_to_the_speaker_do_not_use_up_the_speakers_replies(
                 and m.row.kind == "notice"]) >= 3
     received = game.send(SPEAKER, "status", "STATUS\n")
     assert [m.row.kind for m in game.replies_to(received.message_id)] == ["reply"]
+
+
+def test_a_rolled_back_message_never_leaves_its_state_in_the_cache(
+        game: MailGame, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(game.store, "mark_inbound", fail)
+    game.send(DAVE, "join and vote", "JOIN Dave\nVOTE 301 FOR\n")  # two events, rolled back
+    monkeypatch.undo()
+    # Another writer (the command line, say) commits two events of its own meanwhile.
+    other = GameService(game.store, game.settings, rng=random.Random(2), clock=game.clock)
+    other.speaker_command(c.AddPlayer(SPEAKER, "erin@example.org", "Erin"))
+    state = game.service.state()
+    assert "erin@example.org" in state.players and DAVE not in state.players
