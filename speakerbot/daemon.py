@@ -127,7 +127,9 @@ class Daemon:
             if result.temporary_failure is not None:
                 attempt = row.attempts + 1
                 if attempt >= MAX_SEND_ATTEMPTS:
-                    self.store.mark_failed(row.id, result.temporary_failure)
+                    gave_up = {rcpt: f"given up: {result.temporary_failure}"
+                               for rcpt in row.recipients}
+                    self.store.mark_failed(row.id, result.temporary_failure, refused=gave_up)
                 else:
                     delay = backoff(attempt, base=self.retry_base, rng=self.rng)
                     self.store.mark_retry(row.id, result.temporary_failure,
@@ -136,7 +138,18 @@ class Daemon:
                             result.temporary_failure)
                 break  # the server is unhappy: end this pass; each message keeps its backoff
             crashpoint("after-smtp")
-            self.store.mark_sent(row.id, now, result.refused or None)
+            if result.deferred and row.attempts + 1 >= MAX_SEND_ATTEMPTS:
+                gave_up = {rcpt: f"given up: {answer}" for rcpt, answer in result.deferred.items()}
+                self.store.mark_sent(row.id, now, {**result.refused, **gave_up})
+            elif result.deferred:
+                # The others have it; only the deferred recipients are tried again.
+                delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
+                self.store.mark_retry(row.id, "; ".join(result.deferred.values()),
+                                      now + timedelta(seconds=delay),
+                                      refused=result.refused or None,
+                                      only=tuple(result.deferred))
+            else:
+                self.store.mark_sent(row.id, now, result.refused or None)
             sent += 1
         return sent
 

@@ -5,14 +5,15 @@
 * accepted: the relay took the message for these recipients;
 * refused: the relay refused these recipients for good (5xx), with its answer;
   a 5xx to MAIL FROM or to the end of DATA refuses every recipient;
+* deferred: the relay refused these recipients for now (a 4xx to their RCPT) while
+  taking the message for others: the caller sends it to them again later;
 * temporary_failure: the whole message should be sent again later (a 4xx at any
-  stage, even for a single recipient; connection refused or reset; timeout; TLS
+  other stage, or for every recipient; connection refused or reset; timeout; TLS
   or login failure; a greeting other than 220). Then nothing counts as sent.
 
-Retrying the whole message when only some recipients got a 4xx, or when the
-connection broke after the message's final dot, can deliver it twice to some
-recipients; a resend carries the same bytes, so the same Message-ID, and the
-duplicate is recognisable.
+Retrying when the connection broke after the message's final dot can deliver it twice;
+a resend carries the same bytes, so the same Message-ID, and the duplicate is
+recognisable.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class DeliveryResult:
     accepted: tuple[str, ...]
     refused: dict[str, str]
     temporary_failure: str | None
+    deferred: dict[str, str] = field(default_factory=dict)
+    """Recipients refused for now (4xx at RCPT) while others took the message: retry them."""
 
     @property
     def sent(self) -> bool:
@@ -163,14 +166,21 @@ class SmtpSender:
 
         accepted: list[str] = []
         refused: dict[str, str] = {}
+        deferred: dict[str, str] = {}
         for recipient in recipients:
             code, text = client.rcpt(recipient)
+            if 400 <= code < 500:
+                # One full mailbox must not hold the message back from everyone else.
+                deferred[recipient] = _answer(code, text)
+                continue
             _raise_unless_final(code, text, f"RCPT TO:<{recipient}>")
             if code >= 500:
                 refused[recipient] = _answer(code, text)
             else:
                 accepted.append(recipient)
         if not accepted:
+            if deferred:
+                raise _Temporary(f"every recipient deferred: {next(iter(deferred.values()))}")
             return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
 
         try:
@@ -183,7 +193,8 @@ class SmtpSender:
             answer = _answer(code, text)
             refused.update((recipient, answer) for recipient in accepted)
             return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
-        return DeliveryResult(accepted=tuple(accepted), refused=refused, temporary_failure=None)
+        return DeliveryResult(accepted=tuple(accepted), refused=refused, temporary_failure=None,
+                              deferred=deferred)
 
 
 def backoff(attempt: int, *, base: float = 30.0, cap: float = 3600.0, rng: random.Random) -> float:

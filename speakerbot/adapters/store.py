@@ -912,10 +912,18 @@ class Store:
         next_attempt_at: datetime,
         *,
         refused: Mapping[str, str] | None = None,
+        only: Sequence[str] | None = None,
     ) -> None:
-        """Record a failed attempt at a pending message, to try again at ``next_attempt_at``."""
+        """Record a failed attempt at a pending message, to try again at ``next_attempt_at``.
+
+        ``only``: the recipients still to be sent to (the others took the message).
+        """
         _aware(next_attempt_at, "next_attempt_at")
         with self._pending_outbox(outbox_id) as row:
+            if only is not None:
+                if not only:
+                    raise ValueError("a retry needs at least one recipient")
+                row.recipients = list(only)
             row.attempts += 1
             row.last_error = error
             row.next_attempt_at = next_attempt_at

@@ -184,9 +184,9 @@ class SmtpSink:
     def refuse_recipient(
         self, address: str, code: int = 550, message: str = "5.1.1 No such user"
     ) -> None:
-        """Refuse ``address`` (case-insensitively) as a recipient, with a 5xx ``code``."""
-        if not 500 <= code < 600:
-            raise ValueError(f"a permanent refusal needs a 5xx code, not {code}")
+        """Refuse ``address`` (case-insensitively) as a recipient: 5xx for good, 4xx for now."""
+        if not 400 <= code < 600:
+            raise ValueError(f"a recipient refusal needs a 4xx or 5xx code, not {code}")
         with self._cond:
             self._refused_recipients[address.lower()] = (code, message)
 
