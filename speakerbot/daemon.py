@@ -195,7 +195,7 @@ class Daemon:
                     self._schedule()
                     # The scheduler or an inbound adapter sets wake; the timeout is a safety
                     # net, short while a message waits to be retried.
-                    self.wake.wait(1 if self.store.pending_inbound() else 300)
+                    self.wake.wait(1 if self.store.earliest_pending() else 300)
             finally:
                 self._stop_inbound()
                 self.scheduler.shutdown(wait=False)

@@ -112,8 +112,12 @@ class GameService:
             ))
 
     def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,
-                  session: Any) -> list[Outgoing]:
-        key = f"e{self.store.last_event_seq(session) + 1}"
+                  session: Any, *, after: int = 0) -> list[Outgoing]:
+        """Compose the messages for events about to be appended ``after`` others in this batch.
+
+        The key is the record number the first of them will take, so it is stable.
+        """
+        key = f"e{self.store.last_event_seq(session) + 1 + after}"
         return self.announcer.messages(events, state, key, before)
 
     # --- operator commands ---
@@ -200,9 +204,8 @@ class GameService:
             before_commands = state
             state, events, reply, digest_asked = self._apply_mail(mail, state, received)
             all_events = [*tick_events, *events]
-            outgoing += self.announcer.messages(
-                events, state, f"e{self.store.last_event_seq(session) + 1 + len(tick_events)}",
-                before_commands)
+            outgoing += self._announce(events, state, before_commands, session,
+                                       after=len(tick_events))
             if reply is not None and can_acknowledge(mail):
                 outgoing += self._limited_reply(session, mail, reply, row)
             self._commit(session, all_events, state, outgoing, inbound_id=row.id)
@@ -316,9 +319,9 @@ class GameService:
         with self.lock, self._transaction() as session:
             state = self.state(session)
             until = now or self.clock()
-            waiting = self.store.pending_inbound()
-            if waiting:
-                until = min(until, min(row.received_at for row in waiting))
+            waiting = self.store.earliest_pending()
+            if waiting is not None:
+                until = min(until, waiting)
             new, events = tick(state, until, self.rng)
             if events:
                 self._commit(session, events, new, self._announce(events, new, state, session))

@@ -743,6 +743,14 @@ class Store:
             )
             return [_inbound_row(row) for row in rows]
 
+    def earliest_pending(self) -> datetime | None:
+        """Return when the oldest message still to handle was received (None: none waits)."""
+        with self._reading() as session:
+            return session.scalar(
+                select(func.min(Inbound.received_at)).where(
+                    Inbound.status.in_(PENDING_INBOUND))
+            )
+
     def find_inbound_by_uid(self, uidvalidity: int, uid: int) -> InboundRow | None:
         """Return the message stored from this IMAP UID, if any."""
         with self._reading() as session:

@@ -268,6 +268,8 @@ def test_pending_inbound_in_order_of_reception(store: Store) -> None:
     with store.transaction() as session:
         store.mark_inbound(session, done.id, "skipped", "not for the Speaker")
     assert [r.id for r in store.pending_inbound()] == [early.id, late.id, tie.id]
+    earliest = store.earliest_pending()  # the handled message, received first, is not waiting
+    assert earliest == T0 and earliest is not None and earliest.tzinfo is not None
     row = store.inbound(done.id)
     assert (row.status, row.note) == ("skipped", "not for the Speaker")
     assert row.processed_at is not None and row.processed_at.tzinfo is UTC
@@ -278,12 +280,13 @@ def test_failures_lead_to_set_aside(store: Store) -> None:
     first = store.record_inbound_failure(stored.id, "boom 1")
     assert (first.status, first.attempts, first.error) == ("retry", 1, "boom 1")
     assert [r.id for r in store.pending_inbound()] == [stored.id]
+    assert store.earliest_pending() == T0  # a message waiting for a retry still waits
     second = store.record_inbound_failure(stored.id, "boom 2")
     assert (second.status, second.attempts) == ("retry", 2)
     third = store.record_inbound_failure(stored.id, "boom 3")
     assert (third.status, third.attempts, third.error) == ("set_aside", 3, "boom 3")
     assert store.inbound(stored.id) == third
-    assert store.pending_inbound() == []
+    assert store.pending_inbound() == [] and store.earliest_pending() is None
     with pytest.raises(NotPending), store.transaction() as session:
         store.mark_inbound(session, stored.id, "processed")
 
