@@ -16,7 +16,6 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 from speakerbot.adapters.store import AlreadyRunning, Store
 from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
@@ -55,9 +54,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _open(settings: Settings, *, upgrade: bool = False) -> tuple[Store, GameService]:
-    sqlite = settings.database.sqlite_path
-    if sqlite is not None and sqlite.parent != Path():
-        sqlite.parent.mkdir(parents=True, exist_ok=True)
+    # The store creates a SQLite file and its folder private (0600, 0700) on first use.
     store = Store(settings.database.url)
     if upgrade:
         store.upgrade()

@@ -10,6 +10,7 @@ URL) may also come from ``<key>_file`` or an environment variable; they are kept
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import re
 import tomllib
@@ -57,12 +58,15 @@ KEYS: dict[str, tuple[str, ...]] = {
              "admin_password_file", "list", "open_registration", "digest", "judge",
              "judge_name"),
     "mechanics": tuple(PARAMETERS),
-    "limits": ("max_message_size", "replies_per_day", "max_command_lines"),
+    "limits": ("max_message_size", "replies_per_day", "max_command_lines",
+               "proposals_per_message", "proposals_per_day"),
+    "auth": ("require", "authserv_id", "unauthenticated", "confirm_within"),
     "database": ("url", "url_file"),
     "imap": ("host", "port", "security", "username", "password", "password_file", "folder",
-             "processed_folder", "idle", "poll_interval"),
+             "processed_folder", "idle", "poll_interval", "allow_plaintext"),
     "lmtp": ("host", "port"),
-    "smtp": ("host", "port", "security", "username", "password", "password_file"),
+    "smtp": ("host", "port", "security", "username", "password", "password_file",
+             "give_up_after", "allow_plaintext"),
 }
 """Every section and the keys it accepts ([mechanics]: every mechanic the engine knows)."""
 
@@ -118,6 +122,23 @@ class LimitsSettings:
     max_message_size: int = 262144
     replies_per_day: int = 20
     max_command_lines: int = 200
+    proposals_per_message: int = 5
+    proposals_per_day: int = 20
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    """The [auth] section: whose mail is believed, and what happens to the rest.
+
+    ``require``: ``"dmarc"`` (a trusted Authentication-Results header must vouch for the
+    From address) or ``"none"`` (the From header alone). ``unauthenticated``: ``"confirm"``
+    (ask the From address to confirm) or ``"refuse"``. ``confirm_within`` in seconds.
+    """
+
+    require: Literal["dmarc", "none"] = "dmarc"
+    authserv_id: tuple[str, ...] = ()
+    unauthenticated: Literal["confirm", "refuse"] = "confirm"
+    confirm_within: float = 3 * 86400.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -159,6 +180,7 @@ class ImapConfig:
     processed_folder: str
     idle: bool
     poll_interval: float
+    allow_plaintext: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,6 +204,8 @@ class SmtpConfig:
     security: Security
     username: str
     password: str | None = field(repr=False)
+    give_up_after: float = 5 * 86400.0
+    allow_plaintext: bool = False
 
 
 @dataclass(frozen=True)
@@ -196,6 +220,7 @@ class Settings:
     imap: ImapConfig | None
     lmtp: LmtpConfig | None
     smtp: SmtpConfig | None
+    auth: AuthSettings = AuthSettings()
 
     def require_inbound(self) -> None:
         """Raise ConfigError unless mail can come in ([imap] or [lmtp]), as ``run`` needs."""
@@ -268,7 +293,19 @@ def parse_settings(data: Mapping[str, Any], *, path: Path,
     imap = reader.imap(sections["imap"], game) if "imap" in sections else None
     lmtp = reader.lmtp(sections["lmtp"]) if "lmtp" in sections else None
     smtp = reader.smtp(sections["smtp"], game) if "smtp" in sections else None
-    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp)
+    auth = reader.auth(sections.get("auth", {}))
+    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp, auth)
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (localhost, 127.0.0.0/8, ::1)."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _shown(value: object) -> str:
@@ -548,7 +585,51 @@ class _Reader:
                                          1, 100_000),
             max_command_lines=self.integer(s, table, "max_command_lines",
                                            defaults.max_command_lines, 1, 100_000),
+            proposals_per_message=self.integer(s, table, "proposals_per_message",
+                                               defaults.proposals_per_message, 1, 1000),
+            proposals_per_day=self.integer(s, table, "proposals_per_day",
+                                           defaults.proposals_per_day, 1, 100_000),
         )
+
+    def auth(self, table: Mapping[str, Any]) -> AuthSettings:
+        s = "auth"
+        defaults = AuthSettings()
+        require = self.choice(s, table, "require", defaults.require, ("dmarc", "none"))
+        unauthenticated = self.choice(s, table, "unauthenticated", defaults.unauthenticated,
+                                      ("confirm", "refuse"))
+        ids = table.get("authserv_id", [])
+        if isinstance(ids, str):
+            ids = [ids]
+        if not isinstance(ids, list) or not all(isinstance(i, str) and i.strip() and
+                                                not any(c.isspace() or c == ";" for c in
+                                                        i.strip()) for i in ids):
+            raise self.fail(s, "authserv_id", "expected a list of host names in quotes, such "
+                            "as [\"mx.example.org\"]: the authserv-id your mailbox's own "
+                            f"receiving server writes in Authentication-Results, not {_shown(ids)}")
+        return AuthSettings(
+            require=cast(Literal["dmarc", "none"], require),
+            authserv_id=tuple(i.strip().lower() for i in ids),
+            unauthenticated=cast(Literal["confirm", "refuse"], unauthenticated),
+            confirm_within=self.duration(s, table, "confirm_within", "3d", 60, 30 * 86400),
+        )
+
+    def choice(self, section: str, table: Mapping[str, Any], key: str, default: str,
+               choices: Sequence[str]) -> str:
+        value = table.get(key, default)
+        if isinstance(value, str) and value.strip().lower() in choices:
+            return value.strip().lower()
+        raise self.fail(section, key, f"expected one of {', '.join(choices)}, "
+                        f"not {_shown(value)}")
+
+    def plaintext(self, section: str, table: Mapping[str, Any], host: str, security: str,
+                  logs_in: bool) -> bool:
+        """Refuse a password sent in clear to another machine, unless explicitly allowed."""
+        allowed = self.boolean(section, table, "allow_plaintext", False)
+        if security == "none" and logs_in and not allowed and not _loopback(host):
+            raise self.fail(section, "security", f"\"none\" would send the password to "
+                            f"{host} unencrypted; use \"ssl\" or \"starttls\", or set "
+                            "allow_plaintext = true in this section if the network is private")
+        return allowed
 
     def size(self, table: Mapping[str, Any], default: int) -> int:
         key, low, high = "max_message_size", 1024, 1024**3
@@ -597,8 +678,9 @@ class _Reader:
         if processed == folder:
             raise self.fail(s, "processed_folder", "must differ from folder (mail is moved "
                             "there once it has been handled)")
+        host = self.host(s, table)
         return ImapConfig(
-            host=self.host(s, table),
+            host=host,
             port=self.port(s, table, _IMAP_PORTS[security]),
             security=security,
             username=self.string(s, table, "username", game.address),
@@ -607,6 +689,7 @@ class _Reader:
             processed_folder=processed,
             idle=self.boolean(s, table, "idle", True),
             poll_interval=self.duration(s, table, "poll_interval", "60s", 1, 86400),
+            allow_plaintext=self.plaintext(s, table, host, security, True),
         )
 
     def lmtp(self, table: Mapping[str, Any]) -> LmtpConfig:
@@ -623,10 +706,13 @@ class _Reader:
                             "password_file (a file holding it) or the environment variable "
                             f"{SECRET_ENV[(s, 'password')]}; without a username and password "
                             "speakerbot sends without logging in")
+        host = self.host(s, table)
         return SmtpConfig(
-            host=self.host(s, table),
+            host=host,
             port=self.port(s, table, _SMTP_PORTS[security]),
             security=security,
             username="" if password is None else self.string(s, table, "username", game.address),
             password=password,
+            give_up_after=self.duration(s, table, "give_up_after", "5d", 1, 60 * 86400),
+            allow_plaintext=self.plaintext(s, table, host, security, password is not None),
         )

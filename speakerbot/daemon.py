@@ -28,8 +28,7 @@ from speakerbot.service import GameService
 
 log = logging.getLogger("speakerbot.daemon")
 
-DONE = ("processed", "skipped", "set_aside")
-MAX_SEND_ATTEMPTS = 30  # with backoff capped at an hour: more than a day of retrying
+DONE = ("processed", "skipped", "set_aside", "held", "unconfirmed")
 SYNC_TIMEOUT = 30.0
 LMTP_GRACE = timedelta(seconds=2)  # how long after a deadline LMTP mail may still be landing
 
@@ -40,13 +39,28 @@ def imap_settings(settings: Settings) -> ImapSettings | None:
     if imap is None:
         return None
     return ImapSettings(imap.host, imap.port, imap.security, imap.username, imap.password,
-                        imap.folder, imap.processed_folder, imap.idle, imap.poll_interval)
+                        imap.folder, imap.processed_folder, imap.idle, imap.poll_interval,
+                        max_size=settings.limits.max_message_size,
+                        allow_plaintext=imap.allow_plaintext)
 
 
 def smtp_settings(settings: Settings) -> SmtpSettings:
     """Build the SMTP adapter's settings from the config."""
     smtp = settings.require_outbound()
     return SmtpSettings(smtp.host, smtp.port, smtp.security, smtp.username, smtp.password or "")
+
+
+def warn_about_trust(settings: Settings) -> None:
+    """Say at start, as a warning, when the game believes mail it should not."""
+    auth = settings.auth
+    if auth.require == "none":
+        log.warning("[auth] require = \"none\": anyone who can forge a From header can play "
+                    "as anyone, the Speaker included; use it only behind a mail server that "
+                    "authenticates its users")
+    elif not auth.authserv_id:
+        log.warning("[auth] authserv_id is empty: no Authentication-Results header is "
+                    "trusted, so no mail is authenticated and every command needs a "
+                    "confirmation (docs/security.md says how to find your server's id)")
 
 
 class Daemon:
@@ -80,7 +94,8 @@ class Daemon:
             row = self.store.find_inbound_by_uid(message.uidvalidity, message.uid)
             if row is None:
                 result = self.service.receive(message.raw, message.internaldate, source="imap",
-                                              uidvalidity=message.uidvalidity, uid=message.uid)
+                                              uidvalidity=message.uidvalidity, uid=message.uid,
+                                              oversized=message.oversized)
                 stored[message.uid] = result.id
             else:
                 stored[message.uid] = row.id
@@ -125,20 +140,19 @@ class Daemon:
         for row in self.store.due_outbox(now):
             result = self.sender.send(row.mail_from, row.recipients, row.raw)
             if result.temporary_failure is not None:
-                attempt = row.attempts + 1
-                if attempt >= MAX_SEND_ATTEMPTS:
+                if self._given_up(row.created_at, now):
                     gave_up = {rcpt: f"given up: {result.temporary_failure}"
                                for rcpt in row.recipients}
                     self.store.mark_failed(row.id, result.temporary_failure, refused=gave_up)
                 else:
-                    delay = backoff(attempt, base=self.retry_base, rng=self.rng)
+                    delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
                     self.store.mark_retry(row.id, result.temporary_failure,
                                           now + timedelta(seconds=delay))
                 log.warning("delivery of %s deferred: %s", row.message_id,
                             result.temporary_failure)
                 break  # the server is unhappy: end this pass; each message keeps its backoff
             crashpoint("after-smtp")
-            if result.deferred and row.attempts + 1 >= MAX_SEND_ATTEMPTS:
+            if result.deferred and self._given_up(row.created_at, now):
                 gave_up = {rcpt: f"given up: {answer}" for rcpt, answer in result.deferred.items()}
                 self.store.mark_sent(row.id, now, {**result.refused, **gave_up})
             elif result.deferred:
@@ -152,6 +166,11 @@ class Daemon:
                 self.store.mark_sent(row.id, now, result.refused or None)
             sent += 1
         return sent
+
+    def _given_up(self, created_at: datetime, now: datetime) -> bool:
+        """Whether a message queued at ``created_at`` has been retried long enough."""
+        give_up_after = self.settings.require_outbound().give_up_after
+        return now - created_at >= timedelta(seconds=give_up_after)
 
     def _schedule(self) -> None:
         """Point the scheduler's wake-ups at the next deadline and the next retry."""
@@ -175,6 +194,7 @@ class Daemon:
     def run(self, stop: threading.Event) -> None:
         """Run until ``stop`` is set: finish the cycle in hand, then shut down cleanly."""
         with self.store.daemon_lock():
+            warn_about_trust(self.settings)
             self._start_inbound()
             self.scheduler = BackgroundScheduler(timezone=UTC)
             if self.settings.game.digest:
@@ -235,8 +255,11 @@ class Daemon:
                 mailbox = ImapMailbox(imap)
                 mailbox.connect()
                 try:
-                    done = list(self.deliver_imap(mailbox.fetch_all()))
-                    mailbox.move_to_processed(done)
+                    for batch in mailbox.fetch_batches():
+                        done = set(self.deliver_imap(batch))
+                        too_large = {m.uid for m in batch if m.oversized is not None}
+                        mailbox.move_to_rejected(sorted(done & too_large))
+                        mailbox.move_to_processed(sorted(done - too_large))
                 finally:
                     mailbox.close()
             self.service.process_pending()

@@ -101,6 +101,9 @@ def _settings(folder: Path, lmtp_port: int, smtp_port: int, voting_period: str,
         "database": {"url": f"sqlite:///{folder / 'demo.db'}"},
         "lmtp": {"host": "127.0.0.1", "port": lmtp_port},
         "smtp": {"host": "127.0.0.1", "port": smtp_port, "security": "none"},
+        # The demo's players are scripts on loopback, with no mail provider to sign their
+        # mail: the From header alone is believed (never do this on a public address).
+        "auth": {"require": "none"},
     }
     return parse_settings(data, path=folder / "demo.toml", environ={})
 
@@ -139,6 +142,8 @@ def run_demo(voting_period: str = "20s", quiet: bool = False) -> int:
         runner = threading.Thread(target=daemon.run, args=(stop,), name="speakerbot-daemon")
         print(f"speakerbot demo: NomiCam with a {voting_period} voting period; the Speaker is "
               f"{CHUCK[1]}. LMTP in on port {lmtp_port}, SMTP out on port {smtp_port}.")
+        print("The demo believes every From header ([auth] require = \"none\"): its players "
+              "are scripts on loopback. A real game checks DKIM and DMARC (docs/security.md).")
         runner.start()
         try:
             if not daemon.ready.wait(30):

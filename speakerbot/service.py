@@ -8,18 +8,25 @@ talks to a mail server; the daemon feeds messages in and the outbox sender deliv
 from __future__ import annotations
 
 import dataclasses
-import hmac
+import hashlib
 import logging
 import re
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from speakerbot.adapters.store import InboundRow, OutgoingMail, Store, StoredInbound
+from speakerbot.adapters.store import (
+    ConfirmationRow,
+    InboundRow,
+    Intake,
+    OutgoingMail,
+    Store,
+    StoredInbound,
+)
 from speakerbot.config import Settings
 from speakerbot.engine import GameState, RandomSource, apply, next_deadline, replay, tick
 from speakerbot.engine import commands as c
@@ -27,8 +34,17 @@ from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.mail import language as lang
 from speakerbot.mail.announcements import Announcer
-from speakerbot.mail.outgoing import GameIdentity, Outgoing, Renderer, compose
+from speakerbot.mail.authentication import AuthPolicy, authenticate
+from speakerbot.mail.outgoing import (
+    GameIdentity,
+    Outgoing,
+    Renderer,
+    compose,
+    message_id_for,
+    when,
+)
 from speakerbot.mail.reading import NEVER_ANSWER, InboundMail, can_acknowledge, read_message
+from speakerbot.mail.redaction import RIGHT, WRONG, literal_mask, redact_message
 from speakerbot.mail.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.mail.translate import DigestRequest, Query, translate
 from speakerbot.presets import load_preset
@@ -46,7 +62,7 @@ class Processed:
     """What became of one inbound message."""
 
     inbound_id: int
-    status: str  # processed | skipped | retry | set_aside
+    status: str  # processed | skipped | held | retry | set_aside
     applied: bool
 
 
@@ -64,6 +80,10 @@ class GameService:
         renderer = Renderer(templates_dir())
         self.announcer = Announcer(self.identity, renderer)
         self.replies = ReplyWriter(renderer, lang.help_text())
+        self.auth_policy = AuthPolicy(settings.auth.require, settings.auth.authserv_id)
+        self.retry_delays: tuple[float, ...] = RETRY_DELAYS
+        # Codes and Message-IDs of requests for confirmation: unguessable, 128 bits each.
+        self.new_secret: Callable[[], str] = lambda: secrets.token_hex(16)
         self.lock = threading.RLock()
         self._cache: tuple[int, GameState] = (-1, GameState())
         self._committing: tuple[int, GameState] | None = None
@@ -152,43 +172,76 @@ class GameService:
     # --- inbound mail ---
 
     def receive(self, raw: bytes, received_at: datetime, *, source: str,
-                uidvalidity: int | None = None, uid: int | None = None) -> StoredInbound:
+                uidvalidity: int | None = None, uid: int | None = None,
+                oversized: int | None = None) -> StoredInbound:
         """Store a message's raw bytes, first of all (a duplicate is stored once).
 
-        The Speaker's password never reaches the database: a message with a PASSWORD line
-        is stored with that line replaced by the verdict of checking it.
+        The Speaker's password never reaches the database: it is checked here, its verdict
+        kept in a column of its own, and the secret masked in the stored bytes. Whatever
+        goes wrong while reading the message, its bytes are stored set aside with the error,
+        so that no message can stop the mail behind it. ``oversized``: the message's size,
+        when only its headers were fetched because it is over the size limit.
         """
-        raw = without_password(raw, self.settings.game.admin_password,
-                               max_bytes=self.settings.limits.max_message_size)
-        return self.store.store_inbound(raw, received_at, source=source,
-                                        uidvalidity=uidvalidity, uid=uid)
+        received_sha256 = hashlib.sha256(raw).hexdigest()
+        try:
+            redacted = redact_message(raw, self.settings.game.admin_password,
+                                      max_bytes=self.settings.limits.max_message_size,
+                                      max_command_lines=self.settings.limits.max_command_lines)
+            intake = Intake(_printable(redacted.sender), redacted.body_sha256, redacted.verdict,
+                            oversized, received_sha256)
+            stored, error = redacted.raw, None
+        except Exception as failure:
+            log.exception("reading a message at intake failed; it is stored set aside")
+            intake = Intake(oversized=oversized, received_sha256=received_sha256)
+            stored = literal_mask(raw, self.settings.game.admin_password)
+            error = f"intake: {_describe(failure)}"
+        try:
+            return self.store.store_inbound(stored, received_at, source=source,
+                                            uidvalidity=uidvalidity, uid=uid, intake=intake,
+                                            set_aside=error)
+        except Exception as failure:
+            if error is not None:
+                raise  # already the plainest form: the database itself is failing
+            log.exception("storing a message failed; it is stored set aside")
+            return self.store.store_inbound(
+                stored, received_at, source=source, uidvalidity=uidvalidity, uid=uid,
+                intake=Intake(oversized=oversized, received_sha256=received_sha256),
+                set_aside=f"store: {_describe(failure)}")
 
     def process_pending(self) -> list[Processed]:
-        """Process every stored message not yet processed, in the order received."""
+        """Process every stored message that is due, in the order received.
+
+        A message waiting to be retried holds back the later mail of its sender only, so
+        that one sender's messages still apply in the order they were sent.
+        """
         done = []
         with self.lock:
-            for row in self.store.pending_inbound():
+            now = self.clock()
+            waiting = {sender for _, sender, at in self.store.retry_waiting()
+                       if at is None or at > now}
+            for row in self.store.pending_inbound(now):
+                if row.sender in waiting:
+                    continue
                 done.append(self.process(row))
                 if done[-1].status == "retry":
-                    break  # keep the order received: later mail waits for this one
+                    waiting.add(row.sender)
         return done
 
     def process(self, row: InboundRow) -> Processed:
-        """Process one message in one transaction; on failure, count it and maybe set it aside."""
+        """Process one message in one transaction; on failure, retry later or set it aside."""
         with self.lock:
             try:
                 return self._process(row)
             except Exception as error:
                 log.exception("processing inbound message %s failed", row.id)
-                failed = self.store.record_inbound_failure(row.id, f"{type(error).__name__}: "
-                                                                   f"{error}")
+                failed = self.store.record_inbound_failure(
+                    row.id, _describe(error), now=self.clock(), delays=self.retry_delays)
                 if failed.status == "set_aside":
-                    self._tell_speaker_set_aside(failed, error)
+                    self._tell_host_set_aside()
                 return Processed(row.id, failed.status, False)
 
     def _process(self, row: InboundRow) -> Processed:
-        limits = self.settings.limits
-        mail = read_message(row.raw, max_bytes=limits.max_message_size,
+        mail = read_message(row.raw, max_bytes=self.settings.limits.max_message_size,
                             loop_token=self.identity.loop_token)
         received = row.received_at
         with self._transaction() as session:
@@ -196,26 +249,251 @@ class GameService:
             # First let time pass up to the moment the message was received: deadlines
             # that fell before it are settled before it is read.
             state, tick_events = tick(start, received, self.rng)
-            outgoing = self._announce(tick_events, state, start, session)
+            batch = _Batch(session, state, list(tick_events),
+                           self._announce(tick_events, state, start, session))
             if mail.skipped in NEVER_ANSWER or not mail.sender:
-                self._commit(session, tick_events, state, outgoing, inbound_id=row.id)
-                self.store.mark_inbound(session, row.id, "skipped", mail.skipped or "no sender")
+                self._finish(batch, row, "skipped", mail.skipped or "no sender")
                 return Processed(row.id, "skipped", False)
-            before_commands = state
-            state, events, reply, digest_asked = self._apply_mail(mail, state, received)
-            all_events = [*tick_events, *events]
-            outgoing += self._announce(events, state, before_commands, session,
-                                       after=len(tick_events))
-            if reply is not None and can_acknowledge(mail):
-                outgoing += self._limited_reply(session, mail, reply, row)
-            self._commit(session, all_events, state, outgoing, inbound_id=row.id)
-            if digest_asked:
-                self._queue_digest(session, state, f"digest:{row.message_id}")
-            self.store.mark_inbound(session, row.id, "processed")
-            return Processed(row.id, "processed", bool(events))
+            before = len(batch.events)
+            if row.password_verdict == WRONG:
+                self._count_wrong_password(batch, row.received_at)
+            if row.oversized is not None:
+                self._refuse_oversized(batch, row, mail)
+            else:
+                self._take(batch, row, mail)
+            status = batch.status or "processed"
+            self._finish(batch, row, status, batch.note)
+            return Processed(row.id, status, len(batch.events) > before)
+
+    def _finish(self, batch: _Batch, row: InboundRow, status: str, note: str = "") -> None:
+        """Commit the batch's events and mail, and mark the message done (unless held)."""
+        self._commit(batch.session, batch.events, batch.state, batch.outgoing,
+                     inbound_id=row.id)
+        for key in batch.digests:
+            self._queue_digest(batch.session, batch.state, key)
+        if status != "held":
+            self.store.mark_inbound(batch.session, row.id, status, note)
+
+    def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
+        """Decide whose message this is and what may be done with it."""
+        sender = mail.sender or ""
+        parsed = self._parse(mail)
+        verdict = authenticate(sender, mail.auth_results, self.auth_policy)
+        confirmed = self._confirmation(batch, row, mail, parsed)
+        if confirmed is not None:
+            self._release_held(batch, confirmed, row.received_at)
+        trusted = verdict.authenticated or confirmed is not None
+        wanting = [cmd for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]
+        joining = any(isinstance(cmd, lang.Join) for cmd in parsed.commands)
+        if confirmed is not None and not parsed.commands[1:] and not parsed.errors:
+            batch.note = "a confirmation"
+            return  # each message it released has had its own reply
+        known = self._is_known(batch.state, sender)
+        if not known and not joining and not (confirmed and not wanting):
+            self._answer_stranger(batch, row, mail)
+            batch.note = "not a player"
+            return
+        if trusted or not wanting:
+            self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=trusted)
+            return
+        batch.note = f"not authenticated: {verdict.why}"
+        if parsed.errors or mail.problem:
+            # Nothing could be applied anyway: say what is wrong (to the From address only).
+            self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=False)
+        elif self.settings.auth.unauthenticated == "refuse" and not joining:
+            body = self.replies.renderer.render("not_authenticated.txt",
+                                                subject=_quoted(mail.subject))
+            batch.outgoing += self._limited_reply(batch.session, mail, body, row)
+        else:
+            self._hold(batch, row, mail, wanting)
+
+    def _parse(self, mail: InboundMail) -> lang.ParseResult:
+        if mail.problem:
+            return lang.ParseResult((), (), ())
+        return lang.parse_commands(mail.subject, mail.body,
+                                   max_command_lines=self.settings.limits.max_command_lines)
+
+    def _is_known(self, state: GameState, sender: str) -> bool:
+        """Whether mail from ``sender`` may be answered in full: a player, the host, the Speaker."""
+        player = state.players.get(sender)
+        return (player is not None and player.active) or sender in (
+            self.settings.game.speaker, state.speaker, state.host)
+
+    # --- confirmations ---
+
+    def _confirmation(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                      parsed: lang.ParseResult) -> ConfirmationRow | None:
+        """Return the open request this message confirms (by a CONFIRM line or a reply).
+
+        The request must be the sender's own and unexpired; it is used up here.
+        """
+        session, sender = batch.session, mail.sender or ""
+        found: ConfirmationRow | None = None
+        for command in parsed.commands:
+            if isinstance(command, lang.Confirm):
+                digest = hashlib.sha256(command.token.encode()).hexdigest()
+                found = self.store.find_confirmation(session, token_sha256=digest)
+                if found is None or found.address != sender:
+                    batch.notes.append(f"line {command.line}: no request for confirmation has "
+                                       "that code; nothing held was done")
+                    found = None
+                break
+        replying_to = _MESSAGE_ID.findall(mail.in_reply_to or "")
+        if found is None and replying_to:
+            found = self.store.find_confirmation(session, request_message_id=replying_to[0])
+            if found is not None and found.address != sender:
+                found = None
+        if found is None:
+            return None
+        if found.status != "open" or found.expires_at <= row.received_at:
+            batch.notes.append("that request for confirmation has expired or was used "
+                               "already; send your commands again")
+            return None
+        self.store.close_confirmation(session, found.id, "used", row.received_at)
+        return found
+
+    def _release_held(self, batch: _Batch, confirmation: ConfirmationRow,
+                      when: datetime) -> None:
+        """Apply every message held for a confirmation, in the order received, at ``when``."""
+        for held in self.store.held(batch.session, confirmation.id):
+            mail = read_message(held.raw, max_bytes=self.settings.limits.max_message_size,
+                                loop_token=self.identity.loop_token)
+            self._apply_trusted(batch, held, mail, self._parse(mail), when, trusted=True)
+            self.store.mark_inbound(batch.session, held.id, "processed",
+                                    f"confirmed by {confirmation.address}")
+
+    def _hold(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+              wanting: Sequence[lang.Command]) -> None:
+        """Hold unauthenticated mail and ask its From address to confirm it."""
+        session, sender, now = batch.session, mail.sender or "", row.received_at
+        current = self.store.open_confirmation(session, sender, now)
+        if current is not None:
+            self.store.hold(session, row.id, current.id, "held for confirmation")
+            batch.status = "held"
+            return
+        recent = self.store.confirmations_since(session, sender, now - CONFIRM_GAP)
+        today = self.store.confirmations_since(session, sender, now - timedelta(days=1))
+        if recent or today >= CONFIRM_PER_DAY:
+            batch.note = "not authenticated; no request for confirmation (too many lately)"
+            return
+        token = self.new_secret()
+        expires = now + timedelta(seconds=self.settings.auth.confirm_within)
+        commands = [(command_text(cmd), self._deadline_note(batch.state, cmd))
+                    for cmd in wanting]
+        body = self.replies.renderer.render(
+            "confirm_request.txt", subject=_quoted(mail.subject), commands=commands,
+            token=token, expires=expires)
+        # A random key: the request's Message-ID cannot be guessed from anything public.
+        key = f"confirm:{self.new_secret()}"
+        request = Outgoing("confirm", (sender,), "Please confirm your message", body, key)
+        if not self._is_known(batch.state, sender) and not self._fits(request, row):
+            batch.note = "not authenticated; a request would be larger than the message"
+            return
+        message_id = message_id_for(self.identity, f"{batch.state.game_id}|{key}")
+        confirmation = self.store.add_confirmation(
+            session, address=sender, token_sha256=hashlib.sha256(token.encode()).hexdigest(),
+            request_message_id=message_id, created_at=now, expires_at=expires)
+        self.store.hold(session, row.id, confirmation, "held for confirmation")
+        batch.status = "held"
+        batch.outgoing.append(request)
+
+    @staticmethod
+    def _deadline_note(state: GameState, command: lang.Command) -> str:
+        if isinstance(command, lang.Vote) and command.proposal in state.proposals:
+            closes = state.proposals[command.proposal].closes_at
+            if closes is not None:
+                return f"Voting on proposal {command.proposal} closes {when(closes)}."
+        return ""
+
+    # --- replies ---
+
+    def _answer_stranger(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
+        """At most one short reply a day to an address that is no player, quoting nothing."""
+        sender = mail.sender or ""
+        day = _day_start(self.clock())
+        if self.store.replies_since(sender, day, ("stranger",), batch.session):
+            return
+        body = self.replies.renderer.render("stranger.txt", identity=self.identity,
+                                            open_registration=batch.state.open_registration)
+        reply = Outgoing("stranger", (sender,), "Not a player", body,
+                         f"stranger:{row.message_id}:{row.id}")
+        if self._fits(reply, row):
+            batch.outgoing.append(reply)
+
+    def _fits(self, message: Outgoing, row: InboundRow) -> bool:
+        """Whether a message costs no more bytes than the mail that caused it."""
+        _, raw = compose(self.identity, message, self.clock())
+        return len(raw) <= max(len(row.raw), row.oversized or 0)
+
+    def _refuse_oversized(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
+        """Tell a player, briefly, that their message was too large to read."""
+        batch.note = f"too large: {row.oversized} bytes"
+        if not self._is_known(batch.state, mail.sender or "") or not can_acknowledge(mail):
+            return
+        body = self.replies.renderer.render(
+            "too_large.txt", subject=_quoted(mail.subject), size=_kilobytes(row.oversized or 0),
+            limit=_kilobytes(self.settings.limits.max_message_size))
+        batch.outgoing += self._limited_reply(batch.session, mail, body, row)
+
+    # --- applying ---
+
+    def _apply_trusted(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                       parsed: lang.ParseResult, received: datetime, *, trusted: bool) -> None:
+        """Apply a message's commands (if ``trusted``), and queue its reply and announcements."""
+        before = batch.state
+        admin_error = self._admin_refusal(batch, row, mail, parsed, received, trusted)
+        state, events, reply, digest_asked = self._apply_mail(
+            mail, parsed, batch.state, received, admin_error=admin_error, notes=batch.notes)
+        batch.outgoing += self._announce(events, state, before, batch.session,
+                                         after=len(batch.events))
+        batch.events += events
+        batch.state = state
+        if reply is not None and can_acknowledge(mail):
+            batch.outgoing += self._limited_reply(batch.session, mail, reply, row)
+        if digest_asked:
+            batch.digests.append(f"digest:{row.message_id}:{row.id}")
+
+    def _admin_refusal(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                       parsed: lang.ParseResult, received: datetime,
+                       trusted: bool) -> str | None:
+        """Return why the message's ADMIN commands may not run (None: they may)."""
+        if not any(cmd.verb == "ADMIN" for cmd in parsed.commands):
+            return None
+        closed = self.store.get_meta("admin_closed_until", batch.session)
+        if closed and datetime.fromisoformat(closed) > row.received_at:
+            return (f"ADMIN by mail is closed until {when(datetime.fromisoformat(closed))} "
+                    "after repeated wrong passwords")
+        if (mail.sender or "") != self.settings.game.speaker or row.password_verdict != RIGHT:
+            return ("admin commands are accepted only from the Speaker's address, in a "
+                    "message with the right PASSWORD line")
+        if not trusted:
+            return "admin commands need mail your provider authenticates (or a confirmation)"
+        if mail.date is None or abs(mail.date - row.received_at) > ADMIN_DATE_SKEW:
+            return ("admin mail must carry a Date within a day of its arrival; an old "
+                    "message sent again is not obeyed")
+        return None
+
+    def _count_wrong_password(self, batch: _Batch, at: datetime) -> None:
+        """Five wrong passwords within an hour close ADMIN by mail for an hour."""
+        session = batch.session
+        recent = [t for t in (self.store.get_meta("wrong_passwords", session) or [])
+                  if datetime.fromisoformat(t) > at - timedelta(hours=1)]
+        recent.append(at.isoformat())
+        self.store.set_meta(session, "wrong_passwords", recent[-WRONG_PASSWORDS:])
+        closed = self.store.get_meta("admin_closed_until", session)
+        if len(recent) >= WRONG_PASSWORDS and not (closed and
+                                                   datetime.fromisoformat(closed) > at):
+            until = at + timedelta(hours=1)
+            self.store.set_meta(session, "admin_closed_until", until.isoformat())
+            body = self.replies.renderer.render("admin_closed.txt", until=until)
+            batch.outgoing.append(Outgoing("notice", (self.settings.game.speaker,),
+                                           "ADMIN by mail closed for an hour", body,
+                                           f"admin-closed:{until.isoformat()}"))
 
     def _apply_mail(
-        self, mail: InboundMail, state: GameState, received: datetime
+        self, mail: InboundMail, parsed: lang.ParseResult, state: GameState,
+        received: datetime, *, admin_error: str | None = None,
+        notes: Sequence[str] = (),
     ) -> tuple[GameState, list[e.Event], str | None, bool]:
         """Apply a message's commands all or nothing.
 
@@ -226,24 +504,25 @@ class GameService:
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=(),
                                                  ignored=(), answers=(), applied=False,
                                                  problem=mail.problem), False
-        parsed = lang.parse_commands(mail.subject, mail.body,
-                                     max_command_lines=self.settings.limits.max_command_lines)
         errors = [(err.line, err.text, err.reason) for err in parsed.errors]
         ignored = [(item.line, item.text) for item in parsed.ignored]
-        admin = [cmd for cmd in parsed.commands if cmd.verb == "ADMIN"]
-        if admin and not errors and not self._admin_allowed(sender, parsed.password, state):
-            errors.append((admin[0].line, command_text(admin[0]),
-                           "admin commands are accepted only from the Speaker's address, in a "
-                           "message with the right PASSWORD line"))
+        commands: list[lang.Command] = [cmd for cmd in parsed.commands
+                                        if not isinstance(cmd, lang.Confirm)]
+        admin = [cmd for cmd in commands if cmd.verb == "ADMIN"]
+        if admin and not errors and admin_error is not None:
+            errors.append((admin[0].line, command_text(admin[0]), admin_error))
+        if not errors:
+            errors += self._proposal_limits(state, sender, commands, received)
         translated: list[tuple[lang.Command, c.Command | Query | DigestRequest]] = []
-        for command in parsed.commands if not errors else ():
+        for command in commands if not errors else ():
             try:
                 translated.append((command, translate(command, sender)))
             except ValueError as error:
                 errors.append((command.line, command_text(command), str(error)))
         if errors:
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
-                                                 ignored=ignored, answers=(), applied=False), False
+                                                 ignored=ignored, answers=(), applied=False,
+                                                 notes=notes), False
         work, applied = state, True
         events: list[e.Event] = []
         outcomes: list[Outcome] = []
@@ -272,41 +551,75 @@ class GameService:
             work, events, digest_asked = state, [], False
         answers = [self.replies.answer(verb, work, sender) for verb in queries]
         reply = self.replies.reply(work, sender, outcomes=outcomes, errors=(), ignored=ignored,
-                                   answers=answers, applied=applied)
+                                   answers=answers, applied=applied, notes=notes)
         return work, events, reply, digest_asked
 
-    def _admin_allowed(self, sender: str, password: str | None, state: GameState) -> bool:
-        # receive() has already checked the password and left only its verdict.
-        return sender == state.speaker and password == PASSWORD_RIGHT
+    def _proposal_limits(self, state: GameState, sender: str, commands: Sequence[lang.Command],
+                         received: datetime) -> list[tuple[int, str, str]]:
+        """Refuse PROPOSE blocks beyond ``[limits] proposals_per_message`` and ``_per_day``."""
+        limits = self.settings.limits
+        proposals = [cmd for cmd in commands if isinstance(cmd, lang.Propose)]
+        if len(proposals) > limits.proposals_per_message:
+            extra = proposals[limits.proposals_per_message]
+            return [(extra.line, command_text(extra),
+                     f"at most {limits.proposals_per_message} proposals in one message; send "
+                     "the others in another message")]
+        day = _day_start(received)
+        today = sum(1 for p in state.proposals.values()
+                    if p.proposer == sender and p.submitted_at >= day)
+        if proposals and today + len(proposals) > limits.proposals_per_day:
+            allowed = max(0, limits.proposals_per_day - today)
+            extra = proposals[allowed]
+            return [(extra.line, command_text(extra),
+                     f"at most {limits.proposals_per_day} proposals a day from one player "
+                     f"(you have made {today} today); send it again tomorrow (UTC)")]
+        return []
 
     def _limited_reply(self, session: Any, mail: InboundMail, body: str,
                        row: InboundRow) -> list[Outgoing]:
         """Reply, unless the sender has had their replies for today (then one notice)."""
         sender = mail.sender or ""
-        day = self.clock().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        sent_today = self.store.replies_since(sender, day)
+        day = _day_start(self.clock())
+        sent_today = self.store.replies_since(sender, day, session=session)
         limit = self.settings.limits.replies_per_day
         subject = mail.subject.strip() or "your message"
         if not subject.lower().startswith("re:"):
             subject = f"Re: {subject}"
+        subject = subject if len(subject) <= 200 else subject[:197] + "..."
         if sent_today < limit:
-            return [Outgoing("reply", (sender,), subject, body, f"reply:{row.message_id}",
+            return [Outgoing("reply", (sender,), subject, body, f"reply:{row.message_id}:{row.id}",
                              in_reply_to=mail.message_id, references=mail.references)]
         if sent_today == limit:
             notice = self.replies.renderer.render("limit_notice.txt", limit=limit,
                                                   identity=self.identity)
             return [Outgoing("limit", (sender,), "No more replies today", notice,
-                             f"limit:{row.message_id}", in_reply_to=mail.message_id)]
+                             f"limit:{row.message_id}:{row.id}", in_reply_to=mail.message_id)]
         return []
 
-    def _tell_speaker_set_aside(self, row: InboundRow, error: Exception) -> None:
-        body = self.replies.renderer.render(
-            "set_aside.txt", row=row, error=f"{type(error).__name__}: {error}")
+    def _tell_host_set_aside(self) -> None:
+        """Tell the host about set-aside mail: at most one notice an hour, listing them."""
         with self._transaction() as session:
+            now = self.clock()
+            last = self.store.get_meta("aside_notice_at", session)
+            if last and datetime.fromisoformat(last) > now - timedelta(hours=1):
+                return
+            rows = self.store.set_aside_since(int(self.store.get_meta("aside_notified_id",
+                                                                      session) or 0))
+            if not rows:
+                return
             state = self.state(session)
-            speaker = state.speaker or self.settings.game.speaker
+            body = self.replies.renderer.render("set_aside.txt", rows=rows)
             self._commit(session, [], state, [Outgoing(
-                "notice", (speaker,), "A message was set aside", body, f"aside:{row.id}")])
+                "notice", (self.settings.game.speaker,),
+                "Mail set aside" if len(rows) > 1 else "A message was set aside", body,
+                f"aside:{rows[-1].id}")])
+            self.store.set_meta(session, "aside_notice_at", now.isoformat())
+            self.store.set_meta(session, "aside_notified_id", rows[-1].id)
+
+    def requeue(self, inbound_id: int) -> InboundRow:
+        """Put a set-aside message back to be processed (``speakerbot inbound retry``)."""
+        with self.lock:
+            return self.store.requeue_inbound(inbound_id)
 
     # --- time ---
 
@@ -316,7 +629,11 @@ class GameService:
         Never past a message received but not yet processed: a ballot that arrived before
         a deadline must be read before the vote closes.
         """
-        with self.lock, self._transaction() as session:
+        with self.lock:
+            return self._tick(now)
+
+    def _tick(self, now: datetime | None) -> list[e.Event]:
+        with self._transaction() as session:
             state = self.state(session)
             until = now or self.clock()
             waiting = self.store.earliest_pending()
@@ -325,7 +642,10 @@ class GameService:
             new, events = tick(state, until, self.rng)
             if events:
                 self._commit(session, events, new, self._announce(events, new, state, session))
-            return events
+            self.store.expire_confirmations(session, now or self.clock())
+        # A notice held back by the hourly limit goes out once the hour has passed.
+        self._tell_host_set_aside()
+        return events
 
     def next_deadline(self) -> datetime | None:
         """Return when the game next needs a tick."""
@@ -350,81 +670,61 @@ class GameService:
 
 
 NOT_DONE = "Not done: a later command was refused, so nothing in the message was applied."
-PASSWORD_RIGHT = "[checked by speakerbot: right]"
-PASSWORD_WRONG = "[checked by speakerbot: wrong]"
-PASSWORD_REMOVED = "[removed by speakerbot]"
-# In mail that cannot be read, a password may stand in clear or be encoded.
-_MAY_HIDE_PASSWORD = (b"password", b"base64", b"quoted-printable")
-_MIME_HEADERS = ("content-type", "content-transfer-encoding", "mime-version",
-                 "content-disposition")
-# The first word (any leading white space or quote marks aside, as the parser strips them),
-# then a colon or white space, then the secret.
-_LINE = re.compile(r"^(?P<lead>[\s>]*)(?P<word>[^\s:]+)(?P<gap>\s*:\s*|\s+)(?P<secret>\S.*?)\s*$")
-MASK = "********"
+RETRY_DELAYS = (30.0, 60.0, 120.0, 240.0, 480.0)
+"""Seconds a failing message waits before each retry: 15.5 minutes in all, then set aside."""
+CONFIRM_GAP = timedelta(minutes=10)
+"""At most one request for confirmation to an address in this long..."""
+CONFIRM_PER_DAY = 5
+"""...and at most this many in a day."""
+ADMIN_DATE_SKEW = timedelta(days=1)
+"""ADMIN mail must be dated within this of its arrival: an old message replayed is not obeyed."""
+WRONG_PASSWORDS = 5
+"""This many wrong passwords within an hour close ADMIN by mail for an hour."""
+# Commands that change nothing and whose answer goes only to the From address's real owner.
+_NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm)
+_MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 
 
-def _redact_line(line: str, expected: str) -> tuple[str, bool]:
-    """Replace the secret of a PASSWORD line (read as the parser reads it) or of a near miss."""
-    match = _LINE.match(line)
-    if match is None:
-        return line, False
-    word = match["word"].upper()
-    if word == "PASSWORD":
-        right = hmac.compare_digest(match["secret"].encode(), expected.encode())
-        verdict = PASSWORD_RIGHT if right else PASSWORD_WRONG
-    elif len(word) >= 6 and lang.one_edit_apart(word, "PASSWORD"):
-        verdict = PASSWORD_REMOVED  # a misspelled PASSWORD line still holds the secret
-    else:
-        return line, False
-    return match["lead"] + match["word"] + match["gap"] + verdict, True
+@dataclass
+class _Batch:
+    """What one transaction has done so far: the state, the events and the mail they cause."""
+
+    session: Any
+    state: GameState
+    events: list[e.Event]
+    outgoing: list[Outgoing]
+    note: str = ""
+    status: str = ""
+    notes: list[str] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
 
 
-def without_password(raw: bytes, expected: str, *, max_bytes: int) -> bytes:
-    """Return the message with every PASSWORD line's secret replaced by the check's verdict.
-
-    The original header block is kept byte for byte (Message-ID, From, Auto-Submitted... all
-    still count); the body becomes the decoded plain text with the verdicts in it. A message
-    without a PASSWORD line comes back unchanged. One that cannot be read and might hold a
-    password (the word, or an encoded body) keeps only its headers.
-    """
-    # Decode first: a base64 or quoted-printable body hides the word from a byte search.
-    mail = read_message(raw, max_bytes=max_bytes)
-    if mail.problem is None:
-        lines = [_redact_line(line, expected) for line in mail.body.split("\n")]
-        body = "\n".join(line for line, _ in lines)
-        # The secret written anywhere else (say, as a reason) is masked too.
-        anywhere = re.compile(r"(?<!\w)" + re.escape(expected) + r"(?!\w)") if expected else None
-        body, masked = anywhere.subn(MASK, body) if anywhere else (body, 0)
-        if not masked and not any(changed for _, changed in lines):
-            return raw
-    elif not any(word in raw.lower() for word in _MAY_HIDE_PASSWORD):
-        return raw
-    else:
-        body = ("[speakerbot kept no body: the message could not be read and may have held "
-                "the Speaker's password]\n")
-    head = _header_block(raw)
-    mime = (b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            b"Content-Transfer-Encoding: 8bit\r\nX-Speakerbot-Redacted: password\r\n")
-    text = body.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8")
-    return head + mime + b"\r\n" + text
+def _describe(error: BaseException) -> str:
+    """Describe an error for the inbound table: one line, no NUL, at most 500 characters."""
+    text = f"{type(error).__name__}: {error}".replace("\x00", "\\0")
+    text = " ".join(text.split())
+    return text if len(text) <= 500 else text[:497] + "..."
 
 
-def _header_block(raw: bytes) -> bytes:
-    """Return the message's header lines, CRLF-ended, without the MIME ones."""
-    end = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0),
-              default=len(raw))
-    kept: list[bytes] = []
-    keep = True
-    for line in raw[:end].replace(b"\r\n", b"\n").split(b"\n"):
-        if line[:1] in (b" ", b"\t"):
-            if keep:
-                kept.append(line)
-            continue
-        name = line.split(b":", 1)[0].strip().lower().decode("ascii", "replace")
-        keep = name not in _MIME_HEADERS
-        if keep:
-            kept.append(line)
-    return b"".join(line + b"\r\n" for line in kept)
+def _printable(sender: str | None) -> str | None:
+    """Return the sender if it can be stored as it is (no control characters), else None."""
+    if sender is None or not sender.isprintable():
+        return None
+    return sender
+
+
+def _day_start(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _quoted(subject: str) -> str:
+    """Quote a subject as a reply names it: in quotes, cut short (it is the sender's text)."""
+    text = " ".join(subject.split()) or "(no subject)"
+    return f"\"{text if len(text) <= 60 else text[:57] + '...'}\""
+
+
+def _kilobytes(size: int) -> str:
+    return f"{(size + 1023) // 1024} KB"
 
 
 def _raise_rejection(events: Sequence[e.Event]) -> None:

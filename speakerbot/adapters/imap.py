@@ -1,23 +1,30 @@
 r"""IMAP inbound: fetch raw messages from a mailbox and move them away once they are taken in.
 
 This adapter knows nothing of Nomic. :class:`ImapMailbox` is one connection:
-it fetches every message still in the watched folder (``BODY.PEEK[]``, so
-``\Seen`` is never set and never relied on) and moves the ones it is told to
-into a "processed" folder. :class:`ImapWatcher` runs the inbound loop on its own
-thread: fetch everything, hand it to a ``deliver`` callback, move what
-``deliver`` says is safely committed, wait for new mail (IDLE, or polling when
-IDLE is disabled or unsupported), and start again; after any failure it
-reconnects with exponential backoff and searches the whole folder again.
+it fetches the messages still in the watched folder in batches of at most
+``FETCH_BATCH`` (``BODY.PEEK[]``, so ``\Seen`` is never set and never relied
+on) and moves the ones it is told to into a "processed" or a "rejected" folder.
+A message larger than ``max_size`` is never fetched whole: only its header
+block is, and it is marked ``oversized``. :class:`ImapWatcher` runs the inbound
+loop on its own thread: for each batch, hand it to a ``deliver`` callback and
+move what ``deliver`` says is safely committed; then wait for new mail (IDLE, or
+polling when IDLE is disabled or unsupported), and start again; after any
+failure it reconnects with exponential backoff and searches the whole folder
+again.
 
 A message stays in the folder until ``deliver`` has returned its UID, so a crash
 at any point loses nothing: the message is offered again after the restart, and
 ``deliver`` is expected to recognise a duplicate.
+
+Plain-text IMAP (``security = "none"``) is refused to any host but loopback
+unless ``allow_plaintext`` is set: the password would cross the network in clear.
 """
 
 from __future__ import annotations
 
 import contextlib
 import imaplib
+import ipaddress
 import logging
 import random
 import select
@@ -86,6 +93,11 @@ class ImapSettings:
     poll_interval: float = 60.0
     timeout: float = 30.0
     idle_renew: float = 290.0
+    # Larger messages (RFC822.SIZE, bytes) are fetched headers only; None: no limit.
+    max_size: int | None = None
+    rejected_folder: str = "speakerbot/rejected"
+    # Allow security = "none" to a host that is not loopback.
+    allow_plaintext: bool = False
 
     def __post_init__(self) -> None:
         if self.security not in SECURITY_MODES:
@@ -99,8 +111,12 @@ class ImapSettings:
                 raise ValueError(f"IMAP {name} must be positive")
         if self.idle_renew >= _IDLE_RENEW_LIMIT:
             raise ValueError(f"IMAP idle_renew must be under {_IDLE_RENEW_LIMIT:g} seconds")
+        if self.max_size is not None and not self.max_size > 0:
+            raise ValueError("IMAP max_size must be positive (or None for no limit)")
         if self.folder == self.processed_folder:
             raise ValueError("the IMAP folder and processed_folder must differ")
+        if self.folder == self.rejected_folder:
+            raise ValueError("the IMAP folder and rejected_folder must differ")
 
     @property
     def where(self) -> str:
@@ -110,12 +126,23 @@ class ImapSettings:
 
 @dataclass(frozen=True)
 class FetchedMessage:
-    """One message as it is in the folder: its UID, the server's INTERNALDATE (UTC) and bytes."""
+    """One message as it is in the folder: its UID, the server's INTERNALDATE (UTC) and bytes.
+
+    ``oversized`` is None for a message fetched whole. For a message larger than
+    the settings' ``max_size`` it is the message's size (RFC822.SIZE), and
+    ``raw`` holds only its header block (at most ``max_size`` bytes of it).
+    """
 
     uidvalidity: int
     uid: int
     internaldate: datetime
     raw: bytes = field(repr=False)
+    oversized: int | None = None
+
+    @property
+    def size(self) -> int:
+        """The size of the whole message in bytes (of ``raw`` unless it is oversized)."""
+        return len(self.raw) if self.oversized is None else self.oversized
 
 
 class ImapMailbox:
@@ -135,6 +162,9 @@ class ImapMailbox:
         self._idling = False
         self._uidvalidity = 0
         self._processed = settings.processed_folder
+        self._rejected = settings.rejected_folder
+        # An untagged EXISTS came in some response since the last search.
+        self._mail_pending = False
         self._use_move = False
         self._use_uidplus = False
         self._can_idle = False
@@ -143,12 +173,22 @@ class ImapMailbox:
     # -- connection --------------------------------------------------------------
 
     def connect(self) -> None:
-        """Connect, log in, create the processed folder if missing and select the folder."""
+        """Connect, log in, create the processed and rejected folders if missing, select the folder.
+
+        Raises :class:`ImapError` before opening any socket when ``security`` is
+        "none", the host is not loopback and ``allow_plaintext`` is not set.
+        """
         self.close()
         s = self._settings
-        log.info("connecting to IMAP %s (security %s)", s.where, s.security)
-        if s.security == "none" and s.host not in ("127.0.0.1", "::1", "localhost"):
+        if s.security == "none" and not _is_loopback(s.host):
+            if not s.allow_plaintext:
+                raise ImapError(
+                    f"refusing plain-text IMAP to {s.host}:{s.port}, which is not loopback: "
+                    'the password would cross the network in clear; use security = "ssl" '
+                    'or "starttls", or set allow_plaintext = true in [imap]'
+                )
             log.warning("IMAP to %s is not encrypted (security = none)", s.host)
+        log.info("connecting to IMAP %s (security %s)", s.where, s.security)
         self._broken = False
         self._idling = False
         self._delimiter = None
@@ -183,6 +223,8 @@ class ImapMailbox:
             client.normalise_times = False
             self._processed = self._server_name(s.processed_folder)
             self._ensure_folder(self._processed)
+            self._rejected = self._server_name(s.rejected_folder)
+            self._ensure_folder(self._rejected)
             try:
                 selected = client.select_folder(self._server_name(s.folder), readonly=False)
             except imaplib.IMAP4.abort:
@@ -192,7 +234,8 @@ class ImapMailbox:
                     f"cannot select IMAP folder {s.folder!r} of {s.where}: {exc}"
                 ) from exc
             self._uidvalidity = int(selected[b"UIDVALIDITY"])
-            self._take_pending_exists()
+            # The first search covers whatever was announced so far.
+            self._take_mail_pending()
             self._use_move = bool(client.has_capability("MOVE"))
             self._use_uidplus = bool(client.has_capability("UIDPLUS"))
             self._can_idle = s.idle and bool(client.has_capability("IDLE"))
@@ -314,70 +357,145 @@ class ImapMailbox:
         # imaplib's store of untagged responses; imapclient offers no public view.
         return cast(dict[str, list[Any]], self._client._imap.untagged_responses)
 
-    def _take_pending_exists(self) -> bool:
-        """Forget the untagged responses collected so far; True if one was EXISTS.
+    def _take_untagged(self) -> None:
+        """Forget the untagged responses collected so far, noting whether one was EXISTS.
 
-        A server reports mail that arrived during some other command as an
-        untagged EXISTS in that command's response, and does not repeat it when
-        IDLE begins; imaplib files it away, so it is looked for here.
+        A server reports mail that arrived during some other command (a FETCH
+        or a MOVE of the round) as an untagged EXISTS in that command's
+        response, and does not repeat it when IDLE begins; imaplib files it
+        away, so it is looked for here and remembered until the next search.
         """
         untagged = self._untagged()
-        exists = bool(untagged.get("EXISTS"))
+        if untagged.get("EXISTS"):
+            self._mail_pending = True
         # Emptied, not just popped: imaplib never drops EXPUNGE, COPYUID and
         # the like, which would otherwise pile up on a long-lived connection.
         untagged.clear()
-        return exists
+
+    def _take_mail_pending(self) -> bool:
+        """Whether an EXISTS came in since the last call (or search); forgets it."""
+        self._take_untagged()
+        pending, self._mail_pending = self._mail_pending, False
+        return pending
 
     # -- messages ----------------------------------------------------------------
 
-    def fetch_all(self) -> list[FetchedMessage]:
-        r"""Return every message in the folder not flagged ``\Deleted``, in UID order.
+    def fetch_batches(self) -> Iterator[list[FetchedMessage]]:
+        r"""Yield the messages in the folder not flagged ``\Deleted``, in UID order, in batches.
 
-        Bodies are fetched with ``BODY.PEEK[]`` so no flag changes. A message
-        expunged by someone else between the search and the fetch is skipped.
+        The folder is searched once, when iteration starts; each batch (a
+        non-empty list of at most ``FETCH_BATCH`` messages) is fetched only when
+        it is asked for, so the caller can deal with one batch (and move its
+        messages away) before the next is read. Sizes, flags and INTERNALDATEs
+        are fetched first; a message larger than ``max_size`` is then fetched
+        headers only (``BODY.PEEK[HEADER]``, cut at ``max_size`` bytes) and
+        marked ``oversized``, the others whole with ``BODY.PEEK[]``. No flag
+        changes. A message expunged by someone else since the search is skipped.
         """
         client = self._require()
-        messages: list[FetchedMessage] = []
         with self._guard("fetch"):
             # A session's SEARCH sees only the messages the server has already
             # announced to it; NOOP makes it catch up with mail delivered since.
             client.noop()
-            self._take_pending_exists()
+            # The search below covers whatever was announced so far.
+            self._take_mail_pending()
             uids = sorted(int(u) for u in client.search("UNDELETED"))
-            for batch in _chunks(uids, FETCH_BATCH):
-                fetched = client.fetch(batch, [b"BODY.PEEK[]", b"INTERNALDATE", b"FLAGS"])
-                for uid in batch:
-                    message = self._message(uid, fetched.get(uid))
-                    if message is not None:
-                        messages.append(message)
-        log.debug("fetched %d message(s) from %s", len(messages), self._settings.where)
+        log.debug("%d message(s) to fetch from %s", len(uids), self._settings.where)
+        for batch in _chunks(uids, FETCH_BATCH):
+            with self._guard("fetch"):
+                messages = self._fetch(batch)
+                self._take_untagged()
+            if messages:
+                yield messages
+
+    def fetch_all(self) -> list[FetchedMessage]:
+        """Return every message of :meth:`fetch_batches` in one list.
+
+        Holds the whole folder in memory: prefer :meth:`fetch_batches`.
+        """
+        return [message for batch in self.fetch_batches() for message in batch]
+
+    def _fetch(self, uids: list[int]) -> list[FetchedMessage]:
+        client = self._client
+        limit = self._settings.max_size
+        meta = client.fetch(uids, [b"RFC822.SIZE", b"INTERNALDATE", b"FLAGS"])
+        sizes: dict[int, int] = {}
+        for uid in uids:
+            data = meta.get(uid)
+            if data is None:
+                log.debug("IMAP UID %d vanished before it was fetched", uid)
+            elif _DELETED in tuple(data.get(b"FLAGS", ())):
+                continue
+            elif not isinstance(size := data.get(b"RFC822.SIZE"), int):
+                log.warning(
+                    "IMAP UID %d in %s has no RFC822.SIZE; skipped", uid, self._settings.where
+                )
+            else:
+                sizes[uid] = size
+        # The size of each message too big to fetch whole; None for the others.
+        too_big = {
+            uid: size if limit is not None and size > limit else None
+            for uid, size in sizes.items()
+        }
+        whole = [uid for uid, big in too_big.items() if big is None]
+        headers_only = [uid for uid, big in too_big.items() if big is not None]
+        bodies: dict[int, Any] = {}
+        if whole:
+            bodies.update(client.fetch(whole, [b"BODY.PEEK[]"]))
+        if headers_only:
+            # A partial fetch: the header block alone can be as large as an attacker likes.
+            bodies.update(client.fetch(headers_only, [f"BODY.PEEK[HEADER]<0.{limit}>".encode()]))
+        messages = []
+        for uid, big in too_big.items():
+            message = self._message(uid, meta[uid], bodies.get(uid), big)
+            if message is not None:
+                messages.append(message)
         return messages
 
-    def _message(self, uid: int, data: dict[bytes, Any] | None) -> FetchedMessage | None:
+    def _message(
+        self,
+        uid: int,
+        meta: dict[bytes, Any],
+        data: dict[bytes, Any] | None,
+        oversized: int | None,
+    ) -> FetchedMessage | None:
         if data is None:
             log.debug("IMAP UID %d vanished before it was fetched", uid)
             return None
-        if _DELETED in tuple(data.get(b"FLAGS", ())):
-            return None
-        raw = data.get(b"BODY[]")
+        raw = data.get(b"BODY[]" if oversized is None else b"BODY[HEADER]<0>")
         if not isinstance(raw, bytes):
             log.warning("IMAP UID %d in %s came without a body; skipped", uid, self._settings.where)
             return None
-        when = data.get(b"INTERNALDATE")
+        if oversized is not None:
+            log.info(
+                "IMAP UID %d in %s has %d bytes, over the limit of %s: fetched its header only",
+                uid,
+                self._settings.where,
+                oversized,
+                self._settings.max_size,
+            )
+        when = meta.get(b"INTERNALDATE")
         if not isinstance(when, datetime):
             log.warning("IMAP UID %d has no INTERNALDATE; using the current time", uid)
             when = datetime.now(UTC)
         elif when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
-        return FetchedMessage(self._uidvalidity, uid, when.astimezone(UTC), raw)
+        return FetchedMessage(self._uidvalidity, uid, when.astimezone(UTC), raw, oversized)
 
     def move_to_processed(self, uids: Sequence[int]) -> None:
         r"""Move the messages ``uids`` to the processed folder; absent UIDs are ignored.
 
         Uses MOVE when the server has it, otherwise COPY, ``\Deleted`` and UID
-        EXPUNGE (plain EXPUNGE without UIDPLUS). A crash between the COPY and the
+        EXPUNGE (or EXPUNGE without UIDPLUS). A crash between the COPY and the
         EXPUNGE leaves the message in both folders, and it is offered again.
         """
+        self._move_to(self._processed, uids)
+
+    def move_to_rejected(self, uids: Sequence[int]) -> None:
+        """Move the messages ``uids`` to the rejected folder, as :meth:`move_to_processed` does."""
+        self._move_to(self._rejected, uids)
+
+    def _move_to(self, folder: str, uids: Sequence[int]) -> None:
         client = self._require()
         wanted = sorted({int(u) for u in uids})
         if not wanted:
@@ -385,23 +503,23 @@ class ImapMailbox:
         with self._guard("move"):
             for batch in _chunks(wanted, MOVE_BATCH):
                 try:
-                    self._move(batch)
+                    self._move(folder, batch)
                 except imaplib.IMAP4.abort:
                     raise
                 except imaplib.IMAP4.error:
                     # Some servers refuse a UID set that no longer matches anything.
                     present = sorted(int(u) for u in client.search(["UID", _uid_set(batch)]))
                     if present:
-                        self._move(present)
-            self._take_pending_exists()
-        log.info("moved UIDs %s to %r", _uid_set(wanted), self._processed)
+                        self._move(folder, present)
+            self._take_untagged()
+        log.info("moved UIDs %s to %r", _uid_set(wanted), folder)
 
-    def _move(self, uids: list[int]) -> None:
+    def _move(self, folder: str, uids: list[int]) -> None:
         client = self._client
         if self._use_move:
-            client.move(uids, self._processed)
+            client.move(uids, folder)
             return
-        client.copy(uids, self._processed)
+        client.copy(uids, folder)
         client.add_flags(uids, [_DELETED], silent=True)
         if self._use_uidplus:
             client.uid_expunge(uids)
@@ -420,7 +538,7 @@ class ImapMailbox:
         :class:`ImapConnectionLost` on BYE, a socket error or a timeout.
         """
         self._require()
-        if self._take_pending_exists():
+        if self._take_mail_pending():
             return True
         if not self._can_idle:
             stop.wait(max(0.0, min(timeout, self._settings.poll_interval)))
@@ -449,8 +567,8 @@ class ImapMailbox:
                     mail = self._read_idle_lines(readable=True)
             _text, responses = client.idle_done()
             self._idling = False
-            mail = mail or any(_announces_mail(r) for r in responses)
-            self._take_pending_exists()
+            pending = self._take_mail_pending()
+            mail = mail or pending or any(_announces_mail(r) for r in responses)
             if mail or stop.is_set() or time.monotonic() >= deadline:
                 if mail:
                     log.debug("IMAP server announced new mail")
@@ -517,19 +635,25 @@ class ImapMailbox:
 class ImapWatcher:
     """Runs the inbound loop on its own thread.
 
-    Connect, hand every message in the folder to ``deliver``, move the ones
-    ``deliver`` says are done, wait for mail, repeat; reconnect with exponential
-    backoff (``backoff_base`` doubling to ``backoff_max``, plus up to a quarter
-    more of random jitter) after any failure, and search everything again after
-    every (re)connect.
+    Connect, then in rounds: search the folder, and for each batch of at most
+    ``FETCH_BATCH`` messages (see :meth:`ImapMailbox.fetch_batches`) hand it to
+    ``deliver`` and move the ones ``deliver`` says are done before the next
+    batch is fetched; then wait for mail, and start the next round. Reconnect
+    with exponential backoff (``backoff_base`` doubling to ``backoff_max``, plus
+    up to a quarter more of random jitter) after any failure, and search
+    everything again after every (re)connect. Only one batch is in memory at a
+    time.
 
     ``deliver(messages)`` is called from the watcher thread with a non-empty
-    list and returns the UIDs that are safely committed (processed or known
-    duplicates): only those are moved. Messages it does not return stay in the
-    folder and are offered again in the next round. If it raises, that counts
-    as a failure like a lost connection. ``on_error`` is told of every failure.
-    Even with IDLE the folder is searched again every ``poll_interval``, in case
-    a notification was lost.
+    list (one batch, in UID order) and returns the UIDs that are safely
+    committed (processed, set aside, or known duplicates): only those are moved,
+    as soon as it returns: oversized ones (``FetchedMessage.oversized`` set) to
+    the rejected folder, the others to the processed folder. Messages it does
+    not return stay in the folder and are offered again in the next round. If
+    it raises, that counts as a failure like a lost connection (the batches
+    already moved stay moved). ``on_error`` is told of every failure. Even with
+    IDLE the folder is searched again every ``poll_interval``, in case a
+    notification was lost.
 
     ``sleep(seconds)`` waits out a backoff delay; the default one is cut short
     by :meth:`stop` and by :meth:`poke` (a caller about to rely on :meth:`sync`
@@ -574,7 +698,7 @@ class ImapWatcher:
 
     @property
     def rounds(self) -> int:
-        """How many fetch+deliver rounds have completed."""
+        """How many rounds (one search, all its batches delivered) have completed."""
         return self._rounds
 
     def start(self) -> None:
@@ -604,7 +728,8 @@ class ImapWatcher:
     def sync(self, timeout: float) -> bool:
         """Block until a round that started after this call has completed; False on timeout.
 
-        Every message in the folder before the call has then been offered to
+        A round is one search of the folder and every batch it found. Every
+        message in the folder before the call has then been offered to
         ``deliver``.
         """
         with self._cond:
@@ -662,19 +787,30 @@ class ImapWatcher:
             self._wake.clear()
             self._started += 1
             number = self._started
-        messages = mailbox.fetch_all()
-        if messages:
-            offered = {m.uid for m in messages}
-            done = {int(uid) for uid in self._deliver(messages)}
-            unknown = done - offered
-            if unknown:
-                log.warning("deliver returned UIDs it was not offered: %s", sorted(unknown))
-            mailbox.move_to_processed(sorted(done & offered))
-            log.debug("round %d: %d offered, %d done", number, len(offered), len(done & offered))
+        offered = done = 0
+        for messages in mailbox.fetch_batches():
+            if self._stopping.is_set():
+                return  # an unfinished round does not count as completed
+            offered += len(messages)
+            done += self._deliver_batch(mailbox, messages)
+        if offered:
+            log.debug("round %d: %d offered, %d done", number, offered, done)
         with self._cond:
             self._completed = number
             self._rounds += 1
             self._cond.notify_all()
+
+    def _deliver_batch(self, mailbox: ImapMailbox, messages: list[FetchedMessage]) -> int:
+        """Hand one batch to ``deliver`` and move what it returns; how many were moved."""
+        offered = {m.uid: m for m in messages}
+        done = {int(uid) for uid in self._deliver(messages)}
+        unknown = done - offered.keys()
+        if unknown:
+            log.warning("deliver returned UIDs it was not offered: %s", sorted(unknown))
+        moved = sorted(done & offered.keys())
+        mailbox.move_to_rejected([uid for uid in moved if offered[uid].oversized is not None])
+        mailbox.move_to_processed([uid for uid in moved if offered[uid].oversized is None])
+        return len(moved)
 
     def _wait_backoff(self, delay: float) -> None:
         self._wake.wait(delay)
@@ -706,6 +842,20 @@ def _announces_mail(response: object) -> bool:
         and isinstance(response[1], bytes)
         and response[1].upper() in (b"EXISTS", b"RECENT")
     )
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` is "localhost" or a loopback address (127.0.0.0/8, ::1); no DNS."""
+    name = host.strip().rstrip(".").lower()
+    if name == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
 
 
 def _chunks(items: list[int], size: int) -> Iterator[list[int]]:

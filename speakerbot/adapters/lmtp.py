@@ -11,6 +11,13 @@ A ``Return-Path: <envelope sender>`` header is prepended to the message (as a
 delivering MTA does, and Dovecot's LMTP does) unless the message already begins
 with one; the null sender gives ``Return-Path: <>``, which is what bounce
 detection looks for. Apart from that header the bytes are those received.
+
+The DATA phase is read here rather than by aiosmtpd: aiosmtpd (1.4) stops
+keeping the lines of a message once it is over the size limit, but still
+gathers a line without a line break whole, however long, before it refuses it.
+Here nothing more is kept once the message is over ``max_size`` or a line is
+over the line length limit: the rest is read and thrown away up to the final
+dot, and then refused (552 or 500) once per recipient.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ Store = Callable[[bytes, datetime, str, list[str]], None]
 
 STORED = "250 2.0.0 Message stored"
 TEMPORARY_FAILURE = "451 4.3.0 Temporary local failure, try again later"
+TOO_BIG = "552 5.3.4 Message too big"
+LINE_TOO_LONG = "500 5.5.2 Line too long"
 
 # How long stop() lets a DATA transaction in progress run to its answer before
 # cutting the connection; a cut one is retried by the MTA.
@@ -58,7 +67,9 @@ class LmtpServer:
     A message is answered 250 only after ``store`` has returned (it has been
     stored durably); 451 on any error of ours (never 5xx for our own fault); one
     answer per recipient, as LMTP requires. A message larger than ``max_size``
-    bytes (None: no limit) is refused with 552.
+    bytes (None: no limit) is refused with 552: at MAIL FROM if the client
+    declares its SIZE (advertised in the LHLO answer), otherwise after DATA,
+    without keeping more than ``max_size`` bytes of it in memory.
 
     ``store(raw, received_at, mail_from, recipients)`` gets the message bytes
     (with a Return-Path header, see the module docstring), the time the message
@@ -236,7 +247,11 @@ class _Handler:
 
 
 class _LmtpProtocol(LMTP):
-    """aiosmtpd's LMTP, answering the end of DATA once per accepted recipient."""
+    """aiosmtpd's LMTP, answering the end of DATA once per accepted recipient.
+
+    DATA is read by :meth:`_receive` instead of aiosmtpd, to bound the memory an
+    oversized message takes (see the module docstring).
+    """
 
     # RFC 5321's 1000 octets is a limit the MTA in front of us did not enforce;
     # refusing a longer line (500) would bounce mail it accepted.
@@ -259,6 +274,7 @@ class _LmtpProtocol(LMTP):
             data_size_limit=data_size_limit,
             enable_SMTPUTF8=True,
         )
+        self._handler = handler
         self._activity = activity
         # Recipients accepted when DATA came in, who will need an answer each once
         # 354 is sent.
@@ -272,7 +288,7 @@ class _LmtpProtocol(LMTP):
         self._recipients_at_data = len(envelope.rcpt_tos) if envelope is not None else 0
         self._activity.enter()
         try:
-            await super().smtp_DATA(arg)
+            await self._data(arg)
         except ConnectionError:
             raise
         except Exception:
@@ -282,6 +298,78 @@ class _LmtpProtocol(LMTP):
             self._recipients_at_data = 0
             self._final_reply_copies = 0
             self._activity.leave()
+
+    async def _data(self, arg: str) -> None:
+        """Handle DATA as aiosmtpd does, but read the message with :meth:`_receive`."""
+        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
+            return
+        envelope = self.envelope
+        assert envelope is not None and self.session is not None
+        if not envelope.rcpt_tos:
+            await self.push("503 Error: need RCPT command")
+            return
+        if arg:
+            await self.push("501 Syntax: DATA")
+            return
+        await self.push("354 End data with <CR><LF>.<CR><LF>")
+        content = await self._receive()
+        if isinstance(content, str):
+            log.info("refused a message from <%s>: %s", envelope.mail_from, content)
+            self._set_post_data_state()  # type: ignore[no-untyped-call]
+            await self.push(content)
+            return
+        envelope.content = envelope.original_content = content
+        status = await self._handler.handle_DATA(self, self.session, envelope)
+        self._set_post_data_state()  # type: ignore[no-untyped-call]
+        await self.push(status)
+
+    async def _receive(self) -> bytes | str:
+        """Read the message up to the line with a single dot: its bytes, or the refusal.
+
+        The lines are dot-unstuffed (RFC 5321 4.5.2). Once the message is over
+        ``data_size_limit`` or a line over ``line_length_limit``, nothing more
+        is kept: the rest is read and dropped, and the refusal returned.
+        """
+        limit = self.data_size_limit or None
+        lines: list[bytes] = []  # complete lines, unstuffed
+        pieces: list[bytes] = []  # the line being read, when it comes in pieces
+        size = 0  # bytes read so far, as sent
+        line_length = 0  # bytes of the line being read so far
+        refusal: str | None = None
+        while True:
+            try:
+                chunk = await self._reader.readuntil(b"\r\n")
+            except asyncio.LimitOverrunError as exc:
+                # No line break within the reader's limit: take the piece there is.
+                chunk = await self._reader.read(exc.consumed)
+            except asyncio.IncompleteReadError as exc:
+                raise ConnectionResetError("connection closed during DATA") from exc
+            except asyncio.CancelledError:
+                # The connection was lost (aiosmtpd cancels the session's task).
+                self._writer.close()
+                raise
+            if line_length == 0 and chunk == b".\r\n":
+                break
+            size += len(chunk)
+            line_length += len(chunk)
+            if refusal is None:
+                if limit is not None and size > limit:
+                    refusal = TOO_BIG
+                elif line_length > self.line_length_limit:
+                    refusal = LINE_TOO_LONG
+                if refusal is not None:
+                    lines.clear()
+                    pieces.clear()
+            ended = chunk.endswith(b"\r\n")
+            if refusal is None:
+                pieces.append(chunk)
+                if ended:
+                    line = b"".join(pieces)
+                    lines.append(line[1:] if line.startswith(b".") else line)
+                    pieces.clear()
+            if ended:
+                line_length = 0
+        return refusal if refusal is not None else b"".join(lines)
 
     async def push(self, status: AnyStr) -> None:
         if self._final_reply_copies:

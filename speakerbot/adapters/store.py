@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from pathlib import Path
@@ -75,11 +75,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PENDING_INBOUND",
+    "REPLY_PRIORITY_KINDS",
     "AlreadyRunning",
     "Base",
+    "Confirmation",
+    "ConfirmationRow",
     "Event",
     "Inbound",
     "InboundRow",
+    "Intake",
     "Meta",
     "NotPending",
     "Outbox",
@@ -100,10 +104,12 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 PENDING_INBOUND = ("new", "retry")
 """The statuses of an inbound message still to be handled."""
 
-_FINAL_INBOUND = ("processed", "skipped")
+_FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
 # What counts against a sender's daily replies: replies, and the one notice that the limit
 # is reached. Notices the game sends the Speaker (action needed, set aside) do not.
 _REPLY_KINDS = ("reply", "limit")
+REPLY_PRIORITY_KINDS = frozenset({"reply", "limit", "notice", "stranger", "confirm"})
+"""Outbox kinds sent after the game's public business (results, distributions, reminders)."""
 # How long a write transaction waits for another to finish before it fails.
 _WRITE_WAIT_SECONDS = 30
 # Longer than any real Message-ID (RFC 5322 lines stop at 998); it also keeps the value
@@ -187,7 +193,8 @@ class Inbound(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    message_id: Mapped[str] = mapped_column(Text, unique=True)
+    # Not unique: anyone can copy a Message-ID (see store_inbound for what is a duplicate).
+    message_id: Mapped[str] = mapped_column(Text, index=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
     source: Mapped[str] = mapped_column(String(32))
     uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
@@ -199,6 +206,31 @@ class Inbound(Base):
     error: Mapped[str | None] = mapped_column(Text)
     note: Mapped[str] = mapped_column(Text)
     processed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    sender: Mapped[str | None] = mapped_column(Text)
+    body_sha256: Mapped[str | None] = mapped_column(String(64))
+    # Written by intake only, never taken from the message's text: "right", "wrong" or NULL.
+    password_verdict: Mapped[str | None] = mapped_column(String(8))
+    retry_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    oversized: Mapped[int | None] = mapped_column(BigInteger)
+    confirmation_id: Mapped[int | None] = mapped_column(ForeignKey("confirmations.id"),
+                                                        index=True)
+
+
+class Confirmation(Base):
+    """A request to confirm unauthenticated mail, answered by the From address's owner."""
+
+    __tablename__ = "confirmations"
+    __table_args__ = (Index("ix_confirmations_address_created_at", "address", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str] = mapped_column(Text)
+    # Only the token's hash is kept: reading the database does not let anyone confirm.
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    request_message_id: Mapped[str] = mapped_column(Text, index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    status: Mapped[str] = mapped_column(String(16))  # open | used | expired
+    closed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class Event(Base):
@@ -220,6 +252,8 @@ class Outbox(Base):
     __table_args__ = (
         Index("ix_outbox_due", "status", "next_attempt_at"),
         Index("ix_outbox_kind_created_at", "kind", "created_at"),
+        Index("ix_outbox_addressee_kind_created_at", "addressee", "kind", "created_at"),
+        Index("ix_outbox_pending_priority", "status", "priority", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -237,6 +271,10 @@ class Outbox(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     # SQL NULL when nobody was refused, so that the summary can find the others.
     refused: Mapped[dict[str, str] | None] = mapped_column(JSON(none_as_null=True))
+    # The one recipient, lower case, of mail to one address: counted by an index.
+    addressee: Mapped[str | None] = mapped_column(Text)
+    # 0 goes first: the game's public business before replies and notices.
+    priority: Mapped[int] = mapped_column(Integer, server_default="1")
 
 
 class Meta(Base):
@@ -278,6 +316,35 @@ class InboundRow:
     error: str | None
     processed_at: datetime | None
     note: str = ""
+    sender: str | None = None
+    password_verdict: str | None = None
+    retry_at: datetime | None = None
+    oversized: int | None = None
+    confirmation_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What intake read in a message before storing it (all optional for the store)."""
+
+    sender: str | None = None
+    body_sha256: str | None = None
+    password_verdict: str | None = None
+    oversized: int | None = None
+    received_sha256: str | None = None
+    """The SHA-256 of the bytes as received, when the stored bytes differ (masked)."""
+
+
+@dataclass(frozen=True)
+class ConfirmationRow:
+    """A request for confirmation."""
+
+    id: int
+    address: str
+    request_message_id: str
+    created_at: datetime
+    expires_at: datetime
+    status: str
 
 
 @dataclass(frozen=True)
@@ -353,7 +420,17 @@ def _inbound_row(row: Inbound) -> InboundRow:
         error=row.error,
         processed_at=row.processed_at,
         note=row.note,
+        sender=row.sender,
+        password_verdict=row.password_verdict,
+        retry_at=row.retry_at,
+        oversized=row.oversized,
+        confirmation_id=row.confirmation_id,
     )
+
+
+def _confirmation_row(row: Confirmation) -> ConfirmationRow:
+    return ConfirmationRow(row.id, row.address, row.request_message_id, row.created_at,
+                           row.expires_at, row.status)
 
 
 def _outbox_row(row: Outbox) -> OutboxRow:
@@ -414,6 +491,23 @@ def message_id_of(raw: bytes) -> str | None:
 # --- Engine ---------------------------------------------------------------------------------
 
 
+def _create_private(path: Path) -> None:
+    """Create a missing database file (0600) and folder (0700), whatever the umask.
+
+    The game's mail, ballots and record are nobody else's business on the machine. SQLite
+    gives its -wal and -shm files the database file's permissions.
+    """
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
+
+
 def sqlite_url(path: str | os.PathLike[str]) -> str:
     """Return the SQLAlchemy URL of the SQLite database file ``path``."""
     return f"sqlite:///{Path(path).resolve()}"
@@ -457,7 +551,10 @@ def make_engine(url: str | URL) -> Engine:
             )
         # Absolute, so that connections opened after a chdir find the same file.
         parsed = parsed.set(database=str(Path(database).resolve()))
+        path = Path(str(parsed.database))
         engine = create_engine(parsed, connect_args={"timeout": _WRITE_WAIT_SECONDS})
+        # Before the first connection creates the file with the umask's permissions.
+        event.listen(engine, "do_connect", lambda *_: _create_private(path))
         event.listen(engine, "connect", _sqlite_on_connect)
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
@@ -620,7 +717,7 @@ class Store:
     def _flock(self, path: str) -> Iterator[None]:
         # The kernel drops a flock when the last descriptor of its open file goes, so also
         # when the process dies. O_CLOEXEC: programs the daemon runs must not inherit it.
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -679,18 +776,24 @@ class Store:
         source: str,
         uidvalidity: int | None = None,
         uid: int | None = None,
+        intake: Intake | None = None,
+        set_aside: str | None = None,
     ) -> StoredInbound:
         """Store a received message once; a duplicate returns the row already stored.
 
-        A message is a duplicate if its bytes, its Message-ID (a message without one gets
-        ``<sha256hex@speakerbot.invalid>``) or its ``(uidvalidity, uid)`` are already stored.
-        Safe against another process or thread storing the same message at the same time.
+        A message is a duplicate by content, never by a name anyone can copy: the same
+        bytes as received, the same ``(uidvalidity, uid)``, or the same Message-ID with the
+        same sender and the same body (``intake.body_sha256``). A Message-ID shared with a
+        different sender or body is a new message. ``set_aside``: store it set aside with
+        this error (intake could not read it). Safe against another process or thread
+        storing the same message at the same time.
         """
         _aware(received_at, "received_at")
         if (uidvalidity is None) != (uid is None):
             raise ValueError("give both uidvalidity and uid, or neither")
         raw = bytes(raw)
-        digest = hashlib.sha256(raw).hexdigest()
+        intake = intake or Intake()
+        digest = intake.received_sha256 or hashlib.sha256(raw).hexdigest()
         message_id = message_id_of(raw) or f"<{digest}@speakerbot.invalid>"
         values = {
             "message_id": message_id,
@@ -700,30 +803,42 @@ class Store:
             "uid": uid,
             "received_at": received_at,
             "raw": raw,
-            "status": "new",
+            "status": "set_aside" if set_aside is not None else "new",
             "attempts": 0,
-            "error": None,
+            "error": set_aside,
             "note": "",
             "processed_at": None,
+            "sender": intake.sender,
+            "body_sha256": intake.body_sha256,
+            "password_verdict": intake.password_verdict,
+            "retry_at": None,
+            "oversized": intake.oversized,
+            "confirmation_id": None,
         }
-        # ON CONFLICT DO NOTHING (on any of the unique keys) rather than catching an
-        # IntegrityError: on PostgreSQL it waits for a concurrent insert of the same key to
-        # commit or roll back, and it never aborts the transaction.
-        insert = self._insert_ignoring_conflicts(Inbound, values)
+        keys = [Inbound.sha256 == digest]
+        if uidvalidity is not None:
+            keys.append((Inbound.uidvalidity == uidvalidity) & (Inbound.uid == uid))
+        if intake.sender is not None and intake.body_sha256 is not None:
+            keys.append((Inbound.message_id == message_id) & (Inbound.sender == intake.sender)
+                        & (Inbound.body_sha256 == intake.body_sha256))
+        # Write transactions run one at a time, so nothing can slip in between the look-up
+        # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
         with self.transaction() as session:
+            found = session.execute(
+                select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
+            ).first()
+            if found is not None:
+                return StoredInbound(id=found[0], duplicate=True, status=found[1])
+            insert = self._insert_ignoring_conflicts(Inbound, values)
             new_id = session.execute(insert.returning(Inbound.id)).scalar_one_or_none()
             if new_id is not None:
-                return StoredInbound(id=new_id, duplicate=False, status="new")
-            keys = [Inbound.sha256 == digest, Inbound.message_id == message_id]
-            if uidvalidity is not None:
-                keys.append((Inbound.uidvalidity == uidvalidity) & (Inbound.uid == uid))
+                return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
             found = session.execute(
                 select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
             ).first()
         if found is None:
             raise RuntimeError("inbound message neither stored nor found: unique key mismatch")
-        found_id, found_status = found
-        return StoredInbound(id=found_id, duplicate=True, status=found_status)
+        return StoredInbound(id=found[0], duplicate=True, status=found[1])
 
     def inbound(self, inbound_id: int) -> InboundRow:
         """Return a stored message; ``LookupError`` if there is none with that id."""
@@ -733,14 +848,58 @@ class Store:
                 raise LookupError(f"no inbound message {inbound_id}")
             return _inbound_row(row)
 
-    def pending_inbound(self) -> list[InboundRow]:
-        """Return the messages still to handle ('new' or 'retry'), oldest first."""
+    def pending_inbound(self, now: datetime | None = None) -> list[InboundRow]:
+        """Return the messages still to handle, oldest first.
+
+        Those 'new', and those to 'retry' whose retry is due by ``now`` (all of them when
+        ``now`` is None).
+        """
+        due = Inbound.status == "new"
+        if now is not None:
+            due = or_(due, (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
+        else:
+            due = Inbound.status.in_(PENDING_INBOUND)
         with self._reading() as session:
             rows = session.scalars(
-                select(Inbound)
-                .where(Inbound.status.in_(PENDING_INBOUND))
-                .order_by(Inbound.received_at, Inbound.id)
+                select(Inbound).where(due).order_by(Inbound.received_at, Inbound.id)
             )
+            return [_inbound_row(row) for row in rows]
+
+    def retry_waiting(self) -> list[tuple[int, str | None, datetime | None]]:
+        """Return (id, sender, retry_at) of every message waiting to be retried."""
+        with self._reading() as session:
+            return [(i, sender, at) for i, sender, at in session.execute(
+                select(Inbound.id, Inbound.sender, Inbound.retry_at)
+                .where(Inbound.status == "retry").order_by(Inbound.id))]
+
+    def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
+        """Return the newest stored messages (with ``status`` only, if given), newest first."""
+        query = select(Inbound).order_by(Inbound.id.desc()).limit(limit)
+        if status is not None:
+            query = query.where(Inbound.status == status)
+        with self._reading() as session:
+            return [_inbound_row(row) for row in session.scalars(query)]
+
+    def requeue_inbound(self, inbound_id: int) -> InboundRow:
+        """Put a set-aside message back to be processed afresh; ``LookupError`` if absent.
+
+        Raises ``NotPending`` unless it is set aside (nothing else may be processed twice).
+        """
+        with self.transaction() as session:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None:
+                raise LookupError(f"no inbound message {inbound_id}")
+            if row.status != "set_aside":
+                raise NotPending(f"inbound message {inbound_id} is {row.status}, not set aside")
+            row.status, row.attempts, row.retry_at = "new", 0, None
+            row.note = (row.note + " requeued by the operator").strip()
+            return _inbound_row(row)
+
+    def set_aside_since(self, after_id: int) -> list[InboundRow]:
+        """Return the set-aside messages with an id above ``after_id``, oldest first."""
+        with self._reading() as session:
+            rows = session.scalars(select(Inbound).where(
+                Inbound.status == "set_aside", Inbound.id > after_id).order_by(Inbound.id))
             return [_inbound_row(row) for row in rows]
 
     def earliest_pending(self) -> datetime | None:
@@ -777,7 +936,7 @@ class Store:
             raise ValueError(f"status must be one of {_FINAL_INBOUND}, not {status!r}")
         result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
             update(Inbound)
-            .where(Inbound.id == inbound_id, Inbound.status.in_(PENDING_INBOUND))
+            .where(Inbound.id == inbound_id, Inbound.status.in_((*PENDING_INBOUND, "held")))
             .values(status=status, note=note, processed_at=_aware(now or datetime.now(UTC), "now"))
             .execution_options(synchronize_session=False)
         )
@@ -789,13 +948,14 @@ class Store:
         raise NotPending(f"inbound message {inbound_id} is {current}, not pending")
 
     def record_inbound_failure(
-        self, inbound_id: int, error: str, *, max_attempts: int = 3
+        self, inbound_id: int, error: str, *, now: datetime, delays: Sequence[float]
     ) -> InboundRow:
         """Count a failed attempt at a message, in a transaction of its own.
 
-        The message goes to 'retry', or to 'set_aside' once it has failed ``max_attempts``
-        times. A message no longer pending is left as it is.
+        After failure n the message waits ``delays[n-1]`` seconds in 'retry'; once the
+        delays are used up it is 'set_aside'. A message no longer pending is left as it is.
         """
+        _aware(now, "now")
         with self.transaction() as session:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None:
@@ -803,8 +963,104 @@ class Store:
             if row.status in PENDING_INBOUND:
                 row.attempts += 1
                 row.error = error
-                row.status = "set_aside" if row.attempts >= max_attempts else "retry"
+                if row.attempts > len(delays):
+                    row.status, row.retry_at = "set_aside", None
+                else:
+                    row.status = "retry"
+                    row.retry_at = now + timedelta(seconds=delays[row.attempts - 1])
             return _inbound_row(row)
+
+    # -- Held mail and confirmations -------------------------------------------------------
+
+    def hold(self, session: Session, inbound_id: int, confirmation_id: int, note: str) -> None:
+        """Hold a pending message until its sender confirms it (or the request expires)."""
+        result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+            update(Inbound)
+            .where(Inbound.id == inbound_id, Inbound.status.in_(PENDING_INBOUND))
+            .values(status="held", confirmation_id=confirmation_id, note=note)
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            raise NotPending(f"inbound message {inbound_id} is not pending")
+
+    def held(self, session: Session, confirmation_id: int) -> list[InboundRow]:
+        """Return the messages held for a confirmation, in the order received."""
+        rows = session.scalars(select(Inbound).where(
+            Inbound.confirmation_id == confirmation_id, Inbound.status == "held")
+            .order_by(Inbound.received_at, Inbound.id))
+        return [_inbound_row(row) for row in rows]
+
+    def add_confirmation(self, session: Session, *, address: str, token_sha256: str,
+                         request_message_id: str, created_at: datetime,
+                         expires_at: datetime) -> int:
+        """Record a request for confirmation; return its id."""
+        row = Confirmation(address=address, token_sha256=token_sha256,
+                           request_message_id=request_message_id,
+                           created_at=_aware(created_at, "created_at"),
+                           expires_at=_aware(expires_at, "expires_at"), status="open",
+                           closed_at=None)
+        session.add(row)
+        session.flush()
+        return row.id
+
+    def open_confirmation(self, session: Session, address: str,
+                          now: datetime) -> ConfirmationRow | None:
+        """Return the address's request still open and unexpired at ``now``, if any."""
+        row = session.scalars(select(Confirmation).where(
+            Confirmation.address == address, Confirmation.status == "open",
+            Confirmation.expires_at > _aware(now, "now")).order_by(Confirmation.id.desc())
+        ).first()
+        return None if row is None else _confirmation_row(row)
+
+    def find_confirmation(self, session: Session, *, token_sha256: str | None = None,
+                          request_message_id: str | None = None) -> ConfirmationRow | None:
+        """Find a request by its token's hash or by the Message-ID of the request mail."""
+        if token_sha256 is not None:
+            where = Confirmation.token_sha256 == token_sha256
+        elif request_message_id is not None:
+            where = Confirmation.request_message_id == request_message_id
+        else:
+            return None
+        row = session.scalars(select(Confirmation).where(where)).first()
+        return None if row is None else _confirmation_row(row)
+
+    def confirmations_since(self, session: Session, address: str, since: datetime) -> int:
+        """Count the requests for confirmation sent to ``address`` at or after ``since``."""
+        return session.scalar(select(func.count()).select_from(Confirmation).where(
+            Confirmation.address == address,
+            Confirmation.created_at >= _aware(since, "since"))) or 0
+
+    def close_confirmation(self, session: Session, confirmation_id: int, status: str,
+                           now: datetime) -> None:
+        """Mark a request 'used' or 'expired'."""
+        session.execute(update(Confirmation).where(Confirmation.id == confirmation_id)
+                        .values(status=status, closed_at=_aware(now, "now"))
+                        .execution_options(synchronize_session=False))
+
+    def expire_confirmations(self, session: Session, now: datetime) -> list[int]:
+        """Close every open request expired by ``now``; its held mail becomes 'unconfirmed'.
+
+        Return the ids of the messages that were held.
+        """
+        _aware(now, "now")
+        expired = list(session.scalars(select(Confirmation.id).where(
+            Confirmation.status == "open", Confirmation.expires_at <= now)))
+        if not expired:
+            return []
+        held = list(session.scalars(select(Inbound.id).where(
+            Inbound.confirmation_id.in_(expired), Inbound.status == "held")))
+        session.execute(update(Inbound).where(Inbound.id.in_(held)).values(
+            status="unconfirmed", processed_at=now, note="not confirmed in time")
+            .execution_options(synchronize_session=False))
+        session.execute(update(Confirmation).where(Confirmation.id.in_(expired)).values(
+            status="expired", closed_at=now).execution_options(synchronize_session=False))
+        return held
+
+    def next_confirmation_expiry(self) -> datetime | None:
+        """Return when the next open request expires."""
+        with self._reading() as session:
+            return session.scalar(select(func.min(Confirmation.expires_at))
+                                  .where(Confirmation.status == "open"))
 
     # -- The game record -------------------------------------------------------------------
 
@@ -869,6 +1125,9 @@ class Store:
             "last_error": None,
             "sent_at": None,
             "refused": None,
+            "addressee": mail.recipients[0].strip().lower() if len(mail.recipients) == 1
+            else None,
+            "priority": 1 if mail.kind in REPLY_PRIORITY_KINDS else 0,
         }
         session.execute(self._insert_ignoring_conflicts(Outbox, values, Outbox.message_id))
 
@@ -879,7 +1138,7 @@ class Store:
             rows = session.scalars(
                 select(Outbox)
                 .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
-                .order_by(Outbox.id)
+                .order_by(Outbox.priority, Outbox.id)
                 .limit(limit)
             )
             return [_outbox_row(row) for row in rows]
@@ -984,17 +1243,19 @@ class Store:
                 select(func.min(Outbox.next_attempt_at)).where(Outbox.status == "pending")
             )
 
-    def replies_since(self, recipient: str, since: datetime) -> int:
-        """Count replies and notices to ``recipient`` (any case) created at or after ``since``."""
+    def replies_since(self, recipient: str, since: datetime,
+                      kinds: Sequence[str] = _REPLY_KINDS,
+                      session: Session | None = None) -> int:
+        """Count mail of ``kinds`` (replies and the limit notice) to ``recipient`` alone.
+
+        Only mail to that one address counts (any case), created at or after ``since``;
+        the count comes from an index, whatever the size of the outbox.
+        """
         _aware(since, "since")
-        wanted = recipient.strip().lower()
-        with self._reading() as session:
-            lists = session.scalars(
-                select(Outbox.recipients).where(
-                    Outbox.kind.in_(_REPLY_KINDS), Outbox.created_at >= since
-                )
-            )
-            return sum(1 for rcpts in lists if any(r.strip().lower() == wanted for r in rcpts))
+        with self._reading(session) as reading:
+            return reading.scalar(select(func.count()).select_from(Outbox).where(
+                Outbox.addressee == recipient.strip().lower(), Outbox.kind.in_(kinds),
+                Outbox.created_at >= since)) or 0
 
     # -- Metadata --------------------------------------------------------------------------
 

@@ -206,7 +206,9 @@ class _Play:
             raise GameError(f"the game has ended{reason}")
 
     def require_speaker(self, command: c.Command) -> None:
-        if command.actor != self.state.speaker:
+        # The host keeps the Speaker's authority across games: rule 203 moves the in-game
+        # Speaker role, not the power to correct the game.
+        if command.actor not in (self.state.speaker, self.state.host):
             raise GameError(
                 "only the Speaker may do that",
                 "ask the Speaker, " + self.state.name_of(self.state.speaker),

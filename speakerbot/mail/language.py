@@ -73,6 +73,7 @@ __all__ = [
     "ClauseKind",
     "Command",
     "CommandSpec",
+    "Confirm",
     "Consent",
     "ConsentTurn",
     "Forfeit",
@@ -297,6 +298,14 @@ class Forfeit(_CommandBase):
 
 
 @dataclass(frozen=True)
+class Confirm(_CommandBase):
+    """``CONFIRM <code>``: confirm mail the Speaker could not authenticate."""
+
+    token: str
+    verb: ClassVar[str] = "CONFIRM"
+
+
+@dataclass(frozen=True)
 class Status(_CommandBase):
     """``STATUS``."""
 
@@ -442,7 +451,7 @@ AdminCommand: TypeAlias = (
 )  # fmt: skip
 Command: TypeAlias = (
     Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
-    | Forfeit | Status | Rules | Scores | Help | AdminCommand
+    | Forfeit | Confirm | Status | Rules | Scores | Help | AdminCommand
 )  # fmt: skip
 
 
@@ -942,6 +951,17 @@ def _bare(make: Callable[[int], Command]) -> _Head:
     return head
 
 
+def _confirm(line: int, rest: str) -> _Outcome:
+    token = rest.strip()
+    if not _CONFIRM_CODE.fullmatch(token):
+        return ("CONFIRM needs the code from the Speaker's request for confirmation, "
+                "e.g. CONFIRM 3f9c2a7d41b0e8c6a5d2f1e0b9c8a7d6")
+    return _plan(Confirm(line, token.lower()))
+
+
+_CONFIRM_CODE = re.compile(r"[0-9A-Fa-f]{32}")
+
+
 def _password(line: int, rest: str) -> _Outcome:
     if not rest:
         return "PASSWORD needs the Speaker's password after it on the same line"
@@ -1212,6 +1232,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("OVERRULE", "<cfj>", "vote to overrule the judgement of a CFJ", "player",
                 _numbered("OVERRULE", "a CFJ", Overrule), example="OVERRULE 12"),
     CommandSpec("FORFEIT", "", "leave the game", "player", _bare(Forfeit), bare=True),
+    CommandSpec("CONFIRM", "<code>", "confirm a message the Speaker could not authenticate, "
+                "with the code from its request", "anyone", _confirm,
+                example="CONFIRM 3f9c2a7d41b0e8c6a5d2f1e0b9c8a7d6"),
     CommandSpec("STATUS", "", "get the state of the game: open proposals, CFJs, deadlines",
                 "anyone", _bare(Status), bare=True),
     CommandSpec("RULES", "", "get the current ruleset", "anyone", _bare(Rules), bare=True),

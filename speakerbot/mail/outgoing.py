@@ -64,7 +64,7 @@ class GameIdentity:
 class Outgoing:
     """One message to send, before it gets its envelope."""
 
-    kind: str  # reply | limit | announcement | reminder | notice
+    kind: str  # reply | limit | stranger | confirm | announcement | reminder | notice
     recipients: tuple[str, ...]
     subject: str  # without the game's tag
     body: str
@@ -72,6 +72,14 @@ class Outgoing:
     public: bool = False
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
+
+
+ANSWERING_KINDS = frozenset({"reply", "limit", "stranger", "confirm"})
+"""Kinds of mail sent in answer to someone's message (``Auto-Submitted: auto-replied``)."""
+MAX_REFERENCES = 10
+"""A reply's References header keeps at most this many of the message's own."""
+MAX_THREAD_ID = 250
+"""A Message-ID longer than this is not repeated in In-Reply-To or References."""
 
 
 def message_id_for(identity: GameIdentity, key: str) -> str:
@@ -90,12 +98,14 @@ def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple
     message["Subject"] = f"{identity.tag} {outgoing.subject}"
     message["Date"] = format_datetime(date.astimezone(UTC))
     message["Message-ID"] = message_id
-    answering = outgoing.kind in ("reply", "limit")
+    answering = outgoing.kind in ANSWERING_KINDS
     message["Auto-Submitted"] = "auto-replied" if answering else "auto-generated"
     message["X-Loop"] = identity.loop_token
-    if outgoing.in_reply_to:
+    if outgoing.in_reply_to and len(outgoing.in_reply_to) <= MAX_THREAD_ID:
         message["In-Reply-To"] = outgoing.in_reply_to
-        message["References"] = " ".join((*outgoing.references, outgoing.in_reply_to))
+        # The sender wrote these: keep the thread, not a copy of whatever they sent.
+        kept = [ref for ref in outgoing.references if len(ref) <= MAX_THREAD_ID]
+        message["References"] = " ".join((*kept[-MAX_REFERENCES:], outgoing.in_reply_to))
     if outgoing.public and identity.list_address:
         message["List-Id"] = identity.list_id
         message["Precedence"] = "list"

@@ -31,11 +31,12 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from email import policy
 from email.header import decode_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
-from email.utils import collapse_rfc2231_value
+from email.utils import collapse_rfc2231_value, parsedate_to_datetime
 from html import unescape
 
 __all__ = [
@@ -95,6 +96,8 @@ class InboundMail:
     ``problem`` says so). ``body`` is the decoded plain text (see the module
     docstring); it is empty when the message was not read. ``body`` is left out
     of ``repr`` because it may hold the Speaker's PASSWORD line.
+    ``auth_results`` holds the Authentication-Results header values, topmost
+    first; ``date`` the Date header (None when missing or unreadable).
     """
 
     sender: str | None
@@ -106,6 +109,8 @@ class InboundMail:
     body: str = field(repr=False)
     skipped: str | None
     problem: str | None
+    auth_results: tuple[str, ...] = ()
+    date: datetime | None = None
 
 
 def can_acknowledge(mail: InboundMail) -> bool:
@@ -675,6 +680,18 @@ def _split_headers(raw: bytes) -> bytes:
     return raw[: match.end()]
 
 
+def _date(head: Message) -> datetime | None:
+    """Return the Date header as an aware datetime; None when missing or unreadable."""
+    value = _first_header(head, "Date")
+    if not value:
+        return None
+    try:
+        moment = parsedate_to_datetime(_undo_8bit(value))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
 def _too_large(size: int, max_bytes: int) -> str:
     return (
         f"This message is {_kilobytes(size)} long, more than the {_kilobytes(max_bytes)} the "
@@ -694,6 +711,8 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
     in_reply_to = _first_header(head, "In-Reply-To") or None
     references = tuple(_MESSAGE_ID.findall(" ".join(_header_values(head, "References"))))
     skipped = _skip_reason(head, sender, loop_token)
+    auth_results = tuple(_header_values(head, "Authentication-Results"))
+    date = _date(head)
     body = ""
 
     def done() -> InboundMail:
@@ -707,6 +726,8 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
             body=body,
             skipped=skipped,
             problem=problem,
+            auth_results=auth_results,
+            date=date,
         )
 
     if len(raw) > max_bytes:

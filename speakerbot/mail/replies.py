@@ -15,6 +15,9 @@ from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.announcements import describe, scoreboard
 from speakerbot.mail.outgoing import Renderer, when
 
+MAX_IGNORED_SHOWN = 10
+"""A reply quotes at most this many ignored lines."""
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -111,11 +114,18 @@ class ReplyWriter:
 
     def reply(self, state: GameState, sender: str, *, outcomes: Sequence[Outcome],
               errors: Sequence[tuple[int, str, str]], ignored: Sequence[tuple[int, str]],
-              answers: Sequence[str], applied: bool, problem: str | None = None) -> str:
-        """Render a reply: results, errors (nothing applied), ignored lines, answers."""
+              answers: Sequence[str], applied: bool, problem: str | None = None,
+              notes: Sequence[str] = ()) -> str:
+        """Render a reply: results, errors (nothing applied), ignored lines, answers.
+
+        At most :data:`MAX_IGNORED_SHOWN` ignored lines are quoted back, then how many more
+        there were: a reply must not grow with what the sender wrote.
+        """
         return self.renderer.render(
             "reply.txt", game=state, name=state.name_of(sender), outcomes=outcomes,
-            errors=errors, ignored=ignored, answers=answers, applied=applied, problem=problem,
+            errors=errors, ignored=ignored[:MAX_IGNORED_SHOWN],
+            more_ignored=max(0, len(ignored) - MAX_IGNORED_SHOWN), answers=answers,
+            applied=applied, problem=problem, notes=notes,
         )
 
     def answer(self, verb: str, state: GameState, sender: str) -> str:

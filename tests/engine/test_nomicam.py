@@ -236,8 +236,11 @@ def test_a_whole_game_to_a_winner_who_becomes_speaker_of_a_new_game() -> None:
     assert set(g.state.proposals[carried].ballots) == {CAROL}
     g.vote(SPEAKER, carried, "FOR")  # the old Speaker is a Voter now
     g.refused(c.CastBallot(ALICE, carried, Choice.FOR), "Speaker may not vote")
-    g.refused(c.CloseVote(SPEAKER, carried), "only the Speaker")
+    g.refused(c.CloseVote(BOB, carried), "only the Speaker")
     g.ok(c.CloseVote(ALICE, carried))
+    # Rule 203 moves the in-game Speaker's role, not the host's authority to correct the game.
+    g.ok(c.AdjustScore(SPEAKER, BOB, Decimal(1), "the host corrects a score"))
+    assert g.last(e.SpeakerOverride).speaker == SPEAKER
     assert g.last(e.VoteClosed).ballots == ((SPEAKER, Choice.FOR), (CAROL, Choice.FOR))
 
 

@@ -15,9 +15,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 from speakerbot.adapters.store import Store
@@ -28,6 +28,8 @@ from tests.support.smtp_sink import CapturedMessage, SmtpSink
 
 GAME = "game@nomic.test"
 SPEAKER = "chuck@nomic.test"
+MX = "mx.nomic.test"
+"""The authserv-id of the game mailbox's own receiving server, trusted by the test games."""
 PASSWORD = "s3cret-admin"
 _users = itertools.count(1)
 
@@ -68,6 +70,10 @@ open_registration = true
 
 [mechanics]
 {mechanics_lines}
+
+[auth]
+require = "dmarc"
+authserv_id = ["{MX}"]
 
 [database]
 url = "{db_url}"
@@ -145,8 +151,14 @@ security = "none"
     # --- mail ---
 
     def message(self, sender: str, subject: str, body: str, *,
-                message_id: str | None = None) -> bytes:
+                message_id: str | None = None, authenticated: bool = True,
+                date: datetime | None = None) -> bytes:
+        """Build a player's message; ``authenticated``: as the game's MX vouches for it."""
         message = EmailMessage()
+        message["Date"] = format_datetime(date or datetime.now(UTC))
+        if authenticated:
+            domain = sender.rpartition("@")[2]
+            message["Authentication-Results"] = f"{MX}; dmarc=pass header.from={domain}"
         message["From"] = sender
         message["To"] = GAME
         message["Subject"] = subject
@@ -155,8 +167,9 @@ security = "none"
         return message.as_bytes()
 
     def send(self, sender: str, subject: str, body: str, *, at: datetime | None = None,
-             message_id: str | None = None) -> bytes:
-        raw = self.message(sender, subject, body, message_id=message_id)
+             message_id: str | None = None, authenticated: bool = True) -> bytes:
+        raw = self.message(sender, subject, body, message_id=message_id,
+                           authenticated=authenticated, date=at)
         self.append(raw, at=at)
         return raw
 

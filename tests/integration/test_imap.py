@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -12,11 +13,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from speakerbot.adapters.imap import (
+    FETCH_BATCH,
     FetchedMessage,
     ImapConnectionLost,
     ImapError,
@@ -32,6 +34,7 @@ pytestmark = pytest.mark.integration
 
 PASSWORD = "s3cret-Pa55"
 PROCESSED = "speakerbot/processed"
+REJECTED = "speakerbot/rejected"
 
 
 # -- helpers -------------------------------------------------------------------------
@@ -67,6 +70,23 @@ def _raw(subject: str) -> bytes:
     msg["Message-ID"] = f"<{uuid.uuid4().hex}@example.test>"
     msg.set_content(f"{subject}: I propose that the Speaker be a robot.\n")
     return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+
+
+def _big(subject: str, body_size: int, marker: bytes = b"BODY-ONLY-MARKER") -> bytes:
+    """A message with a body of about ``body_size`` bytes, ``marker`` on every line."""
+    head = _raw(subject).split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n"
+    line = marker + b" " + b"z" * 60 + b"\r\n"
+    return head + line * (body_size // len(line) + 1)
+
+
+def _header_block(raw: bytes) -> bytes:
+    return raw[: raw.index(b"\r\n\r\n") + 4]
+
+
+def _count(server: DovecotServer, user: str, folder: str) -> int:
+    with server.connect(user) as client:
+        client.select_folder(folder, readonly=True)
+        return len(client.search("ALL"))
 
 
 @contextmanager
@@ -232,6 +252,44 @@ def link(dovecot: DovecotServer) -> Iterator[FaultyLink]:
         proxy.close()
 
 
+class SocketAudit:
+    """Records, and forbids, the socket calls this thread makes while it is active.
+
+    A ``sys`` audit hook (hooks cannot be removed, so one is installed for the
+    process and consulted only while some thread is being watched) sees socket
+    creation, name lookups and connects before they happen, and refuses each
+    with PermissionError: nothing can reach the network while it is active.
+    """
+
+    EVENTS = frozenset(
+        {"socket.__new__", "socket.connect", "socket.getaddrinfo", "socket.gethostbyname"}
+    )
+    _watched: ClassVar[dict[int, list[tuple[str, tuple[Any, ...]]]]] = {}
+    _installed: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, tuple[Any, ...]]] = []
+
+    @classmethod
+    def _hook(cls, event: str, args: tuple[Any, ...]) -> None:
+        if event not in cls.EVENTS:
+            return
+        events = cls._watched.get(threading.get_ident())
+        if events is not None:
+            events.append((event, args))
+            raise PermissionError(f"{event} is forbidden in this test")
+
+    def __enter__(self) -> SocketAudit:
+        if not SocketAudit._installed:
+            sys.addaudithook(SocketAudit._hook)
+            SocketAudit._installed = True
+        SocketAudit._watched[threading.get_ident()] = self.events
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        del SocketAudit._watched[threading.get_ident()]
+
+
 # -- ImapMailbox -----------------------------------------------------------------------
 
 
@@ -309,6 +367,135 @@ def test_move_without_the_move_capability_copies_and_expunges(dovecot: DovecotSe
 
     assert dovecot.list_folder(user, PROCESSED) == [done]
     assert dovecot.list_folder(user) == [keep]
+
+
+def test_an_oversized_message_is_fetched_headers_only(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    limit = 4000
+    small = _raw("Small")
+    exact = _big("Exactly at the limit", limit)
+    exact = exact[:limit - 2] + b"\r\n"
+    big = _big("Too big", 5 * limit)
+    # All header: fetching "just the header" must not fetch all of it either.
+    fat_header = _raw("Fat header").replace(b"\r\n", b"\r\nX-Junk: " + b"h" * 9000 + b"\r\n", 1)
+    uids = dovecot.append_many(user, "INBOX", [small, exact, big, fat_header])
+    assert len(exact) == limit
+
+    with _connected(_settings(dovecot, user, max_size=limit)) as mailbox:
+        assert dovecot.list_folder(user, REJECTED) == []  # created by connect()
+        batches = list(mailbox.fetch_batches())
+
+    [messages] = batches
+    assert [m.uid for m in messages] == uids
+    by_uid = {m.uid: m for m in messages}
+    for raw, uid in ((small, uids[0]), (exact, uids[1])):
+        assert by_uid[uid].oversized is None
+        assert by_uid[uid].raw == raw
+        assert by_uid[uid].size == len(raw)
+    oversized = by_uid[uids[2]]
+    assert oversized.oversized == oversized.size == len(big)
+    assert oversized.raw == _header_block(big)
+    assert b"BODY-ONLY-MARKER" not in oversized.raw
+    cut = by_uid[uids[3]]
+    assert cut.oversized == len(fat_header)
+    assert cut.raw == fat_header[:limit]
+    assert all(m.internaldate.tzinfo == UTC for m in messages)
+    with dovecot.connect(user) as client:
+        client.select_folder("INBOX", readonly=True)
+        flags = client.get_flags(uids)
+    assert all(b"\\Seen" not in f for f in flags.values()), flags
+    # Kept whole on the server.
+    assert dovecot.list_folder(user) == [small, exact, big, fat_header]
+
+
+def test_fetch_batches_yields_at_most_a_batch_at_a_time_and_fetches_lazily(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    raws = [_raw(f"Message {n}") for n in range(60)]
+    uids = dovecot.append_many(user, "INBOX", raws)
+    assert FETCH_BATCH == 25
+
+    with _connected(_settings(dovecot, user)) as mailbox:
+        batches = mailbox.fetch_batches()
+        first = next(batches)
+        assert [m.uid for m in first] == uids[:25]
+        # Another client moves a message of the second batch away after the search:
+        # the second batch is fetched only now, without it.
+        with dovecot.connect(user) as other:
+            other.select_folder("INBOX")
+            other.move([uids[30]], PROCESSED)
+        rest = list(batches)
+
+    assert [len(b) for b in rest] == [24, 10]
+    fetched = first + [m for b in rest for m in b]
+    assert [m.uid for m in fetched] == uids[:30] + uids[31:]
+    assert [m.raw for m in fetched] == raws[:30] + raws[31:]
+    assert all(m.oversized is None for m in fetched)
+
+
+def test_new_settings_are_checked_and_localhost_counts_as_loopback(dovecot: DovecotServer) -> None:
+    user = _new_user(dovecot)
+    with pytest.raises(ValueError, match="max_size"):
+        _settings(dovecot, user, max_size=0)
+    with pytest.raises(ValueError, match="rejected_folder"):
+        _settings(dovecot, user, rejected_folder="INBOX")
+    # "localhost" is loopback: plain text allowed, and the server is really reached.
+    with _connected(_settings(dovecot, user, host="localhost")) as mailbox:
+        assert mailbox.fetch_all() == []
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "192.0.2.1",
+        "2001:db8::25",
+        "mail.example.test",
+        "localhost.example.test",
+        "127.0.0.1.nip.io",
+    ],
+)
+def test_plaintext_to_a_host_that_is_not_loopback_is_refused_before_any_socket(
+    dovecot: DovecotServer, host: str
+) -> None:
+    user = _new_user(dovecot)
+    mailbox = ImapMailbox(_settings(dovecot, user, host=host))
+    with SocketAudit() as audit, pytest.raises(ImapError) as refused:
+        mailbox.connect()
+    assert audit.events == []  # no socket, no name lookup, no connect
+    assert not isinstance(refused.value, ImapConnectionLost)
+    message = str(refused.value)
+    assert host in message
+    assert 'security = "ssl"' in message and '"starttls"' in message
+    assert "allow_plaintext = true" in message and "[imap]" in message
+    assert not mailbox.connected
+
+
+@pytest.mark.parametrize(
+    ("host", "security", "allow_plaintext"),
+    [
+        ("127.5.6.7", "none", False),
+        ("::1", "none", False),
+        ("::ffff:127.0.0.1", "none", False),
+        ("LocalHost", "none", False),
+        ("192.0.2.1", "none", True),
+        ("192.0.2.1", "ssl", False),
+        ("192.0.2.1", "starttls", False),
+    ],
+)
+def test_loopback_encryption_or_allow_plaintext_pass_the_check(
+    dovecot: DovecotServer, host: str, security: str, allow_plaintext: bool
+) -> None:
+    user = _new_user(dovecot)
+    settings = _settings(
+        dovecot, user, host=host, security=security, allow_plaintext=allow_plaintext
+    )
+    # The audit lets the connection get as far as its first socket call, and stops it there.
+    with SocketAudit() as audit, pytest.raises(ImapConnectionLost, match="forbidden"):
+        ImapMailbox(settings).connect()
+    assert audit.events, "the connection was refused before it was attempted"
+    event, args = audit.events[0]
+    assert event == "socket.getaddrinfo" and args[0] == host
 
 
 def test_wrong_password_names_host_and_user_but_not_the_password(
@@ -677,3 +864,109 @@ def test_a_failing_deliver_is_reported_and_the_message_offered_again(
     assert isinstance(errors.seen[0], RuntimeError)
     assert [m.raw for m in calls[-1]] == [raw]
     assert dovecot.list_folder(user, PROCESSED) == [raw]
+
+
+def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivered(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    limit = 2000
+    small, big = _raw("Small"), _big("Too big", 10 * limit)
+    dovecot.append(user, "INBOX", small)
+    dovecot.append(user, "INBOX", big)
+    accept_all = threading.Event()
+    recorder = Recorder(lambda m: accept_all.is_set() or m.oversized is None)
+    watcher = _watcher(_settings(dovecot, user, max_size=limit), recorder)
+    with _running(watcher):
+        assert watcher.sync(10)
+        [first] = recorder.batches
+        assert [m.oversized for m in first] == [None, len(big)]
+        assert [m.raw for m in first] == [small, _header_block(big)]
+        # Not returned by deliver: left where it was.
+        assert dovecot.list_folder(user) == [big]
+        assert dovecot.list_folder(user, REJECTED) == []
+        assert dovecot.list_folder(user, PROCESSED) == [small]
+
+        accept_all.set()
+        assert watcher.sync(10)
+        assert [m.raw for m in recorder.batches[-1]] == [_header_block(big)]
+        assert dovecot.list_folder(user) == []
+        assert dovecot.list_folder(user, REJECTED) == [big]
+        assert dovecot.list_folder(user, PROCESSED) == [small]
+
+
+def test_watcher_delivers_a_big_folder_in_batches_moving_each_before_the_next(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    raws = [_raw(f"Message {n}") for n in range(60)]
+    uids = dovecot.append_many(user, "INBOX", raws)
+    sizes: list[int] = []
+    processed_before: list[int] = []
+    offered: list[int] = []
+
+    def deliver(messages: list[FetchedMessage]) -> list[int]:
+        sizes.append(len(messages))
+        processed_before.append(_count(dovecot, user, PROCESSED))
+        offered.extend(m.uid for m in messages)
+        return [m.uid for m in messages]
+
+    watcher = _watcher(_settings(dovecot, user), deliver)
+    with _running(watcher):
+        assert watcher.sync(10)
+    assert sizes == [25, 25, 10]
+    # Each batch was moved as soon as deliver returned, before the next was fetched.
+    assert processed_before == [0, 25, 50]
+    assert offered == uids
+    assert dovecot.list_folder(user) == []
+    assert sorted(dovecot.list_folder(user, PROCESSED)) == sorted(raws)
+    assert watcher.rounds >= 1
+
+
+def test_a_deliver_failing_on_a_later_batch_keeps_the_earlier_batches_moved(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    raws = [_raw(f"Message {n}") for n in range(60)]
+    uids = dovecot.append_many(user, "INBOX", raws)
+    errors = Errors()
+    calls: list[list[int]] = []
+
+    def deliver(messages: list[FetchedMessage]) -> list[int]:
+        calls.append([m.uid for m in messages])
+        if len(calls) == 2:
+            raise RuntimeError("database is down")
+        return [m.uid for m in messages]
+
+    with _running(_watcher(_settings(dovecot, user), deliver, on_error=errors)) as watcher:
+        assert errors.wait_for_count(1, 10)
+        assert watcher.sync(10)
+    assert calls[:2] == [uids[:25], uids[25:50]]
+    # After the reconnect the first batch, already moved, is not offered again.
+    assert calls[2:4] == [uids[25:50], uids[50:]]
+    assert dovecot.list_folder(user) == []
+    assert sorted(dovecot.list_folder(user, PROCESSED)) == sorted(raws)
+
+
+def test_mail_arriving_while_a_batch_is_delivered_is_not_left_for_the_poll(
+    dovecot: DovecotServer,
+) -> None:
+    user = _new_user(dovecot)
+    first, second = _raw("Already there"), _raw("Arrived during deliver")
+    dovecot.append(user, "INBOX", first)
+    recorder = Recorder()
+    arrived = threading.Event()
+
+    def deliver(messages: list[FetchedMessage]) -> Iterable[int]:
+        if not arrived.is_set():
+            # The server tells the session of it in a response of the round (the MOVE's).
+            dovecot.append(user, "INBOX", second)
+            arrived.set()
+        return recorder(messages)
+
+    # A 60 s poll interval: the EXISTS seen during the round must start the next one.
+    watcher = _watcher(_settings(dovecot, user, idle=True, poll_interval=60), deliver)
+    with _running(watcher):
+        assert arrived.wait(10)
+        assert recorder.wait_for_raw(second, 5)
+    assert recorder.raws() == [first, second]

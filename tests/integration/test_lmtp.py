@@ -5,7 +5,8 @@ from __future__ import annotations
 import smtplib
 import socket
 import threading
-from collections.abc import Callable, Iterator
+import tracemalloc
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -85,6 +86,23 @@ def _transaction(
     answers = [client.data(raw)]
     answers += [client.getreply() for _ in recipients[1:]]
     return answers
+
+
+def _stream_data(
+    client: smtplib.LMTP, recipients: list[str], chunks: Iterable[bytes]
+) -> list[tuple[int, bytes]]:
+    """Send a message body chunk by chunk (already dot-stuffed), one answer per recipient.
+
+    Unlike ``client.data()``, the whole body is never in the test's memory.
+    """
+    assert client.mail("alice@example.test")[0] == 250
+    for recipient in recipients:
+        assert client.rcpt(recipient)[0] == 250
+    assert client.docmd("DATA")[0] == 354
+    for chunk in chunks:
+        client.send(chunk)
+    client.send(b"\r\n.\r\n")
+    return [client.getreply() for _ in recipients]
 
 
 def _no_reply_left_over(client: smtplib.LMTP) -> None:
@@ -225,6 +243,78 @@ def test_too_big_a_message_gets_552_for_each_recipient(start: Callable[..., Lmtp
         # Declared with SIZE, the message is refused at MAIL FROM.
         assert client.mail("alice@example.test", [f"SIZE={len(big)}"])[0] == 552
     assert store.calls == []
+
+
+def test_a_message_five_times_too_big_gets_552_for_each_recipient_and_the_next_one_250(
+    start: Callable[..., LmtpServer],
+) -> None:
+    store = Recorder()
+    limit = 10_000
+    server = start(store, max_size=limit)
+    big = b"Subject: big\r\n\r\n" + (b"y" * 98 + b"\r\n") * (5 * limit // 100)
+    assert len(big) > 5 * limit
+    recipients = ["a@example.test", "b@example.test", "c@example.test"]
+    with _client(server) as client:
+        answers = _transaction(client, "alice@example.test", recipients, big)
+        assert [code for code, _ in answers] == [552, 552, 552]
+        _no_reply_left_over(client)
+        assert store.calls == []
+        # The same session delivers the next message as usual.
+        answers = _transaction(client, "alice@example.test", recipients[:2], MESSAGE)
+        assert [code for code, _ in answers] == [250, 250]
+        _no_reply_left_over(client)
+    [stored] = store.calls
+    assert stored.raw == b"Return-Path: <alice@example.test>\r\n" + MESSAGE
+    assert stored.recipients == recipients[:2]
+
+
+@pytest.mark.parametrize(
+    ("max_size", "one_line", "code"),
+    [(64 * 1024, False, 552), (64 * 1024, True, 552), (None, True, 500)],
+    ids=["short-lines", "one-long-line", "one-long-line-without-max-size"],
+)
+def test_oversized_data_is_thrown_away_while_it_is_read(
+    start: Callable[..., LmtpServer], max_size: int | None, one_line: bool, code: int
+) -> None:
+    store = Recorder()
+    server = start(store, max_size=max_size)
+    total = 48 * 1024 * 1024
+    chunk = b"x" * 65536 if one_line else (b"x" * 1022 + b"\r\n") * 64
+    recipients = ["a@example.test", "b@example.test"]
+    with _client(server) as client:
+        tracemalloc.start()
+        try:
+            answers = _stream_data(client, recipients, (chunk for _ in range(total // len(chunk))))
+            _current, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert [answer for answer, _ in answers] == [code, code]
+        # The server's buffers (about 5 MiB: 2 MiB read ahead and copies of it), not 48 MiB.
+        assert peak < 12 * 1024 * 1024, f"{peak / 2**20:.1f} MiB held while reading DATA"
+        _no_reply_left_over(client)
+        answers = _transaction(client, "alice@example.test", recipients, MESSAGE)
+        assert [code for code, _ in answers] == [250, 250]
+    assert [c.raw for c in store.calls] == [b"Return-Path: <alice@example.test>\r\n" + MESSAGE]
+
+
+def test_lhlo_advertises_size_and_mail_from_refuses_a_bigger_declared_size(
+    start: Callable[..., LmtpServer],
+) -> None:
+    store = Recorder()
+    server = start(store, max_size=1000)
+    with _client(server) as client:
+        assert client.has_extn("size")
+        assert client.esmtp_features["size"] == "1000"
+        code, reply = client.mail("alice@example.test", ["SIZE=1001"])
+        assert code == 552, reply
+        assert client.mail("alice@example.test", ["SIZE=1000"])[0] == 250
+        assert client.rcpt("speaker@example.test")[0] == 250
+        assert client.data(MESSAGE)[0] == 250
+    assert len(store.calls) == 1
+    unlimited = start(store)
+    with _client(unlimited) as client:
+        assert not client.has_extn("size")
+        assert client.mail("alice@example.test", [f"SIZE={10**12}"])[0] == 250
 
 
 def test_port_zero_picks_a_port(start: Callable[..., LmtpServer]) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.config import SmtpConfig
-from speakerbot.daemon import MAX_SEND_ATTEMPTS, Daemon
+from speakerbot.daemon import Daemon
 from tests.support.mailgame import ALICE, BOB, CAROL, MailGame
 from tests.support.smtp_sink import SmtpSink
 
@@ -65,7 +65,14 @@ def test_a_recipient_deferred_for_too_long_is_given_up_and_shown(
         game: tuple[MailGame, Daemon], smtp_sink: SmtpSink) -> None:
     mail, daemon = game
     smtp_sink.refuse_recipient(CAROL, 452, "4.2.2 Mailbox full")
-    for _ in range(MAX_SEND_ATTEMPTS + 1):
+    give_up_after = timedelta(seconds=daemon.settings.require_outbound().give_up_after)
+    assert give_up_after == timedelta(days=5)  # the documented default, as Postfix's queue
+    start = mail.clock.now
+    while mail.clock.now < start + give_up_after - timedelta(hours=2):
+        daemon.send_outbox()
+        mail.clock.now += timedelta(hours=2)
+    assert mail.store.outbox_summary().pending == 1, "given up before give_up_after"
+    while mail.clock.now < start + give_up_after + timedelta(hours=2):
         daemon.send_outbox()
         mail.clock.now += timedelta(hours=2)
     summary = mail.store.outbox_summary()

@@ -263,24 +263,27 @@ def test_the_same_message_delivered_twice_is_applied_once(make_game: MakeGame) -
     game.append(proposal)
     game.wait_subject("Re: PROPOSE: Whistle", to=ALICE)
     game.append(proposal)  # the very same bytes, delivered again after the first was handled
-    # Two different messages with one Message-ID, delivered together.
+    # The same message by another route: other bytes, the same sender, Message-ID and body.
+    game.append(b"Received: from relay2.players.test by mx.nomic.test\r\n" + proposal)
+    # Two different messages with one Message-ID: anyone can copy a Message-ID, so both count.
     shared_id = make_msgid(domain="players.test")
     game.send(BOB, "bob votes", "VOTE 301 FOR\n", message_id=shared_id)
     game.send(BOB, "bob votes again", "VOTE 301 AGAINST\n", message_id=shared_id)
 
-    game.wait_subject("Re: bob votes", to=BOB)
-    settle(game, in_processed_folder=6)
+    game.wait_subject("Re: bob votes again", to=BOB)
+    settle(game, in_processed_folder=7)
     assert game.stop() == 0
 
     inbound = inbound_rows(game)
-    assert len(inbound) == 4 and {row.status for row in inbound} == {"processed"}
-    assert [row.message_id for row in inbound].count(shared_id) == 1
+    assert len(inbound) == 5 and {row.status for row in inbound} == {"processed"}
+    assert [row.message_id for row in inbound].count(shared_id) == 2
     assert joined(game) == Counter({SPEAKER: 1, ALICE: 1, BOB: 1})
     assert event_types(game)["ProposalSubmitted"] == 1
-    assert votes_of(game) == Counter({(BOB, "FOR"): 1})
+    assert votes_of(game) == Counter({(BOB, "FOR"): 1, (BOB, "AGAINST"): 1})
+    assert game.state().proposals[301].ballots[BOB].choice.value == "AGAINST"
     assert len(game.sent("Re: PROPOSE: Whistle", to=ALICE)) == 1
-    assert len(game.sent("Re: bob votes", to=BOB)) == 1
-    assert not game.sent("Re: bob votes again")
+    assert len(game.sent("Re: bob votes", to=BOB)) == 2  # "bob votes" and "bob votes again"
+    assert len(game.sent("Re: bob votes again", to=BOB)) == 1
     assert_all_delivered(game, exactly_once=True)
 
 

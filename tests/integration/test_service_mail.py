@@ -386,10 +386,18 @@ def test_a_failing_message_is_retried_then_set_aside_and_the_speaker_is_told(
     received = game.receive(BOB, "vote", "VOTE 301 FOR\n")
     seq, queued = game.store.last_event_seq(), len(game.outbox())
     monkeypatch.setattr(game.service, "_apply_mail", broken)
-    statuses = [[p.status for p in game.process()] for _ in range(3)]
-    assert statuses == [["retry"], ["retry"], ["set_aside"]]
+    started = game.clock.now
+    statuses = [[p.status for p in game.process()]]
+    for delay in game.service.retry_delays:
+        game.clock.now += timedelta(seconds=delay - 1)
+        assert game.process() == [], "retried before its backoff"
+        game.clock.now += timedelta(seconds=1)
+        statuses.append([p.status for p in game.process()])
+    assert statuses == [["retry"]] * len(game.service.retry_delays) + [["set_aside"]]
+    # Retried with backoff over at least ten minutes before it is set aside.
+    assert game.clock.now - started >= timedelta(minutes=10)
     row = game.store.inbound(received.inbound_id)
-    assert row.status == "set_aside" and row.attempts == 3
+    assert row.status == "set_aside" and row.attempts == len(game.service.retry_delays) + 1
     assert "the kettle boiled over" in (row.error or "")
     assert game.store.last_event_seq() == seq
     assert ballot(game, BOB) is None
@@ -403,6 +411,11 @@ def test_a_failing_message_is_retried_then_set_aside_and_the_speaker_is_told(
     monkeypatch.undo()
     assert game.process() == [], "a message set aside was tried again"
     assert game.replies_to(received.message_id) == []
+    # The operator puts it back: it is processed afresh, once.
+    game.service.requeue(received.inbound_id)
+    assert [p.status for p in game.process()] == ["processed"]
+    assert ballot(game, BOB) == "FOR"
+    assert len(game.replies_to(received.message_id)) == 1
 
 
 # --- Every message from a template ----------------------------------------------------------
@@ -453,7 +466,8 @@ def test_the_set_aside_notice_is_rendered_from_a_template(
     game.receive(BOB, "vote", "VOTE 301 FOR\n")
     queued = len(game.outbox())
     monkeypatch.setattr(game.service, "_apply_mail", broken)
-    for _ in range(3):
+    for delay in (0, *game.service.retry_delays):
+        game.clock.now += timedelta(seconds=delay)
         game.process()
     new = game.outbox()[queued:]
     assert len(new) == 1 and new[0].recipients == (SPEAKER,)
@@ -476,24 +490,30 @@ def test_time_never_settles_past_a_message_received_but_not_yet_read(game: MailG
     assert closed.status.value == "adopted" and BOB in closed.ballots
 
 
-def test_a_message_waiting_for_a_retry_holds_back_the_ones_after_it(
+def test_a_message_waiting_for_a_retry_holds_back_its_senders_later_mail_only(
         game: MailGame, monkeypatch: pytest.MonkeyPatch) -> None:
     first = game.receive(BOB, "first", "VOTE 301 FOR\n")
     game.receive(CAROL, "second", "VOTE 301 AGAINST\n")
+    game.receive(BOB, "third", "VOTE 301 AGAINST\n")
     real = game.service._apply_mail
     calls: list[str] = []
 
-    def flaky(mail: Any, *args: Any) -> Any:
+    def flaky(mail: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(mail.subject)
         if len(calls) == 1:
             raise RuntimeError("database is locked")
-        return real(mail, *args)
+        return real(mail, *args, **kwargs)
 
     monkeypatch.setattr(game.service, "_apply_mail", flaky)
-    assert [p.status for p in game.process()] == ["retry"]  # the second one waits
+    # Carol's mail goes on; Bob's third waits behind his first, to keep his order.
+    assert [p.status for p in game.process()] == ["retry", "processed"]
+    assert calls == ["first", "second"]
+    assert game.process() == [], "retried before its backoff"
+    game.clock.now += timedelta(seconds=game.service.retry_delays[0])
     assert [p.status for p in game.process()] == ["processed", "processed"]
-    assert calls == ["first", "first", "second"]
+    assert calls == ["first", "second", "first", "third"]
     assert game.store.inbound(first.inbound_id).attempts == 1
+    assert ballot(game, BOB) == "AGAINST" and ballot(game, CAROL) == "AGAINST"
 
 
 def test_two_games_on_one_address_never_share_a_message_id(make_game: MakeGame) -> None:

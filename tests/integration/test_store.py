@@ -27,6 +27,7 @@ from speakerbot.adapters.store import (
     AlreadyRunning,
     Base,
     Inbound,
+    Intake,
     NotPending,
     OutboxSummary,
     OutgoingMail,
@@ -122,7 +123,7 @@ def test_migrations_create_exactly_what_the_models_declare(store: Store) -> None
             conn, opts={"compare_type": True, "compare_server_default": True}
         )
         assert compare_metadata(context, Base.metadata) == []
-        assert context.get_current_revision() == "0001"
+        assert context.get_current_revision() == "0002"
 
 
 def test_sqlite_pragmas_on_every_connection(tmp_path: Path) -> None:
@@ -183,10 +184,22 @@ def test_duplicates_are_stored_once(store: Store) -> None:
     assert again == StoredInbound(id=first.id, duplicate=True, status="new")
     assert store.inbound(first.id).source == "smtp"
 
-    # Other bytes, the same Message-ID.
-    one = store.store_inbound(message("One", "<same@example.test>"), T0, source="smtp")
-    two = store.store_inbound(message("Two", "<same@example.test>"), T0, source="imap")
-    assert two.duplicate and two.id == one.id
+    # Other bytes, the same Message-ID: anyone can copy a Message-ID, so only the same
+    # sender with the same body makes it the same message (delivered twice, by two routes).
+    same = "<same@example.test>"
+    alice, eve = "alice@example.test", "eve@example.test"
+    body_one, body_two = "1" * 64, "2" * 64
+    one = store.store_inbound(message("One", same), T0, source="smtp",
+                              intake=Intake(sender=alice, body_sha256=body_one))
+    two = store.store_inbound(message("Two", same), T0, source="imap",
+                              intake=Intake(sender=alice, body_sha256=body_two))
+    assert not two.duplicate
+    forged = store.store_inbound(message("Forged", same), T0, source="imap",
+                                 intake=Intake(sender=eve, body_sha256=body_one))
+    assert not forged.duplicate
+    resent = store.store_inbound(b"Received: by another.route\r\n" + message("One", same), T0,
+                                 source="imap", intake=Intake(sender=alice, body_sha256=body_one))
+    assert resent.duplicate and resent.id == one.id
 
     # Other bytes and Message-ID, the same IMAP UID (in the same UIDVALIDITY).
     uid = store.store_inbound(message("Three"), T0, source="imap", uidvalidity=1, uid=10)
@@ -202,7 +215,7 @@ def test_duplicates_are_stored_once(store: Store) -> None:
     row = store.inbound(anonymous.id)
     assert row.message_id == f"<{row.sha256}@speakerbot.invalid>"
     assert not store.store_inbound(message("Eight", message_id=None), T0, source="smtp").duplicate
-    assert count_inbound(store) == 6
+    assert count_inbound(store) == 8
 
     # A duplicate tells what became of the original.
     with store.transaction() as session:
@@ -277,13 +290,19 @@ def test_pending_inbound_in_order_of_reception(store: Store) -> None:
 
 def test_failures_lead_to_set_aside(store: Store) -> None:
     stored = store.store_inbound(message(), T0, source="smtp")
-    first = store.record_inbound_failure(stored.id, "boom 1")
+    delays = (30.0, 60.0)
+    first = store.record_inbound_failure(stored.id, "boom 1", now=T0, delays=delays)
     assert (first.status, first.attempts, first.error) == ("retry", 1, "boom 1")
+    assert first.retry_at == T0 + timedelta(seconds=30)
     assert [r.id for r in store.pending_inbound()] == [stored.id]
+    # Not due again until its retry time.
+    assert store.pending_inbound(T0 + timedelta(seconds=29)) == []
+    assert [r.id for r in store.pending_inbound(T0 + timedelta(seconds=30))] == [stored.id]
     assert store.earliest_pending() == T0  # a message waiting for a retry still waits
-    second = store.record_inbound_failure(stored.id, "boom 2")
+    second = store.record_inbound_failure(stored.id, "boom 2", now=T0, delays=delays)
     assert (second.status, second.attempts) == ("retry", 2)
-    third = store.record_inbound_failure(stored.id, "boom 3")
+    assert second.retry_at == T0 + timedelta(seconds=60)
+    third = store.record_inbound_failure(stored.id, "boom 3", now=T0, delays=delays)
     assert (third.status, third.attempts, third.error) == ("set_aside", 3, "boom 3")
     assert store.inbound(stored.id) == third
     assert store.pending_inbound() == [] and store.earliest_pending() is None
@@ -294,7 +313,7 @@ def test_failures_lead_to_set_aside(store: Store) -> None:
     handled = store.store_inbound(message("handled"), T0, source="smtp")
     with store.transaction() as session:
         store.mark_inbound(session, handled.id, "processed")
-    after = store.record_inbound_failure(handled.id, "late error")
+    after = store.record_inbound_failure(handled.id, "late error", now=T0, delays=delays)
     assert (after.status, after.attempts) == ("processed", 0)
 
 
@@ -476,10 +495,13 @@ def test_replies_since(store: Store) -> None:
     with store.transaction() as session:
         store.enqueue(session, outgoing("<1@s>", to=("alice@x.test",), created_at=T0))
         store.enqueue(
+            session, outgoing("<2@s>", to=("alice@x.test",), kind="limit", created_at=T0 + hour)
+        )
+        # Mail to several is nobody's reply (replies go to one address).
+        store.enqueue(
             session,
-            outgoing(
-                "<2@s>", to=("bob@x.test", "alice@x.test"), kind="limit", created_at=T0 + hour
-            ),
+            outgoing("<2b@s>", to=("bob@x.test", "alice@x.test"), kind="reply",
+                     created_at=T0 + hour),
         )
         store.enqueue(
             session,
@@ -490,7 +512,7 @@ def test_replies_since(store: Store) -> None:
     assert store.replies_since("alice@x.test", T0) == 3
     assert store.replies_since("alice@x.test", T0 + hour) == 2
     assert store.replies_since("ALICE@x.test", T0 + 2 * hour) == 1
-    assert store.replies_since("bob@x.test", T0) == 2
+    assert store.replies_since("bob@x.test", T0) == 1
     assert store.replies_since("carol@x.test", T0) == 0
 
 

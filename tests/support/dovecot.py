@@ -461,6 +461,22 @@ class DovecotServer:
         match = _APPENDUID.search(response)
         return int(match.group(1)) if match else None
 
+    def append_many(self, user: str, folder: str, raws: list[bytes]) -> list[int]:
+        """Put the messages ``raws`` into ``folder`` of ``user`` over one connection, in order.
+
+        Creates the folder if needed; returns the new messages' UIDs.
+        """
+        uids = []
+        with self.connect(user) as client:
+            if folder.upper() != "INBOX" and not client.folder_exists(folder):
+                client.create_folder(folder)
+            for raw in raws:
+                match = _APPENDUID.search(client.append(folder, raw))
+                if match is None:
+                    raise RuntimeError("the server did not report the appended message's UID")
+                uids.append(int(match.group(1)))
+        return uids
+
     def list_folder(self, user: str, folder: str = "INBOX") -> list[bytes]:
         """Return the raw messages in ``folder`` of ``user``, in UID order."""
         with self.connect(user) as client:

@@ -35,13 +35,16 @@ T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 ALICE, BOB, CAROL, DAVE = (f"{n}@example.org" for n in ("alice", "bob", "carol", "dave"))
 NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave", SPEAKER: "Chuck"}
 FAR_FUTURE = datetime(2100, 1, 1, tzinfo=UTC)
+MX = "mx.camford.example"
+"""The authserv-id of the game's own receiving server, trusted by the test games."""
 
 _numbers = itertools.count(1)
 
 
 def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None,
                   limits: Mapping[str, Any] | None = None,
-                  mechanics: Mapping[str, Any] | None = None) -> Settings:
+                  mechanics: Mapping[str, Any] | None = None,
+                  auth: Mapping[str, Any] | None = None) -> Settings:
     """Build checked settings for a game whose database lives in ``folder``."""
     game: dict[str, Any] = {
         "name": NAME, "ruleset": ruleset, "address": GAME, "speaker": SPEAKER,
@@ -54,6 +57,7 @@ def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None
         "mechanics": dict(mechanics or {}),
         "database": {"url": f"sqlite:///{folder / 'game.db'}"},
         "smtp": {"host": "127.0.0.1", "port": 25, "security": "none"},
+        "auth": {"require": "dmarc", "authserv_id": [MX], **dict(auth or {})},
     }
     if limits:
         data["limits"] = dict(limits)
@@ -72,9 +76,17 @@ class Clock:
 
 def raw_mail(sender: str, subject: str, body: str, *, message_id: str | None = None,
              to: str = GAME, headers: Iterable[tuple[str, str]] = (),
-             date: datetime = T0) -> bytes:
-    """Build a plain-text message as a player's mail client would send it."""
+             date: datetime = T0, authenticated: bool = True) -> bytes:
+    """Build a plain-text message as a player's mail client would send it.
+
+    ``authenticated``: the game's receiving server (``MX``) vouches for the From address in
+    an Authentication-Results header at the top, as it would for a DMARC-passing sender.
+    """
     message = EmailMessage()
+    if authenticated:
+        domain = sender.partition("@")[2]
+        message["Authentication-Results"] = (f"{MX}; dkim=pass header.d={domain}; "
+                                             f"dmarc=pass header.from={domain}")
     message["From"] = f"{NAMES.get(sender, 'Someone')} <{sender}>"
     message["To"] = to
     message["Subject"] = subject
@@ -169,7 +181,8 @@ class MailGame:
 
     def outbox(self) -> list[Mail]:
         """Every message queued so far, in the order queued."""
-        return [read_mail(row) for row in self.store.due_outbox(FAR_FUTURE, limit=1_000_000)]
+        rows = self.store.due_outbox(FAR_FUTURE, limit=1_000_000)
+        return [read_mail(row) for row in sorted(rows, key=lambda row: row.id)]
 
     def replies_to(self, message_id: str) -> list[Mail]:
         """The messages queued in answer to one inbound message (reply or notice)."""

@@ -12,6 +12,7 @@ Regenerate them with ``SPEAKERBOT_REGOLD=1 pytest tests/templates`` and read eve
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections import Counter
@@ -329,9 +330,12 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         game.receive(mailgame.ALICE, "vote", "VOTE 301 FOR\n",
                      message_id="<set-aside-1@example.org>")
         game.service._apply_mail = broken  # type: ignore[method-assign]
-        for _ in range(3):  # three failures: set aside, and the Speaker is told
+        # It fails every time it is retried, over the whole backoff: set aside, host told.
+        for delay in (0, *game.service.retry_delays):
+            game.clock.now += timedelta(seconds=delay)
             game.process()
         notices = [mail for mail in game.outbox() if mail.row.kind in ("notice", "limit")]
+        notices += trust_notices(renderer, folder)
     finally:
         game.close()
     sent = []
@@ -341,6 +345,33 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         sent.append(Sent(f"service-{n:02d}-{slug}", Outgoing(
             mail.row.kind, mail.recipients, subject, mail.body, mail.row.message_id)))
     return sent
+
+
+def trust_notices(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """The mail of the trust rules: strangers, confirmations, refusals, size, brute force."""
+    codes = itertools.count(1)
+    out: list[mailgame.Mail] = []
+    for mode in ("confirm", "refuse"):
+        game = mailgame.MailGame(folder / mode, "nomicam", [mailgame.ALICE, mailgame.BOB],
+                                 auth={"unauthenticated": mode})
+        game.service.new_secret = lambda: f"{next(codes):032x}"
+        game.service.replies.renderer = renderer
+        try:
+            start = len(game.outbox())
+            game.send(mailgame.ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
+            game.send(mailgame.BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
+            if mode == "confirm":
+                game.send("eve@elsewhere.example", "hello", "Hello! " + "I like games. " * 60)
+                head = mailgame.raw_mail(mailgame.ALICE, "my holiday photos", "").split(
+                    b"\n\n", 1)[0] + b"\n\n"
+                game.service.receive(head, game.clock.now, source="test", oversized=9_000_000)
+                for _ in range(5):
+                    game.send(mailgame.SPEAKER, "fix", "PASSWORD guess\nADMIN DIGEST\n")
+            out += [mail for mail in game.outbox()[start:] if mail.row.kind != "announcement"
+                    and mail.subject.split("] ", 1)[1] not in ("Re: PROPOSE: Tea", "Re: fix")]
+        finally:
+            game.close()
+    return out
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import pytest
 
 from speakerbot.config import (
     KEYS,
+    AuthSettings,
     ConfigError,
     DatabaseSettings,
     GameSettings,
@@ -104,6 +105,8 @@ def test_example_loads_with_the_passwords_from_the_environment() -> None:
         lmtp=None,
         smtp=SmtpConfig(host="smtp.example.org", port=587, security="starttls",
                         username="speaker@example.org", password=SMTP),
+        auth=AuthSettings(require="dmarc", authserv_id=("mx.example.org",),
+                          unauthenticated="confirm", confirm_within=3 * 86400),
     )
     settings.require_inbound()
     assert settings.require_outbound() is settings.smtp
@@ -184,7 +187,8 @@ def test_section_defaults() -> None:
 ])
 def test_default_ports_follow_security(security: str, imap_port: int, smtp_port: int) -> None:
     data = minimal()
-    data["imap"] = {"host": "h", "password": IMAP, "security": security}
+    data["imap"] = {"host": "h", "password": IMAP, "security": security,
+                    "allow_plaintext": True}
     data["smtp"] = {"host": "h", "security": security}
     settings = parse(data)
     assert settings.imap is not None and settings.smtp is not None

@@ -103,7 +103,7 @@ def test_argument_checks(store: Store) -> None:
     with pytest.raises(LookupError), store.transaction() as session:
         store.mark_inbound(session, stored.id + 1, "processed")
     with pytest.raises(LookupError):
-        store.record_inbound_failure(stored.id + 1, "boom")
+        store.record_inbound_failure(stored.id + 1, "boom", now=datetime.now(UTC), delays=(30,))
     with pytest.raises(ValueError), store.transaction() as session:
         store.enqueue(session, OutgoingMail("<m@s>", "s@s", (), b"", "reply", None, T0))
     assert store.inbound(stored.id).status == "new"

@@ -1,0 +1,154 @@
+"""Whether a message may act in the name of its From address: Authentication-Results, read.
+
+Pure: headers in, a verdict out. The game's own receiving server checks DKIM and DMARC and
+writes its findings at the top of the message in an ``Authentication-Results`` header
+(RFC 8601) under its authserv-id. Only the topmost header carrying one of the configured
+authserv-ids is believed: anything below it, and any header under another id, may have been
+written by the sender. That header must report ``dmarc=pass`` for the From domain, or
+``dkim=pass`` with a signing domain (``header.d``) equal to the From domain or a parent of
+it that is not a public suffix.
+
+The headers are parsed by the maintained ``authres`` package; the public suffixes come from
+the list bundled with ``publicsuffixlist``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["AuthPolicy", "Authentication", "authenticate", "not_checked"]
+
+Require = Literal["dmarc", "none"]
+
+
+@dataclass(frozen=True)
+class AuthPolicy:
+    """What the game believes: ``[auth] require`` and ``[auth] authserv_id``."""
+
+    require: Require = "dmarc"
+    authserv_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Authentication:
+    """The verdict on one message, as ``speakerbot parse`` shows it.
+
+    ``by`` is ``"dmarc"``, ``"dkim"``, ``"none"`` (``require = "none"``: the From header
+    alone) or None when the message is not authenticated; ``why`` says how it was decided.
+    """
+
+    checked: bool
+    authenticated: bool
+    by: str | None
+    why: str
+
+    def to_json(self) -> dict[str, object]:
+        """Return the ``"authentication"`` object of ``speakerbot parse``."""
+        return {"checked": self.checked, "authenticated": self.authenticated, "by": self.by,
+                "why": self.why}
+
+
+def not_checked() -> Authentication:
+    """Return the verdict when no configuration was given, so nothing could be checked."""
+    return Authentication(False, False, None, "not checked: give --config to check it")
+
+
+def authenticate(sender: str | None, results: Sequence[str], policy: AuthPolicy) -> Authentication:
+    """Decide whether a message from ``sender`` is authenticated.
+
+    ``results`` are the values of the message's Authentication-Results headers, topmost
+    first, as received (folding may remain).
+    """
+    if policy.require == "none":
+        return Authentication(True, True, "none", "require = \"none\": the From header is "
+                              "believed as it is")
+    if not sender or "@" not in sender:
+        return Authentication(True, False, None, "the message has no single From address")
+    if not policy.authserv_ids:
+        return Authentication(True, False, None, "no [auth] authserv_id is configured, so no "
+                              "Authentication-Results header is trusted")
+    trusted = {_domain(name) for name in policy.authserv_ids}
+    for value in results:
+        if _domain(_lexical_authserv_id(value)) not in trusted:
+            continue
+        return _judge(_domain(sender.rsplit("@", 1)[1]), value)
+    return Authentication(True, False, None, "no Authentication-Results header from "
+                          f"{', '.join(policy.authserv_ids)}")
+
+
+def _judge(from_domain: str, value: str) -> Authentication:
+    """Read the one trusted header; never fall back to the ones below it."""
+    try:
+        parsed = _authres().AuthenticationResultsHeader.parse_value(" ".join(value.split()))
+    except Exception:
+        return Authentication(True, False, None, "the trusted Authentication-Results header "
+                              "cannot be read")
+    results: list[Any] = list(parsed.results)
+    for result in results:
+        if _method(result) == "dmarc" and _result(result) == "pass":
+            header_from = _property(result, "header", "from")
+            if header_from is not None and _domain(header_from) == from_domain:
+                return Authentication(True, True, "dmarc", f"dmarc=pass for {from_domain}")
+    for result in results:
+        if _method(result) == "dkim" and _result(result) == "pass":
+            signer = _property(result, "header", "d")
+            if signer is not None and _aligned(_domain(signer), from_domain):
+                return Authentication(True, True, "dkim",
+                                      f"dkim=pass by {_domain(signer)} for {from_domain}")
+    found = ", ".join(f"{_method(r)}={_result(r)}" for r in results) or "no results"
+    return Authentication(True, False, None, f"no dmarc=pass or aligned dkim=pass for "
+                          f"{from_domain} ({found})")
+
+
+def _aligned(signer: str, from_domain: str) -> bool:
+    """Tell whether the signer is the From domain or a parent of it, not a public suffix."""
+    if not signer or "." not in signer:
+        return False
+    if signer != from_domain and not from_domain.endswith("." + signer):
+        return False
+    return not _public_suffixes().is_public(signer)
+
+
+def _lexical_authserv_id(value: str) -> str:
+    """Return the authserv-id: the first word of the value, before any version or ';'."""
+    head = value.split(";", 1)[0].strip()
+    return head.split()[0] if head.split() else ""
+
+
+def _domain(name: str) -> str:
+    return name.strip().strip("<>").lower().rstrip(".")
+
+
+def _method(result: Any) -> str:
+    return str(getattr(result, "method", "") or "").lower()
+
+
+def _result(result: Any) -> str:
+    return str(getattr(result, "result", "") or "").lower()
+
+
+def _property(result: Any, ptype: str, name: str) -> str | None:
+    for item in getattr(result, "properties", ()) or ():
+        if (str(item.type).lower(), str(item.name).lower()) == (ptype, name):
+            value = str(item.value or "")
+            # header.i is "@domain" or "user@domain"; header.from and header.d are domains.
+            return value.rsplit("@", 1)[-1]
+    return None
+
+
+@functools.cache
+def _authres() -> Any:
+    # Imported on first use: speakerbot parse without --config never needs it.
+    import authres  # type: ignore[import-untyped]
+
+    return authres
+
+
+@functools.cache
+def _public_suffixes() -> Any:
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()

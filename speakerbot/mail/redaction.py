@@ -1,0 +1,144 @@
+"""The Speaker's password never reaches the database: intake checks it and masks it.
+
+Pure: raw bytes and the expected password in; the bytes to store, the verdict and what
+intake read out. The verdict is a value for its own column, never text in the message, so
+no sender can write it. Headers and body are found by the same reader and the same parser
+that process the message later (:func:`~speakerbot.mail.reading.read_message` and
+:func:`~speakerbot.mail.language.parse_commands`): what is masked is exactly what would be
+read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from email import policy as email_policy
+from email.parser import BytesParser
+
+from speakerbot.mail import language as lang
+from speakerbot.mail.reading import read_message
+
+__all__ = ["MASK", "Redacted", "literal_mask", "redact_message"]
+
+MASK = "********"
+
+RIGHT = "right"
+WRONG = "wrong"
+
+# In mail that cannot be read, a password may stand in clear or be encoded.
+_MAY_HIDE_PASSWORD = (b"password", b"base64", b"quoted-printable")
+_MIME_HEADERS = frozenset({"content-type", "content-transfer-encoding", "mime-version",
+                           "content-disposition"})
+# The first word (any leading white space or quote marks aside, as the parser strips them),
+# then a colon or white space, then the secret.
+_LINE = re.compile(r"^(?P<lead>[\s>]*)(?P<word>[^\s:]+)(?P<gap>\s*:\s*|\s+)(?P<secret>\S.*?)\s*$")
+_UNREADABLE = ("[speakerbot kept no body: the message could not be read and may have held "
+               "the Speaker's password]\n")
+
+
+@dataclass(frozen=True)
+class Redacted:
+    """What intake keeps of a message.
+
+    ``raw``: the bytes to store (the received ones when nothing needed masking);
+    ``verdict``: ``"right"`` or ``"wrong"`` for the message's PASSWORD line as the parser
+    reads it, None without one; ``sender`` and ``body_sha256`` identify a resent copy.
+    """
+
+    raw: bytes
+    verdict: str | None
+    sender: str | None
+    body_sha256: str
+
+
+def redact_message(raw: bytes, expected: str, *, max_bytes: int,
+                   max_command_lines: int = lang.MAX_COMMAND_LINES) -> Redacted:
+    """Check and mask the password of one received message; raises nothing it can avoid."""
+    mail = read_message(raw, max_bytes=max_bytes)
+    if mail.problem is not None:
+        return Redacted(_unreadable(raw, expected), None, mail.sender,
+                        hashlib.sha256(raw).hexdigest())
+    parsed = lang.parse_commands(mail.subject, mail.body, max_command_lines=max_command_lines)
+    verdict = None
+    if parsed.password is not None:
+        right = bool(expected) and not any(error.reason.startswith("this message has two")
+                                           for error in parsed.errors)
+        right = right and hmac.compare_digest(parsed.password.encode("utf-8", "replace"),
+                                              expected.encode("utf-8", "replace"))
+        verdict = RIGHT if right else WRONG
+    body_sha256 = hashlib.sha256(mail.body.encode("utf-8", "replace")).hexdigest()
+    body, changed = _mask_text(mail.body, expected)
+    if not changed:
+        # The secret may still stand in a header or a part the reader does not read.
+        return Redacted(literal_mask(raw, expected), verdict, mail.sender, body_sha256)
+    return Redacted(_rebuild(raw, body, expected), verdict, mail.sender, body_sha256)
+
+
+def literal_mask(raw: bytes, expected: str) -> bytes:
+    """Mask the password's bytes wherever they stand: the last resort when intake failed."""
+    if not expected:
+        return raw
+    secret = expected.encode("utf-8", "replace")
+    if secret not in raw:
+        return raw
+    # Whole words only, as in the text: a longer word that contains the secret is not it.
+    anywhere = re.compile(rb"(?<![\w])" + re.escape(secret) + rb"(?![\w])")
+    return anywhere.sub(MASK.encode(), raw)
+
+
+def _mask_text(text: str, expected: str) -> tuple[str, bool]:
+    lines = [_mask_line(line) for line in text.split("\n")]
+    out = "\n".join(line for line, _ in lines)
+    changed = any(masked for _, masked in lines)
+    if expected:
+        # The secret written anywhere else (say, as a reason) is masked too.
+        anywhere = re.compile(r"(?<!\w)" + re.escape(expected) + r"(?!\w)")
+        out, count = anywhere.subn(MASK, out)
+        changed = changed or bool(count)
+    return out, changed
+
+
+def _mask_line(line: str) -> tuple[str, bool]:
+    """Mask the secret of a PASSWORD line (read as the parser reads it) or of a near miss."""
+    match = _LINE.match(line)
+    if match is None:
+        return line, False
+    word = match["word"].upper().rstrip(":")
+    if word != "PASSWORD" and not (len(word) >= 6 and lang.one_edit_apart(word, "PASSWORD")):
+        return line, False
+    return match["lead"] + match["word"] + match["gap"] + MASK, True
+
+
+def _unreadable(raw: bytes, expected: str) -> bytes:
+    """Keep a message that cannot be read, unless it may hide the password somewhere."""
+    if not any(word in raw.lower() for word in _MAY_HIDE_PASSWORD):
+        return literal_mask(raw, expected)
+    return _rebuild(raw, _UNREADABLE, expected)
+
+
+def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
+    """Return the headers, as the reader's parser sees them, over a new plain body."""
+    message = BytesParser(policy=email_policy.compat32).parsebytes(raw, headersonly=True)
+    lines: list[bytes] = []
+    for name, value in message.raw_items():
+        if name.strip().lower() in _MIME_HEADERS:
+            continue
+        text = f"{name}: {value}"
+        if expected:
+            text = re.sub(r"(?<!\w)" + re.escape(expected) + r"(?!\w)", MASK, text)
+        data = text.encode("ascii", "surrogateescape") if text.isascii() or _escaped(text) \
+            else text.encode("utf-8", "replace")
+        lines.append(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    head = b"".join(line + b"\r\n" for line in lines)
+    mime = (b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Transfer-Encoding: 8bit\r\nX-Speakerbot-Redacted: password\r\n")
+    # A lone surrogate (utf-7 can make one) must not stop the message being stored.
+    data = body.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8", "replace")
+    return head + mime + b"\r\n" + data
+
+
+def _escaped(text: str) -> bool:
+    """Whether every non-ASCII character is a byte the parser kept as a surrogate escape."""
+    return all(ord(ch) < 128 or "\udc80" <= ch <= "\udcff" for ch in text)
