@@ -176,9 +176,60 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _parse(args: argparse.Namespace) -> int:
+    from speakerbot.mail.authentication import AuthPolicy
     from speakerbot.mail.parse_json import main as parse_main
 
-    return parse_main([args.file])
+    if not args.config:
+        return parse_main([args.file])
+    # With a configuration, the sender is checked as the game would check it.
+    settings = _settings(args)
+    policy = AuthPolicy(settings.auth.require, settings.auth.authserv_id)
+    return parse_main([args.file], auth=policy, max_bytes=settings.limits.max_message_size)
+
+
+def _inbound_list(args: argparse.Namespace) -> int:
+    with _game(args) as (_, store, _):
+        rows = store.list_inbound(args.status, limit=args.limit)
+        for row in rows:
+            why = row.error or row.note or ""
+            print(f"{row.id:>6}  {row.status:<11} {when(row.received_at)}  "
+                  f"{row.sender or '?':<32.32} {row.message_id:.60}"
+                  + (f"\n        {why:.200}" if why else ""))
+        if not rows:
+            print("no inbound mail" + (f" with status {args.status}" if args.status else ""))
+    return 0
+
+
+def _inbound_show(args: argparse.Namespace) -> int:
+    with _game(args) as (_, store, _):
+        try:
+            row = store.inbound(args.id)
+        except LookupError as error:
+            raise CliError(str(error)) from None
+        fields = [("id", row.id), ("status", row.status), ("received", when(row.received_at)),
+                  ("source", row.source), ("sender", row.sender or "?"),
+                  ("message-id", row.message_id), ("attempts", row.attempts),
+                  ("password line", row.password_verdict or "none"),
+                  ("too large", f"{row.oversized} bytes" if row.oversized else "no"),
+                  ("error", row.error or ""), ("note", row.note)]
+        for name, value in fields:
+            print(f"{name + ':':<15}{value}")
+        # The stored bytes: the message as received, its password (if any) masked.
+        print("\n" + row.raw.decode("utf-8", "replace"))
+    return 0
+
+
+def _inbound_retry(args: argparse.Namespace) -> int:
+    from speakerbot.adapters.store import NotPending
+
+    with _game(args) as (_, _, service):
+        try:
+            row = service.requeue(args.id)
+        except (LookupError, NotPending) as error:
+            raise CliError(f"{error}; only a message set aside can be retried") from None
+        print(f"inbound message {row.id} is queued again; the daemon processes it at its next "
+              "cycle (or run speakerbot run --once)")
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -228,6 +279,24 @@ def build_parser() -> argparse.ArgumentParser:
     db_commands = db.add_subparsers(dest="db_command", metavar="ACTION")
     db_commands.add_parser("upgrade", help="run migrations", parents=[config]).set_defaults(
         handler=_db_upgrade)
+
+    inbound = command("inbound", "see stored inbound mail and put set-aside mail back")
+    inbound_commands = inbound.add_subparsers(dest="inbound_command", metavar="ACTION")
+    listing = inbound_commands.add_parser("list", help="list stored mail, newest first",
+                                          parents=[config])
+    listing.add_argument("--status", choices=["new", "retry", "processed", "skipped",
+                                              "held", "unconfirmed", "set_aside"],
+                         help="only mail with this status")
+    listing.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+    listing.set_defaults(handler=_inbound_list)
+    show = inbound_commands.add_parser("show", help="show one message as stored",
+                                       parents=[config])
+    show.add_argument("id", type=int)
+    show.set_defaults(handler=_inbound_show)
+    retry = inbound_commands.add_parser("retry", help="process a set-aside message again",
+                                        parents=[config])
+    retry.add_argument("id", type=int)
+    retry.set_defaults(handler=_inbound_retry)
 
     parse = command("parse", "show how a message is understood, as JSON")
     parse.add_argument("file", help="the message file, or - for standard input")

@@ -255,8 +255,6 @@ class GameService:
                 self._finish(batch, row, "skipped", mail.skipped or "no sender")
                 return Processed(row.id, "skipped", False)
             before = len(batch.events)
-            if row.password_verdict == WRONG:
-                self._count_wrong_password(batch, row.received_at)
             if row.oversized is not None:
                 self._refuse_oversized(batch, row, mail)
             else:
@@ -285,7 +283,8 @@ class GameService:
         trusted = verdict.authenticated or confirmed is not None
         wanting = [cmd for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]
         joining = any(isinstance(cmd, lang.Join) for cmd in parsed.commands)
-        if confirmed is not None and not parsed.commands[1:] and not parsed.errors:
+        if confirmed is not None and not parsed.errors and all(
+                isinstance(cmd, lang.Confirm) for cmd in parsed.commands):
             batch.note = "a confirmation"
             return  # each message it released has had its own reply
         known = self._is_known(batch.state, sender)
@@ -297,7 +296,10 @@ class GameService:
             self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=trusted)
             return
         batch.note = f"not authenticated: {verdict.why}"
-        if parsed.errors or mail.problem:
+        if not known:
+            # A JOIN with mistakes from an unverified address: no more than a stranger gets.
+            self._answer_stranger(batch, row, mail)
+        elif parsed.errors or mail.problem:
             # Nothing could be applied anyway: say what is wrong (to the From address only).
             self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=False)
         elif self.settings.auth.unauthenticated == "refuse" and not joining:
@@ -305,7 +307,7 @@ class GameService:
                                                 subject=_quoted(mail.subject))
             batch.outgoing += self._limited_reply(batch.session, mail, body, row)
         else:
-            self._hold(batch, row, mail, wanting)
+            self._hold(batch, row, mail)
 
     def _parse(self, mail: InboundMail) -> lang.ParseResult:
         if mail.problem:
@@ -354,48 +356,113 @@ class GameService:
 
     def _release_held(self, batch: _Batch, confirmation: ConfirmationRow,
                       when: datetime) -> None:
-        """Apply every message held for a confirmation, in the order received, at ``when``."""
-        for held in self.store.held(batch.session, confirmation.id):
-            mail = read_message(held.raw, max_bytes=self.settings.limits.max_message_size,
-                                loop_token=self.identity.loop_token)
-            self._apply_trusted(batch, held, mail, self._parse(mail), when, trusted=True)
-            self.store.mark_inbound(batch.session, held.id, "processed",
-                                    f"confirmed by {confirmation.address}")
+        """Apply the messages a request listed, in the order received, at ``when``.
 
-    def _hold(self, batch: _Batch, row: InboundRow, mail: InboundMail,
-              wanting: Sequence[lang.Command]) -> None:
-        """Hold unauthenticated mail and ask its From address to confirm it."""
+        Mail held behind the request, which it did not list, is listed in a new request.
+        """
+        held = self.store.held(batch.session, confirmation.id)
+        for row in held:
+            if row.note != HELD_LISTED:
+                continue
+            mail = self._read(row)
+            self._apply_trusted(batch, row, mail, self._parse(mail), when, trusted=True)
+            self.store.mark_inbound(batch.session, row.id, "processed",
+                                    f"confirmed by {confirmation.address}")
+        behind = [row for row in held if row.note != HELD_LISTED]
+        if not behind:
+            return
+        # The owner has just shown they read this mailbox: no ten-minute wait for this one.
+        if not (self._may_ask(batch.session, confirmation.address, when, gap=False)
+                and self._ask(batch, confirmation.address, behind, when)):
+            for row in behind:
+                self.store.hold(batch.session, row.id, None, HELD_WAITING)
+
+    def ask_waiting(self) -> None:
+        """Send the requests for confirmation that waited for the rate limit."""
+        with self.lock, self._transaction() as session:
+            now = self.clock()
+            waiting = self.store.held_waiting(session)
+            if not waiting:
+                return
+            state = self.state(session)
+            batch = _Batch(session, state, [], [])
+            for sender in dict.fromkeys(row.sender or "" for row in waiting):
+                if sender and self._may_ask(session, sender, now):
+                    self._ask(batch, sender, [r for r in waiting if r.sender == sender], now)
+            self._commit(session, [], state, batch.outgoing)
+
+    def _hold(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
+        """Hold unauthenticated mail and ask its From address to confirm it.
+
+        Mail arriving while a request is open is held behind it, but that request's code
+        releases only what it listed: the rest is listed in a new request when the owner
+        confirms, so that a forger cannot slip a command in behind a player's confirmation.
+        A player whose request must wait for the rate limit has the mail held and asked
+        about later (at a tick); an address that is no player gets nothing more.
+        """
         session, sender, now = batch.session, mail.sender or "", row.received_at
+        batch.status = "held"
         current = self.store.open_confirmation(session, sender, now)
         if current is not None:
-            self.store.hold(session, row.id, current.id, "held for confirmation")
-            batch.status = "held"
+            self.store.hold(session, row.id, current.id, HELD_BEHIND)
             return
-        recent = self.store.confirmations_since(session, sender, now - CONFIRM_GAP)
-        today = self.store.confirmations_since(session, sender, now - timedelta(days=1))
-        if recent or today >= CONFIRM_PER_DAY:
-            batch.note = "not authenticated; no request for confirmation (too many lately)"
+        known = self._is_known(batch.state, sender)
+        if not known and self._stranger_answered(session, sender):
+            batch.status, batch.note = "", "not authenticated; this address had its reply today"
             return
+        if not self._may_ask(session, sender, now):
+            if known:
+                self.store.hold(session, row.id, None, HELD_WAITING)
+            else:
+                batch.status, batch.note = "", "not authenticated; no request (too many lately)"
+            return
+        if not self._ask(batch, sender, [row], now, fits=None if known else row):
+            batch.status, batch.note = "", "not authenticated; a request would be larger than it"
+
+    def _may_ask(self, session: Any, sender: str, now: datetime, *, gap: bool = True) -> bool:
+        """At most one request to an address in ten minutes, and five a day."""
+        if gap and self.store.confirmations_since(session, sender, now - CONFIRM_GAP):
+            return False
+        return self.store.confirmations_since(
+            session, sender, now - timedelta(days=1)) < CONFIRM_PER_DAY
+
+    def _ask(self, batch: _Batch, sender: str, rows: Sequence[InboundRow], now: datetime,
+             *, fits: InboundRow | None = None) -> bool:
+        """Send one request listing the commands of ``rows``, and hold them behind it.
+
+        ``fits``: send it only if it costs no more bytes than this message (for an address
+        that is no player). Returns False, holding nothing, when it would not fit.
+        """
         token = self.new_secret()
         expires = now + timedelta(seconds=self.settings.auth.confirm_within)
-        commands = [(command_text(cmd), self._deadline_note(batch.state, cmd))
-                    for cmd in wanting]
-        body = self.replies.renderer.render(
-            "confirm_request.txt", subject=_quoted(mail.subject), commands=commands,
-            token=token, expires=expires)
+        listed = []
+        for held in rows:
+            mail = self._read(held)
+            parsed = self._parse(mail)
+            listed.append((_quoted(mail.subject), [
+                (command_text(cmd), self._deadline_note(batch.state, cmd))
+                for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]))
+        body = self.replies.renderer.render("confirm_request.txt", messages=listed,
+                                            token=token, expires=expires)
         # A random key: the request's Message-ID cannot be guessed from anything public.
         key = f"confirm:{self.new_secret()}"
-        request = Outgoing("confirm", (sender,), "Please confirm your message", body, key)
-        if not self._is_known(batch.state, sender) and not self._fits(request, row):
-            batch.note = "not authenticated; a request would be larger than the message"
-            return
+        subject = "Please confirm your message" + ("s" if len(rows) > 1 else "")
+        request = Outgoing("confirm", (sender,), subject, body, key)
+        if fits is not None and not self._fits(request, fits):
+            return False
         message_id = message_id_for(self.identity, f"{batch.state.game_id}|{key}")
         confirmation = self.store.add_confirmation(
-            session, address=sender, token_sha256=hashlib.sha256(token.encode()).hexdigest(),
+            batch.session, address=sender,
+            token_sha256=hashlib.sha256(token.encode()).hexdigest(),
             request_message_id=message_id, created_at=now, expires_at=expires)
-        self.store.hold(session, row.id, confirmation, "held for confirmation")
-        batch.status = "held"
+        for held in rows:
+            self.store.hold(batch.session, held.id, confirmation, HELD_LISTED)
         batch.outgoing.append(request)
+        return True
+
+    def _read(self, row: InboundRow) -> InboundMail:
+        return read_message(row.raw, max_bytes=self.settings.limits.max_message_size,
+                            loop_token=self.identity.loop_token)
 
     @staticmethod
     def _deadline_note(state: GameState, command: lang.Command) -> str:
@@ -410,8 +477,7 @@ class GameService:
     def _answer_stranger(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
         """At most one short reply a day to an address that is no player, quoting nothing."""
         sender = mail.sender or ""
-        day = _day_start(self.clock())
-        if self.store.replies_since(sender, day, ("stranger",), batch.session):
+        if self._stranger_answered(batch.session, sender):
             return
         body = self.replies.renderer.render("stranger.txt", identity=self.identity,
                                             open_registration=batch.state.open_registration)
@@ -419,6 +485,11 @@ class GameService:
                          f"stranger:{row.message_id}:{row.id}")
         if self._fits(reply, row):
             batch.outgoing.append(reply)
+
+    def _stranger_answered(self, session: Any, sender: str) -> bool:
+        """Whether an address that is no player has had its one mail from us today."""
+        return bool(self.store.replies_since(sender, _day_start(self.clock()), STRANGER_KINDS,
+                                             session))
 
     def _fits(self, message: Outgoing, row: InboundRow) -> bool:
         """Whether a message costs no more bytes than the mail that caused it."""
@@ -457,13 +528,17 @@ class GameService:
                        parsed: lang.ParseResult, received: datetime,
                        trusted: bool) -> str | None:
         """Return why the message's ADMIN commands may not run (None: they may)."""
+        host = (mail.sender or "") == self.settings.game.speaker
+        if row.password_verdict == WRONG and host and trusted:
+            # Only mail the host's own mailbox sent: a forger cannot close ADMIN this way.
+            self._count_wrong_password(batch, row.received_at)
         if not any(cmd.verb == "ADMIN" for cmd in parsed.commands):
             return None
         closed = self.store.get_meta("admin_closed_until", batch.session)
         if closed and datetime.fromisoformat(closed) > row.received_at:
             return (f"ADMIN by mail is closed until {when(datetime.fromisoformat(closed))} "
                     "after repeated wrong passwords")
-        if (mail.sender or "") != self.settings.game.speaker or row.password_verdict != RIGHT:
+        if not host or row.password_verdict != RIGHT:
             return ("admin commands are accepted only from the Speaker's address, in a "
                     "message with the right PASSWORD line")
         if not trusted:
@@ -645,6 +720,7 @@ class GameService:
             self.store.expire_confirmations(session, now or self.clock())
         # A notice held back by the hourly limit goes out once the hour has passed.
         self._tell_host_set_aside()
+        self.ask_waiting()
         return events
 
     def next_deadline(self) -> datetime | None:
@@ -678,6 +754,11 @@ CONFIRM_PER_DAY = 5
 """...and at most this many in a day."""
 ADMIN_DATE_SKEW = timedelta(days=1)
 """ADMIN mail must be dated within this of its arrival: an old message replayed is not obeyed."""
+HELD_LISTED = "held for confirmation"
+HELD_BEHIND = "held behind an open request"
+HELD_WAITING = "held until a request may be sent"
+STRANGER_KINDS = ("stranger", "confirm")
+"""What an address that is no player may get from us: one of these a day, in all."""
 WRONG_PASSWORDS = 5
 """This many wrong passwords within an hour close ADMIN by mail for an hour."""
 # Commands that change nothing and whose answer goes only to the From address's real owner.

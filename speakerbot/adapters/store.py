@@ -972,11 +972,16 @@ class Store:
 
     # -- Held mail and confirmations -------------------------------------------------------
 
-    def hold(self, session: Session, inbound_id: int, confirmation_id: int, note: str) -> None:
-        """Hold a pending message until its sender confirms it (or the request expires)."""
+    def hold(self, session: Session, inbound_id: int, confirmation_id: int | None,
+             note: str) -> None:
+        """Hold a message until its sender confirms it (or the request expires).
+
+        A pending message, or one already held (to move it to another request, or to none:
+        waiting for a request to be sent).
+        """
         result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
             update(Inbound)
-            .where(Inbound.id == inbound_id, Inbound.status.in_(PENDING_INBOUND))
+            .where(Inbound.id == inbound_id, Inbound.status.in_((*PENDING_INBOUND, "held")))
             .values(status="held", confirmation_id=confirmation_id, note=note)
             .execution_options(synchronize_session=False)
         )
@@ -987,6 +992,13 @@ class Store:
         """Return the messages held for a confirmation, in the order received."""
         rows = session.scalars(select(Inbound).where(
             Inbound.confirmation_id == confirmation_id, Inbound.status == "held")
+            .order_by(Inbound.received_at, Inbound.id))
+        return [_inbound_row(row) for row in rows]
+
+    def held_waiting(self, session: Session) -> list[InboundRow]:
+        """Return the messages held with no request yet (it waited for the rate limit)."""
+        rows = session.scalars(select(Inbound).where(
+            Inbound.status == "held", Inbound.confirmation_id.is_(None))
             .order_by(Inbound.received_at, Inbound.id))
         return [_inbound_row(row) for row in rows]
 

@@ -113,9 +113,29 @@ def _aligned(signer: str, from_domain: str) -> bool:
 
 
 def _lexical_authserv_id(value: str) -> str:
-    """Return the authserv-id: the first word of the value, before any version or ';'."""
-    head = value.split(";", 1)[0].strip()
+    """Return the authserv-id: the first word of the value, comments aside (RFC 8601)."""
+    head = _without_comments(value.split(";", 1)[0]).strip()
     return head.split()[0] if head.split() else ""
+
+
+def _without_comments(text: str) -> str:
+    """Drop RFC 5322 comments, ``(like this (nested))``, keeping a space in their place."""
+    out: list[str] = []
+    depth = 0
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and depth:
+            escaped = True
+        elif ch == "(":
+            depth += 1
+            out.append(" ")
+        elif ch == ")" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
 
 
 def _domain(name: str) -> str:

@@ -3,7 +3,9 @@
 The JSON object has exactly these keys::
 
     {"sender": "alice@example.org", "subject": "...", "message_id": "<...>",
-     "skipped": null, "commands": [...], "errors": [...], "ignored": [...]}
+     "skipped": null, "commands": [...], "errors": [...], "ignored": [...],
+     "authentication": {"checked": true, "authenticated": true, "by": "dmarc",
+                        "why": "dmarc=pass for example.org"}}
 
 - A message skipped for a reason in
   :data:`~speakerbot.mail.reading.NEVER_ANSWER` (auto-reply, bounce, list, loop)
@@ -15,6 +17,9 @@ The JSON object has exactly these keys::
 - Otherwise commands, errors and ignored lines are those of
   :func:`~speakerbot.mail.language.parse_commands`. The Speaker's password never
   appears in the output.
+- ``authentication`` says whether the message may act in its From address's name
+  (:mod:`~speakerbot.mail.authentication`): checked only against a configuration's
+  ``[auth]`` (``speakerbot parse --config``), otherwise ``"checked": false``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from speakerbot.mail.authentication import AuthPolicy, authenticate, not_checked
 from speakerbot.mail.language import parse_commands
 from speakerbot.mail.reading import DEFAULT_MAX_BYTES, NEVER_ANSWER, read_message
 
@@ -33,10 +39,16 @@ _REDACTED = "********"
 
 
 def parse_to_json(
-    raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, loop_token: str | None = None
+    raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, loop_token: str | None = None,
+    auth: AuthPolicy | None = None,
 ) -> dict[str, object]:
-    """Read and parse one raw message; return the ``speakerbot parse`` JSON object."""
+    """Read and parse one raw message; return the ``speakerbot parse`` JSON object.
+
+    ``auth``: the game's ``[auth]`` policy, to check the sender (None: not checked).
+    """
     mail = read_message(raw, max_bytes=max_bytes, loop_token=loop_token)
+    verdict = (not_checked() if auth is None
+               else authenticate(mail.sender, mail.auth_results, auth))
     out: dict[str, object] = {
         "sender": mail.sender,
         "subject": mail.subject,
@@ -45,6 +57,7 @@ def parse_to_json(
         "commands": [],
         "errors": [],
         "ignored": [],
+        "authentication": verdict.to_json(),
     }
     if mail.problem is not None:
         out["errors"] = [{"line": 0, "text": "", "reason": mail.problem}]
@@ -58,10 +71,12 @@ def parse_to_json(
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, auth: AuthPolicy | None = None,
+         max_bytes: int | None = None) -> int:
     """Run ``speakerbot parse FILE`` (``-`` reads standard input); return the exit status.
 
-    ``argv`` holds the arguments after ``parse``. Prints one JSON object and
+    ``argv`` holds the arguments after ``parse``; ``auth`` and ``max_bytes`` come from the
+    configuration when one is given. Prints one JSON object and
     returns 0, also when the message has errors; returns 2 when the file cannot
     be read or the arguments are wrong.
     """
@@ -90,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"speakerbot parse: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    output = parse_to_json(raw, max_bytes=args.max_bytes, loop_token=args.loop_token)
+    output = parse_to_json(raw, max_bytes=max_bytes or args.max_bytes,
+                           loop_token=args.loop_token, auth=auth)
     print(json.dumps(output, ensure_ascii=False))
     return 0

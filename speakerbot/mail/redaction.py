@@ -15,6 +15,7 @@ import hmac
 import re
 from dataclasses import dataclass
 from email import policy as email_policy
+from email.header import Header, decode_header, make_header
 from email.parser import BytesParser
 
 from speakerbot.mail import language as lang
@@ -70,6 +71,7 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
         verdict = RIGHT if right else WRONG
     body_sha256 = hashlib.sha256(mail.body.encode("utf-8", "replace")).hexdigest()
     body, changed = _mask_text(mail.body, expected)
+    changed = changed or (bool(expected) and _secret_in_headers(raw, expected))
     if not changed:
         # The secret may still stand in a header or a part the reader does not read.
         return Redacted(literal_mask(raw, expected), verdict, mail.sender, body_sha256)
@@ -125,6 +127,12 @@ def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
     for name, value in message.raw_items():
         if name.strip().lower() in _MIME_HEADERS:
             continue
+        if expected and _masked_word(expected).search(_decoded(value)):
+            # An encoded word (=?utf-8?q?...?=) hides the secret from a byte search: the
+            # header is written again, decoded and masked.
+            masked = _masked_word(expected).sub(MASK, _decoded(value))
+            value = masked if masked.isascii() else Header(masked, "utf-8",
+                                                           header_name=name).encode()
         text = f"{name}: {value}"
         if expected:
             text = re.sub(r"(?<!\w)" + re.escape(expected) + r"(?!\w)", MASK, text)
@@ -137,6 +145,25 @@ def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
     # A lone surrogate (utf-7 can make one) must not stop the message being stored.
     data = body.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8", "replace")
     return head + mime + b"\r\n" + data
+
+
+def _masked_word(expected: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(expected) + r"(?!\w)")
+
+
+def _decoded(value: str) -> str:
+    """Decode a header value's RFC 2047 encoded words (never raises)."""
+    try:
+        return str(make_header(decode_header(value)))
+    except Exception:
+        return value
+
+
+def _secret_in_headers(raw: bytes, expected: str) -> bool:
+    """Tell whether a header, its encoded words decoded, holds the secret."""
+    message = BytesParser(policy=email_policy.compat32).parsebytes(raw, headersonly=True)
+    pattern = _masked_word(expected)
+    return any(pattern.search(_decoded(str(value))) for _, value in message.raw_items())
 
 
 def _escaped(text: str) -> bool:

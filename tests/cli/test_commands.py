@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,65 @@ def test_parse_prints_the_contract_json_from_a_file_and_from_stdin(tmp_path: Pat
     assert parsed["ignored"] == [{"line": 1, "text": "Hi all,"}]
     missing = speakerbot("parse", str(tmp_path / "nope.eml"), cwd=tmp_path)
     assert missing.returncode == 2 and missing.stdout == ""
+
+
+def test_parse_checks_the_sender_only_against_a_configuration(tmp_path: Path) -> None:
+    config = tmp_path / "auth.toml"
+    config.write_text(CONFIG.format(ruleset="suber", db=tmp_path / "game.db")
+                      + '\n[auth]\nrequire = "dmarc"\nauthserv_id = ["mx.cli.test"]\n')
+    trusted = b"Authentication-Results: mx.cli.test; dmarc=pass header.from=example.org\r\n"
+    forged = b"Authentication-Results: mx.evil.test; dmarc=pass header.from=example.org\r\n"
+    verdicts = {}
+    for name, head in (("trusted", trusted), ("forged", forged), ("none", b"")):
+        message = tmp_path / f"{name}.eml"
+        message.write_bytes(head + RAW)
+        verdicts[name] = json.loads(speakerbot("parse", "-c", str(config), str(message),
+                                               cwd=tmp_path).stdout)["authentication"]
+    assert verdicts["trusted"] == {"checked": True, "authenticated": True, "by": "dmarc",
+                                   "why": "dmarc=pass for example.org"}
+    assert verdicts["forged"]["checked"] and not verdicts["forged"]["authenticated"]
+    assert verdicts["forged"]["by"] is None and "mx.cli.test" in verdicts["forged"]["why"]
+    assert verdicts["none"]["checked"] and not verdicts["none"]["authenticated"]
+    unchecked = json.loads(speakerbot("parse", str(tmp_path / "trusted.eml"),
+                                      cwd=tmp_path).stdout)["authentication"]
+    assert unchecked["checked"] is False and unchecked["authenticated"] is False
+
+
+def test_inbound_list_show_and_retry(config: Path, tmp_path: Path) -> None:
+    from speakerbot.adapters.store import Store
+
+    assert speakerbot("init", "-c", str(config), cwd=tmp_path).returncode == 0
+    with Store(f"sqlite:///{tmp_path / 'state' / 'game.db'}") as store:
+        stored = store.store_inbound(RAW, datetime.now(UTC), source="test",
+                                     set_aside="intake: ValueError: a test")
+        good = store.store_inbound(RAW + b"\r\nmore\r\n", datetime.now(UTC), source="test")
+    listing = speakerbot("inbound", "list", "--status", "set_aside", "-c", str(config),
+                         cwd=tmp_path)
+    assert listing.returncode == 0
+    assert f"{stored.id:>6}  set_aside" in listing.stdout and "a test" in listing.stdout
+    assert f"{good.id:>6}" not in listing.stdout
+    show = speakerbot("inbound", "show", str(stored.id), "-c", str(config), cwd=tmp_path)
+    assert show.returncode == 0 and "<m1@example.org>" in show.stdout
+    assert "VOTE #301 yes" in show.stdout
+    missing = speakerbot("inbound", "show", "999", "-c", str(config), cwd=tmp_path)
+    assert missing.returncode == 2 and "no inbound message 999" in missing.stderr
+    not_aside = speakerbot("inbound", "retry", str(good.id), "-c", str(config), cwd=tmp_path)
+    assert not_aside.returncode == 2 and "set aside" in not_aside.stderr
+    retried = speakerbot("inbound", "retry", str(stored.id), "-c", str(config), cwd=tmp_path)
+    assert retried.returncode == 0, retried.stderr
+    with Store(f"sqlite:///{tmp_path / 'state' / 'game.db'}") as store:
+        assert store.inbound(stored.id).status == "new"
+    again = speakerbot("inbound", "retry", str(stored.id), "-c", str(config), cwd=tmp_path)
+    assert again.returncode == 2
+
+
+def test_the_database_and_its_folder_are_created_private(config: Path, tmp_path: Path) -> None:
+    old = os.umask(0)
+    try:
+        assert speakerbot("init", "-c", str(config), cwd=tmp_path).returncode == 0
+    finally:
+        os.umask(old)
+    folder = tmp_path / "state"
+    assert folder.stat().st_mode & 0o777 == 0o700
+    for path in folder.iterdir():
+        assert path.stat().st_mode & 0o777 == 0o600, path

@@ -35,6 +35,7 @@ def test_corpus_message(path: Path) -> None:
         "commands",
         "errors",
         "ignored",
+        "authentication",
     ]
     assert got == expected
     # The output is what `speakerbot parse` prints: it must survive JSON.

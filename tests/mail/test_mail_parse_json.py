@@ -11,7 +11,10 @@ import pytest
 
 from speakerbot.mail.parse_json import main, parse_to_json
 
-KEYS = ["sender", "subject", "message_id", "skipped", "commands", "errors", "ignored"]
+KEYS = ["sender", "subject", "message_id", "skipped", "commands", "errors", "ignored",
+        "authentication"]
+NOT_CHECKED = {"checked": False, "authenticated": False, "by": None,
+               "why": "not checked: give --config to check it"}
 RAW = (
     "From: Zoë <zoe@example.org>\nSubject: votes\nMessage-ID: <1@example.org>\n"
     "Content-Type: text/plain; charset=utf-8\n\nHi\nVOTE 301 FOR\nVOET 302 FOR\n"
@@ -41,6 +44,7 @@ def test_main_prints_one_json_object(tmp_path: Path, capsys: pytest.CaptureFixtu
             }
         ],
         "ignored": [{"line": 1, "text": "Hi"}],
+        "authentication": NOT_CHECKED,
     }
 
 
@@ -90,6 +94,8 @@ def test_never_answered_mail_has_no_commands() -> None:
         "commands": [],
         "errors": [],
         "ignored": [],
+        "authentication": {"checked": False, "authenticated": False, "by": None,
+                           "why": "not checked: give --config to check it"},
     }
 
 

@@ -91,6 +91,7 @@ def check(raw: bytes, **options: object) -> dict[str, object]:
         "commands",
         "errors",
         "ignored",
+        "authentication",
     ]
     json.dumps(got, ensure_ascii=False)
     said = got["commands"] or got["ignored"] or got["errors"] or got["skipped"]
