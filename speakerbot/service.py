@@ -296,7 +296,7 @@ class GameService:
             self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=trusted)
             return
         batch.note = f"not authenticated: {verdict.why}"
-        if not known:
+        if not known and (parsed.errors or mail.problem):
             # A JOIN with mistakes from an unverified address: no more than a stranger gets.
             self._answer_stranger(batch, row, mail)
         elif parsed.errors or mail.problem:

@@ -5,8 +5,8 @@ writes its findings at the top of the message in an ``Authentication-Results`` h
 (RFC 8601) under its authserv-id. Only the topmost header carrying one of the configured
 authserv-ids is believed: anything below it, and any header under another id, may have been
 written by the sender. That header must report ``dmarc=pass`` for the From domain, or
-``dkim=pass`` with a signing domain (``header.d``) equal to the From domain or a parent of
-it that is not a public suffix.
+``dkim=pass`` with a signing domain (``header.d``, or the domain of ``header.i`` when there
+is no ``header.d``) equal to the From domain or a parent of it that is not a public suffix.
 
 The headers are parsed by the maintained ``authres`` package; the public suffixes come from
 the list bundled with ``publicsuffixlist``.
@@ -94,7 +94,10 @@ def _judge(from_domain: str, value: str) -> Authentication:
                 return Authentication(True, True, "dmarc", f"dmarc=pass for {from_domain}")
     for result in results:
         if _method(result) == "dkim" and _result(result) == "pass":
-            signer = _property(result, "header", "d")
+            # Gmail names the signer only as header.i (an identity within the signing
+            # domain, so that domain is the same or a parent): it counts only when header.d
+            # is absent.
+            signer = _property(result, "header", "d") or _property(result, "header", "i")
             if signer is not None and _aligned(_domain(signer), from_domain):
                 return Authentication(True, True, "dkim",
                                       f"dkim=pass by {_domain(signer)} for {from_domain}")

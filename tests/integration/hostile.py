@@ -122,7 +122,7 @@ def _forged_admin(rng: random.Random, players: list[str], _: list[str],
                                + body).encode()
 
 
-def _broken_mime(rng: random.Random, players: list[str], _: list[str],
+def _broken_mime(rng: random.Random, players: list[str], copied: list[str],
                  mid: Callable[[], str]) -> Iterator[tuple[str, bytes]]:
     """Malformed MIME, charset traps, huge lines, deep nesting, NUL bytes, encoded words."""
     player = players[1]

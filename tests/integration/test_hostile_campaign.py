@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from email.utils import make_msgid
+from typing import cast
 
 import pytest
 from sqlalchemy import select
@@ -94,7 +95,7 @@ def test_a_hostile_campaign_changes_no_ballot_and_stalls_nothing(make_game: Make
     ballots = {number: {voter: b.choice.value for voter, b in
                         dict(state.proposals[number].ballots).items()}
                for number in (301, 302)}
-    closed = {e["proposal"]: {voter: choice for voter, choice in e["ballots"]}
+    closed = {e["proposal"]: dict(cast(list[tuple[str, str]], e["ballots"]))
               for e in game.events() if e["type"] == "VoteClosed"}
     assert closed[301] == {ALICE: "FOR", BOB: "FOR", CAROL: "FOR", DAVE: "FOR"}, ballots
     assert closed[302] == {ALICE: "FOR", BOB: "AGAINST", CAROL: "FOR", DAVE: "AGAINST"}

@@ -74,8 +74,15 @@ CASES: dict[str, Case] = {
     "dkim pass signed by a child": dkim("mail.example.org"),
     "dkim pass signed by a suffix that is no parent": dkim("xample.org"),
     "dkim pass signed by the domain with a prefix": dkim("myexample.org"),
+    # Gmail names the signer only as header.i: its domain counts when header.d is absent.
     "dkim pass with only header.i": Case(SENDER, (f"{MX}; dkim=pass header.i=@example.org",),
-                                         None),
+                                         "dkim"),
+    "dkim pass with only header.i of another domain": Case(
+        SENDER, (f"{MX}; dkim=pass header.i=@evil.example",), None),
+    "dkim pass with only header.i of a public suffix": Case(
+        "a@example.co.uk", (f"{MX}; dkim=pass header.i=@co.uk",), None),
+    "dkim pass, header.d wins over an aligned header.i": Case(
+        SENDER, (f"{MX}; dkim=pass header.d=evil.example header.i=@example.org",), None),
     "dkim pass with the domain only in a comment": Case(
         SENDER, (f"{MX}; dkim=pass (header.d=example.org) header.d=evil.example",), None),
     "dkim fail by the From domain": Case(SENDER, (f"{MX}; dkim=fail header.d=example.org",),
