@@ -133,11 +133,30 @@ class Daemon:
             self.service.send_digest(self.clock())
         self.send_outbox()
 
-    def send_outbox(self) -> int:
-        """Deliver every message due now; return how many were handed over."""
+    def send_outbox(self, *, everything: bool = False) -> int:
+        """Deliver the messages due now, over one SMTP connection; return how many went.
+
+        One batch of at most 50 (the loop comes back for more), or with ``everything``
+        until none is due or the server defers one.
+        """
+        # Messages put back for a retry: once per call, however soon their retry falls.
+        tried: set[int] = set()
+        with self.sender.batch():
+            sent, stopped = self._send_batch(tried)
+            while everything and not stopped and sent:
+                more, stopped = self._send_batch(tried)
+                if not more:
+                    break
+                sent += more
+        return sent
+
+    def _send_batch(self, tried: set[int]) -> tuple[int, bool]:
+        """Send one batch; return how many went, and whether the server asked us to stop."""
         sent = 0
         now = self.clock()
-        for row in self.store.due_outbox(now):
+        for row in self.store.due_outbox(now, limit=50 + len(tried)):
+            if row.id in tried:
+                continue
             result = self.sender.send(row.mail_from, row.recipients, row.raw)
             if result.temporary_failure is not None:
                 if self._given_up(row.created_at, now):
@@ -146,11 +165,13 @@ class Daemon:
                     self.store.mark_failed(row.id, result.temporary_failure, refused=gave_up)
                 else:
                     delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
+                    tried.add(row.id)
                     self.store.mark_retry(row.id, result.temporary_failure,
                                           now + timedelta(seconds=delay))
                 log.warning("delivery of %s deferred: %s", row.message_id,
                             result.temporary_failure)
-                break  # the server is unhappy: end this pass; each message keeps its backoff
+                # The server is unhappy: end this pass; each message keeps its backoff.
+                return sent, True
             crashpoint("after-smtp")
             if result.deferred and self._given_up(row.created_at, now):
                 gave_up = {rcpt: f"given up: {answer}" for rcpt, answer in result.deferred.items()}
@@ -158,6 +179,7 @@ class Daemon:
             elif result.deferred:
                 # The others have it; only the deferred recipients are tried again.
                 delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
+                tried.add(row.id)
                 self.store.mark_retry(row.id, "; ".join(result.deferred.values()),
                                       now + timedelta(seconds=delay),
                                       refused=result.refused or None,
@@ -165,7 +187,7 @@ class Daemon:
             else:
                 self.store.mark_sent(row.id, now, result.refused or None)
             sent += 1
-        return sent
+        return sent, False
 
     def _given_up(self, created_at: datetime, now: datetime) -> bool:
         """Whether a message queued at ``created_at`` has been retried long enough."""
@@ -264,4 +286,4 @@ class Daemon:
                     mailbox.close()
             self.service.process_pending()
             self.service.tick(self.clock())
-            self.send_outbox()
+            self.send_outbox(everything=True)

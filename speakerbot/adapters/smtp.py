@@ -18,11 +18,12 @@ recognisable.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import smtplib
 import ssl
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "backoff"]
@@ -78,13 +79,45 @@ class _Temporary(Exception):
 
 
 class SmtpSender:
-    """Sends messages through one SMTP relay, one connection per message."""
+    """Sends messages through one SMTP relay.
+
+    Outside :meth:`batch`, one connection per message. Inside it, one connection carries
+    every message of the batch (RSET between them); any error drops it, and the next
+    message opens a fresh one.
+    """
 
     def __init__(
         self, settings: SmtpSettings, *, tls_context: ssl.SSLContext | None = None
     ) -> None:
         self.settings = settings
         self._tls_context = tls_context
+        self._batching = False
+        self._client: smtplib.SMTP | None = None
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Keep one connection open for the messages sent in the block; QUIT at its end."""
+        self._batching = True
+        try:
+            yield
+        finally:
+            self._batching = False
+            client, self._client = self._client, None
+            if client is not None:
+                _quit(client)
+
+    def _session(self) -> smtplib.SMTP:
+        """Return the batch's open connection, reset for a new transaction, or a new one."""
+        client, self._client = self._client, None
+        if client is not None:
+            try:
+                code, _ = client.rset()
+                if code == 250:
+                    return client
+            except (OSError, smtplib.SMTPException):
+                pass  # the server dropped an idle connection: open another
+            _abandon(client)
+        return self._connect()
 
     def send(self, mail_from: str, recipients: Sequence[str], raw: bytes) -> DeliveryResult:
         """Send ``raw`` from ``mail_from`` ("" for the null sender) to ``recipients``.
@@ -97,7 +130,7 @@ class SmtpSender:
         settings = self.settings
         where = f"{settings.host}:{settings.port}"
         try:
-            client = self._connect()
+            client = self._session()
         except (OSError, smtplib.SMTPException) as exc:
             reason = f"no session with {where}: {_describe(exc)}"
             log.warning("SMTP: %s", reason)
@@ -114,7 +147,10 @@ class SmtpSender:
             log.warning("SMTP: message to %s not sent, will retry: %s", list(recipients), reason)
             _abandon(client)
             return _temporary(reason)
-        _quit(client)
+        if self._batching:
+            self._client = client
+        else:
+            _quit(client)
         if result.refused:
             log.warning("SMTP: %s refused %s", where, result.refused)
         if result.accepted:

@@ -321,3 +321,26 @@ def test_login(
         assert "535" in (result.temporary_failure or "")
     assert password not in caplog.text
     assert password not in (result.temporary_failure or "")
+
+
+def test_a_batch_keeps_one_connection_and_drops_it_on_any_error(smtp_sink: SmtpSink) -> None:
+    sender = _sender(smtp_sink)
+    with sender.batch():
+        for n in range(3):
+            assert sender.send(SENDER, [f"p{n}@nomic.test"], _message(f"batch {n}")).sent
+    peers = [message.peer for message in smtp_sink.messages]
+    assert len(peers) == 3 and len(set(peers)) == 1, peers
+    # Outside a batch, a connection per message.
+    for n in range(2):
+        assert sender.send(SENDER, [f"q{n}@nomic.test"], _message(f"single {n}")).sent
+    assert len({message.peer for message in smtp_sink.messages[3:]} | set(peers)) == 3
+    # An error inside a batch drops the connection; the next message opens another.
+    smtp_sink.clear()
+    with sender.batch():
+        assert sender.send(SENDER, ["a@nomic.test"], _message("before")).sent
+        smtp_sink.refuse_temporarily(451, "4.3.0 try later", at="data")
+        assert sender.send(SENDER, ["b@nomic.test"], _message("refused")).temporary_failure
+        smtp_sink.accept()
+        assert sender.send(SENDER, ["c@nomic.test"], _message("after")).sent
+    before, after = smtp_sink.messages
+    assert before.peer != after.peer

@@ -31,6 +31,8 @@ class CapturedMessage:
     mail_from: str
     rcpt_tos: tuple[str, ...]
     data: bytes
+    peer: object = None
+    """The client's (host, port): messages sent over one connection share it."""
 
     def parsed(self) -> EmailMessage:
         """Return the message parsed with the standard library's modern email policy."""
@@ -266,6 +268,7 @@ class _Handler:
                 mail_from=envelope.mail_from or "",
                 rcpt_tos=tuple(envelope.rcpt_tos),
                 data=raw,
+                peer=session.peer,
             )
         )
         return "250 2.0.0 Message accepted"

@@ -1,0 +1,76 @@
+"""``speakerbot run --once`` takes in everything, processes it and sends the whole outbox."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from speakerbot.adapters.store import Store
+from speakerbot.config import load_settings
+from speakerbot.engine import commands as c
+from speakerbot.service import GameService
+from tests.support.mailgame import MX, raw_mail
+from tests.support.smtp_sink import SmtpSink
+
+pytestmark = pytest.mark.integration
+
+CONFIG = """
+[game]
+name = "Once Nomic"
+ruleset = "nomicam"
+address = "game@once.test"
+speaker = "host@once.test"
+speaker_name = "Host"
+admin_password = "pw-pw-pw"
+
+[mechanics]
+reminder_before = "none"
+
+[auth]
+authserv_id = ["{mx}"]
+
+[database]
+url = "sqlite:///{db}"
+
+[smtp]
+host = "127.0.0.1"
+port = {port}
+security = "none"
+"""
+
+
+def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
+        tmp_path: Path, smtp_sink: SmtpSink) -> None:
+    config = tmp_path / "once.toml"
+    config.write_text(CONFIG.format(mx=MX, db=tmp_path / "game.db", port=smtp_sink.port))
+    settings = load_settings(config, {})
+    players = [f"p{n}@once.test" for n in range(40)]
+    now = datetime.now(UTC) - timedelta(minutes=5)
+    with Store(settings.database.url) as store:
+        store.upgrade()
+        service = GameService(store, settings, rng=random.Random(1), clock=lambda: now)
+        service.start_game()
+        for n, address in enumerate(players):
+            service.speaker_command(c.AddPlayer(settings.game.speaker, address, f"P{n}"))
+        service.receive(raw_mail(players[0], "PROPOSE: Tea", "Tea at four.\n", date=now), now,
+                        source="test")
+        for n in range(999):
+            voter = players[n % len(players)]
+            body = "VOTE 301 FOR\n" + ("STATUS\n" if n % 5 == 0 else "")
+            service.receive(raw_mail(voter, f"vote {n}", body, date=now), now, source="test")
+    result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
+                             str(config)], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ}, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with Store(settings.database.url) as store:
+        summary = store.outbox_summary()
+        assert summary.pending == 0 and summary.failed == 0
+        assert not store.pending_inbound()
+    # The distribution, and one reply per message (the daily reply limit aside).
+    assert len(smtp_sink.messages) >= 1 + len(players) * 20
