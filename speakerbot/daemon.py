@@ -200,7 +200,8 @@ class Daemon:
         if scheduler is None:
             return
         for job_id, when in (("deadline", self.service.next_deadline()),
-                             ("outbox", self.store.next_outbox_attempt())):
+                             ("outbox", self.store.next_outbox_attempt()),
+                             ("inbound-retry", self.store.next_inbound_retry())):
             if when is None:
                 if scheduler.get_job(job_id):
                     scheduler.remove_job(job_id)

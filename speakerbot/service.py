@@ -34,8 +34,9 @@ from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.mail import language as lang
 from speakerbot.mail.announcements import Announcer
-from speakerbot.mail.authentication import AuthPolicy, authenticate
+from speakerbot.mail.authentication import Authentication, AuthPolicy, authenticate
 from speakerbot.mail.outgoing import (
+    ANSWERING_KINDS,
     GameIdentity,
     Outgoing,
     Renderer,
@@ -125,7 +126,16 @@ class GameService:
         for message in outgoing:
             # The game's own id makes Message-IDs unique across games on one address.
             keyed = dataclasses.replace(message, key=f"{state.game_id}|{message.key}")
-            message_id, raw = compose(self.identity, keyed, now)
+            try:
+                message_id, raw = compose(self.identity, keyed, now)
+            except Exception:
+                if message.kind not in ANSWERING_KINDS:
+                    raise  # the game's own mail is never dropped: the transaction fails
+                # An answer that cannot be written (a sender's header the mail library
+                # refuses) is dropped: it must not stop the message being applied.
+                log.exception("dropped an answer to %s that could not be composed",
+                              message.recipients)
+                continue
             self.store.enqueue(session, OutgoingMail(
                 message_id, self.identity.address, message.recipients, raw, message.kind,
                 inbound_id, now,
@@ -187,12 +197,14 @@ class GameService:
             redacted = redact_message(raw, self.settings.game.admin_password,
                                       max_bytes=self.settings.limits.max_message_size,
                                       max_command_lines=self.settings.limits.max_command_lines)
+            verdict = self._authenticate(redacted.mail, received_at)
             intake = Intake(_printable(redacted.sender), redacted.body_sha256, redacted.verdict,
-                            oversized, received_sha256)
+                            oversized, received_sha256, len(raw), verdict.authenticated)
             stored, error = redacted.raw, None
         except Exception as failure:
             log.exception("reading a message at intake failed; it is stored set aside")
-            intake = Intake(oversized=oversized, received_sha256=received_sha256)
+            intake = Intake(oversized=oversized, received_sha256=received_sha256,
+                            size=len(raw))
             stored = literal_mask(raw, self.settings.game.admin_password)
             error = f"intake: {_describe(failure)}"
         try:
@@ -205,14 +217,16 @@ class GameService:
             log.exception("storing a message failed; it is stored set aside")
             return self.store.store_inbound(
                 stored, received_at, source=source, uidvalidity=uidvalidity, uid=uid,
-                intake=Intake(oversized=oversized, received_sha256=received_sha256),
+                intake=Intake(oversized=oversized, received_sha256=received_sha256,
+                              size=len(raw)),
                 set_aside=f"store: {_describe(failure)}")
 
     def process_pending(self) -> list[Processed]:
         """Process every stored message that is due, in the order received.
 
-        A message waiting to be retried holds back the later mail of its sender only, so
-        that one sender's messages still apply in the order they were sent.
+        An authenticated message waiting to be retried holds back the later mail of its
+        sender only, so that one sender's messages still apply in the order they were sent;
+        an unauthenticated one (perhaps a forger's) holds back no one.
         """
         done = []
         with self.lock:
@@ -223,8 +237,8 @@ class GameService:
                 if row.sender in waiting:
                     continue
                 done.append(self.process(row))
-                if done[-1].status == "retry":
-                    waiting.add(row.sender)
+                if done[-1].status == "retry" and row.authenticated:
+                    waiting.add(row.sender)  # a forger's failing mail holds back no one
         return done
 
     def process(self, row: InboundRow) -> Processed:
@@ -247,12 +261,19 @@ class GameService:
         with self._transaction() as session:
             start = self.state(session)
             # First let time pass up to the moment the message was received: deadlines
-            # that fell before it are settled before it is read.
-            state, tick_events = tick(start, received, self.rng)
+            # that fell before it are settled before it is read. Not past mail received
+            # earlier and still waiting (a retry): its ballots must count.
+            waiting = self.store.earliest_pending(session)
+            until = received if waiting is None else min(received, waiting)
+            state, tick_events = tick(start, until, self.rng)
             batch = _Batch(session, state, list(tick_events),
                            self._announce(tick_events, state, start, session))
             if mail.skipped in NEVER_ANSWER or not mail.sender:
                 self._finish(batch, row, "skipped", mail.skipped or "no sender")
+                return Processed(row.id, "skipped", False)
+            if mail.sender in (self.settings.game.address, self.settings.game.list):
+                # The game's own address, or its list: never a player, never answered.
+                self._finish(batch, row, "skipped", "from the game's own address or list")
                 return Processed(row.id, "skipped", False)
             before = len(batch.events)
             if row.oversized is not None:
@@ -272,11 +293,30 @@ class GameService:
         if status != "held":
             self.store.mark_inbound(batch.session, row.id, status, note)
 
+    def _authenticate(self, mail: InboundMail, received: datetime) -> Authentication:
+        """Whether the message may act for its From address.
+
+        Beyond the Authentication-Results: a signed message sent to someone else, or long
+        ago, may be replayed to the game, so it must name the game (or its list) in To or
+        Cc and be dated within a day of its arrival.
+        """
+        verdict = authenticate(mail.sender, mail.auth_results, self.auth_policy)
+        if not verdict.authenticated or self.auth_policy.require == "none":
+            return verdict
+        game = self.settings.game
+        if not {game.address, game.list} & set(mail.recipients):
+            return Authentication(True, False, None, "authenticated, but not addressed to "
+                                  "the game in To or Cc: it may be a replay")
+        if mail.date is None or abs(mail.date - received) > REPLAY_WINDOW:
+            return Authentication(True, False, None, "authenticated, but not dated within a "
+                                  "day of its arrival: it may be a replay")
+        return verdict
+
     def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
         """Decide whose message this is and what may be done with it."""
         sender = mail.sender or ""
         parsed = self._parse(mail)
-        verdict = authenticate(sender, mail.auth_results, self.auth_policy)
+        verdict = self._authenticate(mail, row.received_at)
         confirmed = self._confirmation(batch, row, mail, parsed)
         if confirmed is not None:
             self._release_held(batch, confirmed, row.received_at)
@@ -325,57 +365,39 @@ class GameService:
 
     def _confirmation(self, batch: _Batch, row: InboundRow, mail: InboundMail,
                       parsed: lang.ParseResult) -> ConfirmationRow | None:
-        """Return the open request this message confirms (by a CONFIRM line or a reply).
+        """Return the open request this message confirms with its code, and use it up.
 
-        The request must be the sender's own and unexpired; it is used up here.
+        The code must be in the message: on a CONFIRM line, or quoted in a reply to the
+        request (a reply that leaves it out, or a bare "this was not me", confirms nothing).
+        The request must be the sender's own and unexpired.
         """
         session, sender = batch.session, mail.sender or ""
-        found: ConfirmationRow | None = None
-        for command in parsed.commands:
-            if isinstance(command, lang.Confirm):
-                digest = hashlib.sha256(command.token.encode()).hexdigest()
-                found = self.store.find_confirmation(session, token_sha256=digest)
-                if found is None or found.address != sender:
-                    batch.notes.append(f"line {command.line}: no request for confirmation has "
-                                       "that code; nothing held was done")
-                    found = None
-                break
-        replying_to = _MESSAGE_ID.findall(mail.in_reply_to or "")
-        if found is None and replying_to:
-            found = self.store.find_confirmation(session, request_message_id=replying_to[0])
-            if found is not None and found.address != sender:
-                found = None
-        if found is None:
-            return None
-        if found.status != "open" or found.expires_at <= row.received_at:
-            batch.notes.append("that request for confirmation has expired or was used "
-                               "already; send your commands again")
-            return None
-        self.store.close_confirmation(session, found.id, "used", row.received_at)
-        return found
+        typed = [cmd.token for cmd in parsed.commands if isinstance(cmd, lang.Confirm)]
+        quoted = [code.lower() for code in _CODE_ANYWHERE.findall(mail.body)]
+        for token in dict.fromkeys([*typed, *quoted]):
+            found = self.store.find_confirmation(
+                session, token_sha256=hashlib.sha256(token.encode()).hexdigest())
+            if found is None or found.address != sender:
+                continue
+            if found.status != "open" or found.expires_at <= row.received_at:
+                batch.notes.append("that request for confirmation has expired or was used "
+                                   "already; send your commands again")
+                return None
+            self.store.close_confirmation(session, found.id, "used", row.received_at)
+            return found
+        if typed:
+            batch.notes.append("no request for confirmation has that code; nothing held "
+                               "was done")
+        return None
 
     def _release_held(self, batch: _Batch, confirmation: ConfirmationRow,
                       when: datetime) -> None:
-        """Apply the messages a request listed, in the order received, at ``when``.
-
-        Mail held behind the request, which it did not list, is listed in a new request.
-        """
-        held = self.store.held(batch.session, confirmation.id)
-        for row in held:
-            if row.note != HELD_LISTED:
-                continue
+        """Apply the messages a request listed, in the order received, at ``when``."""
+        for row in self.store.held(batch.session, confirmation.id):
             mail = self._read(row)
             self._apply_trusted(batch, row, mail, self._parse(mail), when, trusted=True)
             self.store.mark_inbound(batch.session, row.id, "processed",
                                     f"confirmed by {confirmation.address}")
-        behind = [row for row in held if row.note != HELD_LISTED]
-        if not behind:
-            return
-        # The owner has just shown they read this mailbox: no ten-minute wait for this one.
-        if not (self._may_ask(batch.session, confirmation.address, when, gap=False)
-                and self._ask(batch, confirmation.address, behind, when)):
-            for row in behind:
-                self.store.hold(batch.session, row.id, None, HELD_WAITING)
 
     def ask_waiting(self) -> None:
         """Send the requests for confirmation that waited for the rate limit."""
@@ -394,22 +416,18 @@ class GameService:
     def _hold(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
         """Hold unauthenticated mail and ask its From address to confirm it.
 
-        Mail arriving while a request is open is held behind it, but that request's code
-        releases only what it listed: the rest is listed in a new request when the owner
-        confirms, so that a forger cannot slip a command in behind a player's confirmation.
-        A player whose request must wait for the rate limit has the mail held and asked
-        about later (at a tick); an address that is no player gets nothing more.
+        Each request lists the messages it releases, and its code releases those only. Mail
+        that cannot be asked about at once (a request went to that address less than ten
+        minutes ago, perhaps one a forger caused) waits, and is listed in a request of its
+        own when the limit allows (at a tick). An address that is no player gets one
+        request a day at most, and nothing that would be larger than its message.
         """
         session, sender, now = batch.session, mail.sender or "", row.received_at
-        batch.status = "held"
-        current = self.store.open_confirmation(session, sender, now)
-        if current is not None:
-            self.store.hold(session, row.id, current.id, HELD_BEHIND)
-            return
         known = self._is_known(batch.state, sender)
         if not known and self._stranger_answered(session, sender):
-            batch.status, batch.note = "", "not authenticated; this address had its reply today"
+            batch.note = "not authenticated; this address had its reply today"
             return
+        batch.status = "held"
         if not self._may_ask(session, sender, now):
             if known:
                 self.store.hold(session, row.id, None, HELD_WAITING)
@@ -494,7 +512,7 @@ class GameService:
     def _fits(self, message: Outgoing, row: InboundRow) -> bool:
         """Whether a message costs no more bytes than the mail that caused it."""
         _, raw = compose(self.identity, message, self.clock())
-        return len(raw) <= max(len(row.raw), row.oversized or 0)
+        return len(raw) <= max(row.size or len(row.raw), row.oversized or 0)
 
     def _refuse_oversized(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
         """Tell a player, briefly, that their message was too large to read."""
@@ -717,7 +735,8 @@ class GameService:
             new, events = tick(state, until, self.rng)
             if events:
                 self._commit(session, events, new, self._announce(events, new, state, session))
-            self.store.expire_confirmations(session, now or self.clock())
+            # A confirmation received in time but not yet read must still find its request.
+            self.store.expire_confirmations(session, until)
         # A notice held back by the hourly limit goes out once the hour has passed.
         self._tell_host_set_aside()
         self.ask_waiting()
@@ -755,8 +774,10 @@ CONFIRM_PER_DAY = 5
 ADMIN_DATE_SKEW = timedelta(days=1)
 """ADMIN mail must be dated within this of its arrival: an old message replayed is not obeyed."""
 HELD_LISTED = "held for confirmation"
-HELD_BEHIND = "held behind an open request"
 HELD_WAITING = "held until a request may be sent"
+REPLAY_WINDOW = timedelta(days=1)
+"""Authenticated mail must be dated within this of its arrival (else it may be a replay)."""
+_CODE_ANYWHERE = re.compile(r"CONFIRM\s+([0-9A-Fa-f]{32})\b")
 STRANGER_KINDS = ("stranger", "confirm")
 """What an address that is no player may get from us: one of these a day, in all."""
 WRONG_PASSWORDS = 5

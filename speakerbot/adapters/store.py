@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Dialect,
@@ -212,6 +213,9 @@ class Inbound(Base):
     password_verdict: Mapped[str | None] = mapped_column(String(8))
     retry_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     oversized: Mapped[int | None] = mapped_column(BigInteger)
+    # The size as received, and whether intake found it authenticated (None: unknown).
+    size: Mapped[int | None] = mapped_column(BigInteger)
+    authenticated: Mapped[bool | None] = mapped_column(Boolean)
     confirmation_id: Mapped[int | None] = mapped_column(ForeignKey("confirmations.id"),
                                                         index=True)
 
@@ -321,6 +325,8 @@ class InboundRow:
     retry_at: datetime | None = None
     oversized: int | None = None
     confirmation_id: int | None = None
+    size: int | None = None
+    authenticated: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -333,6 +339,10 @@ class Intake:
     oversized: int | None = None
     received_sha256: str | None = None
     """The SHA-256 of the bytes as received, when the stored bytes differ (masked)."""
+    size: int | None = None
+    """The size of the message as received."""
+    authenticated: bool | None = None
+    """Whether the sender was authenticated; a copy is a duplicate only if this agrees."""
 
 
 @dataclass(frozen=True)
@@ -425,6 +435,8 @@ def _inbound_row(row: Inbound) -> InboundRow:
         retry_at=row.retry_at,
         oversized=row.oversized,
         confirmation_id=row.confirmation_id,
+        size=row.size,
+        authenticated=row.authenticated,
     )
 
 
@@ -814,13 +826,17 @@ class Store:
             "retry_at": None,
             "oversized": intake.oversized,
             "confirmation_id": None,
+            "size": intake.size if intake.size is not None else len(raw),
+            "authenticated": intake.authenticated,
         }
         keys = [Inbound.sha256 == digest]
         if uidvalidity is not None:
             keys.append((Inbound.uidvalidity == uidvalidity) & (Inbound.uid == uid))
         if intake.sender is not None and intake.body_sha256 is not None:
+            # A forger's copy (not authenticated) never shadows the real message.
             keys.append((Inbound.message_id == message_id) & (Inbound.sender == intake.sender)
-                        & (Inbound.body_sha256 == intake.body_sha256))
+                        & (Inbound.body_sha256 == intake.body_sha256)
+                        & (Inbound.authenticated.is_(intake.authenticated)))
         # Write transactions run one at a time, so nothing can slip in between the look-up
         # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
         with self.transaction() as session:
@@ -866,11 +882,22 @@ class Store:
             return [_inbound_row(row) for row in rows]
 
     def retry_waiting(self) -> list[tuple[int, str | None, datetime | None]]:
-        """Return (id, sender, retry_at) of every message waiting to be retried."""
+        """Return (id, sender, retry_at) of every authenticated message waiting for a retry.
+
+        Only those hold their sender's later mail back: a forger's failing message must
+        not delay the real owner's.
+        """
         with self._reading() as session:
             return [(i, sender, at) for i, sender, at in session.execute(
                 select(Inbound.id, Inbound.sender, Inbound.retry_at)
-                .where(Inbound.status == "retry").order_by(Inbound.id))]
+                .where(Inbound.status == "retry", Inbound.authenticated.is_(True))
+                .order_by(Inbound.id))]
+
+    def next_inbound_retry(self) -> datetime | None:
+        """Return when the next message waiting for a retry is due, or None."""
+        with self._reading() as session:
+            return session.scalar(select(func.min(Inbound.retry_at))
+                                  .where(Inbound.status == "retry"))
 
     def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
         """Return the newest stored messages (with ``status`` only, if given), newest first."""
@@ -902,12 +929,17 @@ class Store:
                 Inbound.status == "set_aside", Inbound.id > after_id).order_by(Inbound.id))
             return [_inbound_row(row) for row in rows]
 
-    def earliest_pending(self) -> datetime | None:
-        """Return when the oldest message still to handle was received (None: none waits)."""
-        with self._reading() as session:
-            return session.scalar(
-                select(func.min(Inbound.received_at)).where(
-                    Inbound.status.in_(PENDING_INBOUND))
+    def earliest_pending(self, session: Session | None = None) -> datetime | None:
+        """Return when the oldest message still to handle was received (None: none waits).
+
+        A message waiting for a retry counts only if it is authenticated: unauthenticated
+        mail that keeps failing must not hold the game's deadlines back.
+        """
+        with self._reading(session) as reading:
+            return reading.scalar(
+                select(func.min(Inbound.received_at)).where(or_(
+                    Inbound.status == "new",
+                    (Inbound.status == "retry") & Inbound.authenticated.is_(True)))
             )
 
     def find_inbound_by_uid(self, uidvalidity: int, uid: int) -> InboundRow | None:

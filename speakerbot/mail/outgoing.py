@@ -80,6 +80,20 @@ MAX_REFERENCES = 10
 """A reply's References header keeps at most this many of the message's own."""
 MAX_THREAD_ID = 250
 """A Message-ID longer than this is not repeated in In-Reply-To or References."""
+# What a sender's Message-ID must look like to be repeated in our headers: printable ASCII,
+# one <...>, no white space (a bare CR in it would otherwise reach the header).
+_THREAD_ID = re.compile(rf"<[!-;=?-~]{{1,{MAX_THREAD_ID - 2}}}>")
+
+
+def clean_text(text: str) -> str:
+    """Return a sender's text fit for one header line.
+
+    No control characters, no lone surrogates (a utf-7 subject can decode to one), white
+    space collapsed.
+    """
+    kept = "".join(ch if ch.isprintable() and not "\ud800" <= ch <= "\udfff" else " "
+                   for ch in text)
+    return " ".join(kept.split())
 
 
 def message_id_for(identity: GameIdentity, key: str) -> str:
@@ -95,16 +109,16 @@ def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple
     message["From"] = f"{identity.name} <{identity.address}>"
     message["To"] = ", ".join(outgoing.recipients)
     message["Reply-To"] = identity.address
-    message["Subject"] = f"{identity.tag} {outgoing.subject}"
+    message["Subject"] = f"{identity.tag} {clean_text(outgoing.subject)}"
     message["Date"] = format_datetime(date.astimezone(UTC))
     message["Message-ID"] = message_id
     answering = outgoing.kind in ANSWERING_KINDS
     message["Auto-Submitted"] = "auto-replied" if answering else "auto-generated"
     message["X-Loop"] = identity.loop_token
-    if outgoing.in_reply_to and len(outgoing.in_reply_to) <= MAX_THREAD_ID:
+    if outgoing.in_reply_to and _THREAD_ID.fullmatch(outgoing.in_reply_to):
         message["In-Reply-To"] = outgoing.in_reply_to
         # The sender wrote these: keep the thread, not a copy of whatever they sent.
-        kept = [ref for ref in outgoing.references if len(ref) <= MAX_THREAD_ID]
+        kept = [ref for ref in outgoing.references if _THREAD_ID.fullmatch(ref)]
         message["References"] = " ".join((*kept[-MAX_REFERENCES:], outgoing.in_reply_to))
     if outgoing.public and identity.list_address:
         message["List-Id"] = identity.list_id

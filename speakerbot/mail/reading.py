@@ -36,7 +36,7 @@ from email import policy
 from email.header import decode_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
-from email.utils import collapse_rfc2231_value, parsedate_to_datetime
+from email.utils import collapse_rfc2231_value, getaddresses, parsedate_to_datetime
 from html import unescape
 
 __all__ = [
@@ -97,7 +97,8 @@ class InboundMail:
     docstring); it is empty when the message was not read. ``body`` is left out
     of ``repr`` because it may hold the Speaker's PASSWORD line.
     ``auth_results`` holds the Authentication-Results header values, topmost
-    first; ``date`` the Date header (None when missing or unreadable).
+    first; ``date`` the Date header (None when missing or unreadable);
+    ``recipients`` the lower-cased addresses of To and Cc.
     """
 
     sender: str | None
@@ -111,6 +112,7 @@ class InboundMail:
     problem: str | None
     auth_results: tuple[str, ...] = ()
     date: datetime | None = None
+    recipients: tuple[str, ...] = ()
 
 
 def can_acknowledge(mail: InboundMail) -> bool:
@@ -220,6 +222,8 @@ def _parse_sender(message: Message) -> tuple[str | None, str, str | None]:
     addr_spec = f"{username}@{domain}"
     if not username or not domain or not _ADDR_SPEC.fullmatch(addr_spec):
         return None, "", FROM_PROBLEM
+    if not addr_spec.isprintable():  # a NUL or a control character: no real address
+        return None, "", FROM_PROBLEM
     name = " ".join(str(address.display_name).split())
     return addr_spec.lower(), name, None
 
@@ -267,7 +271,19 @@ _UTF8_LABELS = frozenset(
 _UNSAFE_CODECS = frozenset({"punycode", "idna", "unicode-escape", "raw-unicode-escape"})
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Decode ``data`` labelled with ``charset``, never failing, never with a lone surrogate.
+
+    UTF-7 (and UTF-16 with odd bytes) can decode to lone surrogates, which no UTF-8 text,
+    JSON column or outgoing mail accepts: they become U+FFFD.
+    """
+    return _SURROGATE.sub("\ufffd", _decode_bytes(data, charset))
+
+
+def _decode_bytes(data: bytes, charset: str | None) -> str:
     """Decode ``data`` labelled with ``charset``, never failing.
 
     Order of attempts: a UTF-8 byte-order mark wins (UTF-8, mark removed); the
@@ -692,6 +708,18 @@ def _date(head: Message) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
+def _recipients(head: Message) -> tuple[str, ...]:
+    """Return the addresses of To and Cc, lower case (leniently: junk is skipped)."""
+    values = [_undo_8bit(v) for name in ("To", "Cc") for v in _header_values(head, name)]
+    if sum(len(v) for v in values) > _HEADER_LIMIT // 4:
+        return ()  # the address parser is slow on huge junk; such mail names nobody here
+    try:
+        pairs = getaddresses(values)
+    except Exception:
+        return ()
+    return tuple(address.lower() for _, address in pairs if "@" in address)
+
+
 def _too_large(size: int, max_bytes: int) -> str:
     return (
         f"This message is {_kilobytes(size)} long, more than the {_kilobytes(max_bytes)} the "
@@ -713,6 +741,7 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
     skipped = _skip_reason(head, sender, loop_token)
     auth_results = tuple(_header_values(head, "Authentication-Results"))
     date = _date(head)
+    recipients = _recipients(head)
     body = ""
 
     def done() -> InboundMail:
@@ -728,6 +757,7 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
             problem=problem,
             auth_results=auth_results,
             date=date,
+            recipients=recipients,
         )
 
     if len(raw) > max_bytes:

@@ -19,7 +19,7 @@ from email.header import Header, decode_header, make_header
 from email.parser import BytesParser
 
 from speakerbot.mail import language as lang
-from speakerbot.mail.reading import read_message
+from speakerbot.mail.reading import InboundMail, read_message
 
 __all__ = ["MASK", "Redacted", "literal_mask", "redact_message"]
 
@@ -45,13 +45,15 @@ class Redacted:
 
     ``raw``: the bytes to store (the received ones when nothing needed masking);
     ``verdict``: ``"right"`` or ``"wrong"`` for the message's PASSWORD line as the parser
-    reads it, None without one; ``sender`` and ``body_sha256`` identify a resent copy.
+    reads it, None without one; ``sender`` and ``body_sha256`` (of the Subject and the
+    text) identify a resent copy; ``mail`` is the message as the reader read it.
     """
 
     raw: bytes
     verdict: str | None
     sender: str | None
     body_sha256: str
+    mail: InboundMail
 
 
 def redact_message(raw: bytes, expected: str, *, max_bytes: int,
@@ -60,7 +62,7 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
     mail = read_message(raw, max_bytes=max_bytes)
     if mail.problem is not None:
         return Redacted(_unreadable(raw, expected), None, mail.sender,
-                        hashlib.sha256(raw).hexdigest())
+                        hashlib.sha256(raw).hexdigest(), mail)
     parsed = lang.parse_commands(mail.subject, mail.body, max_command_lines=max_command_lines)
     verdict = None
     if parsed.password is not None:
@@ -69,13 +71,14 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
         right = right and hmac.compare_digest(parsed.password.encode("utf-8", "replace"),
                                               expected.encode("utf-8", "replace"))
         verdict = RIGHT if right else WRONG
-    body_sha256 = hashlib.sha256(mail.body.encode("utf-8", "replace")).hexdigest()
+    body_sha256 = hashlib.sha256(f"{mail.subject}\n{mail.body}".encode("utf-8", "replace"))\
+        .hexdigest()
     body, changed = _mask_text(mail.body, expected)
     changed = changed or (bool(expected) and _secret_in_headers(raw, expected))
     if not changed:
         # The secret may still stand in a header or a part the reader does not read.
-        return Redacted(literal_mask(raw, expected), verdict, mail.sender, body_sha256)
-    return Redacted(_rebuild(raw, body, expected), verdict, mail.sender, body_sha256)
+        return Redacted(literal_mask(raw, expected), verdict, mail.sender, body_sha256, mail)
+    return Redacted(_rebuild(raw, body, expected), verdict, mail.sender, body_sha256, mail)
 
 
 def literal_mask(raw: bytes, expected: str) -> bytes:

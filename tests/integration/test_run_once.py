@@ -58,12 +58,13 @@ def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
         service.start_game()
         for n, address in enumerate(players):
             service.speaker_command(c.AddPlayer(settings.game.speaker, address, f"P{n}"))
-        service.receive(raw_mail(players[0], "PROPOSE: Tea", "Tea at four.\n", date=now), now,
-                        source="test")
+        service.receive(raw_mail(players[0], "PROPOSE: Tea", "Tea at four.\n", date=now,
+                                 to="game@once.test"), now, source="test")
         for n in range(999):
             voter = players[n % len(players)]
             body = "VOTE 301 FOR\n" + ("STATUS\n" if n % 5 == 0 else "")
-            service.receive(raw_mail(voter, f"vote {n}", body, date=now), now, source="test")
+            service.receive(raw_mail(voter, f"vote {n}", body, date=now, to="game@once.test"),
+                            now, source="test")
     result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
                              str(config)], capture_output=True, text=True, cwd=tmp_path,
                             env={**os.environ}, timeout=300)
@@ -72,5 +73,6 @@ def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
         summary = store.outbox_summary()
         assert summary.pending == 0 and summary.failed == 0
         assert not store.pending_inbound()
+        assert {row.status for row in store.list_inbound(limit=2000)} == {"processed"}
     # The distribution, and one reply per message (the daily reply limit aside).
     assert len(smtp_sink.messages) >= 1 + len(players) * 20

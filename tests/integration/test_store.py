@@ -288,8 +288,21 @@ def test_pending_inbound_in_order_of_reception(store: Store) -> None:
     assert row.processed_at is not None and row.processed_at.tzinfo is UTC
 
 
+def test_an_unauthenticated_message_waiting_for_a_retry_holds_back_no_deadline(
+        store: Store) -> None:
+    forged = store.store_inbound(message("forged"), T0, source="smtp",
+                                 intake=Intake(authenticated=False))
+    store.record_inbound_failure(forged.id, "boom", now=T0, delays=(30.0,))
+    assert store.earliest_pending() is None and store.retry_waiting() == []
+    real = store.store_inbound(message("real"), T0, source="smtp",
+                               intake=Intake(sender="a@x.test", authenticated=True))
+    store.record_inbound_failure(real.id, "boom", now=T0, delays=(30.0,))
+    assert store.earliest_pending() == T0
+    assert [(i, s) for i, s, _ in store.retry_waiting()] == [(real.id, "a@x.test")]
+
+
 def test_failures_lead_to_set_aside(store: Store) -> None:
-    stored = store.store_inbound(message(), T0, source="smtp")
+    stored = store.store_inbound(message(), T0, source="smtp", intake=Intake(authenticated=True))
     delays = (30.0, 60.0)
     first = store.record_inbound_failure(stored.id, "boom 1", now=T0, delays=delays)
     assert (first.status, first.attempts, first.error) == ("retry", 1, "boom 1")

@@ -100,25 +100,58 @@ def test_unauthenticated_mail_is_held_and_the_code_applies_it_at_the_confirmatio
 def test_a_code_releases_only_what_its_request_listed(game: MailGame) -> None:
     game.send(BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
     [first] = requests_to(game, BOB)
-    # A forger writes as Bob while his request is open: held behind it, not listed in it.
+    # A forger writes as Bob while his request is open: held, not listed in that request.
     forged = game.send(BOB, "bye", "FORFEIT\n", authenticated=False)
     assert game.store.inbound(forged.inbound_id).status == "held"
     assert len(requests_to(game, BOB)) == 1
     game.send(BOB, "yes", f"CONFIRM {code_of(first)}\n")
     state = game.service.state()
     assert ballot(game, BOB) == "FOR" and state.players[BOB].active
-    # What was held behind the request is listed in a new one, for Bob to see.
+    assert game.store.inbound(forged.inbound_id).status == "held"
+    # When the limit allows, what was held gets a request of its own, for Bob to see.
+    game.clock.now += timedelta(minutes=10)
+    game.service.tick()
     second = requests_to(game, BOB)[-1]
     assert second is not first and "FORFEIT" in second.body and "VOTE" not in second.body
+
+
+def test_a_forgery_does_not_lock_out_a_player_whose_mail_is_not_authenticated(
+        game: MailGame) -> None:
+    forged = game.send(BOB, "bye", "FORFEIT\n", authenticated=False)
+    [forged_request] = requests_to(game, BOB)
+    real = game.send(BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
+    game.clock.now += timedelta(minutes=10)
+    game.service.tick()
+    real_request = requests_to(game, BOB)[-1]
+    assert real_request is not forged_request and "VOTE 301 FOR" in real_request.body
+    assert "FORFEIT" not in real_request.body
+    game.send(BOB, "yes", f"CONFIRM {code_of(real_request)}\n", authenticated=False)
+    assert ballot(game, BOB) == "FOR" and game.service.state().players[BOB].active
+    assert game.store.inbound(real.inbound_id).status == "processed"
     assert game.store.inbound(forged.inbound_id).status == "held"
 
 
-def test_a_reply_to_the_request_confirms_it_and_its_own_command_applies(game: MailGame) -> None:
+def test_a_reply_confirms_only_with_the_code_in_it(game: MailGame) -> None:
     game.send(BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
     [request] = requests_to(game, BOB)
-    game.send(BOB, "Re: confirm", "VOTE 301 AGAINST\n", authenticated=False,
-              headers=[("In-Reply-To", str(request.header("Message-ID")))])
+    thread = [("In-Reply-To", str(request.header("Message-ID")))]
+    # "That was not me", without the code: nothing is confirmed.
+    game.send(BOB, "Re: confirm", "I did NOT send this!\n", authenticated=False,
+              headers=thread)
+    assert ballot(game, BOB) is None
+    # A reply that quotes the request, code and all, confirms it; its own command follows.
+    quoted = "\n".join("> " + line for line in request.body.splitlines())
+    game.send(BOB, "Re: confirm", f"VOTE 301 AGAINST\n\n{quoted}\n", authenticated=False,
+              headers=thread)
     assert ballot(game, BOB) == "AGAINST"  # the held FOR, then this AGAINST
+
+
+def test_a_request_quoted_without_marks_applies_nothing_twice(game: MailGame) -> None:
+    game.send(ALICE, "PROPOSE: Cake", "Cake on Sundays.\n", authenticated=False)
+    [request] = requests_to(game, ALICE)
+    game.send(ALICE, "Re: confirm", request.body, authenticated=False)
+    titles = [p.title for p in game.service.state().proposals.values()]
+    assert titles.count("Cake") == 1
 
 
 def test_a_players_mail_over_the_rate_limit_waits_for_a_request(game: MailGame) -> None:
@@ -225,12 +258,6 @@ def test_admin_needs_the_host_the_password_authentication_and_a_fresh_date(
         game: MailGame) -> None:
     assert "Done" in admin(game, f"ADMIN SCORE {BOB} +1 fair")
     assert score(game, BOB) == 1
-    # A copy of an old message, sent again: its Date is two days old.
-    stale = raw_mail(SPEAKER, "admin", f"PASSWORD {PASSWORD}\nADMIN SCORE {BOB} +1 replay\n",
-                     date=game.clock.now - timedelta(days=2))
-    game.service.receive(stale, game.clock.now, source="test")
-    game.process()
-    assert score(game, BOB) == 1
     # Unauthenticated: held, and the host confirms it from the real mailbox.
     assert admin(game, f"ADMIN SCORE {BOB} +1 held", authenticated=False) == ""
     assert score(game, BOB) == 1
@@ -238,6 +265,14 @@ def test_admin_needs_the_host_the_password_authentication_and_a_fresh_date(
     assert "ADMIN SCORE" in request.body and PASSWORD not in request.body
     game.send(SPEAKER, "yes", f"CONFIRM {code_of(request)}\n", authenticated=False)
     assert score(game, BOB) == 2
+    # A copy of an old signed message, sent again: its Date is two days old, so its
+    # signature vouches for nothing now; it is held like any unauthenticated mail.
+    stale = raw_mail(SPEAKER, "admin", f"PASSWORD {PASSWORD}\nADMIN SCORE {BOB} +1 replay\n",
+                     date=game.clock.now - timedelta(days=2))
+    replayed = game.service.receive(stale, game.clock.now, source="test")
+    game.process()
+    assert score(game, BOB) == 2
+    assert game.store.inbound(replayed.id).status == "held"
     # Another player, with the right password, is refused.
     sent = game.send(ALICE, "admin", f"PASSWORD {PASSWORD}\nADMIN SCORE {ALICE} +5 me\n")
     assert "Nothing in your message was done" in game.replies_to(sent.message_id)[0].body
@@ -298,3 +333,96 @@ def test_the_outbox_sends_the_games_public_mail_before_replies(game: MailGame) -
     assert all(kind not in ("reply", "confirm", "stranger", "notice", "limit")
                for kind in kinds[:first_reply])
     assert max(i for i, kind in enumerate(kinds) if kind == "announcement") < first_reply
+
+
+def test_hostile_headers_from_a_forger_neither_fail_nor_delay_the_owners_mail(
+        game: MailGame) -> None:
+    shapes = [
+        raw_mail(BOB, "x", "STATUS\n", authenticated=False).replace(
+            b"Subject: x", b"Subject: =?utf-7?q?+2AA-?="),
+        raw_mail(BOB, "x", "STATUS\n", authenticated=False,
+                 message_id="<x@evil.example>").replace(
+            b"Message-ID: <x@evil.example>", b"Message-ID: <x@e>\r <y@z>"),
+        raw_mail(BOB, "x", "VOTE 301 AGAINST\n", authenticated=False).replace(
+            b"Subject: x", b"Subject: =?utf-7?q?+2AA-?="),
+    ]
+    for raw in shapes:
+        game.service.receive(raw, game.clock.now, source="test")
+    assert {p.status for p in game.process()} <= {"processed", "held"}
+    game.send(BOB, "my vote", "VOTE 301 FOR\n")
+    assert ballot(game, BOB) == "FOR"
+
+
+def test_an_unauthenticated_message_that_keeps_failing_holds_back_nothing(
+        make_game: MakeGame, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = make_game(mechanics={"voting_period": "1d", "reminder_before": "none"})
+    game.send(BOB, "my vote", "VOTE 301 FOR\n")
+
+    def broken(*args: object, **kwargs: object) -> Any:
+        raise RuntimeError("the forger found a bug")
+
+    monkeypatch.setattr(game.service, "_hold", broken)
+    forged = game.send(CAROL, "x", "VOTE 301 AGAINST\n", authenticated=False)
+    assert game.store.inbound(forged.inbound_id).status == "retry"
+    # Carol's own authenticated mail is not held behind the forgery...
+    game.send(CAROL, "my vote", "VOTE 301 FOR\n")
+    assert ballot(game, CAROL) == "FOR"
+    # ...and the vote closes on time.
+    game.clock.now += timedelta(days=1, minutes=1)
+    game.service.tick()
+    assert game.service.state().proposals[301].closed_at is not None
+
+
+def test_a_copy_with_the_same_message_id_and_body_shadows_nothing_real(game: MailGame) -> None:
+    shared = "<shared@example.org>"
+    # The forger's copy, unauthenticated, reaches the game first; then the real one.
+    copy = raw_mail(BOB, "my vote", "VOTE 301 AGAINST\n", message_id=shared,
+                    authenticated=False)
+    game.service.receive(copy, game.clock.now, source="test")
+    game.process()
+    real = game.send(BOB, "my vote", "VOTE 301 AGAINST\n", message_id=shared)
+    assert game.store.inbound(real.inbound_id).status != "held"
+    assert ballot(game, BOB) == "AGAINST"
+    # Another subject over the same body and Message-ID is another message too.
+    other = game.send(BOB, "JUDGEMENT 12: maybe", "VOTE 301 AGAINST\n", message_id=shared)
+    assert other.inbound_id != real.inbound_id
+    # The same message delivered again by another route is still a duplicate.
+    again = game.service.receive(b"Received: by relay2\r\n" + real.raw, game.clock.now,
+                                 source="test")
+    assert again.duplicate and again.id == real.inbound_id
+
+
+def test_a_confirmation_received_in_time_counts_though_read_after_the_expiry(
+        game: MailGame) -> None:
+    game.send(BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
+    [request] = requests_to(game, BOB)
+    game.clock.now += timedelta(days=3) - timedelta(minutes=5)
+    game.receive(BOB, "yes", f"CONFIRM {code_of(request)}\n", authenticated=False,
+                 after=timedelta(0))
+    game.clock.now += timedelta(minutes=10)  # read only now, after the request's expiry
+    game.service.tick()
+    game.process()
+    assert ballot(game, BOB) == "FOR"
+
+
+def test_mail_from_the_games_own_address_or_list_is_never_a_player(make_game: MakeGame) -> None:
+    from tests.support.mailgame import GAME, LIST
+
+    game = make_game(list_address=LIST)
+    start = len(game.outbox())
+    for address in (GAME, LIST):
+        sent = game.send(address, "join", "JOIN Us\n" + "Let us in. " * 100,
+                         authenticated=False)
+        assert game.store.inbound(sent.inbound_id).status == "skipped"
+    assert new_mail(game, start) == []
+    assert GAME not in game.service.state().players and LIST not in game.service.state().players
+
+
+def test_signed_mail_to_someone_else_or_long_ago_is_not_believed(game: MailGame) -> None:
+    to_bob = game.send(ALICE, "for your eyes", "VOTE 301 FOR\n", to=BOB)
+    assert game.store.inbound(to_bob.inbound_id).status == "held"
+    old = raw_mail(ALICE, "vote", "VOTE 301 FOR\n", date=game.clock.now - timedelta(days=30))
+    stored = game.service.receive(old, game.clock.now, source="test")
+    game.process()
+    assert game.store.inbound(stored.id).status == "held"
+    assert ballot(game, ALICE) is None

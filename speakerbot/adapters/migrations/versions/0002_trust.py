@@ -44,6 +44,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column("password_verdict", sa.String(length=8), nullable=True))
         batch.add_column(sa.Column("retry_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("oversized", sa.BigInteger(), nullable=True))
+        batch.add_column(sa.Column("size", sa.BigInteger(), nullable=True))
+        batch.add_column(sa.Column("authenticated", sa.Boolean(), nullable=True))
         batch.add_column(sa.Column("confirmation_id", sa.Integer(), nullable=True))
         batch.create_foreign_key(op.f("fk_inbound_confirmation_id_confirmations"),
                                  "confirmations", ["confirmation_id"], ["id"])
@@ -70,7 +72,8 @@ def downgrade() -> None:
         batch.drop_index(op.f("ix_inbound_message_id"))
         batch.drop_constraint(op.f("fk_inbound_confirmation_id_confirmations"),
                               type_="foreignkey")
-        for column in ("confirmation_id", "oversized", "retry_at", "password_verdict",
+        for column in ("authenticated", "size", "confirmation_id", "oversized", "retry_at",
+                       "password_verdict",
                        "body_sha256", "sender"):
             batch.drop_column(column)
         batch.create_unique_constraint("uq_inbound_message_id", ["message_id"])
