@@ -12,7 +12,7 @@ import logging
 import os
 import random
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -151,7 +151,20 @@ class Daemon:
         return sent
 
     def _send_batch(self, tried: set[int]) -> tuple[int, bool]:
-        """Send one batch; return how many went, and whether the server asked us to stop."""
+        """Send one batch; return how many went, and whether the server asked us to stop.
+
+        Messages the server took are marked sent together, in one transaction, at the end
+        of the batch (a crash before that resends them, with their Message-IDs, as a crash
+        right after one message always could).
+        """
+        done: list[tuple[int, Mapping[str, str] | None]] = []
+        try:
+            return self._send_rows(tried, done)
+        finally:
+            self.store.mark_sent_many(done, self.clock())
+
+    def _send_rows(self, tried: set[int],
+                   done: list[tuple[int, Mapping[str, str] | None]]) -> tuple[int, bool]:
         sent = 0
         now = self.clock()
         for row in self.store.due_outbox(now, limit=50 + len(tried)):
@@ -175,7 +188,7 @@ class Daemon:
             crashpoint("after-smtp")
             if result.deferred and self._given_up(row.created_at, now):
                 gave_up = {rcpt: f"given up: {answer}" for rcpt, answer in result.deferred.items()}
-                self.store.mark_sent(row.id, now, {**result.refused, **gave_up})
+                done.append((row.id, {**result.refused, **gave_up}))
             elif result.deferred:
                 # The others have it; only the deferred recipients are tried again.
                 delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
@@ -185,7 +198,7 @@ class Daemon:
                                       refused=result.refused or None,
                                       only=tuple(result.deferred))
             else:
-                self.store.mark_sent(row.id, now, result.refused or None)
+                done.append((row.id, result.refused or None))
             sent += 1
         return sent, False
 

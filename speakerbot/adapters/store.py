@@ -1216,6 +1216,28 @@ class Store:
             row.sent_at = now
             self._add_refused(row, refused)
 
+    def mark_sent_many(
+        self, sent: Sequence[tuple[int, Mapping[str, str] | None]], now: datetime
+    ) -> None:
+        """Record several pending messages as sent, in one transaction (see ``mark_sent``).
+
+        A message no longer pending is left as it is (another sender marked it).
+        """
+        _aware(now, "now")
+        if not sent:
+            return
+        with self.transaction() as session:
+            ids = [outbox_id for outbox_id, _ in sent]
+            rows = {row.id: row for row in session.scalars(
+                select(Outbox).where(Outbox.id.in_(ids)).with_for_update())}
+            for outbox_id, refused in sent:
+                row = rows.get(outbox_id)
+                if row is None or row.status != "pending":
+                    continue
+                row.status = "sent"
+                row.sent_at = now
+                self._add_refused(row, refused)
+
     def mark_retry(
         self,
         outbox_id: int,
