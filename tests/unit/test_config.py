@@ -609,3 +609,65 @@ def test_the_documentation_names_every_key_and_mechanic() -> None:
     for variable in ("SPEAKERBOT_CONFIG", "SPEAKERBOT_ADMIN_PASSWORD", "SPEAKERBOT_IMAP_PASSWORD",
                      "SPEAKERBOT_SMTP_PASSWORD", "SPEAKERBOT_DATABASE_URL"):
         assert variable in docs
+
+
+# [auth], the new [limits], [smtp] give_up_after and allow_plaintext.
+
+
+def test_auth_defaults_are_the_safe_ones() -> None:
+    auth = parse(minimal()).auth
+    assert (auth.require, auth.authserv_id, auth.unauthenticated) == ("dmarc", (), "confirm")
+    assert auth.confirm_within == 3 * 86400
+
+
+def test_auth_values_are_read_and_checked() -> None:
+    data = minimal()
+    data["auth"] = {"require": "NONE", "authserv_id": "MX.Example.org",
+                    "unauthenticated": "refuse", "confirm_within": "1d"}
+    auth = parse(data).auth
+    assert (auth.require, auth.authserv_id, auth.unauthenticated, auth.confirm_within) == (
+        "none", ("mx.example.org",), "refuse", 86400)
+    for key, value, words in (("require", "dkim", "expected one of dmarc, none"),
+                              ("unauthenticated", 1, "expected one of confirm, refuse"),
+                              ("authserv_id", ["mx.example.org; dmarc=pass"], "host names"),
+                              ("authserv_id", [""], "host names"),
+                              ("confirm_within", "1s", "from 1m to 30d"),
+                              ("trust", "yes", "unknown key")):
+        data = minimal()
+        data["auth"] = {key: value}
+        error = refused(data)
+        assert error.key == f"[auth] {key}" and words in str(error), (key, str(error))
+
+
+def test_new_limits_and_the_outbox_give_up_time() -> None:
+    data = minimal()
+    data["limits"] = {"proposals_per_message": 2, "proposals_per_day": 9}
+    data["smtp"] = {"host": "127.0.0.1", "security": "none", "give_up_after": "2d"}
+    settings = parse(data)
+    assert (settings.limits.proposals_per_message, settings.limits.proposals_per_day) == (2, 9)
+    assert settings.smtp is not None and settings.smtp.give_up_after == 2 * 86400
+    data["limits"] = {"proposals_per_message": 0}
+    assert refused(data).key == "[limits] proposals_per_message"
+    data = minimal()
+    data["smtp"] = {"host": "127.0.0.1", "give_up_after": 5}
+    assert refused(data).key == "[smtp] give_up_after"
+
+
+def test_a_password_in_clear_to_another_machine_is_refused_unless_allowed() -> None:
+    for section, table in (("imap", {"host": "mail.example.org", "password": IMAP}),
+                           ("smtp", {"host": "mail.example.org", "password": SMTP,
+                                     "username": "u"})):
+        data = minimal()
+        data[section] = {**table, "security": "none"}
+        error = refused(data)
+        assert error.key == f"[{section}] security" and "allow_plaintext" in str(error)
+        data[section]["allow_plaintext"] = True
+        assert getattr(parse(data), section).allow_plaintext is True
+        for host in ("127.0.0.1", "localhost", "::1", "127.9.9.9"):
+            data = minimal()
+            data[section] = {**table, "security": "none", "host": host}
+            assert getattr(parse(data), section).security == "none"
+    # Sending without a login to a relay in clear is no password in clear: allowed.
+    data = minimal()
+    data["smtp"] = {"host": "relay.example.org", "security": "none"}
+    assert parse(data).smtp is not None
