@@ -376,7 +376,7 @@ class GameService:
         quoted = [code.lower() for code in _CODE_ANYWHERE.findall(mail.body)]
         for token in dict.fromkeys([*typed, *quoted]):
             found = self.store.find_confirmation(
-                session, token_sha256=hashlib.sha256(token.encode()).hexdigest())
+                session, hashlib.sha256(token.encode()).hexdigest())
             if found is None or found.address != sender:
                 continue
             if found.status != "open" or found.expires_at <= row.received_at:

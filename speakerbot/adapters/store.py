@@ -1056,16 +1056,10 @@ class Store:
         ).first()
         return None if row is None else _confirmation_row(row)
 
-    def find_confirmation(self, session: Session, *, token_sha256: str | None = None,
-                          request_message_id: str | None = None) -> ConfirmationRow | None:
-        """Find a request by its token's hash or by the Message-ID of the request mail."""
-        if token_sha256 is not None:
-            where = Confirmation.token_sha256 == token_sha256
-        elif request_message_id is not None:
-            where = Confirmation.request_message_id == request_message_id
-        else:
-            return None
-        row = session.scalars(select(Confirmation).where(where)).first()
+    def find_confirmation(self, session: Session, token_sha256: str) -> ConfirmationRow | None:
+        """Find a request by its code's hash."""
+        row = session.scalars(select(Confirmation).where(
+            Confirmation.token_sha256 == token_sha256)).first()
         return None if row is None else _confirmation_row(row)
 
     def confirmations_since(self, session: Session, address: str, since: datetime) -> int:
