@@ -117,6 +117,9 @@ def tick(
     _require_aware(now)
     if not state.started or state.ended:
         return state, []
+    due = _earliest_due(state)
+    if due is None or due[0] > now:
+        return state, []  # nothing to do: no copy (every message ticks first)
     work = copy.deepcopy(state)
     play = _Play(work, now, rng)
     for _ in range(100_000):
