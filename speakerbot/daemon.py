@@ -91,20 +91,19 @@ class Daemon:
         """Store and process what IMAP fetched; return the UIDs that are safely done."""
         stored = {}
         for message in messages:
-            row = self.store.find_inbound_by_uid(message.uidvalidity, message.uid)
-            if row is None:
-                result = self.service.receive(message.raw, message.internaldate, source="imap",
-                                              uidvalidity=message.uidvalidity, uid=message.uid,
-                                              oversized=message.oversized)
-                stored[message.uid] = result.id
-            else:
-                stored[message.uid] = row.id
+            # A message offered again (after a crash or a reconnect) is recognised by its
+            # UID inside receive(), which stores it once.
+            result = self.service.receive(message.raw, message.internaldate, source="imap",
+                                          uidvalidity=message.uidvalidity, uid=message.uid,
+                                          oversized=message.oversized)
+            stored[message.uid] = result.id
         if messages:
             crashpoint("after-fetch")
             self.service.process_pending()
             self.wake.set()
+        statuses = self.store.inbound_statuses(list(stored.values()))
         done = [uid for uid, inbound_id in stored.items()
-                if self.store.inbound(inbound_id).status in DONE]
+                if statuses.get(inbound_id) in DONE]
         if done:
             crashpoint("after-commit")
         return done

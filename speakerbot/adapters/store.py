@@ -942,6 +942,14 @@ class Store:
                     (Inbound.status == "retry") & Inbound.authenticated.is_(True)))
             )
 
+    def inbound_statuses(self, ids: Sequence[int]) -> dict[int, str]:
+        """Return the status of each stored message named (one query, no message bytes)."""
+        if not ids:
+            return {}
+        with self._reading() as session:
+            return {i: status for i, status in session.execute(
+                select(Inbound.id, Inbound.status).where(Inbound.id.in_(list(ids))))}
+
     def find_inbound_by_uid(self, uidvalidity: int, uid: int) -> InboundRow | None:
         """Return the message stored from this IMAP UID, if any."""
         with self._reading() as session:
