@@ -24,7 +24,7 @@ from speakerbot.adapters.lmtp import LmtpServer
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings, backoff
 from speakerbot.config import Settings
 from speakerbot.faults import crashpoint
-from speakerbot.service import GameService
+from speakerbot.service import GameService, Received
 
 log = logging.getLogger("speakerbot.daemon")
 
@@ -89,14 +89,12 @@ class Daemon:
 
     def deliver_imap(self, messages: list[FetchedMessage]) -> Iterable[int]:
         """Store and process what IMAP fetched; return the UIDs that are safely done."""
-        stored = {}
-        for message in messages:
-            # A message offered again (after a crash or a reconnect) is recognised by its
-            # UID inside receive(), which stores it once.
-            result = self.service.receive(message.raw, message.internaldate, source="imap",
-                                          uidvalidity=message.uidvalidity, uid=message.uid,
-                                          oversized=message.oversized)
-            stored[message.uid] = result.id
+        # One transaction for the batch. A message offered again (after a crash or a
+        # reconnect) is recognised by its UID there, and stored once.
+        results = self.service.receive_many([
+            Received(m.raw, m.internaldate, "imap", m.uidvalidity, m.uid, m.oversized)
+            for m in messages])
+        stored = {m.uid: result.id for m, result in zip(messages, results, strict=True)}
         if messages:
             crashpoint("after-fetch")
             self.service.process_pending()

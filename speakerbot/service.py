@@ -21,6 +21,7 @@ from typing import Any
 
 from speakerbot.adapters.store import (
     ConfirmationRow,
+    InboundItem,
     InboundRow,
     Intake,
     OutgoingMail,
@@ -56,6 +57,18 @@ log = logging.getLogger("speakerbot.service")
 
 class ServiceError(Exception):
     """Something the operator must fix (no game yet, a game already there...)."""
+
+
+@dataclass(frozen=True)
+class Received:
+    """A message as an inbound adapter hands it over, before intake reads it."""
+
+    raw: bytes
+    received_at: datetime
+    source: str
+    uidvalidity: int | None = None
+    uid: int | None = None
+    oversized: int | None = None
 
 
 @dataclass(frozen=True)
@@ -192,34 +205,61 @@ class GameService:
         so that no message can stop the mail behind it. ``oversized``: the message's size,
         when only its headers were fetched because it is over the size limit.
         """
+        [stored] = self.receive_many([Received(raw, received_at, source, uidvalidity, uid,
+                                               oversized)])
+        return stored
+
+    def receive_many(self, messages: Sequence[Received]) -> list[StoredInbound]:
+        """Store several messages as ``receive`` does, in one transaction (an IMAP batch).
+
+        Should the batch fail to store, each message is stored on its own, so that one
+        bad message costs only itself.
+        """
+        items = [self._intake(message) for message in messages]
+        try:
+            return self.store.store_inbound_many(items)
+        except Exception:
+            if len(items) == 1 and items[0].set_aside is not None:
+                raise  # already the plainest form: the database itself is failing
+            log.exception("storing %d message(s) failed; each is stored on its own",
+                          len(items))
+        return [self._store_alone(item) for item in items]
+
+    def _intake(self, message: Received) -> InboundItem:
+        """Read a message once at intake: its password's verdict, sender and authentication."""
+        raw = message.raw
         received_sha256 = hashlib.sha256(raw).hexdigest()
         try:
             redacted = redact_message(raw, self.settings.game.admin_password,
                                       max_bytes=self.settings.limits.max_message_size,
                                       max_command_lines=self.settings.limits.max_command_lines)
-            verdict = self._authenticate(redacted.mail, received_at)
+            verdict = self._authenticate(redacted.mail, message.received_at)
             intake = Intake(_printable(redacted.sender), redacted.body_sha256, redacted.verdict,
-                            oversized, received_sha256, len(raw), verdict.authenticated)
+                            message.oversized, received_sha256, len(raw),
+                            verdict.authenticated)
             stored, error = redacted.raw, None
         except Exception as failure:
             log.exception("reading a message at intake failed; it is stored set aside")
-            intake = Intake(oversized=oversized, received_sha256=received_sha256,
+            intake = Intake(oversized=message.oversized, received_sha256=received_sha256,
                             size=len(raw))
             stored = literal_mask(raw, self.settings.game.admin_password)
             error = f"intake: {_describe(failure)}"
+        return InboundItem(stored, message.received_at, message.source, message.uidvalidity,
+                           message.uid, intake, error)
+
+    def _store_alone(self, item: InboundItem) -> StoredInbound:
+        """Store one message; if even that fails, store it set aside in its plainest form."""
         try:
-            return self.store.store_inbound(stored, received_at, source=source,
-                                            uidvalidity=uidvalidity, uid=uid, intake=intake,
-                                            set_aside=error)
+            return self.store.store_inbound_many([item])[0]
         except Exception as failure:
-            if error is not None:
+            if item.set_aside is not None:
                 raise  # already the plainest form: the database itself is failing
             log.exception("storing a message failed; it is stored set aside")
-            return self.store.store_inbound(
-                stored, received_at, source=source, uidvalidity=uidvalidity, uid=uid,
-                intake=Intake(oversized=oversized, received_sha256=received_sha256,
-                              size=len(raw)),
-                set_aside=f"store: {_describe(failure)}")
+            intake = item.intake or Intake()
+            plain = Intake(oversized=intake.oversized, received_sha256=intake.received_sha256,
+                           size=intake.size)
+            return self.store.store_inbound_many([dataclasses.replace(
+                item, intake=plain, set_aside=f"store: {_describe(failure)}")])[0]
 
     def process_pending(self) -> list[Processed]:
         """Process every stored message that is due, in the order received.

@@ -83,6 +83,7 @@ __all__ = [
     "ConfirmationRow",
     "Event",
     "Inbound",
+    "InboundItem",
     "InboundRow",
     "Intake",
     "Meta",
@@ -343,6 +344,19 @@ class Intake:
     """The size of the message as received."""
     authenticated: bool | None = None
     """Whether the sender was authenticated; a copy is a duplicate only if this agrees."""
+
+
+@dataclass(frozen=True)
+class InboundItem:
+    """One received message to store, with what intake read in it."""
+
+    raw: bytes
+    received_at: datetime
+    source: str
+    uidvalidity: int | None = None
+    uid: int | None = None
+    intake: Intake | None = None
+    set_aside: str | None = None
 
 
 @dataclass(frozen=True)
@@ -795,29 +809,40 @@ class Store:
 
         A message is a duplicate by content, never by a name anyone can copy: the same
         bytes as received, the same ``(uidvalidity, uid)``, or the same Message-ID with the
-        same sender and the same body (``intake.body_sha256``). A Message-ID shared with a
-        different sender or body is a new message. ``set_aside``: store it set aside with
-        this error (intake could not read it). Safe against another process or thread
-        storing the same message at the same time.
+        same sender, the same body (``intake.body_sha256``) and the same authentication
+        verdict. A Message-ID shared with a different sender or body is a new message.
+        ``set_aside``: store it set aside with this error (intake could not read it). Safe
+        against another process or thread storing the same message at the same time.
         """
-        _aware(received_at, "received_at")
+        [stored] = self.store_inbound_many([InboundItem(raw, received_at, source, uidvalidity,
+                                                        uid, intake, set_aside)])
+        return stored
+
+    def store_inbound_many(self, items: Sequence[InboundItem]) -> list[StoredInbound]:
+        """Store several received messages in one transaction (see ``store_inbound``)."""
+        with self.transaction() as session:
+            return [self._store_one(session, item) for item in items]
+
+    def _store_one(self, session: Session, item: InboundItem) -> StoredInbound:
+        _aware(item.received_at, "received_at")
+        uidvalidity, uid = item.uidvalidity, item.uid
         if (uidvalidity is None) != (uid is None):
             raise ValueError("give both uidvalidity and uid, or neither")
-        raw = bytes(raw)
-        intake = intake or Intake()
+        raw = bytes(item.raw)
+        intake = item.intake or Intake()
         digest = intake.received_sha256 or hashlib.sha256(raw).hexdigest()
         message_id = message_id_of(raw) or f"<{digest}@speakerbot.invalid>"
         values = {
             "message_id": message_id,
             "sha256": digest,
-            "source": source,
+            "source": item.source,
             "uidvalidity": uidvalidity,
             "uid": uid,
-            "received_at": received_at,
+            "received_at": item.received_at,
             "raw": raw,
-            "status": "set_aside" if set_aside is not None else "new",
+            "status": "set_aside" if item.set_aside is not None else "new",
             "attempts": 0,
-            "error": set_aside,
+            "error": item.set_aside,
             "note": "",
             "processed_at": None,
             "sender": intake.sender,
@@ -839,19 +864,18 @@ class Store:
                         & (Inbound.authenticated.is_(intake.authenticated)))
         # Write transactions run one at a time, so nothing can slip in between the look-up
         # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
-        with self.transaction() as session:
-            found = session.execute(
-                select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
-            ).first()
-            if found is not None:
-                return StoredInbound(id=found[0], duplicate=True, status=found[1])
-            insert = self._insert_ignoring_conflicts(Inbound, values)
-            new_id = session.execute(insert.returning(Inbound.id)).scalar_one_or_none()
-            if new_id is not None:
-                return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
-            found = session.execute(
-                select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
-            ).first()
+        found = session.execute(
+            select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
+        ).first()
+        if found is not None:
+            return StoredInbound(id=found[0], duplicate=True, status=found[1])
+        insert = self._insert_ignoring_conflicts(Inbound, values)
+        new_id = session.execute(insert.returning(Inbound.id)).scalar_one_or_none()
+        if new_id is not None:
+            return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
+        found = session.execute(
+            select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
+        ).first()
         if found is None:
             raise RuntimeError("inbound message neither stored nor found: unique key mismatch")
         return StoredInbound(id=found[0], duplicate=True, status=found[1])
