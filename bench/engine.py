@@ -69,7 +69,7 @@ def main() -> None:
     print(f"played in {played:.2f} s")
     print(f"apply(ballot): median {1000 * ballot_times[len(ballot_times) // 2]:.2f} ms, "
           f"p99 {1000 * ballot_times[int(len(ballot_times) * 0.99)]:.2f} ms, "
-          f"last {1000 * ballot_times[-1]:.2f} ms (the state grows as the game goes on)")
+          f"slowest {1000 * ballot_times[-1]:.2f} ms (a garbage collection may fall in it)")
     print(f"replay: {replay_s * 1000:.1f} ms ({1e6 * replay_s / len(record):.1f} us/event)")
     print(f"JSON round trip of the record: {codec_s * 1000:.1f} ms")
 

@@ -118,6 +118,13 @@ class Rule:
     mutable: bool
     history: list[RuleChange] = field(default_factory=list)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Rule:
+        # Its history entries are frozen and may be shared: only the list is new. (The
+        # generic deepcopy walked every field of every rule, twice a message.)
+        copied = Rule(self.number, self.text, self.mutable, list(self.history))
+        memo[id(self)] = copied
+        return copied
+
 
 @dataclass
 class Player:
@@ -128,6 +135,12 @@ class Player:
     role: Role
     score: Decimal = Decimal(0)
     active: bool = True
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Player:
+        # Every field is immutable: a shallow copy is a deep one.
+        copied = Player(self.address, self.name, self.role, self.score, self.active)
+        memo[id(self)] = copied
+        return copied
 
 
 @dataclass(frozen=True)
