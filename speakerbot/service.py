@@ -45,7 +45,13 @@ from speakerbot.mail.outgoing import (
     message_id_for,
     when,
 )
-from speakerbot.mail.reading import NEVER_ANSWER, InboundMail, can_acknowledge, read_message
+from speakerbot.mail.reading import (
+    NEVER_ANSWER,
+    InboundMail,
+    can_acknowledge,
+    kilobytes,
+    read_message,
+)
 from speakerbot.mail.redaction import RIGHT, WRONG, literal_mask, redact_message
 from speakerbot.mail.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.mail.translate import DigestRequest, Query, translate
@@ -295,8 +301,7 @@ class GameService:
                 return Processed(row.id, failed.status, False)
 
     def _process(self, row: InboundRow) -> Processed:
-        mail = read_message(row.raw, max_bytes=self.settings.limits.max_message_size,
-                            loop_token=self.identity.loop_token)
+        mail = self._read(row)
         received = row.received_at
         with self._transaction() as session:
             start = self.state(session)
@@ -441,6 +446,8 @@ class GameService:
 
     def ask_waiting(self) -> None:
         """Send the requests for confirmation that waited for the rate limit."""
+        if not self.store.held_waiting():
+            return  # looked at without a write transaction: every tick comes here
         with self.lock, self._transaction() as session:
             now = self.clock()
             waiting = self.store.held_waiting(session)
@@ -560,8 +567,8 @@ class GameService:
         if not self._is_known(batch.state, mail.sender or "") or not can_acknowledge(mail):
             return
         body = self.replies.renderer.render(
-            "too_large.txt", subject=_quoted(mail.subject), size=_kilobytes(row.oversized or 0),
-            limit=_kilobytes(self.settings.limits.max_message_size))
+            "too_large.txt", subject=_quoted(mail.subject), size=kilobytes(row.oversized or 0),
+            limit=kilobytes(self.settings.limits.max_message_size))
         batch.outgoing += self._limited_reply(batch.session, mail, body, row)
 
     # --- applying ---
@@ -731,6 +738,12 @@ class GameService:
 
     def _tell_host_set_aside(self) -> None:
         """Tell the host about set-aside mail: at most one notice an hour, listing them."""
+        # Looked at first without a write transaction: every tick comes here.
+        last = self.store.get_meta("aside_notice_at")
+        if last and datetime.fromisoformat(last) > self.clock() - timedelta(hours=1):
+            return
+        if not self.store.set_aside_since(int(self.store.get_meta("aside_notified_id") or 0)):
+            return
         with self._transaction() as session:
             now = self.clock()
             last = self.store.get_meta("aside_notice_at", session)
@@ -863,10 +876,6 @@ def _quoted(subject: str) -> str:
     """Quote a subject as a reply names it: in quotes, cut short (it is the sender's text)."""
     text = " ".join(subject.split()) or "(no subject)"
     return f"\"{text if len(text) <= 60 else text[:57] + '...'}\""
-
-
-def _kilobytes(size: int) -> str:
-    return f"{(size + 1023) // 1024} KB"
 
 
 def _raise_rejection(events: Sequence[e.Event]) -> None:

@@ -1059,12 +1059,13 @@ class Store:
             .order_by(Inbound.received_at, Inbound.id))
         return [_inbound_row(row) for row in rows]
 
-    def held_waiting(self, session: Session) -> list[InboundRow]:
+    def held_waiting(self, session: Session | None = None) -> list[InboundRow]:
         """Return the messages held with no request yet (it waited for the rate limit)."""
-        rows = session.scalars(select(Inbound).where(
-            Inbound.status == "held", Inbound.confirmation_id.is_(None))
-            .order_by(Inbound.received_at, Inbound.id))
-        return [_inbound_row(row) for row in rows]
+        with self._reading(session) as reading:
+            rows = reading.scalars(select(Inbound).where(
+                Inbound.status == "held", Inbound.confirmation_id.is_(None))
+                .order_by(Inbound.received_at, Inbound.id))
+            return [_inbound_row(row) for row in rows]
 
     def add_confirmation(self, session: Session, *, address: str, token_sha256: str,
                          request_message_id: str, created_at: datetime,

@@ -51,6 +51,7 @@ __all__ = [
     "can_acknowledge",
     "decode_bytes",
     "html_to_text",
+    "kilobytes",
     "read_message",
     "unflow",
 ]
@@ -722,12 +723,13 @@ def _recipients(head: Message) -> tuple[str, ...]:
 
 def _too_large(size: int, max_bytes: int) -> str:
     return (
-        f"This message is {_kilobytes(size)} long, more than the {_kilobytes(max_bytes)} the "
+        f"This message is {kilobytes(size)} long, more than the {kilobytes(max_bytes)} the "
         "Speaker reads. Send your commands again without attachments, pictures or quoted history."
     )
 
 
-def _kilobytes(size: int) -> str:
+def kilobytes(size: int) -> str:
+    """Write a size in bytes as whole kilobytes, rounded up: ``"257 KB"``."""
     return f"{(size + 1023) // 1024} KB"
 
 
