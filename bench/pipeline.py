@@ -32,9 +32,9 @@ from imapclient import IMAPClient  # type: ignore[import-untyped,unused-ignore]
 
 from speakerbot.adapters.store import Store
 from speakerbot.config import Settings, parse_settings
-from speakerbot.daemon import Daemon
 from speakerbot.engine import commands as c
-from speakerbot.service import GameService
+from speakerbot.entrypoints.daemon import Daemon
+from speakerbot.service.core import GameService
 from tests.support.dovecot import DovecotServer
 from tests.support.smtp_sink import SmtpSink
 

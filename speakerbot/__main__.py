@@ -1,5 +1,5 @@
 """Run the command line as ``python -m speakerbot``."""
 
-from speakerbot.cli import main
+from speakerbot.entrypoints.cli import main
 
 raise SystemExit(main())

@@ -26,7 +26,7 @@ from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from speakerbot.durations import format_duration, parse_duration
+from speakerbot.engine.durations import format_duration, parse_duration
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.presets import preset_names
 

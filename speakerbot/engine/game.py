@@ -17,9 +17,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Protocol
 
-from speakerbot.durations import format_duration
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.durations import format_duration
 from speakerbot.engine.mechanics import (
     PARAMETERS,
     Adoption,

@@ -15,7 +15,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from speakerbot.durations import format_duration, parse_duration
+from speakerbot.engine.durations import format_duration, parse_duration
 
 
 class Flow(StrEnum):

@@ -2,10 +2,10 @@
 
 This package is pure: no network, no database, no game engine.
 
-- :mod:`speakerbot.mail.reading` turns the raw bytes of one message into an
-  :class:`~speakerbot.mail.reading.InboundMail` (sender, subject, plain-text body,
+- :mod:`speakerbot.mail.inbound.reading` turns the raw bytes of one message into an
+  :class:`~speakerbot.mail.inbound.reading.InboundMail` (sender, subject, plain-text body,
   and whether the message is skipped or cannot be read);
-- :mod:`speakerbot.mail.language` reads the command language from a Subject and a
-  plain-text body into a :class:`~speakerbot.mail.language.ParseResult`;
-- :mod:`speakerbot.mail.parse_json` joins the two for ``speakerbot parse FILE``.
+- :mod:`speakerbot.mail.inbound.language` reads the command language from a Subject and a
+  plain-text body into a :class:`~speakerbot.mail.inbound.language.ParseResult`;
+- :mod:`speakerbot.mail.inbound.parse_json` joins the two for ``speakerbot parse FILE``.
 """

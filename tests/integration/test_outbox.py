@@ -12,7 +12,7 @@ import pytest
 
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.config import SmtpConfig
-from speakerbot.daemon import Daemon
+from speakerbot.entrypoints.daemon import Daemon
 from tests.support.mailgame import ALICE, BOB, CAROL, MailGame
 from tests.support.smtp_sink import SmtpSink
 

@@ -20,9 +20,9 @@ import pytest
 
 from speakerbot.engine import commands as c
 from speakerbot.engine.model import Choice
-from speakerbot.mail import language as lang
-from speakerbot.mail.outgoing import Renderer
-from speakerbot.service import GameService
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.outbound.compose import Renderer
+from speakerbot.service.core import GameService
 from tests.support.mailgame import (
     ALICE,
     BOB,

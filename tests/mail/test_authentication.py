@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from speakerbot.mail.authentication import Authentication, AuthPolicy, authenticate
+from speakerbot.mail.inbound.authentication import Authentication, AuthPolicy, authenticate
 
 MX = "mx.example.org"
 POLICY = AuthPolicy("dmarc", (MX,))

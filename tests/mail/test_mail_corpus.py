@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from speakerbot.mail.parse_json import parse_to_json
+from speakerbot.mail.inbound.parse_json import parse_to_json
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 LOOP_TOKEN = "nomic@example.org"  # the game's X-Loop value the corpus assumes

@@ -1,4 +1,4 @@
-"""Table-driven tests of the command language (speakerbot.mail.language.parse_commands)."""
+"""Table-driven tests of the command language (speakerbot.mail.inbound.language.parse_commands)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from speakerbot.mail.language import (
+from speakerbot.mail.inbound.language import (
     ADMIN_ACTIONS,
     COMMANDS,
     MAX_COMMAND_LINES,
@@ -984,7 +984,7 @@ def test_help_lists_every_command_and_action() -> None:
 
 @pytest.mark.parametrize("spec", [s for s in COMMANDS if s.example], ids=lambda s: s.verb)
 def test_every_example_in_the_table_parses(spec: object) -> None:
-    from speakerbot.mail.language import CommandSpec
+    from speakerbot.mail.inbound.language import CommandSpec
 
     assert isinstance(spec, CommandSpec)
     body = spec.example + ("\ntext\nEND PROPOSE" if spec.verb == "PROPOSE" else "")
@@ -995,7 +995,7 @@ def test_every_example_in_the_table_parses(spec: object) -> None:
 
 @pytest.mark.parametrize("spec", [s for s in COMMANDS if s.bare], ids=lambda s: s.verb)
 def test_every_bare_command_parses_alone(spec: object) -> None:
-    from speakerbot.mail.language import CommandSpec
+    from speakerbot.mail.inbound.language import CommandSpec
 
     assert isinstance(spec, CommandSpec)
     result = parse_commands("", spec.verb.lower())
@@ -1017,7 +1017,7 @@ def _osa_distance(a: str, b: str) -> int:
 def test_one_edit_agrees_with_damerau_levenshtein() -> None:
     from itertools import product
 
-    from speakerbot.mail.language import _one_edit
+    from speakerbot.mail.inbound.language import _one_edit
 
     words = ["".join(letters) for size in range(5) for letters in product("abc", repeat=size)]
     for a in words:
@@ -1026,7 +1026,13 @@ def test_one_edit_agrees_with_damerau_levenshtein() -> None:
 
 
 def test_enumerations_survive_the_password_scrub() -> None:
-    from speakerbot.mail.language import AdminRule, Choice, ClauseKind, Judgement, JudgementValue
+    from speakerbot.mail.inbound.language import (
+        AdminRule,
+        Choice,
+        ClauseKind,
+        Judgement,
+        JudgementValue,
+    )
 
     result = parse_commands(
         "",

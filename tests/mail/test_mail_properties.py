@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from speakerbot.mail.language import parse_commands
-from speakerbot.mail.parse_json import parse_to_json
-from speakerbot.mail.reading import MAX_DEPTH, MAX_PARTS, read_message
+from speakerbot.mail.inbound.language import parse_commands
+from speakerbot.mail.inbound.parse_json import parse_to_json
+from speakerbot.mail.inbound.reading import MAX_DEPTH, MAX_PARTS, read_message
 from tests.mail.conftest import LIMIT_SECONDS
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

@@ -1,4 +1,4 @@
-"""Unit tests of speakerbot.mail.reading: charsets, format=flowed, HTML, MIME, senders, skips."""
+"""Unit tests of the mail reader: charsets, format=flowed, HTML, MIME, senders, skips."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from speakerbot.mail.reading import (
+from speakerbot.mail.inbound.reading import (
     FROM_PROBLEM,
     NEVER_ANSWER,
     REFUSED,

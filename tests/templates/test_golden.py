@@ -31,11 +31,11 @@ import pytest
 from speakerbot.engine import apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
-from speakerbot.mail import language as lang
-from speakerbot.mail.announcements import Announcer
-from speakerbot.mail.outgoing import WIDTH, GameIdentity, Outgoing, Renderer, compose
-from speakerbot.mail.replies import Outcome, ReplyWriter, command_text, outcome_of
-from speakerbot.mail.translate import DigestRequest, Query, translate
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
+from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.compose import WIDTH, GameIdentity, Outgoing, Renderer, compose
+from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.resources import templates_dir
 from tests.engine import harness
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import base64
 
-from speakerbot.mail.language import parse_commands
-from speakerbot.mail.reading import read_message
-from speakerbot.mail.redaction import MASK, redact_message
+from speakerbot.mail.inbound.language import parse_commands
+from speakerbot.mail.inbound.reading import read_message
+from speakerbot.mail.inbound.redaction import MASK, redact_message
 
 SECRET = "horse-battery-9"
 LIMIT = 256 * 1024

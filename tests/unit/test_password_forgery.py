@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from speakerbot.adapters.store import OutboxRow
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
-from speakerbot.mail.language import parse_commands
-from speakerbot.mail.reading import read_message
-from speakerbot.mail.redaction import MASK, redact_message
+from speakerbot.mail.inbound.language import parse_commands
+from speakerbot.mail.inbound.reading import read_message
+from speakerbot.mail.inbound.redaction import MASK, redact_message
 from tests.support.mailgame import (
     ALICE,
     BOB,

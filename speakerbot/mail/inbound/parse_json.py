@@ -8,17 +8,17 @@ The JSON object has exactly these keys::
                         "why": "dmarc=pass for example.org"}}
 
 - A message skipped for a reason in
-  :data:`~speakerbot.mail.reading.NEVER_ANSWER` (auto-reply, bounce, list, loop)
+  :data:`~speakerbot.mail.inbound.reading.NEVER_ANSWER` (auto-reply, bounce, list, loop)
   has no commands and no ignored lines: it is recorded, never applied or answered.
 - A message that cannot be read has no commands and one error with line 0 whose
   reason is the problem; ``skipped`` is null, except for a message refused by a
-  limit (:data:`~speakerbot.mail.reading.REFUSED`: too-large, too-many-parts,
+  limit (:data:`~speakerbot.mail.inbound.reading.REFUSED`: too-large, too-many-parts,
   too-deep), which names the limit there.
 - Otherwise commands, errors and ignored lines are those of
-  :func:`~speakerbot.mail.language.parse_commands`. The Speaker's password never
+  :func:`~speakerbot.mail.inbound.language.parse_commands`. The Speaker's password never
   appears in the output.
 - ``authentication`` says whether the message may act in its From address's name
-  (:mod:`~speakerbot.mail.authentication`): checked only against a configuration's
+  (:mod:`~speakerbot.mail.inbound.authentication`): checked only against a configuration's
   ``[auth]`` (``speakerbot parse --config``), otherwise ``"checked": false``.
 """
 
@@ -29,9 +29,9 @@ import json
 import sys
 from collections.abc import Sequence
 
-from speakerbot.mail.authentication import AuthPolicy, authenticate, not_checked
-from speakerbot.mail.language import parse_commands
-from speakerbot.mail.reading import DEFAULT_MAX_BYTES, NEVER_ANSWER, read_message
+from speakerbot.mail.inbound.authentication import AuthPolicy, authenticate, not_checked
+from speakerbot.mail.inbound.language import parse_commands
+from speakerbot.mail.inbound.reading import DEFAULT_MAX_BYTES, NEVER_ANSWER, read_message
 
 __all__ = ["main", "parse_to_json"]
 

@@ -23,10 +23,10 @@ from speakerbot.adapters.imap import FetchedMessage, ImapMailbox, ImapSettings, 
 from speakerbot.adapters.lmtp import LmtpServer
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings, backoff
 from speakerbot.config import Settings
-from speakerbot.faults import crashpoint
-from speakerbot.service import GameService, Received
+from speakerbot.entrypoints.crashpoints import crashpoint
+from speakerbot.service.core import GameService, Received
 
-log = logging.getLogger("speakerbot.daemon")
+log = logging.getLogger("speakerbot.entrypoints.daemon")
 
 DONE = ("processed", "skipped", "set_aside", "held", "unconfirmed")
 SYNC_TIMEOUT = 30.0

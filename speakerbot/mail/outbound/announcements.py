@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from speakerbot.engine import events as e
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import ClauseKind, GameState
-from speakerbot.mail.outgoing import GameIdentity, Outgoing, Renderer, points, when
+from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer, points, when
 
 # Events that begin a message of their own; the events after them, up to the next one,
 # belong to that message.

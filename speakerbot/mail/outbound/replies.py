@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
 from speakerbot.engine.tally import fraction_words
-from speakerbot.mail.announcements import describe, scoreboard
-from speakerbot.mail.outgoing import Renderer, when
+from speakerbot.mail.outbound.announcements import describe, scoreboard
+from speakerbot.mail.outbound.compose import Renderer, when
 
 MAX_IGNORED_SHOWN = 10
 """A reply quotes at most this many ignored lines."""

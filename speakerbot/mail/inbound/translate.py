@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from speakerbot.durations import parse_duration
 from speakerbot.engine import commands as c
+from speakerbot.engine.durations import parse_duration
 from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement
-from speakerbot.mail import language as lang
+from speakerbot.mail.inbound import language as lang
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from aiosmtpd.controller import Controller
 
 from speakerbot.adapters.store import Store
 from speakerbot.config import Settings, parse_settings
-from speakerbot.daemon import Daemon
-from speakerbot.durations import parse_duration
-from speakerbot.service import GameService
+from speakerbot.engine.durations import parse_duration
+from speakerbot.entrypoints.daemon import Daemon
+from speakerbot.service.core import GameService
 
 GAME = "speaker@demo.example"
 CHUCK = ("chuck@demo.example", "Chuck")

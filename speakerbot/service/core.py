@@ -33,10 +33,19 @@ from speakerbot.engine import GameState, RandomSource, apply, next_deadline, rep
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
-from speakerbot.mail import language as lang
-from speakerbot.mail.announcements import Announcer
-from speakerbot.mail.authentication import Authentication, AuthPolicy, authenticate
-from speakerbot.mail.outgoing import (
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.authentication import Authentication, AuthPolicy, authenticate
+from speakerbot.mail.inbound.reading import (
+    NEVER_ANSWER,
+    InboundMail,
+    can_acknowledge,
+    kilobytes,
+    read_message,
+)
+from speakerbot.mail.inbound.redaction import RIGHT, WRONG, literal_mask, redact_message
+from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
+from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.compose import (
     ANSWERING_KINDS,
     GameIdentity,
     Outgoing,
@@ -45,16 +54,7 @@ from speakerbot.mail.outgoing import (
     message_id_for,
     when,
 )
-from speakerbot.mail.reading import (
-    NEVER_ANSWER,
-    InboundMail,
-    can_acknowledge,
-    kilobytes,
-    read_message,
-)
-from speakerbot.mail.redaction import RIGHT, WRONG, literal_mask, redact_message
-from speakerbot.mail.replies import Outcome, ReplyWriter, command_text, outcome_of
-from speakerbot.mail.translate import DigestRequest, Query, translate
+from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.presets import load_preset
 from speakerbot.resources import templates_dir
 

@@ -3,8 +3,8 @@
 Pure: raw bytes and the expected password in; the bytes to store, the verdict and what
 intake read out. The verdict is a value for its own column, never text in the message, so
 no sender can write it. Headers and body are found by the same reader and the same parser
-that process the message later (:func:`~speakerbot.mail.reading.read_message` and
-:func:`~speakerbot.mail.language.parse_commands`): what is masked is exactly what would be
+that process the message later (:func:`~speakerbot.mail.inbound.reading.read_message` and
+:func:`~speakerbot.mail.inbound.language.parse_commands`): what is masked is exactly what would be
 read.
 """
 
@@ -18,8 +18,8 @@ from email import policy as email_policy
 from email.header import Header, decode_header, make_header
 from email.parser import BytesParser
 
-from speakerbot.mail import language as lang
-from speakerbot.mail.reading import InboundMail, read_message
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.reading import InboundMail, read_message
 
 __all__ = ["MASK", "Redacted", "literal_mask", "redact_message"]
 

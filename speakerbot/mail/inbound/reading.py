@@ -23,7 +23,7 @@ is one, otherwise the ``text/html`` alternative turned into text by
 (base64, quoted-printable) are undone, the charset is decoded (with fallbacks for
 unknown or mislabelled charsets), ``format=flowed`` is unwrapped (RFC 3676), line
 endings become ``\n`` and a byte-order mark at the start is removed. Those are
-the lines that :mod:`speakerbot.mail.language` numbers from 1.
+the lines that :mod:`speakerbot.mail.inbound.language` numbers from 1.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from speakerbot.adapters.store import AlreadyRunning, Store
 from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
 from speakerbot.engine import commands as c
-from speakerbot.mail.outgoing import points, when
+from speakerbot.mail.outbound.compose import points, when
 from speakerbot.presets import PresetError, load_preset, preset_names
-from speakerbot.service import GameService, ServiceError
+from speakerbot.service.core import GameService, ServiceError
 
 
 class CliError(Exception):
@@ -147,7 +147,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from speakerbot.daemon import Daemon
+    from speakerbot.entrypoints.daemon import Daemon
 
     with _game(args) as (settings, _, service):
         settings.require_outbound()
@@ -176,8 +176,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _parse(args: argparse.Namespace) -> int:
-    from speakerbot.mail.authentication import AuthPolicy
-    from speakerbot.mail.parse_json import main as parse_main
+    from speakerbot.mail.inbound.authentication import AuthPolicy
+    from speakerbot.mail.inbound.parse_json import main as parse_main
 
     if not args.config:
         return parse_main([args.file])
@@ -233,7 +233,7 @@ def _inbound_retry(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from speakerbot.demo import run_demo
+    from speakerbot.entrypoints.demo import run_demo
 
     return run_demo(voting_period=args.voting_period, quiet=args.quiet)
 

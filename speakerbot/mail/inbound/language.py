@@ -12,7 +12,7 @@ One table, :data:`COMMANDS` (with :data:`ADMIN_ACTIONS` for the Speaker's
 Line numbers
     The body is split into lines at LF, CRLF or a lone CR (nothing else: no
     Unicode line separators), after a leading byte-order mark is removed. The
-    first line is line 1; :func:`speakerbot.mail.reading.read_message` has
+    first line is line 1; :func:`speakerbot.mail.inbound.reading.read_message` has
     already decoded the transfer encoding and charset and unwrapped
     ``format=flowed`` text, so these are the lines the sender sees in their
     mail client. A command taken from the Subject has line 0, and so have errors
@@ -47,7 +47,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from speakerbot.durations import parse_duration
+from speakerbot.engine.durations import parse_duration
 
 __all__ = [
     "ADMIN_ACTIONS",

@@ -1,0 +1,1 @@
+"""Players' mail on its way in: reading, authentication, redaction and the command language."""

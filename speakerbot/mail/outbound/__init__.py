@@ -1,0 +1,1 @@
+"""Mail on its way out: announcements, replies, and composing the messages."""
