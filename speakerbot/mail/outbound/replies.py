@@ -6,8 +6,9 @@ confirmation names only the sender's own ballot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
@@ -51,58 +52,83 @@ def command_text(command: object) -> str:
 def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:
     """Say what a command did, from the events it caused, as its sender should read it."""
     lines: list[str] = []
-    name = state.name_of
     for event in events:
         match event:
             case e.CommandRejected(reason=reason, remedy=remedy):
                 return f"Refused: {reason}." + (f" {remedy[:1].upper()}{remedy[1:]}." if remedy
                                                    else "")
-            case e.BallotCast(proposal=number, choice=choice):
-                if state.proposals[number].status is not ProposalStatus.OPEN:
-                    # The last ballot closed the vote: nothing is sealed any more.
-                    lines.append(f"Your ballot on proposal {number} is {choice.value}.")
-                    continue
-                closes = state.proposals[number].closes_at
-                until = f" until {when(closes)}" if closes else " until the vote closes"
-                lines.append(f"Your ballot on proposal {number} is {choice.value}. It stays "
-                             f"sealed, and you may change it{until}.")
-            case e.BallotWithdrawn(proposal=number):
-                lines.append(f"Your ballot on proposal {number} is withdrawn: you abstain.")
-            case e.ProposalSubmitted(number=number, title=title, closes_at=closes_at):
-                deadline = f" Voting closes {when(closes_at)}." if closes_at else ""
-                lines.append(f"Your proposal is number {number}, \"{title}\"; it has been sent "
-                             f"to every player.{deadline}")
-            case e.CfjCalled(number=number):
-                lines.append(f"Your call for judgement is CFJ {number}.")
-            case e.JudgeAssigned(cfj=number, judge=judge):
-                lines.append(f"The Judge of CFJ {number} is {name(judge)}.")
-            case e.JudgementDelivered(cfj=number, judgement=judgement):
-                lines.append(f"Your judgement on CFJ {number}, {judgement.value}, is recorded "
-                             "and sent to every player.")
-            case e.ConsentDeclared(proposal=number, consent=consent):
-                share = state.rules_mechanics.refused_consent_threshold
-                lines.append(f"You consent to proposal {number}." if consent else
-                             f"You refuse consent to proposal {number}: it needs "
-                             f"{fraction_words(share)} of the votes cast. The refusal is "
-                             "announced with the results.")
-            case e.TurnConsentGiven():
-                lines.append("You agree that the next turn may begin.")
-            case e.OverruleSupported(cfj=number):
-                lines.append(f"Your vote to overrule the judgement on CFJ {number} is recorded.")
-            case e.JudgementOverruled(cfj=number):
-                lines.append(f"The judgement on CFJ {number} is overruled.")
-            case e.PlayerJoined(address=address, name=player) if address == actor:
-                lines.append(f"Welcome to {state.title}, {player}.")
-            case e.PlayerLeft(address=address) if address == actor:
-                lines.append("You have left the game.")
-            case e.SpeakerOverride(summary=summary):
-                lines.append(f"Done: {summary}. Every player is told.")
-            case e.VoteClosed(proposal=number, adopted=adopted):
-                lines.append(f"The vote on proposal {number} closed: "
-                             f"{'ADOPTED' if adopted else 'REJECTED'}.")
-            case e.GameWon() | e.GameEnded() | e.NewGameBegun() | e.TurnPassed():
-                lines.append(describe(event, state) + ".")
+            case _:
+                said = _said(event, state, actor)
+                if said:
+                    lines.append(said)
     return " ".join(lines) or "Done."
+
+
+def _said(event: e.Event, state: GameState, actor: str) -> str | None:
+    """Say what one event means to the sender of the command, or None if nothing."""
+    if isinstance(event, e.PlayerJoined | e.PlayerLeft) and event.address != actor:
+        return None  # someone else joining or leaving is news, not this command's outcome
+    sayer = _SAYINGS.get(type(event))
+    return sayer(event, state) if sayer else None
+
+
+def _ballot_cast(event: e.BallotCast, state: GameState) -> str:
+    number, choice = event.proposal, event.choice.value
+    proposal = state.proposals[number]
+    if proposal.status is not ProposalStatus.OPEN:
+        # The last ballot closed the vote: nothing is sealed any more.
+        return f"Your ballot on proposal {number} is {choice}."
+    until = f" until {when(proposal.closes_at)}" if proposal.closes_at else " until the vote closes"
+    return (f"Your ballot on proposal {number} is {choice}. It stays sealed, and you may "
+            f"change it{until}.")
+
+
+def _proposal_submitted(event: e.ProposalSubmitted, state: GameState) -> str:
+    deadline = f" Voting closes {when(event.closes_at)}." if event.closes_at else ""
+    return (f"Your proposal is number {event.number}, \"{event.title}\"; it has been sent to "
+            f"every player.{deadline}")
+
+
+def _consent_declared(event: e.ConsentDeclared, state: GameState) -> str:
+    number = event.proposal
+    if event.consent:
+        return f"You consent to proposal {number}."
+    share = state.rules_mechanics.refused_consent_threshold
+    return (f"You refuse consent to proposal {number}: it needs {fraction_words(share)} of the "
+            "votes cast. The refusal is announced with the results.")
+
+
+def _described(event: e.Event, state: GameState) -> str:
+    return describe(event, state) + "."
+
+
+# What each kind of event says in the reply to the command that caused it; kinds not listed
+# say nothing there.
+_SAYINGS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
+    e.BallotCast: _ballot_cast,
+    e.BallotWithdrawn: lambda ev, _: (
+        f"Your ballot on proposal {ev.proposal} is withdrawn: you abstain."),
+    e.ProposalSubmitted: _proposal_submitted,
+    e.CfjCalled: lambda ev, _: f"Your call for judgement is CFJ {ev.number}.",
+    e.JudgeAssigned: lambda ev, state: f"The Judge of CFJ {ev.cfj} is {state.name_of(ev.judge)}.",
+    e.JudgementDelivered: lambda ev, _: (
+        f"Your judgement on CFJ {ev.cfj}, {ev.judgement.value}, is recorded and sent to every "
+        "player."),
+    e.ConsentDeclared: _consent_declared,
+    e.TurnConsentGiven: lambda ev, _: "You agree that the next turn may begin.",
+    e.OverruleSupported: lambda ev, _: (
+        f"Your vote to overrule the judgement on CFJ {ev.cfj} is recorded."),
+    e.JudgementOverruled: lambda ev, _: f"The judgement on CFJ {ev.cfj} is overruled.",
+    e.PlayerJoined: lambda ev, state: f"Welcome to {state.title}, {ev.name}.",
+    e.PlayerLeft: lambda ev, _: "You have left the game.",
+    e.SpeakerOverride: lambda ev, _: f"Done: {ev.summary}. Every player is told.",
+    e.VoteClosed: lambda ev, _: (
+        f"The vote on proposal {ev.proposal} closed: {'ADOPTED' if ev.adopted else 'REJECTED'}."),
+    e.GameWon: _described,
+    e.GameEnded: _described,
+    e.NewGameBegun: _described,
+    e.TurnPassed: _described,
+}
 
 
 class ReplyWriter:
