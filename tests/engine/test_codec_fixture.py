@@ -1,0 +1,97 @@
+"""The stored JSON of events never changes: today's encoding of every scripted game is pinned.
+
+The scripted games of the engine tests are played again with every event (refusals too)
+collected; each is encoded and compared line by line with ``fixtures/events.jsonl``. Stored
+records and their hashes depend on these bytes, so a codec change must keep them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json, event_to_json
+from tests.engine import (
+    harness,
+    test_edge_cases,
+    test_locked_open_and_rurru,
+    test_nomicam,
+    test_overrides_and_refusals,
+    test_suber,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "events.jsonl"
+SCRIPTS = (test_nomicam, test_suber, test_locked_open_and_rurru, test_overrides_and_refusals,
+           test_edge_cases)
+
+
+def _calls(function: Callable[..., Any]) -> Iterator[tuple[Any, ...]]:
+    """Yield the argument tuples a test function runs with (one empty tuple if unparametrized)."""
+    marks = [m for m in getattr(function, "pytestmark", []) if m.name == "parametrize"]
+    if not marks:
+        yield ()
+        return
+    (mark,) = marks
+    names = mark.args[0]
+    for values in mark.args[1]:
+        single = isinstance(names, str) and "," not in names
+        yield (values,) if single else tuple(values)
+
+
+def scripted_events(monkeypatch: pytest.MonkeyPatch) -> list[e.Event]:
+    """Play every scripted game of the engine tests; return every event, refusals included."""
+    collected: list[e.Event] = []
+    send = harness.Game.send
+
+    def recording(game: harness.Game, command: Any) -> list[e.Event]:
+        events = send(game, command)
+        collected.extend(events)
+        return events
+
+    def ticking(game: harness.Game, delta: Any) -> list[e.Event]:
+        events = later(game, delta)
+        collected.extend(events)
+        return events
+
+    later = harness.Game.later
+    monkeypatch.setattr(harness.Game, "send", recording)
+    monkeypatch.setattr(harness.Game, "later", ticking)
+    for module in SCRIPTS:
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            if not name.startswith("test_") or function.__module__ != module.__name__:
+                continue
+            for arguments in _calls(function):
+                function(*arguments)
+    return collected
+
+
+def _line(event: e.Event) -> str:
+    return json.dumps(event_to_json(event), ensure_ascii=False)
+
+
+def test_every_event_encodes_exactly_as_the_pinned_fixture(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lines = [_line(event) for event in scripted_events(monkeypatch)]
+    assert len(lines) > 500
+    pinned = FIXTURE.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(pinned)
+    for index, (line, expected) in enumerate(zip(lines, pinned, strict=True)):
+        assert line == expected, f"event {index} encodes differently"
+
+
+def test_every_pinned_event_decodes_and_encodes_back_to_the_same_bytes() -> None:
+    for expected in FIXTURE.read_text(encoding="utf-8").splitlines():
+        assert _line(event_from_json(json.loads(expected))) == expected
+
+
+if __name__ == "__main__":  # regenerate: only ever for a new kind of event, never a changed one
+    with pytest.MonkeyPatch.context() as patch:
+        FIXTURE.write_text("".join(_line(ev) + "\n" for ev in scripted_events(patch)),
+                           encoding="utf-8")
