@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import difflib
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
-from speakerbot.engine.model import ClauseKind, GameState
-from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer, points, when
+from speakerbot.engine.model import Clause, ClauseKind, GameState
+from speakerbot.mail.outbound.compose import (
+    GameIdentity,
+    Outgoing,
+    Renderer,
+    format_time,
+    points,
+)
+from speakerbot.mail.outbound.describe import describe, names
 
 # Events that begin a message of their own; the events after them, up to the next one,
 # belong to that message.
@@ -52,69 +60,6 @@ def public_recipients(state: GameState, identity: GameIdentity) -> tuple[str, ..
     return tuple(everyone)
 
 
-def describe(event: e.Event, state: GameState) -> str:
-    """Say in one line what an event did, in the game's words."""
-    name = state.name_of
-    match event:
-        case e.PlayerJoined(address=address, name=player):
-            return f"{player} <{address}> joined the game"
-        case e.PlayerLeft(address=address, reason=reason):
-            verb = "forfeited" if reason == "forfeit" else "was removed from the game"
-            return f"{name(address)} {verb}"
-        case e.TurnPassed(number=number, mover=mover):
-            return f"Turn {number}: it is {name(mover)}'s turn to propose"
-        case e.ScoreChanged(player=player, delta=delta, reason=reason):
-            return f"{name(player)} {points(delta, signed=True)}: {reason}"
-        case e.DieThrown(player=player, value=value, sides=sides):
-            return f"{name(player)} threw a {sides}-sided die: {value}"
-        case e.RuleEnacted(number=number, mutable=mutable):
-            return f"Rule {number} enacted ({'mutable' if mutable else 'immutable'})"
-        case e.RuleAmended(number=number, new_number=new_number):
-            renumbered = f", now rule {new_number}" if new_number != number else ""
-            return f"Rule {number} amended{renumbered}"
-        case e.RuleRepealed(number=number):
-            return f"Rule {number} repealed"
-        case e.RuleTransmuted(number=number, new_number=new_number, mutable=mutable):
-            renumbered = f", now rule {new_number}" if new_number != number else ""
-            status = "mutable" if mutable else "immutable"
-            return f"Rule {number} transmuted to {status}{renumbered}"
-        case e.MechanicSet(name=mechanic, value=value):
-            return f"Mechanic {mechanic} set to {value}"
-        case e.AdoptionSwitchedToMajority(rule=rule, circuits=circuits):
-            return (f"After {circuits} complete circuits rule {rule} now requires only a simple "
-                    "majority")
-        case e.ClauseFailed(proposal=number, clause=clause, reason=reason):
-            return f"Proposal {number}: could not {clause.describe()}: {reason}"
-        case e.InformalProposalAdopted(proposal=number):
-            return f"Proposal {number} has no structured clauses: the Speaker carries it out"
-        case e.MechanicsMayHaveChanged(rule=rule, mechanics=mechanics):
-            return (f"Rule {rule} changed; the Speaker should check {', '.join(mechanics)} "
-                    "(ADMIN SET)")
-        case e.JudgeAssigned(cfj=number, judge=judge, how=how):
-            return f"CFJ {number}: {name(judge)} is the Judge ({how})"
-        case e.VoteExtended(proposal=number, closes_at=closes_at):
-            return f"The vote on proposal {number} now closes at {when(closes_at)}"
-        case e.ProposalVoided(proposal=number, reason=reason):
-            return f"Proposal {number} is void: {reason}"
-        case e.VoteClosed(proposal=number, adopted=adopted):
-            return f"Proposal {number} {'ADOPTED' if adopted else 'REJECTED'}"
-        case e.SpeakerChanged(new=new):
-            return f"{name(new)} is now the Speaker"
-        case e.GameWon(winners=winners, reason=reason):
-            return f"{_names(winners, state)} won: {reason}"
-        case e.NewGameBegun(game_number=number, new_speaker=speaker):
-            return f"Game {number} begins; {name(speaker)} is the Speaker"
-        case e.GameEnded(reason=reason):
-            return f"The game has ended: {reason}"
-        case e.JudgementDelivered(cfj=number, judgement=judgement):
-            return f"CFJ {number} judged {judgement.value}"
-        case e.CfjCalled(number=number, statement=statement):
-            return f"CFJ {number} called: {statement}"
-        case e.ProposalSubmitted(number=number, title=title):
-            return f"Proposal {number} submitted: {title}"
-    return type(event).__name__
-
-
 def text_diff(old: str, new: str, width: int = 64) -> str:
     """Show how a rule's text changes: removed lines with "-", added ones with "+".
 
@@ -127,11 +72,6 @@ def text_diff(old: str, new: str, width: int = 64) -> str:
         mark, body = line[:1], line[1:]
         out += [f"{mark} {part}" for part in textwrap.wrap(body, width) or [""]]
     return "\n".join(out)
-
-
-def _names(addresses: Sequence[str], state: GameState) -> str:
-    names = [state.name_of(a) for a in addresses]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _belongs(head: e.Event | None, event: e.Event) -> bool:
@@ -168,6 +108,24 @@ def _group(events: Sequence[e.Event]) -> list[_Group]:
     return [group for group in groups if group.head is not None or group.events]
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """What a group's composer needs besides its head: the state after and before, the key."""
+
+    state: GameState
+    before: GameState
+    key: str
+    rest: Sequence[e.Event]
+
+    def describe_all(self, events: Sequence[e.Event] | None = None) -> list[str]:
+        """Describe each event (the group's own events when none are given)."""
+        return [describe(ev, self.state) for ev in (self.rest if events is None else events)]
+
+    def plain(self) -> list[e.Event]:
+        """Return the group's events but those that end a game (they get their own message)."""
+        return [ev for ev in self.rest if not isinstance(ev, _ENDINGS)]
+
+
 class Announcer:
     """Turns a batch of events into the messages they call for."""
 
@@ -185,121 +143,127 @@ class Announcer:
         """
         out: list[Outgoing] = []
         for index, group in enumerate(_group(events)):
-            out += self._compose(group, state, before or state, f"{key}.{index}")
+            batch = _Batch(state, before or state, f"{key}.{index}", group.events)
+            out += self._compose(group.head, batch)
         return out
 
-    def _public(self, state: GameState, subject: str, template: str, key: str,
+    def _public(self, batch: _Batch, subject: str, template: str, key: str | None = None,
                 **context: object) -> Outgoing:
+        state = batch.state
         body = self.renderer.render(template, game=state, identity=self.identity, **context)
         return Outgoing("announcement", public_recipients(state, self.identity), subject, body,
-                        key, public=True)
+                        batch.key if key is None else key, public=True)
 
-    def _compose(self, group: _Group, state: GameState, before: GameState,
-                 key: str) -> list[Outgoing]:
-        head, rest = group.head, group.events
-        name = state.name_of
-        out: list[Outgoing] = []
-        match head:
-            case e.ProposalSubmitted():
-                out.append(self._proposal(head, state, before, key))
-            case e.VoteClosed():
-                proposal = state.proposals[head.proposal]
-                verdict = "ADOPTED" if head.adopted else "REJECTED"
-                out.append(self._public(
-                    state, f"Proposal {head.proposal} {verdict}: {proposal.title}",
-                    "results.txt", key, result=head, proposal=proposal,
-                    ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
-                    non_voters=[name(voter) for voter in head.non_voters],
-                    changes=[ev for ev in rest if not isinstance(ev, _ENDINGS)],
-                    describe=lambda ev: describe(ev, state), scores=scoreboard(state),
-                    rules=_changed_rules(rest, state), mechanics=state.rules_mechanics,
-                ))
-            case e.SpeakerOverride():
-                out.append(self._public(
-                    state, f"Speaker's override: {head.summary}", "override.txt", key,
-                    override=head, speaker_name=name(head.speaker),
-                    effects=[describe(ev, state) for ev in rest if not isinstance(ev, _ENDINGS)],
-                    rules=_changed_rules(rest, state),
-                ))
-            case e.CfjCalled():
-                judge = next((ev for ev in rest if isinstance(ev, e.JudgeAssigned)), None)
-                out.append(self._public(
-                    state, f"CFJ {head.number}: {head.statement}", "cfj.txt", key,
-                    cfj=head, judge=judge, caller=name(head.caller),
-                ))
-            case e.JudgeDeadlineMissed():
-                out.append(self._public(
-                    state, f"CFJ {head.cfj}: the Judge missed the deadline", "judge_missed.txt",
-                    key, missed=head, effects=[describe(ev, state) for ev in rest],
-                ))
-            case e.JudgementDelivered():
-                cfj = state.cfjs[head.cfj]
-                out.append(self._public(
-                    state, f"CFJ {head.cfj} judged {head.judgement.value}", "judgement.txt", key,
-                    judgement=head, cfj=cfj, judge=name(head.judge),
-                ))
-            case e.JudgementOverruled():
-                out.append(self._public(
-                    state, f"CFJ {head.cfj}: judgement overruled", "overruled.txt", key,
-                    cfj=state.cfjs[head.cfj], effects=[describe(ev, state) for ev in rest],
-                ))
-            case e.VoteReminder():
-                proposal = state.proposals[head.proposal]
-                body = self.renderer.render("reminder_vote.txt", game=state, proposal=proposal,
-                                            reminder=head, voter=name(head.voter),
-                                            identity=self.identity)
-                out.append(Outgoing("reminder", (head.voter,),
-                                    f"Reminder: vote on proposal {proposal.number} closes "
-                                    f"{when(head.closes_at)}", body, key))
-            case e.JudgeReminder():
-                cfj = state.cfjs[head.cfj]
-                body = self.renderer.render("reminder_judge.txt", game=state, cfj=cfj,
-                                            reminder=head, judge=name(head.judge),
-                                            identity=self.identity)
-                out.append(Outgoing("reminder", (head.judge,),
-                                    f"Reminder: your judgement on CFJ {cfj.number} is due "
-                                    f"{when(head.deadline)}", body, key))
-            case None:
-                plain = [ev for ev in rest if not isinstance(ev, _ENDINGS)]
-                if plain:
-                    out.append(self._public(state, describe(plain[0], state), "news.txt", key,
-                                            lines=[describe(ev, state) for ev in plain]))
-        endings = [ev for ev in rest if isinstance(ev, _ENDINGS)]
-        if endings:
-            won = next((ev for ev in endings if isinstance(ev, e.GameWon)), None)
-            subject = (f"{_names(won.winners, state)} won the game" if won
-                       else "The game has ended")
-            final = ([(name(address), points(score)) for address, score in
-                      sorted(won.scores, key=lambda item: (-item[1], name(item[0]).lower()))]
-                     if won else scoreboard(state))
-            new_game = any(isinstance(ev, e.NewGameBegun) for ev in endings)
-            out.append(self._public(state, subject, "game_over.txt", f"{key}.end",
-                                    lines=[describe(ev, state) for ev in endings],
-                                    final=final, scores=scoreboard(state) if new_game else []))
-        notices = [ev for ev in rest if isinstance(ev, _SPEAKER_NOTICES)]
-        if notices:
-            body = self.renderer.render("speaker_notice.txt", game=state, identity=self.identity,
-                                        lines=[describe(ev, state) for ev in notices])
-            out.append(Outgoing("notice", (state.speaker,), "Action needed by the Speaker", body,
-                                f"{key}.notice"))
-        return out
+    def _compose(self, head: e.Event | None, batch: _Batch) -> list[Outgoing]:
+        """Compose a group's message, then its game-over message and Speaker's notice."""
+        main = self._news(batch) if head is None else _COMPOSERS[type(head)](self, head, batch)
+        extra = (self._game_over(batch), self._speaker_notice(batch))
+        return [message for message in (main, *extra) if message is not None]
 
-    def _proposal(self, head: e.ProposalSubmitted, state: GameState, before: GameState,
-                  key: str) -> Outgoing:
-        clauses = []
-        for clause in head.clauses:
-            diff = ""
-            if clause.kind is ClauseKind.AMEND and clause.rule in before.rules:
-                diff = text_diff(before.rules[clause.rule].text, clause.text.strip())
-            setting = ""
-            if clause.kind is ClauseKind.SET and clause.parameter in PARAMETERS:
-                setting = PARAMETERS[clause.parameter].description
-            clauses.append({"clause": clause, "what": clause.describe(), "diff": diff,
-                            "setting": setting})
+    def _proposal(self, head: e.ProposalSubmitted, batch: _Batch) -> Outgoing:
         return self._public(
-            state, f"Proposal {head.number}: {head.title}", "proposal.txt", key,
-            proposal=head, proposer=state.name_of(head.proposer), clauses=clauses,
+            batch, f"Proposal {head.number}: {head.title}", "proposal.txt",
+            proposal=head, proposer=batch.state.name_of(head.proposer),
+            clauses=[_clause_view(clause, batch.before) for clause in head.clauses],
         )
+
+    def _results(self, head: e.VoteClosed, batch: _Batch) -> Outgoing:
+        state, name = batch.state, batch.state.name_of
+        proposal = state.proposals[head.proposal]
+        verdict = "ADOPTED" if head.adopted else "REJECTED"
+        return self._public(
+            batch, f"Proposal {head.proposal} {verdict}: {proposal.title}", "results.txt",
+            result=head, proposal=proposal,
+            ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
+            non_voters=[name(voter) for voter in head.non_voters],
+            changes=batch.plain(), describe=lambda ev: describe(ev, state),
+            scores=scoreboard(state), rules=_changed_rules(batch.rest, state),
+            mechanics=state.rules_mechanics,
+        )
+
+    def _override(self, head: e.SpeakerOverride, batch: _Batch) -> Outgoing:
+        return self._public(
+            batch, f"Speaker's override: {head.summary}", "override.txt",
+            override=head, speaker_name=batch.state.name_of(head.speaker),
+            effects=batch.describe_all(batch.plain()),
+            rules=_changed_rules(batch.rest, batch.state),
+        )
+
+    def _cfj(self, head: e.CfjCalled, batch: _Batch) -> Outgoing:
+        judge = next((ev for ev in batch.rest if isinstance(ev, e.JudgeAssigned)), None)
+        return self._public(
+            batch, f"CFJ {head.number}: {head.statement}", "cfj.txt",
+            cfj=head, judge=judge, caller=batch.state.name_of(head.caller),
+        )
+
+    def _judge_missed(self, head: e.JudgeDeadlineMissed, batch: _Batch) -> Outgoing:
+        return self._public(
+            batch, f"CFJ {head.cfj}: the Judge missed the deadline", "judge_missed.txt",
+            missed=head, effects=batch.describe_all(),
+        )
+
+    def _judgement(self, head: e.JudgementDelivered, batch: _Batch) -> Outgoing:
+        return self._public(
+            batch, f"CFJ {head.cfj} judged {head.judgement.value}", "judgement.txt",
+            judgement=head, cfj=batch.state.cfjs[head.cfj], judge=batch.state.name_of(head.judge),
+        )
+
+    def _overruled(self, head: e.JudgementOverruled, batch: _Batch) -> Outgoing:
+        return self._public(
+            batch, f"CFJ {head.cfj}: judgement overruled", "overruled.txt",
+            cfj=batch.state.cfjs[head.cfj], effects=batch.describe_all(),
+        )
+
+    def _vote_reminder(self, head: e.VoteReminder, batch: _Batch) -> Outgoing:
+        state = batch.state
+        proposal = state.proposals[head.proposal]
+        body = self.renderer.render("reminder_vote.txt", game=state, proposal=proposal,
+                                    reminder=head, voter=state.name_of(head.voter),
+                                    identity=self.identity)
+        subject = (f"Reminder: vote on proposal {proposal.number} closes "
+                   f"{format_time(head.closes_at)}")
+        return Outgoing("reminder", (head.voter,), subject, body, batch.key)
+
+    def _judge_reminder(self, head: e.JudgeReminder, batch: _Batch) -> Outgoing:
+        state = batch.state
+        cfj = state.cfjs[head.cfj]
+        body = self.renderer.render("reminder_judge.txt", game=state, cfj=cfj,
+                                    reminder=head, judge=state.name_of(head.judge),
+                                    identity=self.identity)
+        subject = (f"Reminder: your judgement on CFJ {cfj.number} is due "
+                   f"{format_time(head.deadline)}")
+        return Outgoing("reminder", (head.judge,), subject, body, batch.key)
+
+    def _news(self, batch: _Batch) -> Outgoing | None:
+        plain = batch.plain()
+        if not plain:
+            return None
+        return self._public(batch, describe(plain[0], batch.state), "news.txt",
+                            lines=batch.describe_all(plain))
+
+    def _game_over(self, batch: _Batch) -> Outgoing | None:
+        """Compose the message that a game was won or ended, if the group ended one."""
+        endings = [ev for ev in batch.rest if isinstance(ev, _ENDINGS)]
+        if not endings:
+            return None
+        state = batch.state
+        won = next((ev for ev in endings if isinstance(ev, e.GameWon)), None)
+        subject = f"{names(won.winners, state)} won the game" if won else "The game has ended"
+        final = _final_scores(won, state) if won else scoreboard(state)
+        new_game = any(isinstance(ev, e.NewGameBegun) for ev in endings)
+        return self._public(batch, subject, "game_over.txt", f"{batch.key}.end",
+                            lines=batch.describe_all(endings), final=final,
+                            scores=scoreboard(state) if new_game else [])
+
+    def _speaker_notice(self, batch: _Batch) -> Outgoing | None:
+        """Compose the Speaker's notice of what needs their hand, if anything does."""
+        notices = [ev for ev in batch.rest if isinstance(ev, _SPEAKER_NOTICES)]
+        if not notices:
+            return None
+        body = self.renderer.render("speaker_notice.txt", game=batch.state,
+                                    identity=self.identity, lines=batch.describe_all(notices))
+        return Outgoing("notice", (batch.state.speaker,), "Action needed by the Speaker", body,
+                        f"{batch.key}.notice")
 
     def digest(self, state: GameState, since: Sequence[e.Event], key: str) -> Outgoing:
         """Compose the digest: open proposals and CFJs, what happened since the last one."""
@@ -307,9 +271,42 @@ class Announcer:
                     if isinstance(ev, e.VoteClosed | e.JudgementDelivered | e.GameWon
                                   | e.ProposalVoided | e.JudgementOverruled)]
         return self._public(
-            state, "Digest", "digest.txt", key, proposals=state.open_proposals(),
-            cfjs=state.open_cfjs(), happened=happened, scores=scoreboard(state),
+            _Batch(state, state, key, ()), "Digest", "digest.txt",
+            proposals=state.open_proposals(), cfjs=state.open_cfjs(), happened=happened,
+            scores=scoreboard(state),
         )
+
+
+# The composer of each kind of message, by the event that begins it (see _HEADS).
+_COMPOSERS: dict[type[e.Event], Callable[[Announcer, Any, _Batch], Outgoing]] = {
+    e.ProposalSubmitted: Announcer._proposal,
+    e.VoteClosed: Announcer._results,
+    e.SpeakerOverride: Announcer._override,
+    e.CfjCalled: Announcer._cfj,
+    e.JudgeDeadlineMissed: Announcer._judge_missed,
+    e.JudgementDelivered: Announcer._judgement,
+    e.JudgementOverruled: Announcer._overruled,
+    e.VoteReminder: Announcer._vote_reminder,
+    e.JudgeReminder: Announcer._judge_reminder,
+}
+
+
+def _clause_view(clause: Clause, before: GameState) -> dict[str, object]:
+    """Return what proposal.txt shows of a clause: what it does, its diff, its setting."""
+    diff = ""
+    if clause.kind is ClauseKind.AMEND and clause.rule in before.rules:
+        diff = text_diff(before.rules[clause.rule].text, clause.text.strip())
+    setting = ""
+    if clause.kind is ClauseKind.SET and clause.parameter in PARAMETERS:
+        setting = PARAMETERS[clause.parameter].description
+    return {"clause": clause, "what": clause.describe(), "diff": diff, "setting": setting}
+
+
+def _final_scores(won: e.GameWon, state: GameState) -> list[tuple[str, str]]:
+    """Return the scores the game was won with, best first, then by name."""
+    name = state.name_of
+    ranked = sorted(won.scores, key=lambda item: (-item[1], name(item[0]).lower()))
+    return [(name(address), points(score)) for address, score in ranked]
 
 
 def scoreboard(state: GameState) -> list[tuple[str, str]]:

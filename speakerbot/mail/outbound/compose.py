@@ -153,12 +153,20 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
     return "\n".join(out)
 
 
-def when(moment: datetime | None) -> str:
-    """Write a time as players read it: ``2026-01-12 12:00 UTC`` (seconds only when not 0)."""
+def format_time(moment: datetime | None) -> str:
+    """Write a time as players read it: ``2026-01-12 12:00 UTC`` (seconds only when not 0).
+
+    The one time formatter of the Speaker's mail (templates use it as the ``when`` filter);
+    ``None`` is written ``no deadline``.
+    """
     if moment is None:
         return "no deadline"
     moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC" if moment.second else "%Y-%m-%d %H:%M UTC")
+
+
+when = format_time
+"""The older name of :func:`format_time`, still imported by the service."""
 
 
 def points(value: Decimal | int, signed: bool = False) -> str:
@@ -195,7 +203,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.environment.filters.update(wrap=wrap, when=when, points=points, columns=columns)
+        self.environment.filters.update(wrap=wrap, when=format_time, points=points, columns=columns)
 
     def render(self, template: str, **context: Any) -> str:
         """Render one template; collapse runs of blank lines and end with one newline."""

@@ -13,8 +13,9 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
 from speakerbot.engine.tally import fraction_words
-from speakerbot.mail.outbound.announcements import describe, scoreboard
-from speakerbot.mail.outbound.compose import Renderer, when
+from speakerbot.mail.outbound.announcements import scoreboard
+from speakerbot.mail.outbound.compose import Renderer, format_time
+from speakerbot.mail.outbound.describe import describe
 
 MAX_IGNORED_SHOWN = 10
 """A reply quotes at most this many ignored lines."""
@@ -78,13 +79,14 @@ def _ballot_cast(event: e.BallotCast, state: GameState) -> str:
     if proposal.status is not ProposalStatus.OPEN:
         # The last ballot closed the vote: nothing is sealed any more.
         return f"Your ballot on proposal {number} is {choice}."
-    until = f" until {when(proposal.closes_at)}" if proposal.closes_at else " until the vote closes"
+    closes = proposal.closes_at
+    until = f" until {format_time(closes)}" if closes else " until the vote closes"
     return (f"Your ballot on proposal {number} is {choice}. It stays sealed, and you may "
             f"change it{until}.")
 
 
 def _proposal_submitted(event: e.ProposalSubmitted, state: GameState) -> str:
-    deadline = f" Voting closes {when(event.closes_at)}." if event.closes_at else ""
+    deadline = f" Voting closes {format_time(event.closes_at)}." if event.closes_at else ""
     return (f"Your proposal is number {event.number}, \"{event.title}\"; it has been sent to "
             f"every player.{deadline}")
 

@@ -1,0 +1,91 @@
+"""One line for each event, in the game's words: what announcements and replies say it did.
+
+:func:`describe` looks the event's kind up in a table of small sayers; a kind with no sayer
+is written as its name (nothing announced should reach that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from speakerbot.engine import events as e
+from speakerbot.engine.model import GameState
+from speakerbot.mail.outbound.compose import format_time, points
+
+
+def describe(event: e.Event, state: GameState) -> str:
+    """Say in one line what an event did, in the game's words."""
+    sayer = _SAYERS.get(type(event))
+    return sayer(event, state) if sayer else type(event).__name__
+
+
+def names(addresses: Sequence[str], state: GameState) -> str:
+    """Name players as a sentence does: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
+    named = [state.name_of(a) for a in addresses]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def _status(mutable: bool) -> str:
+    return "mutable" if mutable else "immutable"
+
+
+def _renumbered(number: int, new_number: int) -> str:
+    return f", now rule {new_number}" if new_number != number else ""
+
+
+def _player_left(event: e.PlayerLeft, state: GameState) -> str:
+    verb = "forfeited" if event.reason == "forfeit" else "was removed from the game"
+    return f"{state.name_of(event.address)} {verb}"
+
+
+def _rule_transmuted(event: e.RuleTransmuted, state: GameState) -> str:
+    renumbered = _renumbered(event.number, event.new_number)
+    return f"Rule {event.number} transmuted to {_status(event.mutable)}{renumbered}"
+
+
+def _mechanics_may_have_changed(event: e.MechanicsMayHaveChanged, state: GameState) -> str:
+    return (f"Rule {event.rule} changed; the Speaker should check {', '.join(event.mechanics)} "
+            "(ADMIN SET)")
+
+
+# One sayer per kind of event: a flat table, each entry a sentence with the event's fields.
+_SAYERS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
+    e.PlayerJoined: lambda ev, _: f"{ev.name} <{ev.address}> joined the game",
+    e.PlayerLeft: _player_left,
+    e.TurnPassed: lambda ev, state: (
+        f"Turn {ev.number}: it is {state.name_of(ev.mover)}'s turn to propose"),
+    e.ScoreChanged: lambda ev, state: (
+        f"{state.name_of(ev.player)} {points(ev.delta, signed=True)}: {ev.reason}"),
+    e.DieThrown: lambda ev, state: (
+        f"{state.name_of(ev.player)} threw a {ev.sides}-sided die: {ev.value}"),
+    e.RuleEnacted: lambda ev, _: f"Rule {ev.number} enacted ({_status(ev.mutable)})",
+    e.RuleAmended: lambda ev, _: (
+        f"Rule {ev.number} amended{_renumbered(ev.number, ev.new_number)}"),
+    e.RuleRepealed: lambda ev, _: f"Rule {ev.number} repealed",
+    e.RuleTransmuted: _rule_transmuted,
+    e.MechanicSet: lambda ev, _: f"Mechanic {ev.name} set to {ev.value}",
+    e.AdoptionSwitchedToMajority: lambda ev, _: (
+        f"After {ev.circuits} complete circuits rule {ev.rule} now requires only a simple "
+        "majority"),
+    e.ClauseFailed: lambda ev, _: (
+        f"Proposal {ev.proposal}: could not {ev.clause.describe()}: {ev.reason}"),
+    e.InformalProposalAdopted: lambda ev, _: (
+        f"Proposal {ev.proposal} has no structured clauses: the Speaker carries it out"),
+    e.MechanicsMayHaveChanged: _mechanics_may_have_changed,
+    e.JudgeAssigned: lambda ev, state: (
+        f"CFJ {ev.cfj}: {state.name_of(ev.judge)} is the Judge ({ev.how})"),
+    e.VoteExtended: lambda ev, _: (
+        f"The vote on proposal {ev.proposal} now closes at {format_time(ev.closes_at)}"),
+    e.ProposalVoided: lambda ev, _: f"Proposal {ev.proposal} is void: {ev.reason}",
+    e.VoteClosed: lambda ev, _: (
+        f"Proposal {ev.proposal} {'ADOPTED' if ev.adopted else 'REJECTED'}"),
+    e.SpeakerChanged: lambda ev, state: f"{state.name_of(ev.new)} is now the Speaker",
+    e.GameWon: lambda ev, state: f"{names(ev.winners, state)} won: {ev.reason}",
+    e.NewGameBegun: lambda ev, state: (
+        f"Game {ev.game_number} begins; {state.name_of(ev.new_speaker)} is the Speaker"),
+    e.GameEnded: lambda ev, _: f"The game has ended: {ev.reason}",
+    e.JudgementDelivered: lambda ev, _: f"CFJ {ev.cfj} judged {ev.judgement.value}",
+    e.CfjCalled: lambda ev, _: f"CFJ {ev.number} called: {ev.statement}",
+    e.ProposalSubmitted: lambda ev, _: f"Proposal {ev.number} submitted: {ev.title}",
+}
