@@ -1,0 +1,85 @@
+"""The storage adapter: the one place that talks to the database.
+
+It knows nothing of Nomic. It keeps four things, with exactly-once guarantees:
+
+- ``inbound``: every message received, raw, stored before anything else is done with it,
+  once only (keyed by the SHA-256 of its bytes, its Message-ID and its IMAP UID);
+- ``events``: the game record, JSON dicts in order (``seq``);
+- ``outbox``: mail to send, with its delivery attempts;
+- ``meta``: a little key/value metadata (JSON values).
+
+Handling a message is one unit of work: inside ``Store.transaction()`` the caller appends
+its events, enqueues its replies and marks the message processed, and all of it is committed
+or none of it is. Marking a message that is no longer pending fails the transaction, and
+write transactions run one at a time, so a message is never handled twice.
+
+SQLite (the default; a file, in WAL mode) or PostgreSQL (``postgresql+psycopg://...``).
+Every datetime goes in and comes out timezone-aware, in UTC.
+"""
+
+from __future__ import annotations
+
+from speakerbot.adapters.store.confirmations import ConfirmationStore
+from speakerbot.adapters.store.database import (
+    make_engine,
+    sqlite_url,
+)
+from speakerbot.adapters.store.inbound import InboundStore
+from speakerbot.adapters.store.outbox import OutboxStore
+from speakerbot.adapters.store.record import RecordStore
+from speakerbot.adapters.store.rows import (
+    ConfirmationRow,
+    InboundItem,
+    InboundRow,
+    Intake,
+    OutboxRow,
+    OutboxSummary,
+    OutgoingMail,
+    StoredEvent,
+    StoredInbound,
+    message_id_of,
+)
+from speakerbot.adapters.store.schema import (
+    PENDING_INBOUND,
+    REPLY_PRIORITY_KINDS,
+    AlreadyRunning,
+    Base,
+    Confirmation,
+    Event,
+    Inbound,
+    Meta,
+    NotPending,
+    Outbox,
+    UtcDateTime,
+)
+
+__all__ = [
+    "PENDING_INBOUND",
+    "REPLY_PRIORITY_KINDS",
+    "AlreadyRunning",
+    "Base",
+    "Confirmation",
+    "ConfirmationRow",
+    "Event",
+    "Inbound",
+    "InboundItem",
+    "InboundRow",
+    "Intake",
+    "Meta",
+    "NotPending",
+    "Outbox",
+    "OutboxRow",
+    "OutboxSummary",
+    "OutgoingMail",
+    "Store",
+    "StoredEvent",
+    "StoredInbound",
+    "UtcDateTime",
+    "make_engine",
+    "message_id_of",
+    "sqlite_url",
+]
+
+
+class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore):
+    """The game's database: inbound mail, events, outbox and metadata."""

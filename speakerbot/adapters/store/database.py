@@ -1,0 +1,322 @@
+"""The database connection: engines, transactions, migrations and the daemon lock."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from sqlalchemy import (
+    Engine,
+    create_engine,
+    event,
+    func,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.orm import (
+    InstrumentedAttribute,
+    Session,
+    sessionmaker,
+)
+from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.sql.dml import Insert
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+from speakerbot.adapters.store.schema import (
+    _DAEMON_LOCK_KEY,
+    _WRITE_LOCK_KEY,
+    _WRITE_WAIT_SECONDS,
+    MIGRATIONS_DIR,
+    AlreadyRunning,
+    Base,
+)
+
+# --- Engine ---------------------------------------------------------------------------------
+
+
+def _create_private(path: Path) -> None:
+    """Create a missing database file (0600) and folder (0700), whatever the umask.
+
+    The game's mail, ballots and record are nobody else's business on the machine. SQLite
+    gives its -wal and -shm files the database file's permissions.
+    """
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
+
+
+def sqlite_url(path: str | os.PathLike[str]) -> str:
+    """Return the SQLAlchemy URL of the SQLite database file ``path``."""
+    return f"sqlite:///{Path(path).resolve()}"
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    # The sqlite3 module's own implicit BEGIN is turned off; _sqlite_on_begin emits ours.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_on_begin(conn: Connection) -> None:
+    # A write transaction takes the write lock at BEGIN. Taken later, at the first write,
+    # a transaction that has read a snapshot older than another's commit cannot upgrade
+    # and fails at once with "database is locked" instead of waiting its turn.
+    if conn.get_execution_options().get("speakerbot_read_only"):
+        conn.exec_driver_sql("BEGIN")
+    else:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str | URL) -> Engine:
+    """Create the SQLAlchemy engine of a store: SQLite (file only) or PostgreSQL (psycopg).
+
+    SQLite connections get WAL, ``synchronous=FULL`` and ``foreign_keys=ON``, and write
+    transactions begin with ``BEGIN IMMEDIATE``.
+    """
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        database = parsed.database or ""
+        if database in ("", ":memory:") or database.startswith("file:"):
+            raise ValueError(
+                f"unsupported SQLite URL {parsed!s}: give a database file, sqlite:///path/to/game.db"
+            )
+        # Absolute, so that connections opened after a chdir find the same file.
+        parsed = parsed.set(database=str(Path(database).resolve()))
+        path = Path(str(parsed.database))
+        engine = create_engine(parsed, connect_args={"timeout": _WRITE_WAIT_SECONDS})
+        # Before the first connection creates the file with the umask's permissions.
+        event.listen(engine, "do_connect", lambda *_: _create_private(path))
+        event.listen(engine, "connect", _sqlite_on_connect)
+        event.listen(engine, "begin", _sqlite_on_begin)
+        return engine
+    if backend == "postgresql":
+        return create_engine(parsed, pool_pre_ping=True)
+    raise ValueError(f"unsupported database {backend!r}: use sqlite:/// or postgresql+psycopg://")
+
+
+# --- The store ------------------------------------------------------------------------------
+
+
+class StoreBase:
+    """The connection to the game's database, which each part of the store builds on."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engine = make_engine(url)
+        self._dialect = self._engine.dialect.name
+        self._read_engine = (
+            self._engine.execution_options(speakerbot_read_only=True)
+            if self._dialect == "sqlite"
+            else self._engine
+        )
+        self._sessions = sessionmaker(self._engine, expire_on_commit=False)
+        self._read_sessions = sessionmaker(self._read_engine, expire_on_commit=False)
+        database = self._engine.url.database or ""
+        self._sqlite_path = database if self._dialect == "sqlite" else None
+        self._where = (
+            database
+            if self._dialect == "sqlite"
+            else self._engine.url.render_as_string(hide_password=True)
+        )
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for diagnostics and tests)."""
+        return self._engine
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    # -- Schema ----------------------------------------------------------------------------
+
+    def _alembic_config(self) -> Config:
+        # Imported here: only upgrade() needs alembic, and it takes a while to import.
+        from alembic.config import Config
+
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS_DIR))
+        # ConfigParser interpolation: a '%' in the URL (an escaped password) must be doubled.
+        url = self._engine.url.render_as_string(hide_password=False)
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+        return config
+
+    def upgrade(self) -> None:
+        """Bring the schema up to date (``alembic upgrade head``); creates the tables."""
+        from alembic import command
+
+        config = self._alembic_config()
+        with self._engine.connect() as conn:
+            sqlite = self._dialect == "sqlite"
+            if sqlite:
+                # A migration that changes a table on SQLite rebuilds it, and dropping the
+                # old one would delete (or, with foreign keys on, fail on) the rows referring
+                # to it. So foreign keys are off for the migration, as SQLite advises, and
+                # checked at its end; this connection then leaves the pool, keys still off.
+                raw = conn.connection.dbapi_connection
+                assert raw is not None
+                cursor = raw.cursor()
+                cursor.execute("PRAGMA foreign_keys=OFF")
+                cursor.close()
+            try:
+                with conn.begin():
+                    # Two processes upgrading at once: the second waits, then has nothing
+                    # to do.
+                    self._serialise(conn)
+                    config.attributes["connection"] = conn
+                    command.upgrade(config, "head")
+                    if sqlite and conn.exec_driver_sql("PRAGMA foreign_key_check").first():
+                        raise RuntimeError("the migration broke foreign keys; rolled back")
+            finally:
+                if sqlite:
+                    conn.invalidate()
+
+    def reset(self) -> None:
+        """Delete the whole game: drop every table, so that ``upgrade()`` starts afresh.
+
+        Takes the daemon lock while it does: raises ``AlreadyRunning`` if a daemon runs
+        (or if this process holds the lock itself).
+        """
+        with self.daemon_lock(), self._engine.begin() as conn:
+            self._serialise(conn)
+            Base.metadata.drop_all(conn)
+            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+
+    def is_initialised(self) -> bool:
+        """Whether the schema has been created (an alembic version is recorded)."""
+        if self._sqlite_path is not None and not os.path.exists(self._sqlite_path):
+            return False  # and connecting would create an empty database file
+        with self._read_engine.connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return False
+            return conn.execute(text("SELECT version_num FROM alembic_version")).first() is not None
+
+    # -- Transactions and the daemon lock --------------------------------------------------
+
+    def _serialise(self, conn: Connection | Session) -> None:
+        # SQLite does it with BEGIN IMMEDIATE (see _sqlite_on_begin).
+        if self._dialect == "postgresql":
+            # Fail after a while rather than hang for ever, as SQLite's busy timeout does
+            # (a transaction opened inside another in the same thread would wait on itself).
+            conn.execute(text(f"SET LOCAL lock_timeout = '{_WRITE_WAIT_SECONDS}s'"))
+            conn.execute(select(func.pg_advisory_xact_lock(_WRITE_LOCK_KEY)))
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """Run one unit of work: committed if the block succeeds, rolled back if it raises.
+
+        Write transactions run one at a time, on both backends: the next one waits (up to
+        30 s) for the one in progress to finish, so each sees all that came before it. Reads
+        outside a transaction do not wait.
+        """
+        with self._sessions() as session, session.begin():
+            self._serialise(session)
+            yield session
+
+    @contextmanager
+    def _reading(self, session: Session | None = None) -> Iterator[Session]:
+        if session is not None:
+            yield session
+            return
+        with self._read_sessions() as own, own.begin():
+            yield own
+
+    @contextmanager
+    def daemon_lock(self) -> Iterator[None]:
+        """Hold the lock that lets one daemon only run against this database.
+
+        Raises ``AlreadyRunning`` at once if another holder has it (even in this process).
+        The lock goes with the block's end, and with the process if it dies.
+        """
+        if self._sqlite_path is not None:
+            with self._flock(self._sqlite_path + ".lock"):
+                yield
+        else:
+            with self._advisory_lock():
+                yield
+
+    def _already_running(self) -> AlreadyRunning:
+        return AlreadyRunning(f"another speakerbot daemon is running against {self._where}")
+
+    @contextmanager
+    def _flock(self, path: str) -> Iterator[None]:
+        # The kernel drops a flock when the last descriptor of its open file goes, so also
+        # when the process dies. O_CLOEXEC: programs the daemon runs must not inherit it.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise self._already_running() from None
+            try:
+                # For whoever looks: which process holds it.
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
+                yield
+            finally:
+                # Explicitly, in case a forked child shares this open file.
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    @contextmanager
+    def _advisory_lock(self) -> Iterator[None]:
+        # A session-level advisory lock belongs to the connection that took it; that
+        # connection stays checked out of the pool, idle outside any transaction, until the
+        # end. If the process dies, the server ends its session and the lock with it.
+        conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            got = conn.execute(select(func.pg_try_advisory_lock(_DAEMON_LOCK_KEY))).scalar_one()
+            if not got:
+                raise self._already_running()
+            try:
+                yield
+            finally:
+                try:
+                    conn.execute(select(func.pg_advisory_unlock(_DAEMON_LOCK_KEY)))
+                except Exception:
+                    # Closing the session releases the lock just as well, if less promptly.
+                    conn.invalidate()
+                    raise
+        finally:
+            conn.close()
+
+    # -- Inbound mail ----------------------------------------------------------------------
+
+    def _insert_ignoring_conflicts(
+        self, model: type[Base], values: dict[str, Any], *conflict_on: InstrumentedAttribute[Any]
+    ) -> Insert:
+        """INSERT ... ON CONFLICT DO NOTHING: on ``conflict_on``'s key, or on any if none."""
+        elements = list(conflict_on) or None
+        if self._dialect == "sqlite":
+            lite = sqlite_insert(model).values(values)
+            return lite.on_conflict_do_nothing(index_elements=elements)
+        return pg_insert(model).values(values).on_conflict_do_nothing(index_elements=elements)

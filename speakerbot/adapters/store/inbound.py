@@ -1,0 +1,316 @@
+"""Inbound mail in the store: stored once, then pending, held, retried or done."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import (
+    func,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import (
+    Session,
+)
+
+if TYPE_CHECKING:
+    pass
+
+from speakerbot.adapters.store.database import StoreBase
+from speakerbot.adapters.store.rows import (
+    InboundItem,
+    InboundRow,
+    Intake,
+    StoredInbound,
+    _aware,
+    _inbound_row,
+    message_id_of,
+)
+from speakerbot.adapters.store.schema import (
+    _FINAL_INBOUND,
+    PENDING_INBOUND,
+    Inbound,
+    NotPending,
+)
+
+
+class InboundStore(StoreBase):
+    """Inbound mail: each message stored once, then handled exactly once."""
+
+    def store_inbound(
+        self,
+        raw: bytes,
+        received_at: datetime,
+        *,
+        source: str,
+        uidvalidity: int | None = None,
+        uid: int | None = None,
+        intake: Intake | None = None,
+        set_aside: str | None = None,
+    ) -> StoredInbound:
+        """Store a received message once; a duplicate returns the row already stored.
+
+        A message is a duplicate by content, never by a name anyone can copy: the same
+        bytes as received, the same ``(uidvalidity, uid)``, or the same Message-ID with the
+        same sender, the same body (``intake.body_sha256``) and the same authentication
+        verdict. A Message-ID shared with a different sender or body is a new message.
+        ``set_aside``: store it set aside with this error (intake could not read it). Safe
+        against another process or thread storing the same message at the same time.
+        """
+        [stored] = self.store_inbound_many([InboundItem(raw, received_at, source, uidvalidity,
+                                                        uid, intake, set_aside)])
+        return stored
+
+    def store_inbound_many(self, items: Sequence[InboundItem]) -> list[StoredInbound]:
+        """Store several received messages in one transaction (see ``store_inbound``)."""
+        with self.transaction() as session:
+            return [self._store_one(session, item) for item in items]
+
+    def _store_one(self, session: Session, item: InboundItem) -> StoredInbound:
+        _aware(item.received_at, "received_at")
+        uidvalidity, uid = item.uidvalidity, item.uid
+        if (uidvalidity is None) != (uid is None):
+            raise ValueError("give both uidvalidity and uid, or neither")
+        raw = bytes(item.raw)
+        intake = item.intake or Intake()
+        digest = intake.received_sha256 or hashlib.sha256(raw).hexdigest()
+        message_id = message_id_of(raw) or f"<{digest}@speakerbot.invalid>"
+        values = {
+            "message_id": message_id,
+            "sha256": digest,
+            "source": item.source,
+            "uidvalidity": uidvalidity,
+            "uid": uid,
+            "received_at": item.received_at,
+            "raw": raw,
+            "status": "set_aside" if item.set_aside is not None else "new",
+            "attempts": 0,
+            "error": item.set_aside,
+            "note": "",
+            "processed_at": None,
+            "sender": intake.sender,
+            "body_sha256": intake.body_sha256,
+            "password_verdict": intake.password_verdict,
+            "retry_at": None,
+            "oversized": intake.oversized,
+            "confirmation_id": None,
+            "size": intake.size if intake.size is not None else len(raw),
+            "authenticated": intake.authenticated,
+        }
+        keys = [Inbound.sha256 == digest]
+        if uidvalidity is not None:
+            keys.append((Inbound.uidvalidity == uidvalidity) & (Inbound.uid == uid))
+        if intake.sender is not None and intake.body_sha256 is not None:
+            # A forger's copy (not authenticated) never shadows the real message.
+            keys.append((Inbound.message_id == message_id) & (Inbound.sender == intake.sender)
+                        & (Inbound.body_sha256 == intake.body_sha256)
+                        & (Inbound.authenticated.is_(intake.authenticated)))
+        # Write transactions run one at a time, so nothing can slip in between the look-up
+        # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
+        found = session.execute(
+            select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
+        ).first()
+        if found is not None:
+            return StoredInbound(id=found[0], duplicate=True, status=found[1])
+        insert = self._insert_ignoring_conflicts(Inbound, values)
+        new_id = session.execute(insert.returning(Inbound.id)).scalar_one_or_none()
+        if new_id is not None:
+            return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
+        found = session.execute(
+            select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
+        ).first()
+        if found is None:
+            raise RuntimeError("inbound message neither stored nor found: unique key mismatch")
+        return StoredInbound(id=found[0], duplicate=True, status=found[1])
+
+    def inbound(self, inbound_id: int) -> InboundRow:
+        """Return a stored message; ``LookupError`` if there is none with that id."""
+        with self._reading() as session:
+            row = session.get(Inbound, inbound_id)
+            if row is None:
+                raise LookupError(f"no inbound message {inbound_id}")
+            return _inbound_row(row)
+
+    def pending_inbound(self, now: datetime | None = None) -> list[InboundRow]:
+        """Return the messages still to handle, oldest first.
+
+        Those 'new', and those to 'retry' whose retry is due by ``now`` (all of them when
+        ``now`` is None).
+        """
+        due = Inbound.status == "new"
+        if now is not None:
+            due = or_(due, (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
+        else:
+            due = Inbound.status.in_(PENDING_INBOUND)
+        with self._reading() as session:
+            rows = session.scalars(
+                select(Inbound).where(due).order_by(Inbound.received_at, Inbound.id)
+            )
+            return [_inbound_row(row) for row in rows]
+
+    def retry_waiting(self) -> list[tuple[int, str | None, datetime | None]]:
+        """Return (id, sender, retry_at) of every authenticated message waiting for a retry.
+
+        Only those hold their sender's later mail back: a forger's failing message must
+        not delay the real owner's.
+        """
+        with self._reading() as session:
+            return [(i, sender, at) for i, sender, at in session.execute(
+                select(Inbound.id, Inbound.sender, Inbound.retry_at)
+                .where(Inbound.status == "retry", Inbound.authenticated.is_(True))
+                .order_by(Inbound.id))]
+
+    def next_inbound_retry(self) -> datetime | None:
+        """Return when the next message waiting for a retry is due, or None."""
+        with self._reading() as session:
+            return session.scalar(select(func.min(Inbound.retry_at))
+                                  .where(Inbound.status == "retry"))
+
+    def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
+        """Return the newest stored messages (with ``status`` only, if given), newest first."""
+        query = select(Inbound).order_by(Inbound.id.desc()).limit(limit)
+        if status is not None:
+            query = query.where(Inbound.status == status)
+        with self._reading() as session:
+            return [_inbound_row(row) for row in session.scalars(query)]
+
+    def requeue_inbound(self, inbound_id: int) -> InboundRow:
+        """Put a set-aside message back to be processed afresh; ``LookupError`` if absent.
+
+        Raises ``NotPending`` unless it is set aside (nothing else may be processed twice).
+        """
+        with self.transaction() as session:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None:
+                raise LookupError(f"no inbound message {inbound_id}")
+            if row.status != "set_aside":
+                raise NotPending(f"inbound message {inbound_id} is {row.status}, not set aside")
+            row.status, row.attempts, row.retry_at = "new", 0, None
+            row.note = (row.note + " requeued by the operator").strip()
+            return _inbound_row(row)
+
+    def set_aside_since(self, after_id: int) -> list[InboundRow]:
+        """Return the set-aside messages with an id above ``after_id``, oldest first."""
+        with self._reading() as session:
+            rows = session.scalars(select(Inbound).where(
+                Inbound.status == "set_aside", Inbound.id > after_id).order_by(Inbound.id))
+            return [_inbound_row(row) for row in rows]
+
+    def earliest_pending(self, session: Session | None = None) -> datetime | None:
+        """Return when the oldest message still to handle was received (None: none waits).
+
+        A message waiting for a retry counts only if it is authenticated: unauthenticated
+        mail that keeps failing must not hold the game's deadlines back.
+        """
+        with self._reading(session) as reading:
+            return reading.scalar(
+                select(func.min(Inbound.received_at)).where(or_(
+                    Inbound.status == "new",
+                    (Inbound.status == "retry") & Inbound.authenticated.is_(True)))
+            )
+
+    def inbound_statuses(self, ids: Sequence[int]) -> dict[int, str]:
+        """Return the status of each stored message named (one query, no message bytes)."""
+        if not ids:
+            return {}
+        with self._reading() as session:
+            return {i: status for i, status in session.execute(
+                select(Inbound.id, Inbound.status).where(Inbound.id.in_(list(ids))))}
+
+    def find_inbound_by_uid(self, uidvalidity: int, uid: int) -> InboundRow | None:
+        """Return the message stored from this IMAP UID, if any."""
+        with self._reading() as session:
+            row = session.scalars(
+                select(Inbound).where(Inbound.uidvalidity == uidvalidity, Inbound.uid == uid)
+            ).first()
+            return None if row is None else _inbound_row(row)
+
+    def mark_inbound(
+        self,
+        session: Session,
+        inbound_id: int,
+        status: str,
+        note: str = "",
+        *,
+        now: datetime | None = None,
+    ) -> None:
+        """Mark a pending message 'processed' or 'skipped', inside the caller's transaction.
+
+        Raises ``NotPending`` if it was handled already (by a concurrent transaction, say):
+        the caller's transaction must then roll back, so that nothing is done twice.
+        """
+        if status not in _FINAL_INBOUND:
+            raise ValueError(f"status must be one of {_FINAL_INBOUND}, not {status!r}")
+        result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+            update(Inbound)
+            .where(Inbound.id == inbound_id, Inbound.status.in_((*PENDING_INBOUND, "held")))
+            .values(status=status, note=note, processed_at=_aware(now or datetime.now(UTC), "now"))
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount == 1:
+            return
+        current = session.scalar(select(Inbound.status).where(Inbound.id == inbound_id))
+        if current is None:
+            raise LookupError(f"no inbound message {inbound_id}")
+        raise NotPending(f"inbound message {inbound_id} is {current}, not pending")
+
+    def record_inbound_failure(
+        self, inbound_id: int, error: str, *, now: datetime, delays: Sequence[float]
+    ) -> InboundRow:
+        """Count a failed attempt at a message, in a transaction of its own.
+
+        After failure n the message waits ``delays[n-1]`` seconds in 'retry'; once the
+        delays are used up it is 'set_aside'. A message no longer pending is left as it is.
+        """
+        _aware(now, "now")
+        with self.transaction() as session:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None:
+                raise LookupError(f"no inbound message {inbound_id}")
+            if row.status in PENDING_INBOUND:
+                row.attempts += 1
+                row.error = error
+                if row.attempts > len(delays):
+                    row.status, row.retry_at = "set_aside", None
+                else:
+                    row.status = "retry"
+                    row.retry_at = now + timedelta(seconds=delays[row.attempts - 1])
+            return _inbound_row(row)
+
+    # -- Held mail and confirmations -------------------------------------------------------
+
+    def hold(self, session: Session, inbound_id: int, confirmation_id: int | None,
+             note: str) -> None:
+        """Hold a message until its sender confirms it (or the request expires).
+
+        A pending message, or one already held (to move it to another request, or to none:
+        waiting for a request to be sent).
+        """
+        result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+            update(Inbound)
+            .where(Inbound.id == inbound_id, Inbound.status.in_((*PENDING_INBOUND, "held")))
+            .values(status="held", confirmation_id=confirmation_id, note=note)
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            raise NotPending(f"inbound message {inbound_id} is not pending")
+
+    def held(self, session: Session, confirmation_id: int) -> list[InboundRow]:
+        """Return the messages held for a confirmation, in the order received."""
+        rows = session.scalars(select(Inbound).where(
+            Inbound.confirmation_id == confirmation_id, Inbound.status == "held")
+            .order_by(Inbound.received_at, Inbound.id))
+        return [_inbound_row(row) for row in rows]
+
+    def held_waiting(self, session: Session | None = None) -> list[InboundRow]:
+        """Return the messages held with no request yet (it waited for the rate limit)."""
+        with self._reading(session) as reading:
+            rows = reading.scalars(select(Inbound).where(
+                Inbound.status == "held", Inbound.confirmation_id.is_(None))
+                .order_by(Inbound.received_at, Inbound.id))
+            return [_inbound_row(row) for row in rows]

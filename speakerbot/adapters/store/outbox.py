@@ -1,0 +1,216 @@
+"""The outbox in the store: mail to send, with its delivery attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import (
+    func,
+    select,
+)
+from sqlalchemy.orm import (
+    Session,
+)
+
+if TYPE_CHECKING:
+    pass
+
+from speakerbot.adapters.store.database import StoreBase
+from speakerbot.adapters.store.rows import (
+    OutboxRow,
+    OutboxSummary,
+    OutgoingMail,
+    _aware,
+    _outbox_row,
+)
+from speakerbot.adapters.store.schema import (
+    _REPLY_KINDS,
+    REPLY_PRIORITY_KINDS,
+    NotPending,
+    Outbox,
+)
+
+
+class OutboxStore(StoreBase):
+    """The outbox: queued mail, delivery attempts, retries and give-ups."""
+
+    def enqueue(self, session: Session, mail: OutgoingMail) -> None:
+        """Put a message in the outbox, in the caller's transaction; again is a no-op.
+
+        It is due at once (at its ``created_at``).
+        """
+        _aware(mail.created_at, "created_at")
+        if not mail.recipients:
+            raise ValueError(f"outgoing message {mail.message_id} has no recipients")
+        values = {
+            "message_id": mail.message_id,
+            "mail_from": mail.mail_from,
+            "recipients": list(mail.recipients),
+            "raw": bytes(mail.raw),
+            "kind": mail.kind,
+            "inbound_id": mail.inbound_id,
+            "created_at": mail.created_at,
+            "status": "pending",
+            "attempts": 0,
+            "next_attempt_at": mail.created_at,
+            "last_error": None,
+            "sent_at": None,
+            "refused": None,
+            "addressee": mail.recipients[0].strip().lower() if len(mail.recipients) == 1
+            else None,
+            "priority": 1 if mail.kind in REPLY_PRIORITY_KINDS else 0,
+        }
+        session.execute(self._insert_ignoring_conflicts(Outbox, values, Outbox.message_id))
+
+    def due_outbox(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
+        """Return pending messages whose next attempt is due at ``now``, oldest first."""
+        _aware(now, "now")
+        with self._reading() as session:
+            rows = session.scalars(
+                select(Outbox)
+                .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
+                .order_by(Outbox.priority, Outbox.id)
+                .limit(limit)
+            )
+            return [_outbox_row(row) for row in rows]
+
+    @contextmanager
+    def _pending_outbox(self, outbox_id: int) -> Iterator[Outbox]:
+        with self.transaction() as session:
+            row = session.get(Outbox, outbox_id, with_for_update=True)
+            if row is None:
+                raise LookupError(f"no outbox message {outbox_id}")
+            if row.status != "pending":
+                raise NotPending(f"outbox message {outbox_id} is {row.status}, not pending")
+            yield row
+
+    @staticmethod
+    def _add_refused(row: Outbox, refused: Mapping[str, str] | None) -> None:
+        if refused:
+            row.refused = {**(row.refused or {}), **refused}
+
+    def mark_sent(
+        self, outbox_id: int, now: datetime, refused: Mapping[str, str] | None = None
+    ) -> None:
+        """Record a pending message as sent; ``refused``: recipients refused for good.
+
+        The refused recipients (with the server's answer) are kept, with those of any
+        earlier attempt.
+        """
+        _aware(now, "now")
+        with self._pending_outbox(outbox_id) as row:
+            row.status = "sent"
+            row.sent_at = now
+            self._add_refused(row, refused)
+
+    def mark_sent_many(
+        self, sent: Sequence[tuple[int, Mapping[str, str] | None]], now: datetime
+    ) -> None:
+        """Record several pending messages as sent, in one transaction (see ``mark_sent``).
+
+        A message no longer pending is left as it is (another sender marked it).
+        """
+        _aware(now, "now")
+        if not sent:
+            return
+        with self.transaction() as session:
+            ids = [outbox_id for outbox_id, _ in sent]
+            rows = {row.id: row for row in session.scalars(
+                select(Outbox).where(Outbox.id.in_(ids)).with_for_update())}
+            for outbox_id, refused in sent:
+                row = rows.get(outbox_id)
+                if row is None or row.status != "pending":
+                    continue
+                row.status = "sent"
+                row.sent_at = now
+                self._add_refused(row, refused)
+
+    def mark_retry(
+        self,
+        outbox_id: int,
+        error: str,
+        next_attempt_at: datetime,
+        *,
+        refused: Mapping[str, str] | None = None,
+        only: Sequence[str] | None = None,
+    ) -> None:
+        """Record a failed attempt at a pending message, to try again at ``next_attempt_at``.
+
+        ``only``: the recipients still to be sent to (the others took the message).
+        """
+        _aware(next_attempt_at, "next_attempt_at")
+        with self._pending_outbox(outbox_id) as row:
+            if only is not None:
+                if not only:
+                    raise ValueError("a retry needs at least one recipient")
+                row.recipients = list(only)
+            row.attempts += 1
+            row.last_error = error
+            row.next_attempt_at = next_attempt_at
+            self._add_refused(row, refused)
+
+    def mark_failed(
+        self, outbox_id: int, error: str, *, refused: Mapping[str, str] | None = None
+    ) -> None:
+        """Give up on a pending message."""
+        with self._pending_outbox(outbox_id) as row:
+            row.status = "failed"
+            row.last_error = error
+            self._add_refused(row, refused)
+
+    def outbox_summary(self) -> OutboxSummary:
+        """Summarise the outbox: pending and failed counts, oldest pending, refusals."""
+        with self._reading() as session:
+            counts: dict[str, int] = {
+                status: count
+                for status, count in session.execute(
+                    select(Outbox.status, func.count())
+                    .where(Outbox.status.in_(("pending", "failed")))
+                    .group_by(Outbox.status)
+                )
+            }
+            oldest = session.scalar(
+                select(func.min(Outbox.created_at)).where(Outbox.status == "pending")
+            )
+            refusals = session.execute(
+                select(Outbox.message_id, Outbox.refused)
+                .where(Outbox.refused.is_not(None))
+                .order_by(Outbox.id)
+            )
+            refused = [
+                (message_id, recipient, answer)
+                for message_id, by_recipient in refusals
+                for recipient, answer in sorted((by_recipient or {}).items())
+            ]
+        return OutboxSummary(
+            pending=counts.get("pending", 0),
+            failed=counts.get("failed", 0),
+            oldest_pending=oldest,
+            refused=refused,
+        )
+
+    def next_outbox_attempt(self) -> datetime | None:
+        """Return when the next pending message is due, or None if none is pending."""
+        with self._reading() as session:
+            return session.scalar(
+                select(func.min(Outbox.next_attempt_at)).where(Outbox.status == "pending")
+            )
+
+    def replies_since(self, recipient: str, since: datetime,
+                      kinds: Sequence[str] = _REPLY_KINDS,
+                      session: Session | None = None) -> int:
+        """Count mail of ``kinds`` (replies and the limit notice) to ``recipient`` alone.
+
+        Only mail to that one address counts (any case), created at or after ``since``;
+        the count comes from an index, whatever the size of the outbox.
+        """
+        _aware(since, "since")
+        with self._reading(session) as reading:
+            return reading.scalar(select(func.count()).select_from(Outbox).where(
+                Outbox.addressee == recipient.strip().lower(), Outbox.kind.in_(kinds),
+                Outbox.created_at >= since)) or 0
+
+    # -- Metadata --------------------------------------------------------------------------

@@ -1,0 +1,104 @@
+"""The game record and the metadata in the store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import (
+    func,
+    select,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import (
+    Session,
+)
+
+if TYPE_CHECKING:
+    pass
+
+from speakerbot.adapters.store.database import StoreBase
+from speakerbot.adapters.store.rows import (
+    StoredEvent,
+    _aware,
+)
+from speakerbot.adapters.store.schema import (
+    Event,
+    Meta,
+)
+
+
+class RecordStore(StoreBase):
+    """The record (events, in order) and a little key/value metadata."""
+
+    def load_events(self, session: Session | None = None) -> list[StoredEvent]:
+        """Return every event, in order."""
+        with self._reading(session) as reading:
+            rows = reading.execute(select(Event.seq, Event.data).order_by(Event.seq))
+            return [StoredEvent(seq=seq, data=data) for seq, data in rows]
+
+    def append_events(
+        self,
+        session: Session,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        inbound_id: int | None = None,
+        now: datetime | None = None,
+    ) -> int:
+        """Append events (JSON dicts with a string 'type') and return the last seq.
+
+        With no events, returns the current last seq.
+        """
+        for data in events:
+            if not isinstance(data.get("type"), str):
+                raise ValueError(f"an event needs a string 'type': {data!r}")
+        if not events:
+            return self.last_event_seq(session)
+        created_at = _aware(now or datetime.now(UTC), "now")
+        rows = [
+            Event(type=data["type"], data=dict(data), inbound_id=inbound_id, created_at=created_at)
+            for data in events
+        ]
+        session.add_all(rows)
+        session.flush()
+        return max(row.seq for row in rows)
+
+    def last_event_seq(self, session: Session | None = None) -> int:
+        """Return the seq of the last event, 0 if there is none."""
+        with self._reading(session) as reading:
+            return reading.scalar(select(func.coalesce(func.max(Event.seq), 0))) or 0
+
+    # -- The outbox ------------------------------------------------------------------------
+
+    def get_meta(self, key: str, session: Session | None = None) -> Any | None:
+        """Return the JSON value of ``key``, or None if it is not set."""
+        with self._reading(session) as reading:
+            stored = reading.scalar(select(Meta.value).where(Meta.key == key))
+        return None if stored is None else stored["value"]
+
+    def set_meta(
+        self, session: Session, key: str, value: Any, *, now: datetime | None = None
+    ) -> None:
+        """Set ``key`` to a JSON value, in the caller's transaction."""
+        updated_at = _aware(now or datetime.now(UTC), "now")
+        # Wrapped: a bare JSON number in SQLite's JSON column (NUMERIC affinity) would be
+        # stored as a number, and come back altered (1.0 as 1, 2**70 rounded).
+        values = {"key": key, "value": {"value": value}, "updated_at": updated_at}
+        if self._dialect == "sqlite":
+            sqlite_stmt = sqlite_insert(Meta).values(values)
+            session.execute(
+                sqlite_stmt.on_conflict_do_update(
+                    index_elements=[Meta.key],
+                    set_={"value": sqlite_stmt.excluded.value, "updated_at": updated_at},
+                )
+            )
+        else:
+            pg_stmt = pg_insert(Meta).values(values)
+            session.execute(
+                pg_stmt.on_conflict_do_update(
+                    index_elements=[Meta.key],
+                    set_={"value": pg_stmt.excluded.value, "updated_at": updated_at},
+                )
+            )

@@ -1,0 +1,240 @@
+"""What the store hands out and takes in: plain rows, no session attached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    pass
+
+from speakerbot.adapters.store.schema import (
+    _MAX_MESSAGE_ID_BYTES,
+    Confirmation,
+    Inbound,
+    Outbox,
+)
+
+# --- What the store hands out ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredInbound:
+    """The answer to ``store_inbound``: the row, and whether it was already there."""
+
+    id: int
+    duplicate: bool
+    status: str
+
+
+@dataclass(frozen=True)
+class InboundRow:
+    """A stored inbound message."""
+
+    id: int
+    message_id: str
+    sha256: str
+    source: str
+    uidvalidity: int | None
+    uid: int | None
+    received_at: datetime
+    raw: bytes
+    status: str
+    attempts: int
+    error: str | None
+    processed_at: datetime | None
+    note: str = ""
+    sender: str | None = None
+    password_verdict: str | None = None
+    retry_at: datetime | None = None
+    oversized: int | None = None
+    confirmation_id: int | None = None
+    size: int | None = None
+    authenticated: bool | None = None
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What intake read in a message before storing it (all optional for the store)."""
+
+    sender: str | None = None
+    body_sha256: str | None = None
+    password_verdict: str | None = None
+    oversized: int | None = None
+    received_sha256: str | None = None
+    """The SHA-256 of the bytes as received, when the stored bytes differ (masked)."""
+    size: int | None = None
+    """The size of the message as received."""
+    authenticated: bool | None = None
+    """Whether the sender was authenticated; a copy is a duplicate only if this agrees."""
+
+
+@dataclass(frozen=True)
+class InboundItem:
+    """One received message to store, with what intake read in it."""
+
+    raw: bytes
+    received_at: datetime
+    source: str
+    uidvalidity: int | None = None
+    uid: int | None = None
+    intake: Intake | None = None
+    set_aside: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfirmationRow:
+    """A request for confirmation."""
+
+    id: int
+    address: str
+    request_message_id: str
+    created_at: datetime
+    expires_at: datetime
+    status: str
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event of the game record with its sequence number."""
+
+    seq: int
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OutgoingMail:
+    """A message to put in the outbox."""
+
+    message_id: str
+    mail_from: str
+    recipients: tuple[str, ...]
+    raw: bytes
+    kind: str
+    inbound_id: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    """A message in the outbox with its delivery state."""
+
+    id: int
+    message_id: str
+    mail_from: str
+    recipients: tuple[str, ...]
+    raw: bytes
+    kind: str
+    inbound_id: int | None
+    created_at: datetime
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    sent_at: datetime | None
+    refused: dict[str, str]
+
+
+@dataclass(frozen=True)
+class OutboxSummary:
+    """The outbox at a glance, for ``speakerbot status``."""
+
+    pending: int
+    failed: int
+    oldest_pending: datetime | None
+    refused: list[tuple[str, str, str]]
+    """(message_id, recipient, the server's answer) for every recipient refused for good."""
+
+
+def _aware(value: datetime, name: str) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{name} is a naive datetime ({value!r}): give a timezone-aware one")
+    return value
+
+
+def _inbound_row(row: Inbound) -> InboundRow:
+    return InboundRow(
+        id=row.id,
+        message_id=row.message_id,
+        sha256=row.sha256,
+        source=row.source,
+        uidvalidity=row.uidvalidity,
+        uid=row.uid,
+        received_at=row.received_at,
+        raw=bytes(row.raw),
+        status=row.status,
+        attempts=row.attempts,
+        error=row.error,
+        processed_at=row.processed_at,
+        note=row.note,
+        sender=row.sender,
+        password_verdict=row.password_verdict,
+        retry_at=row.retry_at,
+        oversized=row.oversized,
+        confirmation_id=row.confirmation_id,
+        size=row.size,
+        authenticated=row.authenticated,
+    )
+
+
+def _confirmation_row(row: Confirmation) -> ConfirmationRow:
+    return ConfirmationRow(row.id, row.address, row.request_message_id, row.created_at,
+                           row.expires_at, row.status)
+
+
+def _outbox_row(row: Outbox) -> OutboxRow:
+    return OutboxRow(
+        id=row.id,
+        message_id=row.message_id,
+        mail_from=row.mail_from,
+        recipients=tuple(row.recipients),
+        raw=bytes(row.raw),
+        kind=row.kind,
+        inbound_id=row.inbound_id,
+        created_at=row.created_at,
+        status=row.status,
+        attempts=row.attempts,
+        next_attempt_at=row.next_attempt_at,
+        last_error=row.last_error,
+        sent_at=row.sent_at,
+        refused=dict(row.refused or {}),
+    )
+
+
+# --- Message-ID -----------------------------------------------------------------------------
+
+
+def _header_block(raw: bytes) -> bytes:
+    ends = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
+    return raw[: min(ends) + 2] if ends else raw
+
+
+def message_id_of(raw: bytes) -> str | None:
+    """Return the Message-ID header value of a raw message, or None if it has none.
+
+    Only the header block is parsed, leniently (any bytes at all are accepted): folding
+    and runs of whitespace become one space, undecodable bytes U+FFFD, control characters
+    are dropped. An empty value, ``<>``, or one too long to be real counts as none.
+    """
+    try:
+        headers = BytesHeaderParser(policy=compat32).parsebytes(_header_block(raw))
+        value = next(
+            (v for name, v in headers.raw_items() if name.strip().lower() == "message-id"),
+            None,
+        )
+        if not isinstance(value, str):
+            return None
+        # compat32 keeps undecodable bytes as surrogate escapes: turn them back into bytes.
+        decoded = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        cleaned = " ".join(
+            "".join(ch for ch in word if ch.isprintable()) for word in decoded.split()
+        ).strip()
+    except Exception:
+        # The email package is lenient, but whatever it trips on, the message must be kept.
+        return None
+    if cleaned in ("", "<>") or len(cleaned.encode()) > _MAX_MESSAGE_ID_BYTES:
+        return None
+    return cleaned

@@ -1,0 +1,225 @@
+"""The database schema: the tables and the UTC datetime column type."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    mapped_column,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+PENDING_INBOUND = ("new", "retry")
+"""The statuses of an inbound message still to be handled."""
+
+_FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
+# What counts against a sender's daily replies: replies, and the one notice that the limit
+# is reached. Notices the game sends the Speaker (action needed, set aside) do not.
+_REPLY_KINDS = ("reply", "limit")
+REPLY_PRIORITY_KINDS = frozenset({"reply", "limit", "notice", "stranger", "confirm"})
+"""Outbox kinds sent after the game's public business (results, distributions, reminders)."""
+# How long a write transaction waits for another to finish before it fails.
+_WRITE_WAIT_SECONDS = 30
+# Longer than any real Message-ID (RFC 5322 lines stop at 998); it also keeps the value
+# well under PostgreSQL's limit on a btree index entry (about 2.7 kB).
+_MAX_MESSAGE_ID_BYTES = 998
+
+
+def _lock_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+# PostgreSQL advisory lock keys (per database, so per game).
+_DAEMON_LOCK_KEY = _lock_key("speakerbot daemon")
+_WRITE_LOCK_KEY = _lock_key("speakerbot writes")
+
+
+class AlreadyRunning(RuntimeError):
+    """Another speakerbot daemon holds the daemon lock of this database."""
+
+
+class NotPending(RuntimeError):
+    """A message was to change state but was no longer pending (handled, sent or given up)."""
+
+
+# --- Types ----------------------------------------------------------------------------------
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timezone-aware datetime, stored in UTC and returned in UTC.
+
+    PostgreSQL keeps it as ``timestamp with time zone``; SQLite, which has no such type,
+    as the naive UTC time (whose text sorts in time order). Naive datetimes are refused.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Convert to UTC (naive for SQLite); refuse a naive datetime."""
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: give a timezone-aware one")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Return the stored time as an aware UTC datetime."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+# --- Schema ---------------------------------------------------------------------------------
+
+
+class Base(DeclarativeBase):
+    """The declarative base of speakerbot's tables; ``Base.metadata`` is the schema."""
+
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+            "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+            "ck": "ck_%(table_name)s_%(constraint_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+
+
+class Inbound(Base):
+    """A message received, raw, with what became of it."""
+
+    __tablename__ = "inbound"
+    __table_args__ = (
+        UniqueConstraint("uidvalidity", "uid"),
+        CheckConstraint("(uidvalidity IS NULL) = (uid IS NULL)", name="uid_pair"),
+        Index("ix_inbound_pending", "status", "received_at", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Not unique: anyone can copy a Message-ID (see store_inbound for what is a duplicate).
+    message_id: Mapped[str] = mapped_column(Text, index=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    source: Mapped[str] = mapped_column(String(32))
+    uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
+    uid: Mapped[int | None] = mapped_column(BigInteger)
+    received_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    note: Mapped[str] = mapped_column(Text)
+    processed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    sender: Mapped[str | None] = mapped_column(Text)
+    body_sha256: Mapped[str | None] = mapped_column(String(64))
+    # Written by intake only, never taken from the message's text: "right", "wrong" or NULL.
+    password_verdict: Mapped[str | None] = mapped_column(String(8))
+    retry_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    oversized: Mapped[int | None] = mapped_column(BigInteger)
+    # The size as received, and whether intake found it authenticated (None: unknown).
+    size: Mapped[int | None] = mapped_column(BigInteger)
+    authenticated: Mapped[bool | None] = mapped_column(Boolean)
+    confirmation_id: Mapped[int | None] = mapped_column(ForeignKey("confirmations.id"),
+                                                        index=True)
+
+
+class Confirmation(Base):
+    """A request to confirm unauthenticated mail, answered by the From address's owner."""
+
+    __tablename__ = "confirmations"
+    __table_args__ = (Index("ix_confirmations_address_created_at", "address", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str] = mapped_column(Text)
+    # Only the token's hash is kept: reading the database does not let anyone confirm.
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    request_message_id: Mapped[str] = mapped_column(Text, index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    status: Mapped[str] = mapped_column(String(16))  # open | used | expired
+    closed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class Event(Base):
+    """One event of the game record."""
+
+    __tablename__ = "events"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    type: Mapped[str] = mapped_column(String(100), index=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class Outbox(Base):
+    """A message to send, with its delivery attempts."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index("ix_outbox_due", "status", "next_attempt_at"),
+        Index("ix_outbox_kind_created_at", "kind", "created_at"),
+        Index("ix_outbox_addressee_kind_created_at", "addressee", "kind", "created_at"),
+        Index("ix_outbox_pending_priority", "status", "priority", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[str] = mapped_column(Text, unique=True)
+    mail_from: Mapped[str] = mapped_column(Text)
+    recipients: Mapped[list[str]] = mapped_column(JSON)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    kind: Mapped[str] = mapped_column(String(32))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer)
+    next_attempt_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    last_error: Mapped[str | None] = mapped_column(Text)
+    sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    # SQL NULL when nobody was refused, so that the summary can find the others.
+    refused: Mapped[dict[str, str] | None] = mapped_column(JSON(none_as_null=True))
+    # The one recipient, lower case, of mail to one address: counted by an index.
+    addressee: Mapped[str | None] = mapped_column(Text)
+    # 0 goes first: the game's public business before replies and notices.
+    priority: Mapped[int] = mapped_column(Integer, server_default="1")
+
+
+class Meta(Base):
+    """One key of metadata; ``value`` holds ``{"value": <its JSON value>}``."""
+
+    __tablename__ = "meta"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    value: Mapped[dict[str, Any]] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
