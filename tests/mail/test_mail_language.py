@@ -1017,7 +1017,7 @@ def _osa_distance(a: str, b: str) -> int:
 def test_one_edit_agrees_with_damerau_levenshtein() -> None:
     from itertools import product
 
-    from speakerbot.mail.inbound.language import _one_edit
+    from speakerbot.mail.inbound.language.spec import _one_edit
 
     words = ["".join(letters) for size in range(5) for letters in product("abc", repeat=size)]
     for a in words:

@@ -7,7 +7,6 @@ from decimal import Decimal
 
 from speakerbot.engine import commands as c
 from speakerbot.engine.durations import parse_duration
-from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement
 from speakerbot.mail.inbound import language as lang
 
 
@@ -29,25 +28,24 @@ class DigestRequest:
 Translated = c.Command | Query | DigestRequest
 
 
-def engine_clause(clause: lang.Clause) -> Clause:
-    """Turn a parsed proposal clause into the engine's clause."""
-    kind = ClauseKind(clause.kind.value if hasattr(clause.kind, "value") else str(clause.kind))
-    if kind is ClauseKind.SET:
-        return Clause(kind, None, clause.value or "", parameter=clause.parameter)
-    return Clause(kind, clause.rule, clause.text, clause.immutable)
-
-
 def translate(command: lang.Command, sender: str) -> Translated:
     """Translate one parsed command from ``sender``. Raises ValueError for a bad duration."""
+    if isinstance(command, lang.AdminCommand):
+        return _translate_admin(command, sender)
+    return _translate_player(command, sender)
+
+
+def _translate_player(command: lang.Command, sender: str) -> Translated:
+    # The language already carries the engine's Choice, Judgement and Clause values.
     match command:
         case lang.Vote(proposal=number, choice=choice):
-            return c.CastBallot(sender, number, Choice(str(choice.value)))
+            return c.CastBallot(sender, number, choice)
         case lang.Propose(title=title, text=text, clauses=clauses):
-            return c.Propose(sender, title, text, tuple(engine_clause(x) for x in clauses))
+            return c.Propose(sender, title, text, clauses)
         case lang.Cfj(statement=statement, arguments=arguments, paradox=paradox):
             return c.CallForJudgement(sender, statement, arguments, paradox)
         case lang.Judgement(cfj=number, value=value, reasons=reasons):
-            return c.DeliverJudgement(sender, number, Judgement(str(value.value)), reasons)
+            return c.DeliverJudgement(sender, number, value, reasons)
         case lang.Consent(proposal=number):
             return c.DeclareConsent(sender, number, True)
         case lang.Refuse(proposal=number):
@@ -62,6 +60,11 @@ def translate(command: lang.Command, sender: str) -> Translated:
             return c.Join(sender, name)
         case lang.Status() | lang.Rules() | lang.Scores() | lang.Help():
             return Query(command.line, command.verb)
+    raise TypeError(f"no translation for {command!r}")
+
+
+def _translate_admin(command: lang.AdminCommand, sender: str) -> Translated:
+    match command:
         case lang.AdminAdd(email=email, name=name):
             return c.AddPlayer(sender, email, name)
         case lang.AdminRemove(player=player):
@@ -77,7 +80,7 @@ def translate(command: lang.Command, sender: str) -> Translated:
         case lang.AdminVoid(proposal=number, reason=reason):
             return c.VoidProposal(sender, number, reason or "")
         case lang.AdminRule(clause=clause):
-            return c.EditRule(sender, engine_clause(clause))
+            return c.EditRule(sender, clause)
         case lang.AdminJudge(cfj=number, player=player):
             return c.AssignJudge(sender, number, player)
         case lang.AdminSpeaker(player=player):

@@ -1,0 +1,150 @@
+"""The command language players and the Speaker write in the body of their mail.
+
+:func:`parse_commands` reads a Subject and a plain-text body into a
+:class:`ParseResult`: the commands found, the errors (lines that were meant as
+commands but cannot be read), and the prose lines that were ignored. The caller
+applies a message atomically: any error means nothing in it is applied.
+
+One table, :data:`COMMANDS` (with :data:`ADMIN_ACTIONS` for the Speaker's
+``ADMIN`` actions and :data:`SUBJECT_SHORTCUTS`), drives both the parser and
+:func:`help_text`, so the HELP reply always describes what is parsed.
+
+The package is split by part of the language:
+
+- :mod:`.results`: the commands, errors, ignored lines and result (and their JSON);
+- :mod:`.spec`: the shapes of the command table and the small token readers;
+- :mod:`.clauses`: ENACT, AMEND, REPEAL, TRANSMUTE and SET inside a proposal;
+- :mod:`.heads` and :mod:`.admin`: how each keyword's line is read;
+- :mod:`.grammar`: the command table; :mod:`.help`: the HELP text built from it;
+- :mod:`.blocks`: blocks, END lines, and where reading stops;
+- :mod:`.parsing`: the Subject, the body and the result; :mod:`.password`: redaction.
+
+Line numbers
+    The body is split into lines at LF, CRLF or a lone CR (nothing else: no
+    Unicode line separators), after a leading byte-order mark is removed. The
+    first line is line 1; :func:`speakerbot.mail.inbound.reading.read_message` has
+    already decoded the transfer encoding and charset and unwrapped
+    ``format=flowed`` text, so these are the lines the sender sees in their
+    mail client. A command taken from the Subject has line 0, and so have errors
+    that concern the whole message.
+
+What is skipped without being listed
+    Blank lines; quoted lines (first non-blank character ``>``); everything from
+    a signature delimiter (a line that is ``--`` once surrounding white space is
+    removed, so ``-- `` and ``--``) on; everything from a line that is only
+    ``END``, ``THANKS`` or ``STOP`` (any case, surrounding white space and
+    trailing ``.``, ``!`` or ``,`` allowed) on; everything from the start of a
+    quoted history that mail clients do not mark with ``>``: a line such as
+    ``-----Original Message-----``, ``-------- Forwarded Message --------``,
+    ``Begin forwarded message:``, a line of ten or more underscores, or a
+    ``From:`` line followed by a ``Sent:`` or ``Date:`` line (the header block
+    Outlook puts above the message it replies to).
+
+What is listed as ignored
+    Any other line whose first word is not a keyword (prose), and lines that
+    start with a keyword taking no arguments but do not hold it alone.
+"""
+
+from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
+from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
+from speakerbot.mail.inbound.language.help import help_text
+from speakerbot.mail.inbound.language.parsing import parse_commands
+from speakerbot.mail.inbound.language.password import redact
+from speakerbot.mail.inbound.language.results import (
+    MAX_COMMAND_LINES,
+    AdminAdd,
+    AdminClose,
+    AdminCommand,
+    AdminDigest,
+    AdminExtend,
+    AdminJudge,
+    AdminRemove,
+    AdminRule,
+    AdminScore,
+    AdminSet,
+    AdminSpeaker,
+    AdminVoid,
+    Cfj,
+    Choice,
+    Clause,
+    ClauseKind,
+    Command,
+    Confirm,
+    Consent,
+    ConsentTurn,
+    Forfeit,
+    Help,
+    IgnoredLine,
+    Join,
+    Judgement,
+    JudgementValue,
+    Overrule,
+    ParseError,
+    ParseResult,
+    Propose,
+    Refuse,
+    Rules,
+    Scores,
+    Status,
+    Vote,
+    Who,
+    clause_json,
+)
+from speakerbot.mail.inbound.language.spec import (
+    AdminSpec,
+    CommandSpec,
+    SubjectShortcut,
+    one_edit_apart,
+)
+
+__all__ = [
+    "ADMIN_ACTIONS",
+    "COMMANDS",
+    "MAX_COMMAND_LINES",
+    "NOT_TYPOS",
+    "SUBJECT_SHORTCUTS",
+    "AdminAdd",
+    "AdminClose",
+    "AdminCommand",
+    "AdminDigest",
+    "AdminExtend",
+    "AdminJudge",
+    "AdminRemove",
+    "AdminRule",
+    "AdminScore",
+    "AdminSet",
+    "AdminSpeaker",
+    "AdminSpec",
+    "AdminVoid",
+    "Cfj",
+    "Choice",
+    "Clause",
+    "ClauseKind",
+    "Command",
+    "CommandSpec",
+    "Confirm",
+    "Consent",
+    "ConsentTurn",
+    "Forfeit",
+    "Help",
+    "IgnoredLine",
+    "Join",
+    "Judgement",
+    "JudgementValue",
+    "Overrule",
+    "ParseError",
+    "ParseResult",
+    "Propose",
+    "Refuse",
+    "Rules",
+    "Scores",
+    "Status",
+    "SubjectShortcut",
+    "Vote",
+    "Who",
+    "clause_json",
+    "help_text",
+    "one_edit_apart",
+    "parse_commands",
+    "redact",
+]

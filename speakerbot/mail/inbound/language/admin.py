@@ -1,0 +1,251 @@
+"""The Speaker's ``ADMIN`` command: each action's head and the :data:`ADMIN_ACTIONS` table."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+
+from speakerbot.engine.durations import parse_duration
+from speakerbot.mail.inbound.language.clauses import _clause_head, _finish_clause
+from speakerbot.mail.inbound.language.results import (
+    AdminAdd,
+    AdminClose,
+    AdminDigest,
+    AdminExtend,
+    AdminJudge,
+    AdminRemove,
+    AdminRule,
+    AdminScore,
+    AdminSet,
+    AdminSpeaker,
+    AdminVoid,
+    Clause,
+    Command,
+    ParseError,
+)
+from speakerbot.mail.inbound.language.spec import (
+    _EMAIL,
+    AdminSpec,
+    _Block,
+    _Head,
+    _name,
+    _number,
+    _one_edit,
+    _Outcome,
+    _Plan,
+    _plan,
+    _player,
+    _shown,
+)
+
+__all__ = ["ADMIN_ACTIONS"]
+
+
+def _admin_add(line: int, rest: str) -> _Outcome:
+    words = rest.split(None, 1)
+    usage = (
+        "ADMIN ADD needs an email address and a display name, "
+        "e.g. ADMIN ADD alice@example.org Alice Smith"
+    )
+    if len(words) < 2:
+        return usage
+    match = _EMAIL.fullmatch(words[0])
+    if match is None:
+        return usage
+    try:
+        name = _name(words[1], "ADMIN ADD")
+    except ValueError as exc:
+        return str(exc)
+    return _plan(AdminAdd(line, match.group(1).lower(), name))
+
+
+def _admin_player(action: str, make: Callable[[int, str], Command]) -> _Head:
+    def head(line: int, rest: str) -> _Outcome:
+        if not rest.strip():
+            return (
+                f"ADMIN {action} needs a player's email address or display name, "
+                f"e.g. ADMIN {action} alice@example.org"
+            )
+        return _plan(make(line, _player(rest)))
+
+    return head
+
+
+_SCORE = re.compile(r"(.+?)\s+([+\-\u2212\u2013][0-9]{1,9})(?:\s+(.*))?", re.DOTALL)
+
+
+def _admin_score(line: int, rest: str) -> _Outcome:
+    match = _SCORE.fullmatch(rest.strip())
+    if match is None:
+        return (
+            "ADMIN SCORE needs a player, a signed number and optionally a reason, "
+            "e.g. ADMIN SCORE alice@example.org +5 solved the puzzle"
+        )
+    digits = int(match.group(2)[1:])
+    delta = digits if match.group(2)[0] == "+" else -digits
+    reason = " ".join((match.group(3) or "").split()) or None
+    return _plan(AdminScore(line, _player(match.group(1)), delta, reason))
+
+
+_ADMIN_SET = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*)\s*(?:=\s*|\s+)(\S.*?)\s*", re.DOTALL)
+
+
+def _admin_set(line: int, rest: str) -> _Outcome:
+    match = _ADMIN_SET.fullmatch(rest.strip())
+    if match is None:
+        return "ADMIN SET needs a parameter name and a value, e.g. ADMIN SET quorum 5"
+    return _plan(AdminSet(line, match.group(1), match.group(2)))
+
+
+def _admin_extend(line: int, rest: str) -> _Outcome:
+    words = rest.split(None, 1)
+    usage = (
+        "ADMIN EXTEND needs a proposal number and a duration, "
+        "e.g. ADMIN EXTEND 301 2d or ADMIN EXTEND 301 1d12h"
+    )
+    proposal = _number(words[0]) if words else None
+    if proposal is None or len(words) < 2:
+        return usage
+    duration = words[1].strip()
+    try:
+        length = parse_duration(duration)
+    except ValueError as exc:
+        return f"ADMIN EXTEND: {exc}"
+    if length <= timedelta(0):
+        return "ADMIN EXTEND needs a duration longer than zero, e.g. ADMIN EXTEND 301 2d"
+    return _plan(AdminExtend(line, proposal, duration))
+
+
+def _admin_close(line: int, rest: str) -> _Outcome:
+    words = rest.split()
+    proposal = _number(words[0]) if len(words) == 1 else None
+    if proposal is None:
+        return "ADMIN CLOSE needs just a proposal number, e.g. ADMIN CLOSE 301"
+    return _plan(AdminClose(line, proposal))
+
+
+def _admin_void(line: int, rest: str) -> _Outcome:
+    words = rest.split(None, 1)
+    proposal = _number(words[0]) if words else None
+    if proposal is None:
+        return (
+            "ADMIN VOID needs a proposal number and optionally a reason, "
+            "e.g. ADMIN VOID 301 duplicate"
+        )
+    reason = " ".join(words[1].split()) if len(words) > 1 else None
+    return _plan(AdminVoid(line, proposal, reason or None))
+
+
+def _admin_rule(line: int, rest: str) -> _Outcome:
+    head = _clause_head(rest, any_set=True)
+    if head is None:
+        return (
+            "ADMIN RULE needs a clause, e.g. ADMIN RULE REPEAL RULE 105, "
+            "ADMIN RULE SET quorum = 5, "
+            "or ADMIN RULE AMEND RULE 205: with the text on the next lines and END RULE after it"
+        )
+    if isinstance(head, str):
+        return f"ADMIN RULE: {head}"
+    if head.kind not in ("ENACT", "AMEND"):
+        clause = _finish_clause(head, [])
+        assert isinstance(clause, Clause)  # only ENACT and AMEND can lack text
+        return _plan(AdminRule(line, clause))
+    clause_head = head
+
+    def build(block: _Block | None) -> Command | list[ParseError]:
+        lines = block.lines if block is not None else ()
+        for number, text in lines:
+            if _clause_head(text) is not None:
+                return [
+                    ParseError(
+                        number,
+                        _shown(text),
+                        f"ADMIN RULE (line {line}) takes one clause; give each clause its own "
+                        "ADMIN RULE line",
+                    )
+                ]
+        clause = _finish_clause(clause_head, [text for _, text in lines])
+        if isinstance(clause, str):
+            return [ParseError(line, "", f"ADMIN RULE: {clause}, then END RULE")]
+        return AdminRule(line, clause)
+
+    return _Plan(build, block="required", ends=("END RULE",), opener="ADMIN RULE")
+
+
+def _admin_judge(line: int, rest: str) -> _Outcome:
+    words = rest.split(None, 1)
+    cfj = _number(words[0]) if words else None
+    if cfj is None or len(words) < 2:
+        return "ADMIN JUDGE needs a CFJ number and a player, e.g. ADMIN JUDGE 12 bob@example.org"
+    return _plan(AdminJudge(line, cfj, _player(words[1])))
+
+
+def _admin_digest(line: int, rest: str) -> _Outcome:
+    return "ADMIN DIGEST takes nothing after it" if rest else _plan(AdminDigest(line))
+
+
+ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
+    AdminSpec(
+        "ADD", "<email> <name>", "add a player with this address and display name", _admin_add
+    ),
+    AdminSpec(
+        "REMOVE",
+        "<player>",
+        "remove a player (by email address or display name)",
+        _admin_player("REMOVE", AdminRemove),
+    ),
+    AdminSpec(
+        "SCORE",
+        "<player> <+n|-n> [reason]",
+        "add points to or take them from a player",
+        _admin_score,
+    ),
+    AdminSpec("SET", "<parameter> <value>", "change a game parameter", _admin_set),
+    AdminSpec(
+        "EXTEND",
+        "<n> <duration>",
+        "extend voting on proposal n by 7d, 36h, 90m, 1d12h...",
+        _admin_extend,
+    ),
+    AdminSpec("CLOSE", "<n>", "close voting on proposal n now", _admin_close),
+    AdminSpec("VOID", "<n> [reason]", "void proposal n", _admin_void),
+    AdminSpec(
+        "RULE",
+        "<clause>",
+        "change the ruleset directly with one clause; ENACT and AMEND take the text on the "
+        "following lines, ended by END RULE",
+        _admin_rule,
+    ),
+    AdminSpec("JUDGE", "<cfj> <player>", "assign a judge to a CFJ", _admin_judge),
+    AdminSpec(
+        "SPEAKER",
+        "<player>",
+        "make another player the Speaker",
+        _admin_player("SPEAKER", AdminSpeaker),
+    ),
+    AdminSpec("DIGEST", "", "send the digest now", _admin_digest),
+)
+_ADMIN_LOOKUP: Mapping[str, AdminSpec] = {spec.action: spec for spec in ADMIN_ACTIONS}
+_ADMIN_LIST = (
+    ", ".join(spec.action for spec in ADMIN_ACTIONS[:-1]) + " or " + ADMIN_ACTIONS[-1].action
+)
+
+
+def _admin(line: int, rest: str) -> _Outcome:
+    words = rest.split(None, 1)
+    if not words:
+        return f"ADMIN needs an action: {_ADMIN_LIST}"
+    action = words[0].upper().rstrip(":")
+    action_rest = words[1].strip() if len(words) > 1 else ""
+    spec = _ADMIN_LOOKUP.get(action)
+    if spec is None:
+        for candidate in ADMIN_ACTIONS:
+            if _one_edit(action, candidate.action) and not isinstance(
+                candidate.head(line, action_rest), str
+            ):
+                return f"unknown ADMIN action {words[0]}; did you mean {candidate.action}?"
+        return f"unknown ADMIN action {words[0]}; ADMIN needs one of {_ADMIN_LIST}"
+    return spec.head(line, action_rest)
+
+

@@ -1,0 +1,135 @@
+"""The clauses inside a proposal's text (and ADMIN RULE's): ENACT, AMEND, REPEAL, TRANSMUTE, SET.
+
+A clause's text runs from its line to the next clause line or the end of the proposal. The
+clauses are the engine's :class:`~speakerbot.engine.model.Clause`; a SET clause keeps its
+value as ``text``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
+from speakerbot.mail.inbound.language.spec import _join_text, _shown
+
+__all__: list[str] = []
+
+
+_CLAUSE = re.compile(
+    r"\s*(ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:(IMMUTABLE)\s+)?RULE\b(.*)", re.IGNORECASE | re.DOTALL
+)
+_SET_CLAUSE = re.compile(r"\s*SET\s(.*)", re.IGNORECASE | re.DOTALL)
+_SET_BODY = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*(\S.*?)\s*")
+_ENACT_REST = re.compile(r"\s*(?::\s*(.*))?", re.DOTALL)
+_AMEND_REST = re.compile(r"\s+#?([0-9]{1,9})\s*(?::\s*(.*))?", re.DOTALL)
+_NUMBERED_REST = re.compile(r"\s+#?([0-9]{1,9})\s*[.:]?\s*")
+
+
+@dataclass(frozen=True)
+class _ClauseHead:
+    kind: ClauseKind
+    rule: int | None
+    first_text: str
+    immutable: bool = False
+    parameter: str | None = None
+    value: str | None = None
+
+
+def _clause_head(line: str, *, any_set: bool = False) -> _ClauseHead | str | None:
+    """Read a clause line: None if the line is not a clause, a reason if it is malformed.
+
+    A line is a clause line when it starts with ENACT, AMEND, REPEAL or TRANSMUTE
+    followed by RULE (ENACT also by IMMUTABLE RULE), or with SET and holds an
+    ``=`` (with ``any_set``: any line starting with SET).
+    """
+    match = _CLAUSE.match(line)
+    if match is not None:
+        kind = match.group(1).upper()
+        immutable = match.group(2) is not None
+        rest = match.group(3)
+        if immutable and kind != "ENACT":
+            return f"only ENACT takes IMMUTABLE; write {kind} RULE followed by the rule number"
+        if kind == "ENACT":
+            enact = _ENACT_REST.fullmatch(rest)
+            if enact is None:
+                words = "ENACT IMMUTABLE RULE" if immutable else "ENACT RULE"
+                return (
+                    f"{words} takes no rule number (the Speaker numbers new rules); write "
+                    f"{words}: followed by the rule's text"
+                )
+            return _ClauseHead(
+                ClauseKind.ENACT, None, (enact.group(1) or "").strip(), immutable=immutable
+            )
+        if kind == "AMEND":
+            amend = _AMEND_REST.fullmatch(rest)
+            if amend is None:
+                return (
+                    "AMEND RULE needs a rule number and a colon, e.g. AMEND RULE 205: "
+                    "followed by the new text"
+                )
+            return _ClauseHead(
+                ClauseKind.AMEND, int(amend.group(1)), (amend.group(2) or "").strip()
+            )
+        numbered = _NUMBERED_REST.fullmatch(rest)
+        if numbered is None:
+            return f"{kind} RULE needs just a rule number, e.g. {kind} RULE 105"
+        return _ClauseHead(ClauseKind(kind), int(numbered.group(1)), "")
+    set_match = _SET_CLAUSE.match(line)
+    if set_match is not None and (any_set or "=" in line):
+        body = _SET_BODY.fullmatch(set_match.group(1))
+        if body is None:
+            return "SET needs a parameter name, = and a value, e.g. SET quorum = 5"
+        parameter, value = body.group(1), body.group(2)
+        return _ClauseHead(
+            ClauseKind.SET, None, f"{parameter} = {value}", parameter=parameter, value=value
+        )
+    return None
+
+
+def _finish_clause(head: _ClauseHead, following: list[str]) -> Clause | str:
+    if head.kind == "SET":
+        # The engine keeps a SET clause's value as its text.
+        return Clause(ClauseKind.SET, None, head.value or "", parameter=head.parameter)
+    text = _join_text([head.first_text, *following]) if head.first_text else _join_text(following)
+    if head.kind in ("ENACT", "AMEND") and not text:
+        name = "ENACT RULE" if head.kind == "ENACT" else f"AMEND RULE {head.rule}"
+        return f"{name} has no text; write the rule's text after the colon or on the lines below it"
+    return Clause(head.kind, head.rule, text, immutable=head.immutable)
+
+
+def _parse_clauses(
+    lines: tuple[tuple[int, str], ...], where: str
+) -> tuple[list[Clause], list[ParseError]]:
+    """Split a proposal's text into clauses; ``where`` names the proposal in errors."""
+    clauses: list[Clause] = []
+    errors: list[ParseError] = []
+    current: tuple[int, str, _ClauseHead] | None = None
+    following: list[str] = []
+
+    def close() -> None:
+        if current is None:
+            return
+        line, text, head = current
+        clause = _finish_clause(head, following)
+        if isinstance(clause, str):
+            errors.append(ParseError(line, _shown(text), f"{clause} ({where})"))
+        else:
+            clauses.append(clause)
+
+    for line, text in lines:
+        head = _clause_head(text)
+        if head is None:
+            if current is not None:
+                following.append(text)
+            continue
+        close()
+        current, following = None, []
+        if isinstance(head, str):
+            errors.append(ParseError(line, _shown(text), f"{head} ({where})"))
+        else:
+            current = (line, text, head)
+    close()
+    return clauses, errors
+
+

@@ -1,0 +1,80 @@
+"""The HELP reply, rendered from the same tables the parser reads."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+
+from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
+from speakerbot.mail.inbound.language.grammar import COMMANDS, SUBJECT_SHORTCUTS
+
+__all__ = ["help_text"]
+
+
+_WHO_NOTE: Mapping[str, str] = {
+    "anyone": "",
+    "player": " Players only.",
+    "judge": " Only the judge assigned to the CFJ.",
+    "Speaker": "",
+}
+
+
+def help_text() -> str:
+    """Render the HELP reply from the tables the parser uses.
+
+    Those are :data:`COMMANDS`, :data:`ADMIN_ACTIONS` and :data:`SUBJECT_SHORTCUTS`.
+    """
+    out: list[str] = [
+        "Write one command per line in the body of your message. Keywords may be",
+        "written in any case; a number may be written 301 or #301. A message is",
+        "applied whole or not at all: if any line has an error, nothing in it is",
+        "done, and the reply says what to write instead.",
+        "",
+    ]
+
+    def entry(syntax: str, summary: str, who: str = "anyone") -> None:
+        out.append(f"  {syntax}")
+        sentence = summary[:1].upper() + summary[1:]
+        if not sentence.endswith("."):
+            sentence += "."
+        sentence += _WHO_NOTE[who]
+        out.extend(textwrap.wrap(sentence, width=72, initial_indent=" " * 6,
+                                 subsequent_indent=" " * 6))  # fmt: skip
+
+    out.append("Commands:")
+    for spec in COMMANDS:
+        if spec.who != "Speaker":
+            aliases = "".join(f" (or {alias})" for alias in spec.aliases)
+            entry(f"{spec.verb}{aliases} {spec.syntax}".rstrip(), spec.summary, spec.who)
+    out.extend(["", "Speaker commands (the message must also hold a line PASSWORD <password>):"])
+    for spec in COMMANDS:
+        if spec.who == "Speaker" and spec.verb != "ADMIN":
+            entry(f"{spec.verb} {spec.syntax}".rstrip(), spec.summary)
+    for action in ADMIN_ACTIONS:
+        entry(f"ADMIN {action.action} {action.syntax}".rstrip(), action.summary)
+    out.extend(
+        [
+            "",
+            "Subject shortcuts (a Subject starting with Re:, Fwd: and the like is",
+            "never a command):",
+        ]
+    )
+    for shortcut in SUBJECT_SHORTCUTS:
+        entry(shortcut.syntax, shortcut.summary)
+    out.extend(
+        [
+            "",
+            "Inside a proposal's text, lines like these change the rules (any case):",
+            "  ENACT RULE: <text>           ENACT IMMUTABLE RULE: <text>",
+            "  AMEND RULE <n>: <text>       REPEAL RULE <n>       TRANSMUTE RULE <n>",
+            "  SET <parameter> = <value>",
+            "A clause's text runs to the next clause or to the end of the proposal.",
+            "",
+            "Not read: blank lines; quoted lines (starting with >); everything after a",
+            "signature line (-- ), after a line that is only END, THANKS or STOP, or",
+            "after the start of quoted history (-----Original Message----- and the like).",
+            "Other lines that do not start with a keyword are listed back as ignored.",
+        ]
+    )
+    return "\n".join(out) + "\n"
+

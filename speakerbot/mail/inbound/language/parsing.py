@@ -1,0 +1,302 @@
+"""Reading a whole message: the Subject shortcuts, the body line by line, and the result.
+
+See the package's docstring for what is counted as a line and what is skipped, and
+``docs/email-language.md`` for the language.
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.mail.inbound.language.blocks import _end_name, _keyword, _Lines
+from speakerbot.mail.inbound.language.grammar import _LOOKUP, NOT_TYPOS, _near_candidates
+from speakerbot.mail.inbound.language.heads import (
+    _JUDGEMENT_ENDS,
+    _cfj_build,
+    _judgement_build,
+    _propose_build,
+)
+from speakerbot.mail.inbound.language.password import _scrub
+from speakerbot.mail.inbound.language.results import (
+    MAX_COMMAND_LINES,
+    REDACTED,
+    Command,
+    Consent,
+    IgnoredLine,
+    ParseError,
+    ParseResult,
+    Refuse,
+    Vote,
+    _AdminBase,
+)
+from speakerbot.mail.inbound.language.spec import (
+    _BARE_TRAILING,
+    _VALUES,
+    CommandSpec,
+    _one_edit,
+    _Plan,
+    _Secret,
+    _shown,
+    _word,
+)
+
+__all__ = ["parse_commands"]
+
+_REPLY_PREFIX = re.compile(r"\s*(?:re|fwd?|aw|sv|wg|tr|vs|antw)\s*(?:\[\d+\])?\s*:", re.IGNORECASE)
+_SUBJECT_PROPOSE = re.compile(r"(?:PROPOSE|PROPOSAL)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
+_SUBJECT_CFJ = re.compile(r"CFJ\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
+_SUBJECT_JUDGEMENT = re.compile(
+    r"(JUDGE?MENT)\s+#?([0-9]{1,9})\s*:\s*(.*)", re.IGNORECASE | re.DOTALL
+)
+
+def _split_lines(body: str) -> list[str]:
+    body = body.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = body.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+
+
+class _Reader(_Lines):
+    """Reads one message: the Subject, then the body; the state of :func:`parse_commands`."""
+
+    # ------------------------------------------------------------------ subject
+
+    def subject(self, subject: str) -> int | None:
+        """Read a Subject shortcut; return where the body's commands start (None: nowhere)."""
+        text = " ".join(subject.split())
+        if not text or _REPLY_PREFIX.match(text):
+            return 0
+        match = _SUBJECT_PROPOSE.fullmatch(text)
+        if match is not None:
+            title = match.group(1).strip()
+            if not title:
+                return self.subject_error(
+                    text,
+                    "a Subject PROPOSE: needs the proposal's title after the colon, "
+                    "e.g. PROPOSE: Fair dice",
+                    ("END PROPOSE", "END PROPOSAL"),
+                )
+            plan = _Plan(
+                _propose_build(0, title, from_subject=True), ends=("END PROPOSE", "END PROPOSAL")
+            )
+            return self.subject_plan(plan, text)
+        match = _SUBJECT_CFJ.fullmatch(text)
+        if match is not None:
+            statement = match.group(1).strip()
+            if not statement:
+                return self.subject_error(
+                    text,
+                    "a Subject CFJ: needs the statement after the colon, "
+                    "e.g. CFJ: Rule 105 allows dice",
+                    ("END CFJ",),
+                )
+            return self.subject_plan(_Plan(_cfj_build(0, statement), ends=("END CFJ",)), text)
+        match = _SUBJECT_JUDGEMENT.fullmatch(text)
+        if match is not None:
+            cfj = int(match.group(2))
+            value = _VALUES.get(_word(match.group(3).strip()))
+            if value is None:
+                return self.subject_error(
+                    text,
+                    f"a Subject JUDGEMENT needs TRUE, FALSE or UNDECIDED after the colon, "
+                    f"e.g. JUDGEMENT {cfj}: TRUE",
+                    _JUDGEMENT_ENDS,
+                )
+            return self.subject_plan(
+                _Plan(_judgement_build(0, cfj, value), ends=_JUDGEMENT_ENDS), text
+            )
+        return 0
+
+    def subject_plan(self, plan: _Plan, text: str) -> int | None:
+        block, index, closed = self.collect(0, plan.ends)
+        built = plan.build(block)
+        if isinstance(built, list):
+            for error in built:
+                self.errors.append(
+                    error if error.text else ParseError(0, _shown(text), error.reason)
+                )
+        else:
+            self.commands.append(built)
+        self.count(0)
+        return index if closed else None
+
+    def subject_error(self, text: str, reason: str, ends: tuple[str, ...]) -> int | None:
+        self.error(0, text, reason)
+        _block, index, closed = self.collect(0, ends)
+        return index if closed else None
+
+    # ------------------------------------------------------------------ body
+
+    def body(self, index: int) -> None:
+        lines = self.lines
+        while index < len(lines) and not self.too_many:
+            raw = lines[index]
+            line = index + 1
+            text = raw.strip()
+            if not text or text[0] == ">":
+                index += 1
+                continue
+            if self.stops(index, text):
+                return
+            parts = text.split(None, 1)
+            first = parts[0]
+            rest = parts[1] if len(parts) == 2 else ""
+            key = _keyword(first)
+            spec = _LOOKUP.get(key)
+            if spec is None and not rest:
+                spec = _LOOKUP.get(key.rstrip(_BARE_TRAILING))
+                if spec is not None and not spec.bare:
+                    spec = None
+            if spec is None:
+                index = self.not_a_keyword(index, text, first, key, rest)
+                continue
+            if spec.bare:
+                if rest:
+                    self.ignored.append(IgnoredLine(line, _shown(text)))
+                else:
+                    assert spec.head is not None
+                    plan = spec.head(line, "")
+                    assert isinstance(plan, _Plan)
+                    self.finish_plan(plan, line, text, index)
+                index += 1
+                continue
+            assert spec.head is not None
+            outcome = spec.head(line, rest)
+            if isinstance(outcome, _Secret):
+                self.password_line(line, first, outcome.value)
+                index += 1
+            elif isinstance(outcome, str):
+                shown = f"{first} {REDACTED}" if spec.verb == "PASSWORD" else text
+                self.error(line, shown, outcome)
+                index = self.skip_block(spec, rest, index)
+            else:
+                index = self.finish_plan(outcome, line, text, index)
+
+    def skip_block(self, spec: CommandSpec, rest: str, index: int) -> int:
+        """After an error on a block command's first line, pass over its block if it has one."""
+        ends = spec.ends
+        if spec.verb == "ADMIN" and rest.split()[:1] and _keyword(rest.split()[0]) == "RULE":
+            ends = ("END RULE",)
+        probe = _Plan(build=lambda _block: [], ends=ends, opener=spec.verb)
+        if ends and self.block_follows(index + 1, probe):
+            return self.collect(index + 1, ends)[1]
+        return index + 1
+
+    def not_a_keyword(self, index: int, text: str, first: str, key: str, rest: str) -> int:
+        """Handle a line whose first word is no keyword: stray END, near miss, or prose."""
+        line = index + 1
+        if key == "END" and rest:
+            name = _end_name(text)
+            if name in ("END PROPOSE", "END PROPOSAL", "END CFJ", "END RULE", *_JUDGEMENT_ENDS):
+                opener = name.split()[1].replace("PROPOSAL", "PROPOSE")
+                self.error(
+                    line,
+                    text,
+                    f"{name} closes nothing here: no {opener} begins above it in this message",
+                )
+                return index + 1
+        if key not in NOT_TYPOS:
+            bare_key = key.rstrip(_BARE_TRAILING)
+            candidates = _near_candidates(key)
+            if bare_key != key:
+                candidates += _near_candidates(bare_key)
+            for spec, name in candidates:
+                if not _one_edit(bare_key if spec.bare else key, name):
+                    continue
+                assert spec.head is not None
+                fits = spec.head(line, rest)
+                if isinstance(fits, str):
+                    continue
+                shown = f"{first} {REDACTED}" if spec.verb == "PASSWORD" else text
+                self.error(line, shown, f"unknown command {first}; did you mean {spec.verb}?")
+                if isinstance(fits, _Plan) and fits.block == "required":
+                    return self.collect(index + 1, fits.ends)[1]
+                if (
+                    isinstance(fits, _Plan)
+                    and fits.block == "optional"
+                    and self.block_follows(index + 1, fits)
+                ):
+                    return self.collect(index + 1, fits.ends)[1]
+                return index + 1
+        self.ignored.append(IgnoredLine(line, _shown(text)))
+        return index + 1
+
+    # ------------------------------------------------------------------ result
+
+    def result(self) -> ParseResult:
+        """Check what was read as a whole and return it, the password scrubbed everywhere."""
+        password = self.passwords[0][1] if self.passwords else None
+        if self.too_many:
+            refused = ParseError(
+                0,
+                "",
+                f"this message has more than {self.limit} command lines; the "
+                f"Speaker reads at most {self.limit} in one message, so none "
+                "was applied. Split them over several messages.",
+            )
+            return ParseResult((), (refused,), (), password)
+        commands = self.consistent_commands()
+        errors = sorted(self.errors, key=lambda error: error.line)
+        result = ParseResult(tuple(commands), tuple(errors), tuple(self.ignored), password)
+        for secret in sorted({s for _, s in self.passwords}, key=len, reverse=True):
+            result = _scrub(result, secret)
+        return result
+
+    def consistent_commands(self) -> list[Command]:
+        """Keep the commands that fit with the rest of the message; record the others as errors.
+
+        ADMIN needs a PASSWORD line, and one proposal gets one VOTE choice and one of
+        CONSENT and REFUSE.
+        """
+        commands: list[Command] = []
+        votes: dict[int, tuple[int, str]] = {}
+        consents: dict[int, tuple[int, str]] = {}
+        for command in self.commands:
+            reason = None
+            if isinstance(command, _AdminBase) and not self.passwords:
+                reason = (
+                    "admin commands need a PASSWORD line; add a line PASSWORD followed by "
+                    "the Speaker's password to this message"
+                )
+            elif isinstance(command, Vote):
+                earlier = votes.setdefault(command.proposal, (command.line, command.choice))
+                if earlier[1] != command.choice:
+                    reason = (
+                        f"proposal {command.proposal} already has a different VOTE on line "
+                        f"{earlier[0]} of this message; keep only one"
+                    )
+            elif isinstance(command, Consent | Refuse):
+                earlier = consents.setdefault(command.proposal, (command.line, command.verb))
+                if earlier[1] != command.verb:
+                    reason = (
+                        f"proposal {command.proposal} already has {earlier[1]} on line "
+                        f"{earlier[0]} of this message; keep only one of CONSENT and REFUSE"
+                    )
+            if reason is None:
+                commands.append(command)
+            else:
+                shown = _shown(self.lines[command.line - 1]) if command.line else ""
+                self.errors.append(ParseError(command.line, shown, reason))
+        return commands
+
+
+def parse_commands(
+    subject: str, body: str, *, max_command_lines: int = MAX_COMMAND_LINES
+) -> ParseResult:
+    """Read the commands of one message from its decoded Subject and plain-text body.
+
+    A message with more than ``max_command_lines`` command lines is refused whole.
+
+    See the module docstring for what is counted as a line and what is skipped,
+    and ``docs/email-language.md`` for the language. Never raises.
+    """
+    reader = _Reader(_split_lines(body), max_command_lines)
+    start = reader.subject(subject)
+    if start is not None:
+        reader.body(start)
+    return reader.result()
+
+

@@ -1,0 +1,432 @@
+"""What the language reads a message into: the commands, errors, ignored lines and result.
+
+The game's own values are the engine's: a VOTE carries a :class:`Choice`, a JUDGEMENT a
+:data:`JudgementValue` (the engine's verdict enum), a proposal its :class:`Clause` list.
+Only the ``speakerbot parse`` JSON is shaped here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import StrEnum
+from typing import ClassVar, Literal, TypeAlias
+
+from speakerbot.engine.durations import parse_duration
+from speakerbot.engine.model import Choice, Clause, ClauseKind
+from speakerbot.engine.model import Judgement as JudgementValue
+
+__all__ = [
+    "MAX_COMMAND_LINES",
+    "MAX_NAME_LENGTH",
+    "MAX_SHOWN",
+    "REDACTED",
+    "AdminAdd",
+    "AdminClose",
+    "AdminCommand",
+    "AdminDigest",
+    "AdminExtend",
+    "AdminJudge",
+    "AdminRemove",
+    "AdminRule",
+    "AdminScore",
+    "AdminSet",
+    "AdminSpeaker",
+    "AdminVoid",
+    "Cfj",
+    "Choice",
+    "Clause",
+    "ClauseKind",
+    "Command",
+    "Confirm",
+    "Consent",
+    "ConsentTurn",
+    "Forfeit",
+    "Help",
+    "IgnoredLine",
+    "Join",
+    "Judgement",
+    "JudgementValue",
+    "Overrule",
+    "ParseError",
+    "ParseResult",
+    "Propose",
+    "Refuse",
+    "Rules",
+    "Scores",
+    "Status",
+    "Vote",
+    "Who",
+    "clause_json",
+]
+
+MAX_COMMAND_LINES = 200
+"""A message with more command lines than this (commands plus errors) is refused whole."""
+
+MAX_NAME_LENGTH = 60
+"""The longest display name JOIN and ADMIN ADD accept."""
+
+MAX_SHOWN = 200
+"""Lines quoted back in errors and ignored lines are cut to this many characters."""
+
+
+Who: TypeAlias = Literal["anyone", "player", "judge", "Speaker"]
+
+REDACTED = "********"
+"""What stands in place of the Speaker's password wherever it would be shown."""
+
+
+def clause_json(clause: Clause) -> dict[str, object]:
+    """Return a proposal's (or ADMIN RULE's) clause as in ``speakerbot parse`` output.
+
+    The engine keeps a SET clause's value as its ``text``; the JSON shows the clause line's
+    ``"<parameter> = <value>"`` as ``text`` and the value again as ``value``.
+    """
+    is_set = clause.kind is ClauseKind.SET
+    out: dict[str, object] = {
+        "kind": clause.kind.value,
+        "rule": clause.rule,
+        "text": f"{clause.parameter} = {clause.text}" if is_set else clause.text,
+        "immutable": clause.immutable,
+    }
+    if is_set:
+        out["parameter"] = clause.parameter
+        out["value"] = clause.text
+    return out
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, Clause):
+        return clause_json(value)
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True)
+class _CommandBase:
+    """Fields and JSON shared by every command: the line it was read from."""
+
+    line: int
+    verb: ClassVar[str]
+
+    def to_json(self) -> dict[str, object]:
+        """Return the command as in ``speakerbot parse`` output."""
+        out: dict[str, object] = {"line": self.line, "verb": self.verb}
+        for item in dataclasses.fields(self):
+            if item.name != "line":
+                out[item.name] = _json_value(getattr(self, item.name))
+        return out
+
+
+@dataclass(frozen=True)
+class Join(_CommandBase):
+    """``JOIN <display name>``: join the game."""
+
+    name: str
+    verb: ClassVar[str] = "JOIN"
+
+
+@dataclass(frozen=True)
+class Vote(_CommandBase):
+    """``VOTE <n> FOR|AGAINST|ABSTAIN``; ABSTAIN withdraws an earlier ballot."""
+
+    proposal: int
+    choice: Choice
+    verb: ClassVar[str] = "VOTE"
+
+
+@dataclass(frozen=True)
+class Propose(_CommandBase):
+    """``PROPOSE <title>``, the proposal's text, ``END PROPOSE``."""
+
+    title: str
+    text: str
+    clauses: tuple[Clause, ...]
+    verb: ClassVar[str] = "PROPOSE"
+
+
+@dataclass(frozen=True)
+class Cfj(_CommandBase):
+    """``CFJ <statement>``, optionally arguments ended by ``END CFJ``.
+
+    ``paradox`` is True when the statement's first word is PARADOX; the
+    statement is kept as written, PARADOX included. ``arguments`` is "" when
+    none were given.
+    """
+
+    statement: str
+    arguments: str
+    paradox: bool
+    verb: ClassVar[str] = "CFJ"
+
+
+@dataclass(frozen=True)
+class Judgement(_CommandBase):
+    """``JUDGEMENT <cfj> TRUE|FALSE|UNDECIDED``, optionally reasons ended by ``END JUDGEMENT``."""
+
+    cfj: int
+    value: JudgementValue
+    reasons: str
+    verb: ClassVar[str] = "JUDGEMENT"
+
+
+@dataclass(frozen=True)
+class Consent(_CommandBase):
+    """``CONSENT <n>``."""
+
+    proposal: int
+    verb: ClassVar[str] = "CONSENT"
+
+
+@dataclass(frozen=True)
+class ConsentTurn(_CommandBase):
+    """``CONSENT TURN``: agree that the next turn may begin while a CFJ is undecided.
+
+    JSON: ``{"line": ..., "verb": "CONSENT", "turn": true}`` (no ``proposal``).
+    """
+
+    verb: ClassVar[str] = "CONSENT"
+
+    def to_json(self) -> dict[str, object]:
+        """Return the command as in ``speakerbot parse`` output."""
+        return {**super().to_json(), "turn": True}
+
+
+@dataclass(frozen=True)
+class Refuse(_CommandBase):
+    """``REFUSE <n>``."""
+
+    proposal: int
+    verb: ClassVar[str] = "REFUSE"
+
+
+@dataclass(frozen=True)
+class Overrule(_CommandBase):
+    """``OVERRULE <cfj>``."""
+
+    cfj: int
+    verb: ClassVar[str] = "OVERRULE"
+
+
+@dataclass(frozen=True)
+class Forfeit(_CommandBase):
+    """``FORFEIT``: leave the game."""
+
+    verb: ClassVar[str] = "FORFEIT"
+
+
+@dataclass(frozen=True)
+class Confirm(_CommandBase):
+    """``CONFIRM <code>``: confirm mail the Speaker could not authenticate."""
+
+    token: str
+    verb: ClassVar[str] = "CONFIRM"
+
+
+@dataclass(frozen=True)
+class Status(_CommandBase):
+    """``STATUS``."""
+
+    verb: ClassVar[str] = "STATUS"
+
+
+@dataclass(frozen=True)
+class Rules(_CommandBase):
+    """``RULES``."""
+
+    verb: ClassVar[str] = "RULES"
+
+
+@dataclass(frozen=True)
+class Scores(_CommandBase):
+    """``SCORES``."""
+
+    verb: ClassVar[str] = "SCORES"
+
+
+@dataclass(frozen=True)
+class Help(_CommandBase):
+    """``HELP``."""
+
+    verb: ClassVar[str] = "HELP"
+
+
+@dataclass(frozen=True)
+class _AdminBase(_CommandBase):
+    """The Speaker's ``ADMIN <action> ...`` commands; JSON has verb ADMIN and the action."""
+
+    verb: ClassVar[str] = "ADMIN"
+    action: ClassVar[str]
+
+    def to_json(self) -> dict[str, object]:
+        """Return the command as in ``speakerbot parse`` output."""
+        out = super().to_json()
+        return {"line": out.pop("line"), "verb": out.pop("verb"), "action": self.action, **out}
+
+
+@dataclass(frozen=True)
+class AdminAdd(_AdminBase):
+    """``ADMIN ADD <email> <name>``: add a player."""
+
+    email: str
+    name: str
+    action: ClassVar[str] = "add"
+
+
+@dataclass(frozen=True)
+class AdminRemove(_AdminBase):
+    """``ADMIN REMOVE <player>``."""
+
+    player: str
+    action: ClassVar[str] = "remove"
+
+
+@dataclass(frozen=True)
+class AdminScore(_AdminBase):
+    """``ADMIN SCORE <player> <+n|-n> [reason]``; ``reason`` is None when not given."""
+
+    player: str
+    delta: int
+    reason: str | None
+    action: ClassVar[str] = "score"
+
+
+@dataclass(frozen=True)
+class AdminSet(_AdminBase):
+    """``ADMIN SET <parameter> <value>`` (an ``=`` between them is allowed)."""
+
+    parameter: str
+    value: str
+    action: ClassVar[str] = "set"
+
+
+@dataclass(frozen=True)
+class AdminExtend(_AdminBase):
+    """``ADMIN EXTEND <n> <duration>``; ``duration`` is kept as written."""
+
+    proposal: int
+    duration: str
+    action: ClassVar[str] = "extend"
+
+    @property
+    def period(self) -> timedelta:
+        """The duration as a timedelta (it was checked when parsed)."""
+        return parse_duration(self.duration)
+
+
+@dataclass(frozen=True)
+class AdminClose(_AdminBase):
+    """``ADMIN CLOSE <n>``."""
+
+    proposal: int
+    action: ClassVar[str] = "close"
+
+
+@dataclass(frozen=True)
+class AdminVoid(_AdminBase):
+    """``ADMIN VOID <n> [reason]``; ``reason`` is None when not given."""
+
+    proposal: int
+    reason: str | None
+    action: ClassVar[str] = "void"
+
+
+@dataclass(frozen=True)
+class AdminRule(_AdminBase):
+    """``ADMIN RULE <clause>``: change the ruleset directly."""
+
+    clause: Clause
+    action: ClassVar[str] = "rule"
+
+
+@dataclass(frozen=True)
+class AdminJudge(_AdminBase):
+    """``ADMIN JUDGE <cfj> <player>``: assign a judge."""
+
+    cfj: int
+    player: str
+    action: ClassVar[str] = "judge"
+
+
+@dataclass(frozen=True)
+class AdminSpeaker(_AdminBase):
+    """``ADMIN SPEAKER <player>``: hand the Speaker's role on."""
+
+    player: str
+    action: ClassVar[str] = "speaker"
+
+
+@dataclass(frozen=True)
+class AdminDigest(_AdminBase):
+    """``ADMIN DIGEST``: send the digest now."""
+
+    action: ClassVar[str] = "digest"
+
+
+AdminCommand: TypeAlias = (
+    AdminAdd | AdminRemove | AdminScore | AdminSet | AdminExtend | AdminClose | AdminVoid
+    | AdminRule | AdminJudge | AdminSpeaker | AdminDigest
+)  # fmt: skip
+Command: TypeAlias = (
+    Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
+    | Forfeit | Confirm | Status | Rules | Scores | Help | AdminCommand
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """A line meant as a command that cannot be read; ``reason`` says what to write instead."""
+
+    line: int
+    text: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        """Return the error as in ``speakerbot parse`` output."""
+        return {"line": self.line, "text": self.text, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class IgnoredLine:
+    """A prose line: not a command, listed in the reply so the sender can check."""
+
+    line: int
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        """Return the ignored line as in ``speakerbot parse`` output."""
+        return {"line": self.line, "text": self.text}
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """Everything read from one message.
+
+    ``password`` is the secret of the message's ``PASSWORD`` line (None if there
+    is none). It is left out of :meth:`to_json` and of ``repr``, and the secret
+    does not occur in any command, error or ignored line: wherever else it
+    appears in the message it is replaced by ``********``.
+    """
+
+    commands: tuple[Command, ...]
+    errors: tuple[ParseError, ...]
+    ignored: tuple[IgnoredLine, ...]
+    password: str | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when the message has no errors, so its commands may be applied."""
+        return not self.errors
+
+    def to_json(self) -> dict[str, object]:
+        """Return commands, errors and ignored lines as in ``speakerbot parse`` output."""
+        return {
+            "commands": [command.to_json() for command in self.commands],
+            "errors": [error.to_json() for error in self.errors],
+            "ignored": [line.to_json() for line in self.ignored],
+        }
+
