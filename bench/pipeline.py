@@ -34,7 +34,7 @@ from speakerbot.adapters.store import Store
 from speakerbot.config import Settings, parse_settings
 from speakerbot.engine import commands as c
 from speakerbot.entrypoints.daemon import Daemon
-from speakerbot.service.core import GameService
+from speakerbot.service import GameService
 from tests.support.dovecot import DovecotServer
 from tests.support.smtp_sink import SmtpSink
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from speakerbot.adapters.store import Store
 from speakerbot.config import parse_settings
 from speakerbot.engine import commands as c
-from speakerbot.service.core import GameService
+from speakerbot.service import GameService
 
 
 def main() -> None:

@@ -1,1 +1,9 @@
-"""The unit of work: one transaction per message or tick, and the outbox's policy."""
+"""The unit of work: one transaction per message, batch or tick, and the outbox's policy.
+
+The daemon and the command line reach the game's storage only through :class:`GameService`.
+"""
+
+from speakerbot.service.game import GameService
+from speakerbot.service.policy import Processed, Received, ServiceError
+
+__all__ = ["GameService", "Processed", "Received", "ServiceError"]

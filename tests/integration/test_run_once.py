@@ -14,7 +14,7 @@ import pytest
 from speakerbot.adapters.store import Store
 from speakerbot.config import load_settings
 from speakerbot.engine import commands as c
-from speakerbot.service.core import GameService
+from speakerbot.service import GameService
 from tests.support.mailgame import MX, raw_mail
 from tests.support.smtp_sink import SmtpSink
 

@@ -22,7 +22,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine.model import Choice
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.outbound.compose import Renderer
-from speakerbot.service.core import GameService
+from speakerbot.service import GameService
 from tests.support.mailgame import (
     ALICE,
     BOB,

@@ -23,7 +23,7 @@ from typing import Any
 from speakerbot.adapters.store import OutboxRow, Store
 from speakerbot.config import Settings, parse_settings
 from speakerbot.engine import commands as c
-from speakerbot.service.core import GameService, Processed
+from speakerbot.service import GameService, Processed
 
 GAME = "nomic@camford.example"
 LIST = "players@camford.example"

@@ -1,0 +1,180 @@
+"""Applying a trusted message's commands, all or nothing, and writing its reply."""
+
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from speakerbot.adapters.store import (
+    InboundRow,
+)
+from speakerbot.engine import GameState, apply
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.reading import (
+    InboundMail,
+    can_acknowledge,
+)
+from speakerbot.mail.inbound.redaction import RIGHT, WRONG
+from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
+from speakerbot.mail.outbound.compose import (
+    Outgoing,
+    when,
+)
+from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of
+from speakerbot.service.answering import AnsweringMixin
+from speakerbot.service.policy import (
+    ADMIN_DATE_SKEW,
+    NOT_DONE,
+    WRONG_PASSWORDS,
+    _Batch,
+    _day_start,
+)
+
+
+class ApplyingMixin(AnsweringMixin):
+    """Applying a trusted message's commands, all or nothing, and writing its reply."""
+
+    def _apply_trusted(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                       parsed: lang.ParseResult, received: datetime, *, trusted: bool) -> None:
+        """Apply a message's commands (if ``trusted``), and queue its reply and announcements."""
+        before = batch.state
+        admin_error = self._admin_refusal(batch, row, mail, parsed, received, trusted)
+        state, events, reply, digest_asked = self._apply_mail(
+            mail, parsed, batch.state, received, admin_error=admin_error, notes=batch.notes)
+        batch.outgoing += self._announce(events, state, before, batch.session,
+                                         after=len(batch.events))
+        batch.events += events
+        batch.state = state
+        if reply is not None and can_acknowledge(mail):
+            batch.outgoing += self._limited_reply(batch.session, mail, reply, row)
+        if digest_asked:
+            batch.digests.append(f"digest:{row.message_id}:{row.id}")
+
+    def _admin_refusal(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                       parsed: lang.ParseResult, received: datetime,
+                       trusted: bool) -> str | None:
+        """Return why the message's ADMIN commands may not run (None: they may)."""
+        host = (mail.sender or "") == self.settings.game.speaker
+        if row.password_verdict == WRONG and host and trusted:
+            # Only mail the host's own mailbox sent: a forger cannot close ADMIN this way.
+            self._count_wrong_password(batch, row.received_at)
+        if not any(cmd.verb == "ADMIN" for cmd in parsed.commands):
+            return None
+        closed = self.store.get_meta("admin_closed_until", batch.session)
+        if closed and datetime.fromisoformat(closed) > row.received_at:
+            return (f"ADMIN by mail is closed until {when(datetime.fromisoformat(closed))} "
+                    "after repeated wrong passwords")
+        if not host or row.password_verdict != RIGHT:
+            return ("admin commands are accepted only from the Speaker's address, in a "
+                    "message with the right PASSWORD line")
+        if not trusted:
+            return "admin commands need mail your provider authenticates (or a confirmation)"
+        if mail.date is None or abs(mail.date - row.received_at) > ADMIN_DATE_SKEW:
+            return ("admin mail must carry a Date within a day of its arrival; an old "
+                    "message sent again is not obeyed")
+        return None
+
+    def _count_wrong_password(self, batch: _Batch, at: datetime) -> None:
+        """Five wrong passwords within an hour close ADMIN by mail for an hour."""
+        session = batch.session
+        recent = [t for t in (self.store.get_meta("wrong_passwords", session) or [])
+                  if datetime.fromisoformat(t) > at - timedelta(hours=1)]
+        recent.append(at.isoformat())
+        self.store.set_meta(session, "wrong_passwords", recent[-WRONG_PASSWORDS:])
+        closed = self.store.get_meta("admin_closed_until", session)
+        if len(recent) >= WRONG_PASSWORDS and not (closed and
+                                                   datetime.fromisoformat(closed) > at):
+            until = at + timedelta(hours=1)
+            self.store.set_meta(session, "admin_closed_until", until.isoformat())
+            body = self.replies.renderer.render("admin_closed.txt", until=until)
+            batch.outgoing.append(Outgoing("notice", (self.settings.game.speaker,),
+                                           "ADMIN by mail closed for an hour", body,
+                                           f"admin-closed:{until.isoformat()}"))
+
+    def _apply_mail(
+        self, mail: InboundMail, parsed: lang.ParseResult, state: GameState,
+        received: datetime, *, admin_error: str | None = None,
+        notes: Sequence[str] = (),
+    ) -> tuple[GameState, list[e.Event], str | None, bool]:
+        """Apply a message's commands all or nothing.
+
+        Return the new state, the events, the reply, and whether it asked for the digest.
+        """
+        sender = mail.sender or ""
+        if mail.problem:
+            return state, [], self.replies.reply(state, sender, outcomes=(), errors=(),
+                                                 ignored=(), answers=(), applied=False,
+                                                 problem=mail.problem), False
+        errors = [(err.line, err.text, err.reason) for err in parsed.errors]
+        ignored = [(item.line, item.text) for item in parsed.ignored]
+        commands: list[lang.Command] = [cmd for cmd in parsed.commands
+                                        if not isinstance(cmd, lang.Confirm)]
+        admin = [cmd for cmd in commands if cmd.verb == "ADMIN"]
+        if admin and not errors and admin_error is not None:
+            errors.append((admin[0].line, command_text(admin[0]), admin_error))
+        if not errors:
+            errors += self._proposal_limits(state, sender, commands, received)
+        translated: list[tuple[lang.Command, c.Command | Query | DigestRequest]] = []
+        for command in commands if not errors else ():
+            try:
+                translated.append((command, translate(command, sender)))
+            except ValueError as error:
+                errors.append((command.line, command_text(command), str(error)))
+        if errors:
+            return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
+                                                 ignored=ignored, answers=(), applied=False,
+                                                 notes=notes), False
+        work, applied = state, True
+        events: list[e.Event] = []
+        outcomes: list[Outcome] = []
+        queries: list[str] = []
+        digest_asked = False
+        for command, action in translated:
+            if isinstance(action, Query):
+                queries.append(action.verb)
+                continue
+            if isinstance(action, DigestRequest):
+                digest_asked = True
+                outcomes.append(Outcome(command.line, command_text(command),
+                                        "The digest is on its way to every player."))
+                continue
+            after, produced = apply(work, action, received, self.rng)
+            outcomes.append(Outcome(command.line, command_text(command),
+                                    outcome_of(produced, after, sender)))
+            if any(isinstance(ev, e.CommandRejected) for ev in produced):
+                applied = False
+                # Nothing is applied, so the commands before this one were not done either.
+                outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
+                                 for done in outcomes[:-1]]
+                break
+            work, events = after, [*events, *produced]
+        if not applied:
+            work, events, digest_asked = state, [], False
+        answers = [self.replies.answer(verb, work, sender) for verb in queries]
+        reply = self.replies.reply(work, sender, outcomes=outcomes, errors=(), ignored=ignored,
+                                   answers=answers, applied=applied, notes=notes)
+        return work, events, reply, digest_asked
+
+    def _proposal_limits(self, state: GameState, sender: str, commands: Sequence[lang.Command],
+                         received: datetime) -> list[tuple[int, str, str]]:
+        """Refuse PROPOSE blocks beyond ``[limits] proposals_per_message`` and ``_per_day``."""
+        limits = self.settings.limits
+        proposals = [cmd for cmd in commands if isinstance(cmd, lang.Propose)]
+        if len(proposals) > limits.proposals_per_message:
+            extra = proposals[limits.proposals_per_message]
+            return [(extra.line, command_text(extra),
+                     f"at most {limits.proposals_per_message} proposals in one message; send "
+                     "the others in another message")]
+        day = _day_start(received)
+        today = sum(1 for p in state.proposals.values()
+                    if p.proposer == sender and p.submitted_at >= day)
+        if proposals and today + len(proposals) > limits.proposals_per_day:
+            allowed = max(0, limits.proposals_per_day - today)
+            extra = proposals[allowed]
+            return [(extra.line, command_text(extra),
+                     f"at most {limits.proposals_per_day} proposals a day from one player "
+                     f"(you have made {today} today); send it again tomorrow (UTC)")]
+        return []

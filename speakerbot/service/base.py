@@ -1,0 +1,160 @@
+"""What every part of the service shares: the store, the settings, the state, one transaction."""
+
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from speakerbot.adapters.store import (
+    InboundRow,
+    OutgoingMail,
+    Store,
+)
+from speakerbot.config import Settings
+from speakerbot.engine import GameState, RandomSource, replay
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.authentication import Authentication, AuthPolicy, authenticate
+from speakerbot.mail.inbound.reading import (
+    InboundMail,
+    read_message,
+)
+from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.compose import (
+    ANSWERING_KINDS,
+    GameIdentity,
+    Outgoing,
+    Renderer,
+    compose,
+)
+from speakerbot.mail.outbound.replies import ReplyWriter
+from speakerbot.resources import templates_dir
+from speakerbot.service.policy import (
+    REPLAY_WINDOW,
+    RETRY_DELAYS,
+    log,
+)
+
+
+class ServiceBase:
+    """Runs one game on one store. Thread-safe: every transaction holds one lock."""
+
+    def __init__(self, store: Store, settings: Settings, *, rng: RandomSource,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.store = store
+        self.settings = settings
+        self.rng = rng
+        self.clock = clock
+        game = settings.game
+        self.identity = GameIdentity(game.name, game.address, game.list)
+        renderer = Renderer(templates_dir())
+        self.announcer = Announcer(self.identity, renderer)
+        self.replies = ReplyWriter(renderer, lang.help_text())
+        self.auth_policy = AuthPolicy(settings.auth.require, settings.auth.authserv_id)
+        self.retry_delays: tuple[float, ...] = RETRY_DELAYS
+        # Codes and Message-IDs of requests for confirmation: unguessable, 128 bits each.
+        self.new_secret: Callable[[], str] = lambda: secrets.token_hex(16)
+        self.lock = threading.RLock()
+        self._cache: tuple[int, GameState] = (-1, GameState())
+        self._committing: tuple[int, GameState] | None = None
+
+    def state(self, session: Any = None) -> GameState:
+        """Return the current state, rebuilt from the record when it has grown."""
+        seq = self.store.last_event_seq(session)
+        if self._cache[0] != seq:
+            events = [event_from_json(row.data) for row in self.store.load_events(session)]
+            self._cache = (seq, replay(events))
+        return self._cache[1]
+
+    def has_game(self) -> bool:
+        """Tell whether a game has been started in this store."""
+        return self.state().started
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """Open a store transaction; the cached state moves on only when it commits."""
+        self._committing = None
+        try:
+            with self.store.transaction() as session:
+                yield session
+            if self._committing is not None:
+                self._cache = self._committing
+        finally:
+            self._committing = None
+
+    def _commit(self, session: Any, events: Sequence[e.Event], state: GameState,
+                outgoing: Sequence[Outgoing], *, inbound_id: int | None = None) -> None:
+        """Append events and queue their messages, in the caller's transaction."""
+        if events:
+            seq = self.store.append_events(session, [event_to_json(ev) for ev in events],
+                                           inbound_id=inbound_id)
+            self._committing = (seq, state)  # the cache takes it once the commit succeeded
+        now = self.clock()
+        for message in outgoing:
+            # The game's own id makes Message-IDs unique across games on one address.
+            keyed = dataclasses.replace(message, key=f"{state.game_id}|{message.key}")
+            try:
+                message_id, raw = compose(self.identity, keyed, now)
+            except Exception:
+                if message.kind not in ANSWERING_KINDS:
+                    raise  # the game's own mail is never dropped: the transaction fails
+                # An answer that cannot be written (a sender's header the mail library
+                # refuses) is dropped: it must not stop the message being applied.
+                log.exception("dropped an answer to %s that could not be composed",
+                              message.recipients)
+                continue
+            self.store.enqueue(session, OutgoingMail(
+                message_id, self.identity.address, message.recipients, raw, message.kind,
+                inbound_id, now,
+            ))
+
+    def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,
+                  session: Any, *, after: int = 0) -> list[Outgoing]:
+        """Compose the messages for events about to be appended ``after`` others in this batch.
+
+        The key is the record number the first of them will take, so it is stable.
+        """
+        key = f"e{self.store.last_event_seq(session) + 1 + after}"
+        return self.announcer.messages(events, state, key, before)
+
+    def _read(self, row: InboundRow) -> InboundMail:
+        return read_message(row.raw, max_bytes=self.settings.limits.max_message_size,
+                            loop_token=self.identity.loop_token)
+
+    def _parse(self, mail: InboundMail) -> lang.ParseResult:
+        if mail.problem:
+            return lang.ParseResult((), (), ())
+        return lang.parse_commands(mail.subject, mail.body,
+                                   max_command_lines=self.settings.limits.max_command_lines)
+
+    def _is_known(self, state: GameState, sender: str) -> bool:
+        """Whether mail from ``sender`` may be answered in full: a player, the host, the Speaker."""
+        player = state.players.get(sender)
+        return (player is not None and player.active) or sender in (
+            self.settings.game.speaker, state.speaker, state.host)
+
+    def _authenticate(self, mail: InboundMail, received: datetime) -> Authentication:
+        """Whether the message may act for its From address.
+
+        Beyond the Authentication-Results: a signed message sent to someone else, or long
+        ago, may be replayed to the game, so it must name the game (or its list) in To or
+        Cc and be dated within a day of its arrival.
+        """
+        verdict = authenticate(mail.sender, mail.auth_results, self.auth_policy)
+        if not verdict.authenticated or self.auth_policy.require == "none":
+            return verdict
+        game = self.settings.game
+        if not {game.address, game.list} & set(mail.recipients):
+            return Authentication(True, False, None, "authenticated, but not addressed to "
+                                  "the game in To or Cc: it may be a replay")
+        if mail.date is None or abs(mail.date - received) > REPLAY_WINDOW:
+            return Authentication(True, False, None, "authenticated, but not dated within a "
+                                  "day of its arrival: it may be a replay")
+        return verdict

@@ -1,0 +1,47 @@
+"""The game service: one object the daemon and the command line go through."""
+
+
+from __future__ import annotations
+
+import secrets
+
+from speakerbot.engine import apply
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.presets import load_preset
+from speakerbot.service.policy import (
+    ServiceError,
+    _raise_rejection,
+)
+from speakerbot.service.ticks import TicksMixin
+
+
+class GameService(TicksMixin):
+    """Runs one game on one store. Thread-safe: every transaction holds one lock."""
+
+    def start_game(self) -> list[e.Event]:
+        """Start the configured game (the store must be upgraded and empty)."""
+        game = self.settings.game
+        with self.lock, self._transaction() as session:
+            state = self.state(session)
+            if state.started:
+                raise ServiceError("a game already exists in this database; "
+                                   "use speakerbot init --force to start over")
+            command = c.StartGame(
+                game.speaker, load_preset(game.ruleset), game.speaker_name,
+                game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
+                game.open_registration, secrets.token_hex(8),
+            )
+            new, events = apply(state, command, self.clock(), self.rng)
+            _raise_rejection(events)
+            self._commit(session, events, new, [])
+            return events
+
+    def speaker_command(self, command: c.Command) -> list[e.Event]:
+        """Apply an override from the command line as the Speaker; announce it."""
+        with self.lock, self._transaction() as session:
+            state = self.state(session)
+            new, events = apply(state, command, self.clock(), self.rng)
+            _raise_rejection(events)
+            self._commit(session, events, new, self._announce(events, new, state, session))
+            return events

@@ -1,0 +1,94 @@
+"""Intake: each message read once, its password's verdict and authentication kept, stored first."""
+
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime
+
+from speakerbot.adapters.store import (
+    InboundItem,
+    Intake,
+    StoredInbound,
+)
+from speakerbot.mail.inbound.redaction import literal_mask, redact_message
+from speakerbot.service.policy import (
+    Received,
+    _describe,
+    _printable,
+    log,
+)
+from speakerbot.service.processing import ProcessingMixin
+
+
+class IntakeMixin(ProcessingMixin):
+    """Intake: each message read once, its password's verdict and authentication kept."""
+
+    def receive(self, raw: bytes, received_at: datetime, *, source: str,
+                uidvalidity: int | None = None, uid: int | None = None,
+                oversized: int | None = None) -> StoredInbound:
+        """Store a message's raw bytes, first of all (a duplicate is stored once).
+
+        The Speaker's password never reaches the database: it is checked here, its verdict
+        kept in a column of its own, and the secret masked in the stored bytes. Whatever
+        goes wrong while reading the message, its bytes are stored set aside with the error,
+        so that no message can stop the mail behind it. ``oversized``: the message's size,
+        when only its headers were fetched because it is over the size limit.
+        """
+        [stored] = self.receive_many([Received(raw, received_at, source, uidvalidity, uid,
+                                               oversized)])
+        return stored
+
+    def receive_many(self, messages: Sequence[Received]) -> list[StoredInbound]:
+        """Store several messages as ``receive`` does, in one transaction (an IMAP batch).
+
+        Should the batch fail to store, each message is stored on its own, so that one
+        bad message costs only itself.
+        """
+        items = [self._intake(message) for message in messages]
+        try:
+            return self.store.store_inbound_many(items)
+        except Exception:
+            if len(items) == 1 and items[0].set_aside is not None:
+                raise  # already the plainest form: the database itself is failing
+            log.exception("storing %d message(s) failed; each is stored on its own",
+                          len(items))
+        return [self._store_alone(item) for item in items]
+
+    def _intake(self, message: Received) -> InboundItem:
+        """Read a message once at intake: its password's verdict, sender and authentication."""
+        raw = message.raw
+        received_sha256 = hashlib.sha256(raw).hexdigest()
+        try:
+            redacted = redact_message(raw, self.settings.game.admin_password,
+                                      max_bytes=self.settings.limits.max_message_size,
+                                      max_command_lines=self.settings.limits.max_command_lines)
+            verdict = self._authenticate(redacted.mail, message.received_at)
+            intake = Intake(_printable(redacted.sender), redacted.body_sha256, redacted.verdict,
+                            message.oversized, received_sha256, len(raw),
+                            verdict.authenticated)
+            stored, error = redacted.raw, None
+        except Exception as failure:
+            log.exception("reading a message at intake failed; it is stored set aside")
+            intake = Intake(oversized=message.oversized, received_sha256=received_sha256,
+                            size=len(raw))
+            stored = literal_mask(raw, self.settings.game.admin_password)
+            error = f"intake: {_describe(failure)}"
+        return InboundItem(stored, message.received_at, message.source, message.uidvalidity,
+                           message.uid, intake, error)
+
+    def _store_alone(self, item: InboundItem) -> StoredInbound:
+        """Store one message; if even that fails, store it set aside in its plainest form."""
+        try:
+            return self.store.store_inbound_many([item])[0]
+        except Exception as failure:
+            if item.set_aside is not None:
+                raise  # already the plainest form: the database itself is failing
+            log.exception("storing a message failed; it is stored set aside")
+            intake = item.intake or Intake()
+            plain = Intake(oversized=intake.oversized, received_sha256=intake.received_sha256,
+                           size=intake.size)
+            return self.store.store_inbound_many([dataclasses.replace(
+                item, intake=plain, set_aside=f"store: {_describe(failure)}")])[0]

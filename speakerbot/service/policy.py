@@ -1,0 +1,122 @@
+"""The Speaker's policies as data, and small pure helpers: retry delays, limits, windows."""
+
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from speakerbot.engine import GameState
+from speakerbot.engine import events as e
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.outbound.compose import (
+    Outgoing,
+)
+
+log = logging.getLogger("speakerbot.service")
+
+class ServiceError(Exception):
+    """Something the operator must fix (no game yet, a game already there...)."""
+
+@dataclass(frozen=True)
+class Received:
+    """A message as an inbound adapter hands it over, before intake reads it."""
+
+    raw: bytes
+    received_at: datetime
+    source: str
+    uidvalidity: int | None = None
+    uid: int | None = None
+    oversized: int | None = None
+
+@dataclass(frozen=True)
+class Processed:
+    """What became of one inbound message."""
+
+    inbound_id: int
+    status: str  # processed | skipped | held | retry | set_aside
+    applied: bool
+
+NOT_DONE = "Not done: a later command was refused, so nothing in the message was applied."
+
+RETRY_DELAYS = (30.0, 60.0, 120.0, 240.0, 480.0)
+
+"""Seconds a failing message waits before each retry: 15.5 minutes in all, then set aside."""
+
+CONFIRM_GAP = timedelta(minutes=10)
+
+"""At most one request for confirmation to an address in this long..."""
+
+CONFIRM_PER_DAY = 5
+
+"""...and at most this many in a day."""
+
+ADMIN_DATE_SKEW = timedelta(days=1)
+
+"""ADMIN mail must be dated within this of its arrival: an old message replayed is not obeyed."""
+
+HELD_LISTED = "held for confirmation"
+
+HELD_WAITING = "held until a request may be sent"
+
+REPLAY_WINDOW = timedelta(days=1)
+
+"""Authenticated mail must be dated within this of its arrival (else it may be a replay)."""
+
+_CODE_ANYWHERE = re.compile(r"CONFIRM\s+([0-9A-Fa-f]{32})\b")
+
+STRANGER_KINDS = ("stranger", "confirm")
+
+"""What an address that is no player may get from us: one of these a day, in all."""
+
+WRONG_PASSWORDS = 5
+
+"""This many wrong passwords within an hour close ADMIN by mail for an hour."""
+
+# Commands that change nothing and whose answer goes only to the From address's real owner.
+_NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm)
+
+_MESSAGE_ID = re.compile(r"<[^<>\s]+>")
+
+@dataclass
+class _Batch:
+    """What one transaction has done so far: the state, the events and the mail they cause."""
+
+    session: Any
+    state: GameState
+    events: list[e.Event]
+    outgoing: list[Outgoing]
+    note: str = ""
+    status: str = ""
+    notes: list[str] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
+
+def _describe(error: BaseException) -> str:
+    """Describe an error for the inbound table: one line, no NUL, at most 500 characters."""
+    text = f"{type(error).__name__}: {error}".replace("\x00", "\\0")
+    text = " ".join(text.split())
+    return text if len(text) <= 500 else text[:497] + "..."
+
+def _printable(sender: str | None) -> str | None:
+    """Return the sender if it can be stored as it is (no control characters), else None."""
+    if sender is None or not sender.isprintable():
+        return None
+    return sender
+
+def _day_start(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+def _quoted(subject: str) -> str:
+    """Quote a subject as a reply names it: in quotes, cut short (it is the sender's text)."""
+    text = " ".join(subject.split()) or "(no subject)"
+    return f"\"{text if len(text) <= 60 else text[:57] + '...'}\""
+
+def _raise_rejection(events: Sequence[e.Event]) -> None:
+    for event in events:
+        if isinstance(event, e.CommandRejected):
+            remedy = f" ({event.remedy})" if event.remedy else ""
+            raise ServiceError(f"{event.reason}{remedy}")

@@ -1,0 +1,135 @@
+"""Processing one message: whose it is, whether it is trusted, and what is answered."""
+
+
+from __future__ import annotations
+
+from speakerbot.adapters.store import (
+    InboundRow,
+)
+from speakerbot.engine import tick
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.reading import (
+    NEVER_ANSWER,
+    InboundMail,
+)
+from speakerbot.service.confirmations import ConfirmationsMixin
+from speakerbot.service.policy import (
+    _NEEDS_NO_TRUST,
+    Processed,
+    _Batch,
+    _describe,
+    _quoted,
+    log,
+)
+
+
+class ProcessingMixin(ConfirmationsMixin):
+    """Processing one message: whose it is, whether it is trusted, and what is answered."""
+
+    def process_pending(self) -> list[Processed]:
+        """Process every stored message that is due, in the order received.
+
+        An authenticated message waiting to be retried holds back the later mail of its
+        sender only, so that one sender's messages still apply in the order they were sent;
+        an unauthenticated one (perhaps a forger's) holds back no one.
+        """
+        done = []
+        with self.lock:
+            now = self.clock()
+            waiting = {sender for _, sender, at in self.store.retry_waiting()
+                       if at is None or at > now}
+            for row in self.store.pending_inbound(now):
+                if row.sender in waiting:
+                    continue
+                done.append(self.process(row))
+                if done[-1].status == "retry" and row.authenticated:
+                    waiting.add(row.sender)  # a forger's failing mail holds back no one
+        return done
+
+    def process(self, row: InboundRow) -> Processed:
+        """Process one message in one transaction; on failure, retry later or set it aside."""
+        with self.lock:
+            try:
+                return self._process(row)
+            except Exception as error:
+                log.exception("processing inbound message %s failed", row.id)
+                failed = self.store.record_inbound_failure(
+                    row.id, _describe(error), now=self.clock(), delays=self.retry_delays)
+                if failed.status == "set_aside":
+                    self._tell_host_set_aside()
+                return Processed(row.id, failed.status, False)
+
+    def _process(self, row: InboundRow) -> Processed:
+        mail = self._read(row)
+        received = row.received_at
+        with self._transaction() as session:
+            start = self.state(session)
+            # First let time pass up to the moment the message was received: deadlines
+            # that fell before it are settled before it is read. Not past mail received
+            # earlier and still waiting (a retry): its ballots must count.
+            waiting = self.store.earliest_pending(session)
+            until = received if waiting is None else min(received, waiting)
+            state, tick_events = tick(start, until, self.rng)
+            batch = _Batch(session, state, list(tick_events),
+                           self._announce(tick_events, state, start, session))
+            if mail.skipped in NEVER_ANSWER or not mail.sender:
+                self._finish(batch, row, "skipped", mail.skipped or "no sender")
+                return Processed(row.id, "skipped", False)
+            if mail.sender in (self.settings.game.address, self.settings.game.list):
+                # The game's own address, or its list: never a player, never answered.
+                self._finish(batch, row, "skipped", "from the game's own address or list")
+                return Processed(row.id, "skipped", False)
+            before = len(batch.events)
+            if row.oversized is not None:
+                self._refuse_oversized(batch, row, mail)
+            else:
+                self._take(batch, row, mail)
+            status = batch.status or "processed"
+            self._finish(batch, row, status, batch.note)
+            return Processed(row.id, status, len(batch.events) > before)
+
+    def _finish(self, batch: _Batch, row: InboundRow, status: str, note: str = "") -> None:
+        """Commit the batch's events and mail, and mark the message done (unless held)."""
+        self._commit(batch.session, batch.events, batch.state, batch.outgoing,
+                     inbound_id=row.id)
+        for key in batch.digests:
+            self._queue_digest(batch.session, batch.state, key)
+        if status != "held":
+            self.store.mark_inbound(batch.session, row.id, status, note)
+
+    def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
+        """Decide whose message this is and what may be done with it."""
+        sender = mail.sender or ""
+        parsed = self._parse(mail)
+        verdict = self._authenticate(mail, row.received_at)
+        confirmed = self._confirmation(batch, row, mail, parsed)
+        if confirmed is not None:
+            self._release_held(batch, confirmed, row.received_at)
+        trusted = verdict.authenticated or confirmed is not None
+        wanting = [cmd for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]
+        joining = any(isinstance(cmd, lang.Join) for cmd in parsed.commands)
+        if confirmed is not None and not parsed.errors and all(
+                isinstance(cmd, lang.Confirm) for cmd in parsed.commands):
+            batch.note = "a confirmation"
+            return  # each message it released has had its own reply
+        known = self._is_known(batch.state, sender)
+        if not known and not joining and not (confirmed and not wanting):
+            self._answer_stranger(batch, row, mail)
+            batch.note = "not a player"
+            return
+        if trusted or not wanting:
+            self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=trusted)
+            return
+        batch.note = f"not authenticated: {verdict.why}"
+        if not known and (parsed.errors or mail.problem):
+            # A JOIN with mistakes from an unverified address: no more than a stranger gets.
+            self._answer_stranger(batch, row, mail)
+        elif parsed.errors or mail.problem:
+            # Nothing could be applied anyway: say what is wrong (to the From address only).
+            self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=False)
+        elif self.settings.auth.unauthenticated == "refuse" and not joining:
+            body = self.replies.renderer.render("not_authenticated.txt",
+                                                subject=_quoted(mail.subject))
+            batch.outgoing += self._limited_reply(batch.session, mail, body, row)
+        else:
+            self._hold(batch, row, mail)

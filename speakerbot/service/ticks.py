@@ -1,0 +1,60 @@
+"""The passing of time: deadlines, digests, and notices to the host."""
+
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from speakerbot.adapters.store import (
+    InboundRow,
+)
+from speakerbot.engine import events as e
+from speakerbot.engine import next_deadline, tick
+from speakerbot.service.intake import IntakeMixin
+
+
+class TicksMixin(IntakeMixin):
+    """The passing of time: deadlines, digests, and notices to the host."""
+
+    def tick(self, now: datetime | None = None) -> list[e.Event]:
+        """Settle everything due by ``now``: reminders, closes, judge deadlines. Idempotent.
+
+        Never past a message received but not yet processed: a ballot that arrived before
+        a deadline must be read before the vote closes.
+        """
+        with self.lock:
+            return self._tick(now)
+
+    def _tick(self, now: datetime | None) -> list[e.Event]:
+        with self._transaction() as session:
+            state = self.state(session)
+            until = now or self.clock()
+            waiting = self.store.earliest_pending()
+            if waiting is not None:
+                until = min(until, waiting)
+            new, events = tick(state, until, self.rng)
+            if events:
+                self._commit(session, events, new, self._announce(events, new, state, session))
+            # A confirmation received in time but not yet read must still find its request.
+            self.store.expire_confirmations(session, until)
+        # A notice held back by the hourly limit goes out once the hour has passed.
+        self._tell_host_set_aside()
+        self.ask_waiting()
+        return events
+
+    def next_deadline(self) -> datetime | None:
+        """Return when the game next needs a tick."""
+        return next_deadline(self.state())
+
+    def send_digest(self, now: datetime | None = None) -> None:
+        """Queue the digest: open business and what was decided since the last digest."""
+        with self.lock, self._transaction() as session:
+            state = self.state(session)
+            if state.started:
+                stamp = (now or self.clock()).strftime("%Y%m%d%H%M")
+                self._queue_digest(session, state, f"digest:{stamp}")
+
+    def requeue(self, inbound_id: int) -> InboundRow:
+        """Put a set-aside message back to be processed (``speakerbot inbound retry``)."""
+        with self.lock:
+            return self.store.requeue_inbound(inbound_id)
