@@ -22,7 +22,7 @@ from speakerbot.config import ConfigError, Settings, load_settings, resolve_conf
 from speakerbot.engine import commands as c
 from speakerbot.mail.outbound.compose import points, when
 from speakerbot.presets import PresetError, load_preset, preset_names
-from speakerbot.service.core import GameService, ServiceError
+from speakerbot.service import GameService, ServiceError
 
 
 class CliError(Exception):

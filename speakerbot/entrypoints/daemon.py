@@ -24,7 +24,7 @@ from speakerbot.adapters.lmtp import LmtpServer
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings, backoff
 from speakerbot.config import Settings
 from speakerbot.entrypoints.crashpoints import crashpoint
-from speakerbot.service.core import GameService, Received
+from speakerbot.service import GameService, Received
 
 log = logging.getLogger("speakerbot.entrypoints.daemon")
 

@@ -30,7 +30,7 @@ from speakerbot.adapters.store import Store
 from speakerbot.config import Settings, parse_settings
 from speakerbot.engine.durations import parse_duration
 from speakerbot.entrypoints.daemon import Daemon
-from speakerbot.service.core import GameService
+from speakerbot.service import GameService
 
 GAME = "speaker@demo.example"
 CHUCK = ("chuck@demo.example", "Chuck")
