@@ -46,7 +46,10 @@ class Redacted:
     ``raw``: the bytes to store (the received ones when nothing needed masking);
     ``verdict``: ``"right"`` or ``"wrong"`` for the message's PASSWORD line as the parser
     reads it, None without one; ``sender`` and ``body_sha256`` (of the Subject and the
-    text) identify a resent copy; ``mail`` is the message as the reader read it.
+    text) identify a resent copy; ``mail`` is the message as the reader read it, and
+    ``parsed`` its commands (None when it could not be read); ``masked`` tells whether
+    ``raw`` differs from the received bytes (then ``mail`` and ``parsed`` show the secret,
+    and whoever answers must read ``raw`` again).
     """
 
     raw: bytes
@@ -54,12 +57,19 @@ class Redacted:
     sender: str | None
     body_sha256: str
     mail: InboundMail
+    parsed: lang.ParseResult | None = None
+    masked: bool = True
 
 
 def redact_message(raw: bytes, expected: str, *, max_bytes: int,
-                   max_command_lines: int = lang.MAX_COMMAND_LINES) -> Redacted:
-    """Check and mask the password of one received message; raises nothing it can avoid."""
-    mail = read_message(raw, max_bytes=max_bytes)
+                   max_command_lines: int = lang.MAX_COMMAND_LINES,
+                   loop_token: str = "") -> Redacted:
+    """Check and mask the password of one received message; raises nothing it can avoid.
+
+    ``loop_token``: the game's own mark, so that the reader knows the game's mail (as the
+    service reads it: the result can then serve for answering, without a second read).
+    """
+    mail = read_message(raw, max_bytes=max_bytes, loop_token=loop_token)
     if mail.problem is not None:
         return Redacted(_unreadable(raw, expected), None, mail.sender,
                         hashlib.sha256(raw).hexdigest(), mail)
@@ -77,8 +87,10 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
     changed = changed or (bool(expected) and _secret_in_headers(raw, expected))
     if not changed:
         # The secret may still stand in a header or a part the reader does not read.
-        return Redacted(literal_mask(raw, expected), verdict, mail.sender, body_sha256, mail)
-    return Redacted(_rebuild(raw, body, expected), verdict, mail.sender, body_sha256, mail)
+        kept = literal_mask(raw, expected)
+        return Redacted(kept, verdict, mail.sender, body_sha256, mail, parsed, kept != raw)
+    return Redacted(_rebuild(raw, body, expected), verdict, mail.sender, body_sha256, mail,
+                    parsed)
 
 
 def literal_mask(raw: bytes, expected: str) -> bytes:
