@@ -22,6 +22,7 @@ from speakerbot.mail.outbound.compose import (
 )
 from speakerbot.service.base import ServiceBase
 from speakerbot.service.policy import (
+    REPLY_KINDS,
     STRANGER_KINDS,
     _Batch,
     _day_start,
@@ -69,7 +70,7 @@ class AnsweringMixin(ServiceBase):
         """Reply, unless the sender has had their replies for today (then one notice)."""
         sender = mail.sender or ""
         day = _day_start(self.clock())
-        sent_today = self.store.replies_since(sender, day, session=session)
+        sent_today = self.store.replies_since(sender, day, REPLY_KINDS, session)
         limit = self.settings.limits.replies_per_day
         subject = mail.subject.strip() or "your message"
         if not subject.lower().startswith("re:"):

@@ -37,6 +37,7 @@ from speakerbot.mail.outbound.compose import (
 from speakerbot.mail.outbound.replies import ReplyWriter
 from speakerbot.resources import templates_dir
 from speakerbot.service.policy import (
+    ANSWER_KINDS,
     REPLAY_WINDOW,
     RETRY_DELAYS,
     log,
@@ -112,7 +113,7 @@ class ServiceBase:
                 continue
             self.store.enqueue(session, OutgoingMail(
                 message_id, self.identity.address, message.recipients, raw, message.kind,
-                inbound_id, now,
+                inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
             ))
 
     def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,

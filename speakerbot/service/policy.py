@@ -69,6 +69,12 @@ REPLAY_WINDOW = timedelta(days=1)
 
 _CODE_ANYWHERE = re.compile(r"CONFIRM\s+([0-9A-Fa-f]{32})\b")
 
+REPLY_KINDS = ("reply", "limit")
+"""What counts against a sender's daily replies: replies, and the one notice that the limit is
+reached. Notices the game sends the Speaker (action needed, set aside) do not."""
+ANSWER_KINDS = frozenset({"reply", "limit", "notice", "stranger", "confirm"})
+"""Mail sent after the game's public business (results, distributions, reminders) when both
+are due at once: a flood of replies must not hold back a vote's results."""
 STRANGER_KINDS = ("stranger", "confirm")
 
 """What an address that is no player may get from us: one of these a day, in all."""

@@ -35,6 +35,7 @@ from speakerbot.adapters.store import (
     StoredInbound,
     sqlite_url,
 )
+from speakerbot.service.policy import REPLY_KINDS
 
 pytestmark = pytest.mark.integration
 
@@ -522,11 +523,11 @@ def test_replies_since(store: Store) -> None:
         )
         store.enqueue(session, outgoing("<4@s>", to=("Alice@X.test",), created_at=T0 + 2 * hour))
         store.enqueue(session, outgoing("<5@s>", to=("bob@x.test",), created_at=T0 + 2 * hour))
-    assert store.replies_since("alice@x.test", T0) == 3
-    assert store.replies_since("alice@x.test", T0 + hour) == 2
-    assert store.replies_since("ALICE@x.test", T0 + 2 * hour) == 1
-    assert store.replies_since("bob@x.test", T0) == 1
-    assert store.replies_since("carol@x.test", T0) == 0
+    assert store.replies_since("alice@x.test", T0, REPLY_KINDS) == 3
+    assert store.replies_since("alice@x.test", T0 + hour, REPLY_KINDS) == 2
+    assert store.replies_since("ALICE@x.test", T0 + 2 * hour, REPLY_KINDS) == 1
+    assert store.replies_since("bob@x.test", T0, REPLY_KINDS) == 1
+    assert store.replies_since("carol@x.test", T0, REPLY_KINDS) == 0
 
 
 # --- Metadata -------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def test_naive_datetimes_are_refused(store: Store) -> None:
     with pytest.raises(ValueError, match="naive"):
         store.due_outbox(naive)
     with pytest.raises(ValueError, match="naive"):
-        store.replies_since("a@b.test", naive)
+        store.replies_since("a@b.test", naive, ("reply",))
     mail = OutgoingMail("<m@s>", "s@s", ("a@b.test",), b"", "reply", None, naive)
     with pytest.raises(ValueError, match="naive"), store.transaction() as session:
         store.enqueue(session, mail)

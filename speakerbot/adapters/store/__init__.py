@@ -41,7 +41,6 @@ from speakerbot.adapters.store.rows import (
 )
 from speakerbot.adapters.store.schema import (
     PENDING_INBOUND,
-    REPLY_PRIORITY_KINDS,
     AlreadyRunning,
     Base,
     Confirmation,
@@ -55,7 +54,6 @@ from speakerbot.adapters.store.schema import (
 
 __all__ = [
     "PENDING_INBOUND",
-    "REPLY_PRIORITY_KINDS",
     "AlreadyRunning",
     "Base",
     "Confirmation",

@@ -66,10 +66,16 @@ class InboundStore(StoreBase):
                                                         uid, intake, set_aside)])
         return stored
 
-    def store_inbound_many(self, items: Sequence[InboundItem]) -> list[StoredInbound]:
-        """Store several received messages in one transaction (see ``store_inbound``)."""
-        with self.transaction() as session:
+    def store_inbound_many(self, items: Sequence[InboundItem],
+                           session: Session | None = None) -> list[StoredInbound]:
+        """Store several received messages in one transaction (see ``store_inbound``).
+
+        In ``session`` (the caller's transaction) if given, else in a transaction of their own.
+        """
+        if session is not None:
             return [self._store_one(session, item) for item in items]
+        with self.transaction() as own:
+            return [self._store_one(own, item) for item in items]
 
     def _store_one(self, session: Session, item: InboundItem) -> StoredInbound:
         _aware(item.received_at, "received_at")
@@ -136,7 +142,8 @@ class InboundStore(StoreBase):
                 raise LookupError(f"no inbound message {inbound_id}")
             return _inbound_row(row)
 
-    def pending_inbound(self, now: datetime | None = None) -> list[InboundRow]:
+    def pending_inbound(self, now: datetime | None = None,
+                        session: Session | None = None) -> list[InboundRow]:
         """Return the messages still to handle, oldest first.
 
         Those 'new', and those to 'retry' whose retry is due by ``now`` (all of them when
@@ -147,20 +154,22 @@ class InboundStore(StoreBase):
             due = or_(due, (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
         else:
             due = Inbound.status.in_(PENDING_INBOUND)
-        with self._reading() as session:
-            rows = session.scalars(
+        with self._reading(session) as reading:
+            rows = reading.scalars(
                 select(Inbound).where(due).order_by(Inbound.received_at, Inbound.id)
             )
             return [_inbound_row(row) for row in rows]
 
-    def retry_waiting(self) -> list[tuple[int, str | None, datetime | None]]:
+    def retry_waiting(
+        self, session: Session | None = None,
+    ) -> list[tuple[int, str | None, datetime | None]]:
         """Return (id, sender, retry_at) of every authenticated message waiting for a retry.
 
         Only those hold their sender's later mail back: a forger's failing message must
         not delay the real owner's.
         """
-        with self._reading() as session:
-            return [(i, sender, at) for i, sender, at in session.execute(
+        with self._reading(session) as reading:
+            return [(i, sender, at) for i, sender, at in reading.execute(
                 select(Inbound.id, Inbound.sender, Inbound.retry_at)
                 .where(Inbound.status == "retry", Inbound.authenticated.is_(True))
                 .order_by(Inbound.id))]

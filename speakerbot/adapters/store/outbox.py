@@ -27,8 +27,6 @@ from speakerbot.adapters.store.rows import (
     _outbox_row,
 )
 from speakerbot.adapters.store.schema import (
-    _REPLY_KINDS,
-    REPLY_PRIORITY_KINDS,
     NotPending,
     Outbox,
 )
@@ -61,7 +59,7 @@ class OutboxStore(StoreBase):
             "refused": None,
             "addressee": mail.recipients[0].strip().lower() if len(mail.recipients) == 1
             else None,
-            "priority": 1 if mail.kind in REPLY_PRIORITY_KINDS else 0,
+            "priority": mail.priority,
         }
         session.execute(self._insert_ignoring_conflicts(Outbox, values, Outbox.message_id))
 
@@ -200,7 +198,7 @@ class OutboxStore(StoreBase):
             )
 
     def replies_since(self, recipient: str, since: datetime,
-                      kinds: Sequence[str] = _REPLY_KINDS,
+                      kinds: Sequence[str],
                       session: Session | None = None) -> int:
         """Count mail of ``kinds`` (replies and the limit notice) to ``recipient`` alone.
 

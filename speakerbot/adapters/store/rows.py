@@ -116,6 +116,8 @@ class OutgoingMail:
     kind: str
     inbound_id: int | None
     created_at: datetime
+    priority: int = 0
+    """Lower goes first among mail due at once (the service puts the game's business first)."""
 
 
 @dataclass(frozen=True)

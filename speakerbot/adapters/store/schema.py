@@ -40,11 +40,6 @@ PENDING_INBOUND = ("new", "retry")
 """The statuses of an inbound message still to be handled."""
 
 _FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
-# What counts against a sender's daily replies: replies, and the one notice that the limit
-# is reached. Notices the game sends the Speaker (action needed, set aside) do not.
-_REPLY_KINDS = ("reply", "limit")
-REPLY_PRIORITY_KINDS = frozenset({"reply", "limit", "notice", "stranger", "confirm"})
-"""Outbox kinds sent after the game's public business (results, distributions, reminders)."""
 # How long a write transaction waits for another to finish before it fails.
 _WRITE_WAIT_SECONDS = 30
 # Longer than any real Message-ID (RFC 5322 lines stop at 998); it also keeps the value
