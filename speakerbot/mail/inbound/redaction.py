@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass
 from email import policy as email_policy
 from email.header import Header, decode_header, make_header
-from email.parser import BytesParser
+from email.message import Message
+from email.parser import BytesHeaderParser
 
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.reading import InboundMail, read_message
+from speakerbot.mail.inbound.reading import InboundMail, read_message, split_header_block
 
 __all__ = ["MASK", "Redacted", "literal_mask", "redact_message"]
 
@@ -137,7 +138,7 @@ def _unreadable(raw: bytes, expected: str) -> bytes:
 
 def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
     """Return the headers, as the reader's parser sees them, over a new plain body."""
-    message = BytesParser(policy=email_policy.compat32).parsebytes(raw, headersonly=True)
+    message = _header_block(raw)
     lines: list[bytes] = []
     for name, value in message.raw_items():
         if name.strip().lower() in _MIME_HEADERS:
@@ -162,6 +163,15 @@ def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
     return head + mime + b"\r\n" + data
 
 
+def _header_block(raw: bytes) -> Message:
+    """Parse the whole header block, cut where the reader cuts it.
+
+    The reader reads only the first 64 KB of it; masking looks at all of it, so that
+    the secret is masked in every header the reader could read, and in the rest too.
+    """
+    return BytesHeaderParser(policy=email_policy.compat32).parsebytes(split_header_block(raw)[0])
+
+
 def _masked_word(expected: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(expected) + r"(?!\w)")
 
@@ -176,7 +186,7 @@ def _decoded(value: str) -> str:
 
 def _secret_in_headers(raw: bytes, expected: str) -> bool:
     """Tell whether a header, its encoded words decoded, holds the secret."""
-    message = BytesParser(policy=email_policy.compat32).parsebytes(raw, headersonly=True)
+    message = _header_block(raw)
     pattern = _masked_word(expected)
     return any(pattern.search(_decoded(str(value))) for _, value in message.raw_items())
 
