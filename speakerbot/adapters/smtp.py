@@ -20,35 +20,40 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import random
 import smtplib
 import ssl
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from speakerbot.adapters.backoff import backoff
+from speakerbot.adapters.transport import SECURITY_MODES, Security
+
 __all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "backoff"]
 
 log = logging.getLogger(__name__)
 
-SECURITY_MODES = ("ssl", "starttls", "none")
-
 
 @dataclass(frozen=True)
 class SmtpSettings:
-    """Where and how to connect to the outgoing relay.
+    """Where and how to connect to the outgoing relay: the [smtp] section, checked.
 
     ``security`` is "ssl" (TLS from the first byte, usually port 465),
     "starttls" (plain connection upgraded with STARTTLS, usually port 587; the
     relay must offer it) or "none". The relay's certificate is verified against
-    the system's CAs. ``username`` empty means no login. ``timeout`` bounds
-    each network operation, in seconds.
+    the system's CAs. ``username`` empty means no login (the configuration then
+    leaves ``password`` None). ``give_up_after`` is how long, in seconds, the
+    outbox keeps retrying a message before it gives up; ``allow_plaintext``
+    records that the configuration allowed a login in clear to another machine.
+    ``timeout`` bounds each network operation, in seconds.
     """
 
     host: str
     port: int
-    security: str
+    security: Security
     username: str = ""
-    password: str = field(default="", repr=False)
+    password: str | None = field(default=None, repr=False)
+    give_up_after: float = 5 * 86400.0
+    allow_plaintext: bool = False
     timeout: float = 30.0
 
     def __post_init__(self) -> None:
@@ -172,7 +177,7 @@ class SmtpSender:
                 client.starttls(context=self._context())
                 client.ehlo()
             if settings.username:
-                client.login(settings.username, settings.password)
+                client.login(settings.username, settings.password or "")
         except BaseException:
             _abandon(client)
             raise
@@ -231,18 +236,6 @@ class SmtpSender:
             return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
         return DeliveryResult(accepted=tuple(accepted), refused=refused, temporary_failure=None,
                               deferred=deferred)
-
-
-def backoff(attempt: int, *, base: float = 30.0, cap: float = 3600.0, rng: random.Random) -> float:
-    """Seconds to wait before retry number ``attempt`` (1-based).
-
-    Exponential with full jitter: uniform between 0 and ``min(cap, base * 2**(attempt-1))``.
-    """
-    if attempt < 1:
-        raise ValueError(f"attempt counts from 1, not {attempt}")
-    # Bounding the exponent keeps the float from overflowing for absurd attempts.
-    ceiling = min(cap, base * 2.0 ** min(attempt - 1, 64))
-    return rng.uniform(0.0, ceiling)
 
 
 def _mail_options(

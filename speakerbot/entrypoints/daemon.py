@@ -13,6 +13,7 @@ import os
 import random
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -34,20 +35,15 @@ LMTP_GRACE = timedelta(seconds=2)  # how long after a deadline LMTP mail may sti
 
 
 def imap_settings(settings: Settings) -> ImapSettings | None:
-    """Build the IMAP adapter's settings from the config, if IMAP is configured."""
-    imap = settings.imap
-    if imap is None:
+    """Return [imap] (the IMAP adapter's own settings) with the [limits] message size."""
+    if settings.imap is None:
         return None
-    return ImapSettings(imap.host, imap.port, imap.security, imap.username, imap.password,
-                        imap.folder, imap.processed_folder, imap.idle, imap.poll_interval,
-                        max_size=settings.limits.max_message_size,
-                        allow_plaintext=imap.allow_plaintext)
+    return replace(settings.imap, max_size=settings.limits.max_message_size)
 
 
 def smtp_settings(settings: Settings) -> SmtpSettings:
-    """Build the SMTP adapter's settings from the config."""
-    smtp = settings.require_outbound()
-    return SmtpSettings(smtp.host, smtp.port, smtp.security, smtp.username, smtp.password or "")
+    """Return [smtp]: the SMTP adapter's own settings, as the configuration built them."""
+    return settings.require_outbound()
 
 
 def warn_about_trust(settings: Settings) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import socket
@@ -15,6 +16,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from speakerbot.adapters.smtp import DeliveryResult, SmtpSender, SmtpSettings, backoff
+from speakerbot.adapters.transport import Security
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import SmtpSink, Stage
 
@@ -34,7 +36,7 @@ def _message(subject: str = "Proposal 301 passes", body: str = "It passed.\n") -
 
 
 def _sender(
-    sink: SmtpSink, *, security: str = "none", username: str = "", password: str = ""
+    sink: SmtpSink, *, security: Security = "none", username: str = "", password: str = ""
 ) -> SmtpSender:
     settings = SmtpSettings(
         host=sink.host,
@@ -222,7 +224,7 @@ def test_no_recipients_sends_nothing(smtp_sink: SmtpSink) -> None:
 
 def test_unknown_security_is_refused() -> None:
     with pytest.raises(ValueError, match="security"):
-        SmtpSettings(host=LOOPBACK, port=25, security="tls")
+        SmtpSettings(host=LOOPBACK, port=25, security="tls")  # type: ignore[arg-type]
 
 
 # -- backoff: pure ----------------------------------------------------------------
@@ -344,3 +346,62 @@ def test_a_batch_keeps_one_connection_and_drops_it_on_any_error(smtp_sink: SmtpS
         assert sender.send(SENDER, ["c@nomic.test"], _message("after")).sent
     before, after = smtp_sink.messages
     assert before.peer != after.peer
+
+
+def test_a_batch_of_many_messages_opens_one_connection(smtp_sink: SmtpSink) -> None:
+    sender = _sender(smtp_sink)
+    with sender.batch():
+        for n in range(10):
+            assert sender.send(SENDER, [f"p{n}@nomic.test"], _message(f"batch {n}")).sent
+    assert len(smtp_sink.messages) == 10
+    assert len({message.peer for message in smtp_sink.messages}) == 1
+
+
+def test_a_batch_reconnects_after_the_server_dropped_its_connection(smtp_sink: SmtpSink) -> None:
+    sender = _sender(smtp_sink)
+    with sender.batch():
+        assert sender.send(SENDER, ["a@nomic.test"], _message("before")).sent
+        # The server goes away and comes back: the kept connection is dead.
+        smtp_sink.stop()
+        smtp_sink.start()
+        assert sender.send(SENDER, ["b@nomic.test"], _message("after")).sent
+        assert sender.send(SENDER, ["c@nomic.test"], _message("after, again")).sent
+    first, second, third = smtp_sink.messages
+    assert first.peer != second.peer
+    assert second.peer == third.peer
+
+
+class _SlowOnce:
+    """Accepts every message, but sits on the first one marked slow past the client's timeout."""
+
+    def __init__(self) -> None:
+        self.peers: list[object] = []
+        self.stalled = False
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        content = envelope.content if isinstance(envelope.content, bytes) else b""
+        if b"Subject: slow" in content and not self.stalled:
+            self.stalled = True
+            await asyncio.sleep(2.0)
+        self.peers.append(session.peer)
+        return "250 OK"
+
+
+def test_a_timeout_inside_a_batch_drops_the_connection() -> None:
+    handler = _SlowOnce()
+    controller = Controller(
+        handler, hostname=LOOPBACK, port=free_port(), server_hostname="relay.test"
+    )
+    controller.start()
+    try:
+        settings = SmtpSettings(host=LOOPBACK, port=controller.port, security="none", timeout=0.5)
+        sender = SmtpSender(settings)
+        with sender.batch():
+            assert sender.send(SENDER, ["a@nomic.test"], _message("fast")).sent
+            _nothing_sent(sender.send(SENDER, ["b@nomic.test"], _message("slow")))
+            assert sender.send(SENDER, ["c@nomic.test"], _message("fast again")).sent
+    finally:
+        controller.stop()
+    # The stalled message may still be taken by the server once it wakes; what matters is
+    # that the message after the timeout went over a new connection.
+    assert handler.peers[0] != handler.peers[-1]

@@ -671,3 +671,28 @@ def test_a_password_in_clear_to_another_machine_is_refused_unless_allowed() -> N
     data = minimal()
     data["smtp"] = {"host": "relay.example.org", "security": "none"}
     assert parse(data).smtp is not None
+
+
+# [imap] and [smtp] are the adapters' own settings records, built by the configuration.
+
+
+def test_imap_and_smtp_are_the_adapters_settings() -> None:
+    from speakerbot.adapters.imap import ImapSettings
+    from speakerbot.adapters.smtp import SmtpSettings
+
+    settings = parse(full())
+    assert type(settings.imap) is ImapSettings and ImapConfig is ImapSettings
+    assert type(settings.smtp) is SmtpSettings and SmtpConfig is SmtpSettings
+    assert settings.imap.max_size is None  # [limits] max_message_size is the daemon's to set
+
+
+def test_a_watched_folder_that_is_the_rejected_folder_is_refused() -> None:
+    data = full()
+    data["imap"]["folder"] = "speakerbot/rejected"
+    error = refused(data)
+    assert error.key == "[imap] folder" and "rejected_folder" in str(error)
+
+
+def test_keys_are_read_from_the_schema() -> None:
+    assert KEYS["imap"][:3] == ("host", "port", "security")
+    assert "give_up_after" in KEYS["smtp"] and "password_file" in KEYS["smtp"]

@@ -1,0 +1,189 @@
+"""The checked configuration: what the rest of speakerbot reads from ``Settings``.
+
+The [imap] and [smtp] sections are the adapters' own settings records
+(``ImapSettings``, ``SmtpSettings``): the configuration builds them directly, so
+each is defined once. ``ImapConfig`` and ``SmtpConfig`` are their older names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from sqlalchemy.engine import make_url
+
+from speakerbot.adapters.imap.records import ImapSettings
+from speakerbot.adapters.smtp import SmtpSettings
+from speakerbot.adapters.transport import SECURITY_MODES, Security
+
+__all__ = [
+    "CONFIG_ENV",
+    "DEFAULT_CONFIG_PATH",
+    "DEFAULT_DATABASE_URL",
+    "SECRET_ENV",
+    "SECURITY_VALUES",
+    "AuthSettings",
+    "ConfigError",
+    "DatabaseSettings",
+    "GameSettings",
+    "ImapConfig",
+    "LimitsSettings",
+    "LmtpConfig",
+    "Security",
+    "Settings",
+    "SmtpConfig",
+]
+
+SECURITY_VALUES = SECURITY_MODES
+"""The values ``security`` accepts."""
+
+DEFAULT_CONFIG_PATH = Path("config/speakerbot.toml")
+"""The configuration file used when neither ``--config`` nor ``SPEAKERBOT_CONFIG`` is given."""
+
+CONFIG_ENV = "SPEAKERBOT_CONFIG"
+"""The environment variable naming the configuration file."""
+
+DEFAULT_DATABASE_URL = "sqlite:///data/speakerbot.db"
+"""The database used when none is configured (relative to the working directory)."""
+
+SECRET_ENV = {
+    ("game", "admin_password"): "SPEAKERBOT_ADMIN_PASSWORD",
+    ("imap", "password"): "SPEAKERBOT_IMAP_PASSWORD",
+    ("smtp", "password"): "SPEAKERBOT_SMTP_PASSWORD",
+    ("database", "url"): "SPEAKERBOT_DATABASE_URL",
+}
+"""The environment variable each secret falls back to, by (section, key)."""
+
+ImapConfig = ImapSettings
+"""The [imap] section: the IMAP adapter's settings (older name)."""
+
+SmtpConfig = SmtpSettings
+"""The [smtp] section: the SMTP adapter's settings (older name)."""
+
+
+class ConfigError(ValueError):
+    """The configuration is missing, unreadable or wrong; the message names the file and key.
+
+    ``str(error)`` reads ``<path>: [section] key: what is wrong``. ``path`` and ``key`` are
+    also kept as attributes (``key`` is ``"[imap] port"``, ``"[imap]"`` or None).
+    """
+
+    def __init__(self, detail: str, *, key: str | None = None,
+                 path: Path | None = None) -> None:
+        self.detail = detail
+        self.key = key
+        self.path = path
+        super().__init__(": ".join(str(p) for p in (path, key, detail) if p is not None))
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """The [game] section: who the game is and who runs it."""
+
+    name: str
+    ruleset: str
+    address: str
+    speaker: str
+    speaker_name: str
+    admin_password: str = field(repr=False)
+    list: str | None
+    open_registration: bool
+    digest: str | None
+    judge: str
+    judge_name: str
+
+    @property
+    def subject_tag(self) -> str:
+        """Return the tag every subject the game sends starts with: ``[name]``."""
+        return f"[{self.name}]"
+
+
+@dataclass(frozen=True)
+class LimitsSettings:
+    """The [limits] section: what one message and one sender may cost the bot."""
+
+    max_message_size: int = 262144
+    replies_per_day: int = 20
+    max_command_lines: int = 200
+    proposals_per_message: int = 5
+    proposals_per_day: int = 20
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    """The [auth] section: whose mail is believed, and what happens to the rest.
+
+    ``require``: ``"dmarc"`` (a trusted Authentication-Results header must vouch for the
+    From address) or ``"none"`` (the From header alone). ``unauthenticated``: ``"confirm"``
+    (ask the From address to confirm) or ``"refuse"``. ``confirm_within`` in seconds.
+    """
+
+    require: Literal["dmarc", "none"] = "dmarc"
+    authserv_id: tuple[str, ...] = ()
+    unauthenticated: Literal["confirm", "refuse"] = "confirm"
+    confirm_within: float = 3 * 86400.0
+
+
+@dataclass(frozen=True, repr=False)
+class DatabaseSettings:
+    """The [database] section: an SQLAlchemy URL (a secret: it may hold a password)."""
+
+    url: str = DEFAULT_DATABASE_URL
+
+    def __repr__(self) -> str:
+        return f"DatabaseSettings(url={self.display_url!r})"
+
+    @property
+    def display_url(self) -> str:
+        """Return the URL with any password replaced by ``***``, fit for logs."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """Return the SQLite database file as written (relative: to the working directory).
+
+        None for PostgreSQL and for an in-memory SQLite database.
+        """
+        parsed = make_url(self.url)
+        if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+            return None
+        return Path(parsed.database)
+
+
+@dataclass(frozen=True)
+class LmtpConfig:
+    """The [lmtp] section: where the bot listens for mail from a local MTA."""
+
+    host: str = "127.0.0.1"
+    port: int = 8024
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The whole configuration, checked; ``mechanics`` holds the overrides as written."""
+
+    path: Path
+    game: GameSettings
+    mechanics: dict[str, str]
+    limits: LimitsSettings
+    database: DatabaseSettings
+    imap: ImapSettings | None
+    lmtp: LmtpConfig | None
+    smtp: SmtpSettings | None
+    auth: AuthSettings = AuthSettings()
+
+    def require_inbound(self) -> None:
+        """Raise ConfigError unless mail can come in ([imap] or [lmtp]), as ``run`` needs."""
+        if self.imap is None and self.lmtp is None:
+            raise ConfigError(
+                "speakerbot needs a way to receive mail: add an [imap] section (a hosted "
+                "mailbox), an [lmtp] section (a local mail server delivers to speakerbot), "
+                "or both", key="[imap] or [lmtp]", path=self.path)
+
+    def require_outbound(self) -> SmtpSettings:
+        """Return the [smtp] section; raise ConfigError if it is missing."""
+        if self.smtp is None:
+            raise ConfigError("speakerbot needs an [smtp] section to send mail",
+                              key="[smtp]", path=self.path)
+        return self.smtp

@@ -1,0 +1,263 @@
+"""The configuration file's shape, declared once as msgspec structs.
+
+Each section is a struct with ``forbid_unknown_fields``: its fields are the keys the
+section accepts (``KEYS`` is read from them), their types are checked by
+``msgspec.convert`` and the whole-number ranges by ``Meta(ge=, le=)``. A key whose
+check needs more than a type (a duration, a size, an address, a secret that may come
+from a file or the environment) is typed as what TOML gives and checked by hand in
+``speakerbot.config.checks``; its ``Meta(extra=...)`` says what the key expects, so the
+message for a wrong type is written once, here.
+
+msgspec's own messages (``Expected `int`, got `str` - at `$.imap.port```) are
+translated by :func:`read_file_tables` into the wording users have always seen
+(``[imap] port: expected a whole number from 1 to 65535, not 'abc'``), naming the key.
+[mechanics] stays a free table: its keys are the engine's mechanics, checked by hand.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import msgspec
+from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import inspect as schema_info
+
+from speakerbot.adapters.transport import SECURITY_MODES
+from speakerbot.config.records import ConfigError, LimitsSettings
+from speakerbot.engine.mechanics import PARAMETERS
+
+__all__ = [
+    "AUTHSERV_WANTED",
+    "DURATION_WANTED",
+    "KEYS",
+    "SIZE_WANTED",
+    "AuthTable",
+    "DatabaseTable",
+    "FileTables",
+    "GameTable",
+    "ImapTable",
+    "LimitsTable",
+    "LmtpTable",
+    "SmtpTable",
+    "expected_one_of",
+    "read_file_tables",
+    "shown",
+    "suggest",
+]
+
+DURATION_WANTED = 'a duration in quotes such as "60s", "5m" or "1h"'
+SIZE_WANTED = ('a size from 1KiB to 1GiB: a number of bytes, or a string such as "256KiB" '
+               'or "1MiB"')
+AUTHSERV_WANTED = ('a list of host names in quotes, such as ["mx.example.org"]: the '
+                   "authserv-id your mailbox's own receiving server writes in "
+                   "Authentication-Results")
+
+# The kinds of value a key may hold; the Meta says what a wrong one is told.
+Secret = Annotated[str, Meta(extra={"secret": True})]
+Duration = Annotated[str, Meta(extra={"expected": DURATION_WANTED})]
+Size = Annotated[int | str, Meta(extra={"expected": SIZE_WANTED})]
+HostNames = Annotated[str | list[str], Meta(extra={"expected": AUTHSERV_WANTED})]
+Security = Annotated[str, Meta(extra={"choices": SECURITY_MODES})]
+Require = Annotated[str, Meta(extra={"choices": ("dmarc", "none")})]
+Unauthenticated = Annotated[str, Meta(extra={"choices": ("confirm", "refuse")})]
+Port = Annotated[int, Meta(ge=1, le=65535)]
+Count = Annotated[int, Meta(ge=1, le=100_000)]
+PerMessage = Annotated[int, Meta(ge=1, le=1000)]
+
+_LIMITS = LimitsSettings()
+
+
+class GameTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[game]: who the game is and who runs it."""
+
+    name: str
+    ruleset: str
+    address: str
+    speaker: str
+    speaker_name: str
+    admin_password: Secret | UnsetType = UNSET
+    admin_password_file: str | UnsetType = UNSET
+    list: str | UnsetType = UNSET
+    open_registration: bool = True
+    digest: str | UnsetType = UNSET
+    judge: str | UnsetType = UNSET
+    judge_name: str | UnsetType = UNSET
+
+
+class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[limits]: what one message and one sender may cost the bot."""
+
+    max_message_size: Size = _LIMITS.max_message_size
+    replies_per_day: Count = _LIMITS.replies_per_day
+    max_command_lines: Count = _LIMITS.max_command_lines
+    proposals_per_message: PerMessage = _LIMITS.proposals_per_message
+    proposals_per_day: Count = _LIMITS.proposals_per_day
+
+
+class AuthTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[auth]: whose mail is believed."""
+
+    require: Require = "dmarc"
+    authserv_id: HostNames = []
+    unauthenticated: Unauthenticated = "confirm"
+    confirm_within: Duration = "3d"
+
+
+class DatabaseTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[database]: where the game is kept."""
+
+    url: Secret | UnsetType = UNSET
+    url_file: str | UnsetType = UNSET
+
+
+class ImapTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[imap]: the mailbox the bot reads (the port's default follows ``security``)."""
+
+    host: str
+    port: Port | UnsetType = UNSET
+    security: Security = "ssl"
+    username: str | UnsetType = UNSET
+    password: Secret | UnsetType = UNSET
+    password_file: str | UnsetType = UNSET
+    folder: str = "INBOX"
+    processed_folder: str = "speakerbot/processed"
+    idle: bool = True
+    poll_interval: Duration = "60s"
+    allow_plaintext: bool = False
+
+
+class LmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[lmtp]: where the bot listens for mail from a local MTA."""
+
+    host: str = "127.0.0.1"
+    port: Port = 8024
+
+
+class SmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[smtp]: the server the bot sends through (the port's default follows ``security``)."""
+
+    host: str
+    port: Port | UnsetType = UNSET
+    security: Security = "starttls"
+    username: str | UnsetType = UNSET
+    password: Secret | UnsetType = UNSET
+    password_file: str | UnsetType = UNSET
+    give_up_after: Duration = "5d"
+    allow_plaintext: bool = False
+
+
+class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
+    """The whole file: its sections, each typed; an absent optional section is UNSET."""
+
+    game: GameTable
+    mechanics: dict[str, Any] = {}
+    limits: LimitsTable = LimitsTable()
+    auth: AuthTable = AuthTable()
+    database: DatabaseTable = DatabaseTable()
+    imap: ImapTable | UnsetType = UNSET
+    lmtp: LmtpTable | UnsetType = UNSET
+    smtp: SmtpTable | UnsetType = UNSET
+
+
+_SECTION_ORDER = ("game", "mechanics", "limits", "auth", "database", "imap", "lmtp", "smtp")
+_TABLES: dict[str, type[Struct]] = {
+    "game": GameTable, "limits": LimitsTable, "auth": AuthTable, "database": DatabaseTable,
+    "imap": ImapTable, "lmtp": LmtpTable, "smtp": SmtpTable,
+}
+
+KEYS: dict[str, tuple[str, ...]] = {
+    name: tuple(PARAMETERS) if name == "mechanics" else _TABLES[name].__struct_fields__
+    for name in _SECTION_ORDER
+}
+"""Every section and the keys it accepts ([mechanics]: every mechanic the engine knows)."""
+
+_MISSING_GAME = ("required: the game's name, ruleset, address, speaker, speaker_name and "
+                 "admin password")
+_ERROR = re.compile(r"(?P<what>.*?)(?: - at `\$(?P<where>[^`]*)`)?")
+_NAMED = re.compile(r"Object (?P<kind>missing required|contains unknown) field `(?P<key>[^`]*)`")
+
+
+def shown(value: object) -> str:
+    """Return a value as the user wrote it in TOML, cut to 60 characters, for messages."""
+    text = ("true" if value else "false") if isinstance(value, bool) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def suggest(word: str, choices: tuple[str, ...] | list[str]) -> str:
+    """Return ``"did you mean X? "`` for the choice closest to ``word``, or ``""``."""
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f"did you mean {close[0]}? " if close else ""
+
+
+def expected_one_of(choices: tuple[str, ...], value: object) -> str:
+    """Return the message for a value that is none of ``choices``."""
+    return f"expected one of {', '.join(choices)}, not {shown(value)}"
+
+
+def read_file_tables(data: Mapping[str, Any], path: Path) -> FileTables:
+    """Check the file's sections, keys and value types; raise ConfigError naming the key."""
+    try:
+        return msgspec.convert(data, FileTables)
+    except msgspec.ValidationError as error:
+        raise _translate(str(error), data, path) from None
+
+
+def _translate(message: str, data: Mapping[str, Any], path: Path) -> ConfigError:
+    """Turn one msgspec ValidationError message into today's ConfigError."""
+    match = _ERROR.fullmatch(message)
+    what, where = (match["what"], match["where"] or "") if match else (message, "")
+    steps = [re.sub(r"\[\d+\]$", "", step) for step in where.split(".")[1:]]
+    named = _NAMED.fullmatch(what)
+    if named and not steps:
+        return _top_level(named["kind"], named["key"], data, path)
+    section = steps[0] if steps else ""
+    if named:
+        key = named["key"]
+        if named["kind"] == "missing required":
+            return ConfigError("required", key=f"[{section}] {key}", path=path)
+        keys = KEYS[section]
+        return ConfigError(f"unknown key; {suggest(key, list(keys))}the keys of [{section}] "
+                           f"are {', '.join(keys)}", key=f"[{section}] {key}", path=path)
+    if len(steps) == 1:
+        return ConfigError(f"expected a table ([{section}] on a line of its own, then its "
+                           "keys)", key=f"[{section}]", path=path)
+    key = steps[1]
+    value = data[section][key]
+    return ConfigError(_wrong_value(section, key, value), key=f"[{section}] {key}", path=path)
+
+
+def _top_level(kind: str, name: str, data: Mapping[str, Any], path: Path) -> ConfigError:
+    if kind == "missing required":
+        return ConfigError(_MISSING_GAME, key=f"[{name}]", path=path)
+    if not isinstance(data[name], dict):
+        return ConfigError("unknown key at the top level; every key belongs in a section "
+                           "such as [game]", key=name, path=path)
+    known = list(KEYS)
+    return ConfigError(f"unknown section; {suggest(name, known)}the sections are "
+                       f"{', '.join(known)}", key=f"[{name}]", path=path)
+
+
+def _wrong_value(section: str, key: str, value: object) -> str:
+    """Say what ``key`` expects, from its declared type, and what was written instead."""
+    table = cast(schema_info.StructType, schema_info.type_info(_TABLES[section]))
+    field = next(f for f in table.fields if f.name == key)
+    kind = field.type
+    extra: dict[str, Any] = {}
+    if isinstance(kind, schema_info.Metadata):
+        extra, kind = kind.extra or {}, kind.type
+    if extra.get("secret"):
+        return "expected a string in quotes"
+    if "choices" in extra:
+        return expected_one_of(extra["choices"], value)
+    if "expected" in extra:
+        return f"expected {extra['expected']}, not {shown(value)}"
+    if isinstance(kind, schema_info.IntType):
+        hint = " (write it without quotes)" if isinstance(value, str) and value.isdigit() else ""
+        return f"expected a whole number from {kind.ge} to {kind.le}, not {shown(value)}{hint}"
+    if isinstance(kind, schema_info.BoolType):
+        return f"expected true or false (without quotes), not {shown(value)}"
+    return f"expected a string in quotes, not {shown(value)}"

@@ -1,0 +1,203 @@
+"""From the typed tables of the file to the settings records, one section at a time.
+
+The types and ranges were checked by the schema; here are the checks that need the
+value (``speakerbot.config.checks``), the defaults that follow another key (a port
+from ``security``, a username from the game's address, a Judge from the Speaker),
+and the adapters' own records built directly for [imap] and [smtp].
+"""
+
+from __future__ import annotations
+
+from typing import Literal, cast
+
+from msgspec import UnsetType
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from speakerbot.adapters.imap.records import ImapSettings
+from speakerbot.adapters.smtp import SmtpSettings
+from speakerbot.adapters.transport import SECURITY_MODES, Security
+from speakerbot.config.checks import Checker
+from speakerbot.config.records import (
+    SECRET_ENV,
+    AuthSettings,
+    DatabaseSettings,
+    GameSettings,
+    LimitsSettings,
+    LmtpConfig,
+)
+from speakerbot.config.schema import (
+    AuthTable,
+    DatabaseTable,
+    GameTable,
+    ImapTable,
+    LimitsTable,
+    LmtpTable,
+    SmtpTable,
+    suggest,
+)
+from speakerbot.presets import preset_names
+
+__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "smtp"]
+
+_IMAP_PORTS: dict[str, int] = {"ssl": 993, "starttls": 143, "none": 143}
+_SMTP_PORTS: dict[str, int] = {"ssl": 465, "starttls": 587, "none": 25}
+
+
+def game(check: Checker, table: GameTable) -> GameSettings:
+    """Build [game]: who the game is, who runs it, who judges."""
+    s = "game"
+    name = check.text(s, "name", table.name)
+    if "[" in name or "]" in name:
+        raise check.fail(s, "name", f"must not contain [ or ] (the subject tag is [name]), "
+                         f"not {name!r}")
+    ruleset = check.text(s, "ruleset", table.ruleset)
+    known = preset_names()
+    if ruleset not in known:
+        raise check.fail(s, "ruleset", f"there is no preset {ruleset!r}; "
+                         f"{suggest(ruleset, known)}the presets are {', '.join(known)}")
+    address = check.address(s, "address", table.address)
+    speaker = _person(check, "speaker", table.speaker, address)
+    speaker_name = check.text(s, "speaker_name", table.speaker_name)
+    admin_password = check.secret(s, "admin_password", table.admin_password,
+                                  table.admin_password_file)
+    if admin_password is None:
+        raise check.fail(s, "admin_password", "required: give admin_password, "
+                         "admin_password_file (a file holding it) or the environment "
+                         f"variable {SECRET_ENV[(s, 'admin_password')]}")
+    mailing_list = None
+    if not isinstance(table.list, UnsetType):
+        mailing_list = check.address(s, "list", table.list)
+        if mailing_list == address:
+            raise check.fail(s, "list", "must not be the game's own address (the game would "
+                             "read its own mail)")
+    digest = check.optional_text(s, "digest", table.digest)
+    if digest is not None:
+        check.cron(digest)
+    judge = speaker if isinstance(table.judge, UnsetType) else _person(
+        check, "judge", table.judge, address)
+    judge_name = check.optional_text(s, "judge_name", table.judge_name)
+    if judge_name is None:
+        judge_name = speaker_name if judge == speaker else judge
+    return GameSettings(
+        name=name, ruleset=ruleset, address=address, speaker=speaker,
+        speaker_name=speaker_name, admin_password=admin_password, list=mailing_list,
+        open_registration=table.open_registration, digest=digest, judge=judge,
+        judge_name=judge_name,
+    )
+
+
+def _person(check: Checker, key: str, value: str, game_address: str) -> str:
+    """Return a person's address ([game] speaker or judge): never the game's own."""
+    address = check.address("game", key, value)
+    if address == game_address:
+        raise check.fail("game", key, "must be a person's address, not the game's own "
+                         "address")
+    return address
+
+
+def limits(check: Checker, table: LimitsTable) -> LimitsSettings:
+    """Build [limits]; the whole-number ranges were checked by the schema."""
+    return LimitsSettings(
+        max_message_size=check.size(table.max_message_size),
+        replies_per_day=table.replies_per_day,
+        max_command_lines=table.max_command_lines,
+        proposals_per_message=table.proposals_per_message,
+        proposals_per_day=table.proposals_per_day,
+    )
+
+
+def auth(check: Checker, table: AuthTable) -> AuthSettings:
+    """Build [auth]: whose mail is believed, and what happens to the rest."""
+    s = "auth"
+    return AuthSettings(
+        require=cast(Literal["dmarc", "none"],
+                     check.choice(s, "require", table.require, ("dmarc", "none"))),
+        authserv_id=check.authserv_ids(table.authserv_id),
+        unauthenticated=cast(Literal["confirm", "refuse"], check.choice(
+            s, "unauthenticated", table.unauthenticated, ("confirm", "refuse"))),
+        confirm_within=check.duration(s, "confirm_within", table.confirm_within,
+                                      60, 30 * 86400),
+    )
+
+
+def database(check: Checker, table: DatabaseTable) -> DatabaseSettings:
+    """Build [database]: an SQLite or PostgreSQL URL, from the file or the environment."""
+    found = check.secret_and_origin("database", "url", table.url, table.url_file)
+    if found is None:
+        return DatabaseSettings()
+    url, origin = found[0].strip(), found[1]
+    key = "url" if isinstance(table.url_file, UnsetType) else "url_file"
+    try:
+        backend = make_url(url).get_backend_name()
+    except (ArgumentError, ValueError):
+        raise check.fail("database", key, f"cannot read {origin} as a database URL; write "
+                         "it like sqlite:///data/speakerbot.db or "
+                         "postgresql+psycopg://user@host/dbname") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise check.fail("database", key, f"{origin} names the {backend} backend; "
+                         "speakerbot works with sqlite and postgresql")
+    return DatabaseSettings(url)
+
+
+def imap(check: Checker, table: ImapTable, game_address: str) -> ImapSettings:
+    """Build [imap] as the IMAP adapter's own settings (``max_size`` is the daemon's)."""
+    s = "imap"
+    security = _security(check, s, table.security)
+    password = check.secret(s, "password", table.password, table.password_file)
+    if password is None:
+        raise check.fail(s, "password", "required: give password, password_file (a file "
+                         f"holding it) or the environment variable {SECRET_ENV[(s, 'password')]}")
+    folder = check.text(s, "folder", table.folder)
+    processed = check.text(s, "processed_folder", table.processed_folder)
+    if processed == folder:
+        raise check.fail(s, "processed_folder", "must differ from folder (mail is moved "
+                         "there once it has been handled)")
+    host = check.host(s, table.host)
+    username = check.optional_text(s, "username", table.username) or game_address
+    poll_interval = check.duration(s, "poll_interval", table.poll_interval, 1, 86400)
+    allow_plaintext = check.plaintext(s, host, security, True, table.allow_plaintext)
+    try:
+        return ImapSettings(
+            host=host,
+            port=_IMAP_PORTS[security] if isinstance(table.port, UnsetType) else table.port,
+            security=security, username=username, password=password,
+            folder=folder, processed_folder=processed, idle=table.idle,
+            poll_interval=poll_interval, allow_plaintext=allow_plaintext,
+        )
+    except ValueError as error:
+        # The adapter's own checks, such as a folder that is also its rejected folder.
+        raise check.fail(s, "folder", str(error)) from None
+
+
+def lmtp(check: Checker, table: LmtpTable) -> LmtpConfig:
+    """Build [lmtp]: where the bot listens for a local mail server."""
+    return LmtpConfig(host=check.host("lmtp", table.host), port=table.port)
+
+
+def smtp(check: Checker, table: SmtpTable, game_address: str) -> SmtpSettings:
+    """Build [smtp] as the SMTP adapter's own settings; no password: no login."""
+    s = "smtp"
+    security = _security(check, s, table.security)
+    password = check.secret(s, "password", table.password, table.password_file)
+    if password is None and not isinstance(table.username, UnsetType):
+        raise check.fail(s, "password", "required when username is given: give password, "
+                         "password_file (a file holding it) or the environment variable "
+                         f"{SECRET_ENV[(s, 'password')]}; without a username and password "
+                         "speakerbot sends without logging in")
+    host = check.host(s, table.host)
+    username = ""
+    if password is not None:
+        username = check.optional_text(s, "username", table.username) or game_address
+    return SmtpSettings(
+        host=host,
+        port=_SMTP_PORTS[security] if isinstance(table.port, UnsetType) else table.port,
+        security=security, username=username, password=password,
+        give_up_after=check.duration(s, "give_up_after", table.give_up_after, 1, 60 * 86400),
+        allow_plaintext=check.plaintext(s, host, security, password is not None,
+                                        table.allow_plaintext),
+    )
+
+
+def _security(check: Checker, section: str, value: str) -> Security:
+    return cast(Security, check.choice(section, "security", value, SECURITY_MODES))
