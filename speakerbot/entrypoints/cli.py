@@ -177,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _parse(args: argparse.Namespace) -> int:
     from speakerbot.mail.inbound.authentication import AuthPolicy
-    from speakerbot.mail.inbound.parse_json import main as parse_main
+    from speakerbot.entrypoints.parse import main as parse_main
 
     if not args.config:
         return parse_main([args.file])

@@ -1,4 +1,4 @@
-"""``speakerbot parse FILE``: speakerbot.mail.inbound.parse_json.main and parse_to_json."""
+"""``speakerbot parse FILE``: speakerbot.entrypoints.parse.main and parse_to_json."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from speakerbot.mail.inbound.parse_json import main, parse_to_json
+from speakerbot.entrypoints.parse import main
+from speakerbot.mail.inbound.parse_json import parse_to_json
 
 KEYS = ["sender", "subject", "message_id", "skipped", "commands", "errors", "ignored",
         "authentication"]

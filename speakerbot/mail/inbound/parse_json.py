@@ -1,4 +1,6 @@
-"""``speakerbot parse FILE``: read one raw message and print its parse as JSON.
+"""What ``speakerbot parse FILE`` prints: one raw message read and parsed, as a JSON object.
+
+The command line itself is :mod:`speakerbot.entrypoints.parse`.
 
 The JSON object has exactly these keys::
 
@@ -24,16 +26,11 @@ The JSON object has exactly these keys::
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from collections.abc import Sequence
-
 from speakerbot.mail.inbound.authentication import AuthPolicy, authenticate, not_checked
 from speakerbot.mail.inbound.language import parse_commands
 from speakerbot.mail.inbound.reading import DEFAULT_MAX_BYTES, NEVER_ANSWER, read_message
 
-__all__ = ["main", "parse_to_json"]
+__all__ = ["parse_to_json"]
 
 _REDACTED = "********"
 
@@ -69,43 +66,3 @@ def parse_to_json(
     if result.password:
         out["subject"] = mail.subject.replace(result.password, _REDACTED)
     return out
-
-
-def main(argv: Sequence[str] | None = None, *, auth: AuthPolicy | None = None,
-         max_bytes: int | None = None) -> int:
-    """Run ``speakerbot parse FILE`` (``-`` reads standard input); return the exit status.
-
-    ``argv`` holds the arguments after ``parse``; ``auth`` and ``max_bytes`` come from the
-    configuration when one is given. Prints one JSON object and
-    returns 0, also when the message has errors; returns 2 when the file cannot
-    be read or the arguments are wrong.
-    """
-    parser = argparse.ArgumentParser(
-        prog="speakerbot parse",
-        description="Read one raw email message and print what speakerbot reads in it, as JSON.",
-    )
-    parser.add_argument("file", help="the message as received (.eml), or - for standard input")
-    parser.add_argument(
-        "--max-bytes",
-        type=int,
-        default=DEFAULT_MAX_BYTES,
-        help=f"refuse larger messages (default {DEFAULT_MAX_BYTES})",
-    )
-    parser.add_argument("--loop-token", default=None, help="the game's own X-Loop value")
-    try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
-    try:
-        if args.file == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as handle:
-                raw = handle.read()
-    except OSError as exc:
-        print(f"speakerbot parse: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    output = parse_to_json(raw, max_bytes=max_bytes or args.max_bytes,
-                           loop_token=args.loop_token, auth=auth)
-    print(json.dumps(output, ensure_ascii=False))
-    return 0
