@@ -34,8 +34,16 @@ from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
 from speakerbot.mail.outbound.announcements import Announcer
-from speakerbot.mail.outbound.compose import WIDTH, GameIdentity, Outgoing, Renderer, compose
+from speakerbot.mail.outbound.compose import (
+    WIDTH,
+    GameIdentity,
+    Outgoing,
+    Renderer,
+    compose,
+    headers_of,
+)
 from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
+from speakerbot.mail.outbound.wire import message_bytes_by_the_book
 from speakerbot.resources import templates_dir
 from tests.engine import harness
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
@@ -502,6 +510,15 @@ def test_composed_messages_carry_the_required_headers(played: Played, scenario: 
         assert part.get_content().replace("\r\n", "\n") == outgoing.body, sent.name
         assert not message.is_multipart()
     assert len(ids) == len(script.sent)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_composed_messages_are_the_stdlibs_bytes(played: Played, scenario: str) -> None:
+    script = played.scripts[scenario]
+    for sent in script.sent:
+        message_id, raw = compose(script.identity, sent.message, T0)
+        headers = headers_of(script.identity, sent.message, T0, message_id)
+        assert raw == message_bytes_by_the_book(headers, sent.message.body), sent.name
 
 
 def test_the_same_message_composed_twice_keeps_its_message_id(played: Played) -> None:

@@ -15,18 +15,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from email.message import EmailMessage
-from email.policy import SMTP
 from email.utils import format_datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+
+from speakerbot.mail.outbound.wire import message_bytes
 
 WIDTH = 72
-# Headers are not folded below the RFC 5322 limit of 998: the stdlib would otherwise fold a
-# long Subject before its first word, and mail filters matching "Subject: [Tag]" would miss it.
-_WIRE = SMTP.clone(max_line_length=998)
 _LIST_MARK = re.compile(r"(- |\d+\. )")
 
 
@@ -104,27 +102,33 @@ def message_id_for(identity: GameIdentity, key: str) -> str:
 
 def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple[str, bytes]:
     """Wrap a message in its headers; return its Message-ID and its bytes (CRLF line ends)."""
-    message = EmailMessage()
     message_id = message_id_for(identity, outgoing.key)
-    message["From"] = f"{identity.name} <{identity.address}>"
-    message["To"] = ", ".join(outgoing.recipients)
-    message["Reply-To"] = identity.address
-    message["Subject"] = f"{identity.tag} {clean_text(outgoing.subject)}"
-    message["Date"] = format_datetime(date.astimezone(UTC))
-    message["Message-ID"] = message_id
-    answering = outgoing.kind in ANSWERING_KINDS
-    message["Auto-Submitted"] = "auto-replied" if answering else "auto-generated"
-    message["X-Loop"] = identity.loop_token
+    return message_id, message_bytes(headers_of(identity, outgoing, date, message_id),
+                                     outgoing.body)
+
+
+def headers_of(identity: GameIdentity, outgoing: Outgoing, date: datetime,
+               message_id: str) -> list[tuple[str, str]]:
+    """Return a message's headers, in order, as (name, value) before any encoding."""
+    headers = [
+        ("From", f"{identity.name} <{identity.address}>"),
+        ("To", ", ".join(outgoing.recipients)),
+        ("Reply-To", identity.address),
+        ("Subject", f"{identity.tag} {clean_text(outgoing.subject)}"),
+        ("Date", format_datetime(date.astimezone(UTC))),
+        ("Message-ID", message_id),
+        ("Auto-Submitted",
+         "auto-replied" if outgoing.kind in ANSWERING_KINDS else "auto-generated"),
+        ("X-Loop", identity.loop_token),
+    ]
     if outgoing.in_reply_to and _THREAD_ID.fullmatch(outgoing.in_reply_to):
-        message["In-Reply-To"] = outgoing.in_reply_to
+        headers.append(("In-Reply-To", outgoing.in_reply_to))
         # The sender wrote these: keep the thread, not a copy of whatever they sent.
         kept = [ref for ref in outgoing.references if _THREAD_ID.fullmatch(ref)]
-        message["References"] = " ".join((*kept[-MAX_REFERENCES:], outgoing.in_reply_to))
+        headers.append(("References", " ".join((*kept[-MAX_REFERENCES:], outgoing.in_reply_to))))
     if outgoing.public and identity.list_address:
-        message["List-Id"] = identity.list_id
-        message["Precedence"] = "list"
-    message.set_content(outgoing.body, charset="utf-8", cte="quoted-printable")
-    return message_id, message.as_bytes(policy=_WIRE)
+        headers += [("List-Id", identity.list_id), ("Precedence", "list")]
+    return headers
 
 
 # --- Rendering ------------------------------------------------------------------------------
@@ -191,22 +195,40 @@ def columns(rows: Iterable[Sequence[Any]], gap: str = "  ") -> str:
     return "\n".join(lines)
 
 
+_BLANK_RUN = re.compile(r"\n{3,}")
+
+
+@lru_cache(maxsize=8)
+def _environment(folder: str) -> Environment:
+    """Return the one Jinja2 environment of a templates folder in this process.
+
+    Templates are not reloaded when their files change (no stat of the file at every
+    message): they are part of the installed program.
+    """
+    environment = Environment(
+        loader=FileSystemLoader(folder),
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
+    environment.filters.update(wrap=wrap, when=format_time, points=points, columns=columns)
+    return environment
+
+
 class Renderer:
     """Renders the templates in ``templates/`` (one per kind of message), strictly."""
 
     def __init__(self, folder: Path) -> None:
-        self.environment = Environment(
-            loader=FileSystemLoader(str(folder)),
-            undefined=StrictUndefined,
-            autoescape=False,
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.environment.filters.update(wrap=wrap, when=format_time, points=points, columns=columns)
+        self.environment = _environment(str(folder))
+        self._templates: dict[str, Template] = {}
 
     def render(self, template: str, **context: Any) -> str:
         """Render one template; collapse runs of blank lines and end with one newline."""
-        text = self.environment.get_template(template).render(**context)
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+        compiled = self._templates.get(template)
+        if compiled is None:
+            compiled = self._templates[template] = self.environment.get_template(template)
+        text = _BLANK_RUN.sub("\n\n", compiled.render(**context)).strip("\n")
         return text + "\n"
