@@ -4,7 +4,8 @@
 and ``replay(events)`` rebuilds a state from a game's record.
 """
 
-from speakerbot.engine.events import Event, evolve, replay
+from speakerbot.engine.events import Event
+from speakerbot.engine.evolve import evolve, replay
 from speakerbot.engine.game import (
     NO_RANDOMNESS,
     GameError,

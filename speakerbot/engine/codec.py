@@ -1,19 +1,36 @@
-"""Events to and from plain JSON values, driven by their type hints, for storage and replay."""
+"""Events to and from plain JSON values, for storage and replay.
+
+Decoding is msgspec's: a table from each event's ``"type"`` to its class, and
+``msgspec.convert`` builds the event from its type hints (times, decimals, enums, tuples,
+nested clauses and facts). Two things are done by hand around it:
+
+- Encoding stays hand-written (``to_json``). The stored bytes of every event are pinned
+  (stored records and their hashes depend on them), and msgspec writes them differently:
+  a UTC time as ``...Z`` rather than ``...+00:00``, a duration as ``PT1H`` rather than
+  seconds, and it does not know ``Fraction``; the mechanics are stored as their written
+  values, not field by field. Facts are stored with their default fields left out.
+- Records written before refusals were typed carry ``reason``/``remedy`` strings in
+  ``CommandRejected`` and ``ClauseFailed``: they decode as ``Refusal.RECORDED`` with the
+  words kept, so they are said exactly as before.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import Enum
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
+import msgspec
+
+from speakerbot.engine import events as e
 from speakerbot.engine.events import EVENT_TYPES, Event
 from speakerbot.engine.mechanics import Mechanics
+from speakerbot.engine.refusals import Facts, Refusal
+
+_FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
 
 
 def to_json(value: Any) -> Any:
@@ -32,6 +49,9 @@ def to_json(value: Any) -> Any:
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, Mechanics):
         return value.as_strings()
+    if isinstance(value, Facts):
+        return {name: to_json(getattr(value, name)) for name, default in _FACT_DEFAULTS.items()
+                if getattr(value, name) != default}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
@@ -41,55 +61,6 @@ def to_json(value: Any) -> Any:
     raise TypeError(f"cannot store {type(value).__name__}")
 
 
-def from_json(hint: Any, data: Any) -> Any:
-    """Rebuild a value of the hinted type from what ``to_json`` made of it."""
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        if data is None and type(None) in args:
-            return None
-        (kind,) = [arg for arg in args if arg is not type(None)]
-        return from_json(kind, data)
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_json(args[0], item) for item in data)
-        return tuple(from_json(kind, item) for kind, item in zip(args, data, strict=True))
-    if origin is list:
-        return [from_json(args[0], item) for item in data]
-    if origin is dict:
-        return {from_json(args[0], key): from_json(args[1], item) for key, item in data.items()}
-    if hint is Any:
-        return data
-    if hint is datetime:
-        return datetime.fromisoformat(data)
-    if hint is timedelta:
-        return timedelta(seconds=data)
-    if hint is Decimal:
-        return Decimal(data)
-    if hint is Fraction:
-        return Fraction(data)
-    if hint is Mechanics:
-        return Mechanics.from_strings(data)
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return hint(data)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        hints = _hints(hint)
-        return hint(**{f.name: from_json(hints[f.name], data[f.name])
-                       for f in dataclasses.fields(hint)})
-    if hint is int and isinstance(data, str):
-        return int(data)
-    if hint in (bool, int, str):
-        if not isinstance(data, hint):
-            raise TypeError(f"expected {hint.__name__}, found {data!r}")
-        return data
-    raise TypeError(f"cannot rebuild {hint!r}")
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
 def event_to_json(event: Event) -> dict[str, Any]:
     """Turn an event into a JSON object with its kind under ``"type"``."""
     data: dict[str, Any] = to_json(event)
@@ -97,10 +68,24 @@ def event_to_json(event: Event) -> dict[str, Any]:
 
 
 def event_from_json(data: dict[str, Any]) -> Event:
-    """Rebuild an event from ``event_to_json``'s output."""
+    """Rebuild an event from ``event_to_json``'s output (or from an older record's)."""
     fields = dict(data)
     kind = EVENT_TYPES.get(str(fields.pop("type", "")))
     if kind is None:
         raise ValueError(f"unknown event type {data.get('type')!r}")
-    event: Event = from_json(kind, fields)
+    if kind is e.GameStarted:
+        fields["mechanics"] = Mechanics.from_strings(fields["mechanics"])
+    elif kind in (e.CommandRejected, e.ClauseFailed) and "reason" in fields:
+        _recorded_refusal(fields)
+    try:
+        event: Event = msgspec.convert(fields, kind)
+    except msgspec.ValidationError as error:
+        raise TypeError(f"cannot rebuild {kind.__name__}: {error}") from None
     return event
+
+
+def _recorded_refusal(fields: dict[str, Any]) -> None:
+    """Turn an old record's words into a recorded refusal that keeps them."""
+    reason, remedy = fields.pop("reason"), fields.pop("remedy", "")
+    fields["refusal"] = Refusal.RECORDED.value
+    fields["facts"] = {"text": reason, "detail": remedy} if remedy else {"text": reason}

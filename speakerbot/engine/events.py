@@ -8,29 +8,14 @@ on its ballots.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar
 
-from speakerbot.engine.mechanics import PARAMETERS, Adoption, Mechanics
-from speakerbot.engine.model import (
-    Ballot,
-    Cfj,
-    Choice,
-    Clause,
-    GameState,
-    Judgement,
-    Player,
-    Proposal,
-    ProposalStatus,
-    Role,
-    Rule,
-    RuleChange,
-    RuleSpec,
-    Turn,
-)
+from speakerbot.engine.mechanics import Mechanics
+from speakerbot.engine.model import Choice, Clause, Judgement, Role, RuleSpec
+from speakerbot.engine.refusals import NO_FACTS, Facts, Refusal
 
 
 @dataclass(frozen=True)
@@ -343,7 +328,8 @@ class ClauseFailed(Event):
 
     proposal: int
     clause: Clause
-    reason: str
+    refusal: Refusal
+    facts: Facts = NO_FACTS
 
 
 @dataclass(frozen=True)
@@ -451,13 +437,16 @@ class SpeakerOverride(Event):
 
 @dataclass(frozen=True)
 class CommandRejected(Event):
-    """A command was refused: what was wrong and what to do instead. Changes nothing."""
+    """A command was refused: the kind of refusal and its facts. Changes nothing.
+
+    The mail layer says what was wrong and what to do instead (``refusal_text``).
+    """
 
     public: ClassVar[bool] = False
     actor: str
     command: str
-    reason: str
-    remedy: str
+    refusal: Refusal
+    facts: Facts = NO_FACTS
 
     def recipients(self) -> tuple[str, ...]:
         """Return the sender of the refused command."""
@@ -468,290 +457,3 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls for cls in Event.__subclasses__()  # every event is a direct subclass
 }
 """Every kind of event by class name, for storage."""
-
-
-# --- evolve: the only place where state changes ---------------------------------------------
-
-E = TypeVar("E", bound=Event)
-_EVOLVERS: dict[type[Event], Callable[[GameState, Any], None]] = {}
-
-
-_Evolver = Callable[[GameState, E], None]
-
-
-def _on(kind: type[E]) -> Callable[[_Evolver[E]], _Evolver[E]]:
-    def register(function: _Evolver[E]) -> _Evolver[E]:
-        _EVOLVERS[kind] = function
-        return function
-
-    return register
-
-
-def evolve(state: GameState, event: Event) -> None:
-    """Fold one event into the state, in place. Events without effect on state are no-ops."""
-    evolver = _EVOLVERS.get(type(event))
-    if evolver is not None:
-        evolver(state, event)
-
-
-def replay(events: list[Event]) -> GameState:
-    """Rebuild a game's state from its whole record."""
-    state = GameState()
-    for event in events:
-        evolve(state, event)
-    return state
-
-
-@_on(GameStarted)
-def _game_started(state: GameState, e: GameStarted) -> None:
-    state.started = True
-    state.preset = e.preset
-    state.title = e.title
-    state.mechanics = e.mechanics
-    state.sources = dict(e.sources)
-    state.rules = {
-        spec.number: Rule(spec.number, spec.text, spec.mutable, [RuleChange("initial", e.at)])
-        for spec in sorted(e.rules, key=lambda spec: spec.number)
-    }
-    state.host, state.host_name = e.host, e.host_name
-    state.speaker = e.host
-    state.named_judge, state.named_judge_name = e.named_judge, e.named_judge_name
-    state.open_registration = e.open_registration
-    state.game_id = e.game_id
-    state.next_proposal = e.mechanics.first_proposal_number
-
-
-@_on(PlayerJoined)
-def _player_joined(state: GameState, e: PlayerJoined) -> None:
-    state.players[e.address] = Player(e.address, e.name, e.role)
-
-
-@_on(PlayerLeft)
-def _player_left(state: GameState, e: PlayerLeft) -> None:
-    state.players[e.address].active = False
-    for proposal in state.open_proposals():
-        proposal.ballots.pop(e.address, None)
-
-
-@_on(TurnPassed)
-def _turn_passed(state: GameState, e: TurnPassed) -> None:
-    state.turn = Turn(e.number, e.mover)
-    state.circuits_completed = e.circuits_completed
-
-
-@_on(TurnConsentGiven)
-def _turn_consent(state: GameState, e: TurnConsentGiven) -> None:
-    assert state.turn is not None
-    state.turn.consenters.append(e.player)
-
-
-@_on(SpeakerChanged)
-def _speaker_changed(state: GameState, e: SpeakerChanged) -> None:
-    _hand_speaker(state, e.old, e.new)
-
-
-def _hand_speaker(state: GameState, old: str, new: str) -> None:
-    state.speaker = new
-    if state.rules_mechanics.speaker_role:
-        if old in state.players:
-            state.players[old].role = Role.VOTER
-        state.players[new].role = Role.SPEAKER
-        for proposal in state.open_proposals():  # the Speaker may not vote
-            proposal.ballots.pop(new, None)
-
-
-@_on(ProposalSubmitted)
-def _proposal_submitted(state: GameState, e: ProposalSubmitted) -> None:
-    state.proposals[e.number] = Proposal(
-        e.number, e.title, e.text, e.clauses, e.proposer, e.at, e.closes_at, e.quorum_base, e.turn
-    )
-    state.next_proposal = e.number + 1
-    if state.turn is not None and e.turn == state.turn.number:
-        state.turn.proposal = e.number
-        # A new turn has begun: judgements of earlier turns can no longer be overruled.
-        for cfj in state.cfjs.values():
-            cfj.overrule_open = False
-
-
-@_on(BallotCast)
-def _ballot_cast(state: GameState, e: BallotCast) -> None:
-    state.proposals[e.proposal].ballots[e.voter] = Ballot(e.choice, e.at)
-
-
-@_on(BallotWithdrawn)
-def _ballot_withdrawn(state: GameState, e: BallotWithdrawn) -> None:
-    state.proposals[e.proposal].ballots.pop(e.voter, None)
-
-
-@_on(ConsentDeclared)
-def _consent(state: GameState, e: ConsentDeclared) -> None:
-    state.proposals[e.proposal].consent_refused = not e.consent
-
-
-@_on(RemindersSent)
-def _reminders_sent(state: GameState, e: RemindersSent) -> None:
-    state.proposals[e.proposal].reminded = True
-
-
-@_on(VoteExtended)
-def _vote_extended(state: GameState, e: VoteExtended) -> None:
-    proposal = state.proposals[e.proposal]
-    proposal.closes_at = e.closes_at
-    proposal.reminded = False
-
-
-@_on(VoteClosed)
-def _vote_closed(state: GameState, e: VoteClosed) -> None:
-    proposal = state.proposals[e.proposal]
-    proposal.status = ProposalStatus.ADOPTED if e.adopted else ProposalStatus.REJECTED
-    proposal.closed_at = e.at
-
-
-@_on(ProposalVoided)
-def _proposal_voided(state: GameState, e: ProposalVoided) -> None:
-    proposal = state.proposals[e.proposal]
-    proposal.status = ProposalStatus.VOID
-    proposal.closed_at = e.at
-    if state.turn is not None and state.turn.proposal == e.proposal:
-        state.turn.proposal = None  # the mover's turn is not done: they propose again
-
-
-@_on(ScoreChanged)
-def _score_changed(state: GameState, e: ScoreChanged) -> None:
-    state.players[e.player].score += e.delta
-
-
-@_on(NewGameBegun)
-def _new_game(state: GameState, e: NewGameBegun) -> None:
-    state.game_number = e.game_number
-    state.winners = []
-    for player in state.players.values():
-        player.score = player.score * e.score_percent / Decimal(100)
-    _hand_speaker(state, e.old_speaker, e.new_speaker)
-
-
-@_on(GameWon)
-def _game_won(state: GameState, e: GameWon) -> None:
-    state.winners = list(e.winners)
-
-
-@_on(GameEnded)
-def _game_ended(state: GameState, e: GameEnded) -> None:
-    state.ended = True
-    state.end_reason = e.reason
-    if e.winners:
-        state.winners = list(e.winners)
-
-
-@_on(RuleEnacted)
-def _rule_enacted(state: GameState, e: RuleEnacted) -> None:
-    change = RuleChange("enacted", e.at, e.proposal, e.by_speaker)
-    state.rules[e.number] = Rule(e.number, e.text, e.mutable, [change])
-    state.rules = dict(sorted(state.rules.items()))
-
-
-def _renumber(state: GameState, rule: Rule, new_number: int) -> None:
-    if new_number == rule.number:
-        return
-    old = rule.number
-    del state.rules[old]
-    rule.number = new_number
-    state.rules[new_number] = rule
-    state.rules = dict(sorted(state.rules.items()))
-    state.sources = {name: new_number if n == old else n for name, n in state.sources.items()}
-
-
-@_on(RuleAmended)
-def _rule_amended(state: GameState, e: RuleAmended) -> None:
-    rule = state.rules[e.number]
-    rule.history.append(
-        RuleChange("amended", e.at, e.proposal, e.by_speaker, e.number, previous_text=rule.text)
-    )
-    rule.text = e.text
-    if state.sources.get("adoption") == e.number:
-        state.adoption_rule_amended = True
-    _renumber(state, rule, e.new_number)
-
-
-@_on(RuleRepealed)
-def _rule_repealed(state: GameState, e: RuleRepealed) -> None:
-    rule = state.rules.pop(e.number)
-    rule.history.append(RuleChange("repealed", e.at, e.proposal, e.by_speaker))
-    state.repealed.append(rule)
-    if state.sources.get("adoption") == e.number:
-        state.adoption_rule_amended = True
-    state.sources = {name: n for name, n in state.sources.items() if n != e.number}
-
-
-@_on(RuleTransmuted)
-def _rule_transmuted(state: GameState, e: RuleTransmuted) -> None:
-    rule = state.rules[e.number]
-    rule.history.append(RuleChange("transmuted", e.at, e.proposal, e.by_speaker, e.number))
-    rule.mutable = e.mutable
-    _renumber(state, rule, e.new_number)
-
-
-@_on(MechanicSet)
-def _mechanic_set(state: GameState, e: MechanicSet) -> None:
-    value = PARAMETERS[e.name].parse(e.value)
-    state.mechanics = state.rules_mechanics.with_value(e.name, value)
-    if e.name == "adoption":
-        state.adoption_rule_amended = True
-
-
-@_on(AdoptionSwitchedToMajority)
-def _switched(state: GameState, e: AdoptionSwitchedToMajority) -> None:
-    state.mechanics = state.rules_mechanics.with_value("adoption", Adoption.MAJORITY)
-    if e.rule in state.rules:
-        state.rules[e.rule].history.append(
-            RuleChange("switched", e.at, note=f"changed to simple majority after {e.circuits} "
-                       "complete circuits, as the rule itself provides")
-        )
-
-
-@_on(CfjCalled)
-def _cfj_called(state: GameState, e: CfjCalled) -> None:
-    state.cfjs[e.number] = Cfj(
-        e.number, e.statement, e.arguments, e.caller, e.at, e.paradox, e.turn, e.mover
-    )
-    state.next_cfj = e.number + 1
-
-
-@_on(JudgeAssigned)
-def _judge_assigned(state: GameState, e: JudgeAssigned) -> None:
-    cfj = state.cfjs[e.cfj]
-    cfj.judges.append(e.judge)
-    cfj.deadline = e.deadline
-    cfj.assigned_at = e.at
-    cfj.reminded = False
-
-
-@_on(JudgementDelivered)
-def _judgement(state: GameState, e: JudgementDelivered) -> None:
-    cfj = state.cfjs[e.cfj]
-    cfj.judgement = e.judgement
-    cfj.reasons = e.reasons
-    cfj.judged_at = e.at
-    cfj.deadline = None
-    cfj.overrule_open = e.overrule_possible
-    cfj.overrulers = []
-
-
-@_on(OverruleSupported)
-def _overrule_supported(state: GameState, e: OverruleSupported) -> None:
-    state.cfjs[e.cfj].overrulers.append(e.player)
-
-
-@_on(JudgementOverruled)
-def _overruled(state: GameState, e: JudgementOverruled) -> None:
-    cfj = state.cfjs[e.cfj]
-    cfj.judgement = None
-    cfj.reasons = ""
-    cfj.judged_at = None
-    cfj.overrule_open = False
-    cfj.overrulers = []
-
-
-@_on(JudgeReminder)
-def _judge_reminder(state: GameState, e: JudgeReminder) -> None:
-    state.cfjs[e.cfj].reminded = True

@@ -16,6 +16,7 @@ from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.outbound.compose import (
     Outgoing,
 )
+from speakerbot.mail.outbound.wording import refusal_text
 
 log = logging.getLogger("speakerbot.service")
 
@@ -124,5 +125,5 @@ def _quoted(subject: str) -> str:
 def _raise_rejection(events: Sequence[e.Event]) -> None:
     for event in events:
         if isinstance(event, e.CommandRejected):
-            remedy = f" ({event.remedy})" if event.remedy else ""
-            raise ServiceError(f"{event.reason}{remedy}")
+            reason, remedy = refusal_text(event)
+            raise ServiceError(f"{reason} ({remedy})" if remedy else reason)

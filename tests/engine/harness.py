@@ -12,6 +12,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.model import Choice, Clause, ClauseKind
+from speakerbot.mail.outbound.wording import refusal_text
 from speakerbot.presets import load_preset
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -82,7 +83,7 @@ class Game:
     def ok(self, command: c.Command) -> list[e.Event]:
         events = self.send(command)
         refused = [event for event in events if isinstance(event, e.CommandRejected)]
-        assert not refused, f"{command} was refused: {refused[0].reason}"
+        assert not refused, f"{command} was refused: {refusal_text(refused[0])[0]}"
         return events
 
     def refused(self, command: c.Command, *fragments: str) -> e.CommandRejected:
@@ -90,8 +91,9 @@ class Game:
         events = self.send(command)
         assert len(events) == 1 and isinstance(events[0], e.CommandRejected), events
         rejection = events[0]
+        reason, remedy = refusal_text(rejection)
         for fragment in fragments:
-            assert fragment in rejection.reason + " / " + rejection.remedy, rejection
+            assert fragment in reason + " / " + remedy, rejection
         assert snapshot == self.state, "a refused command changed the state"
         return rejection
 

@@ -17,6 +17,8 @@ import pytest
 
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.refusals import Refusal
+from speakerbot.mail.outbound.wording import clause_failure_text, refusal_text
 from tests.engine import (
     harness,
     test_edge_cases,
@@ -27,6 +29,9 @@ from tests.engine import (
 )
 
 FIXTURE = Path(__file__).parent / "fixtures" / "events.jsonl"
+# The same games as recorded before refusals were typed: refusals as reason/remedy words.
+LEGACY = Path(__file__).parent / "fixtures" / "events-before-typed-refusals.jsonl"
+WORDED = (e.CommandRejected, e.ClauseFailed)
 SCRIPTS = (test_nomicam, test_suber, test_locked_open_and_rurru, test_overrides_and_refusals,
            test_edge_cases)
 
@@ -89,6 +94,45 @@ def test_every_event_encodes_exactly_as_the_pinned_fixture(
 def test_every_pinned_event_decodes_and_encodes_back_to_the_same_bytes() -> None:
     for expected in FIXTURE.read_text(encoding="utf-8").splitlines():
         assert _line(event_from_json(json.loads(expected))) == expected
+
+
+def _words(event: e.Event) -> tuple[str, str]:
+    if isinstance(event, e.CommandRejected):
+        return refusal_text(event)
+    assert isinstance(event, e.ClauseFailed)
+    return clause_failure_text(event), ""
+
+
+def test_typed_refusals_are_worded_as_before_and_nothing_else_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    legacy = LEGACY.read_text(encoding="utf-8").splitlines()
+    events = scripted_events(monkeypatch)
+    assert len(events) == len(legacy)
+    worded = 0
+    for event, before in zip(events, legacy, strict=True):
+        if isinstance(event, WORDED):
+            old = json.loads(before)
+            assert _words(event) == (old["reason"], old.get("remedy", ""))
+            assert "reason" not in event_to_json(event)  # the record holds no words now
+            worded += 1
+        else:
+            assert _line(event) == before
+    assert worded > 50
+
+
+def test_refusals_recorded_as_words_decode_and_are_said_exactly_as_recorded() -> None:
+    recorded = 0
+    for line in LEGACY.read_text(encoding="utf-8").splitlines():
+        old = json.loads(line)
+        event = event_from_json(old)
+        if isinstance(event, WORDED):
+            assert event.refusal is Refusal.RECORDED
+            assert _words(event) == (old["reason"], old.get("remedy", ""))
+            recorded += 1
+        else:
+            assert _line(event) == line
+    assert recorded > 50
 
 
 if __name__ == "__main__":  # regenerate: only ever for a new kind of event, never a changed one

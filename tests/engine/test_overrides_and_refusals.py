@@ -12,6 +12,7 @@ from speakerbot.engine import GameState, apply, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement, ProposalStatus
+from speakerbot.mail.outbound.wording import clause_failure_text, refusal_text
 from speakerbot.presets import load_preset
 from tests.engine.harness import (
     ALICE,
@@ -156,7 +157,8 @@ def test_closed_registration_refuses_join() -> None:
 def test_before_a_game_starts_everything_is_refused_and_time_does_nothing() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     _, events = apply(GameState(), c.Join(ALICE, "Alice"), now)
-    assert isinstance(events[0], e.CommandRejected) and "no game has started" in events[0].reason
+    assert isinstance(events[0], e.CommandRejected)
+    assert "no game has started" in refusal_text(events[0])[0]
     assert tick(GameState(), now) == (GameState(), [])
 
 
@@ -176,7 +178,7 @@ def test_start_refuses_an_unknown_or_bad_mechanic_override() -> None:
         state, events = apply(GameState(), c.StartGame(SPEAKER, load_preset("nomicam"), "Chuck",
                                                        mechanics=overrides), T0)
         assert state == GameState() and isinstance(events[0], e.CommandRejected)
-        assert fragment in events[0].reason
+        assert fragment in refusal_text(events[0])[0]
 
 
 def test_closing_twice_and_ticking_twice_change_nothing() -> None:
@@ -197,4 +199,4 @@ def test_a_clause_that_cannot_be_carried_out_at_adoption_is_reported() -> None:
         g.vote(CAROL, number, "FOR")
     g.later(7 * DAY)
     failed = g.last(e.ClauseFailed)
-    assert failed.proposal == second and "no rule 212" in failed.reason
+    assert failed.proposal == second and "no rule 212" in clause_failure_text(failed)

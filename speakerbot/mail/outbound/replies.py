@@ -16,6 +16,7 @@ from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.outbound.announcements import scoreboard
 from speakerbot.mail.outbound.compose import Renderer, format_time
 from speakerbot.mail.outbound.describe import describe
+from speakerbot.mail.outbound.wording import refusal_text
 
 MAX_IGNORED_SHOWN = 10
 """A reply quotes at most this many ignored lines."""
@@ -55,7 +56,8 @@ def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:
     lines: list[str] = []
     for event in events:
         match event:
-            case e.CommandRejected(reason=reason, remedy=remedy):
+            case e.CommandRejected():
+                reason, remedy = refusal_text(event)
                 return f"Refused: {reason}." + (f" {remedy[:1].upper()}{remedy[1:]}." if remedy
                                                    else "")
             case _:

@@ -1,0 +1,210 @@
+"""Clauses: one check of the rules a rule change must keep, and carrying clauses out.
+
+A proposal's clauses are checked when it is proposed (``check_proposal``); when it is adopted,
+and when the Speaker edits the rules directly, each clause is checked again by the same rules
+(``check_clause``, ``check_mutable_count``) against the rules as they then stand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from speakerbot.engine import events as e
+from speakerbot.engine.mechanics import PARAMETERS, parse_setting
+from speakerbot.engine.model import Clause, ClauseKind, Rule
+from speakerbot.engine.play import Play
+from speakerbot.engine.refusals import Facts, GameError, Refusal
+
+_CHANGES_TEXT = (ClauseKind.AMEND, ClauseKind.REPEAL)
+_RENUMBERS = (ClauseKind.AMEND, ClauseKind.TRANSMUTE)
+
+
+def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None:
+    """Refuse a proposal's clauses if any could not be carried out, or not all together."""
+    touched: set[int] = set()
+    numbered = 0
+    for clause in clauses:
+        if clause.kind not in (ClauseKind.SET, ClauseKind.ENACT) and clause.rule in touched:
+            raise GameError(Refusal.RULE_CHANGED_TWICE, Facts(number=clause.rule))
+        check_clause(play, clause, proposal, by_speaker=False)
+        if clause.rule is not None and clause.kind is not ClauseKind.ENACT:
+            touched.add(clause.rule)
+        if clause.kind is ClauseKind.ENACT or (
+            clause.kind in _RENUMBERS and play.mechanics.renumber_on_amend
+        ):
+            numbered += 1
+    if numbered > 1:
+        raise GameError(Refusal.ONE_NUMBER_PER_PROPOSAL, Facts(number=proposal, count=numbered))
+    check_mutable_count(play, sum(mutable_delta(play, clause) for clause in clauses))
+
+
+def check_clause(play: Play, clause: Clause, proposal: int | None, *, by_speaker: bool) -> None:
+    """Refuse one clause that could not be carried out on the rules as they stand.
+
+    Only the Speaker, editing the rules directly, may amend or repeal an immutable rule.
+    """
+    if clause.kind is ClauseKind.SET:
+        try:
+            parse_setting(clause.parameter or "", clause.text)
+        except ValueError as error:
+            raise GameError(Refusal.BAD_SETTING,
+                            Facts(name=clause.parameter or "", text=str(error))) from None
+    elif clause.kind is ClauseKind.ENACT:
+        _check_enactment(play, clause, proposal)
+    else:
+        _check_change(play, clause, _rule(play, clause), proposal, by_speaker=by_speaker)
+
+
+def _check_enactment(play: Play, clause: Clause, proposal: int | None) -> None:
+    if not clause.text.strip():
+        raise GameError(Refusal.ENACT_WITHOUT_TEXT)
+    if clause.immutable and not play.mechanics.immutability:
+        raise GameError(Refusal.NO_IMMUTABLE_RULES)
+    number = proposal if proposal is not None else clause.rule
+    if number is not None and number in play.state.rules:
+        raise GameError(Refusal.RULE_NUMBER_TAKEN, Facts(number=number))
+
+
+def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, *,
+                  by_speaker: bool) -> None:
+    number = rule.number
+    if clause.kind in _CHANGES_TEXT and not rule.mutable and not by_speaker:
+        raise GameError(Refusal.RULE_IMMUTABLE, Facts(number=number, detail=clause.kind.value))
+    if clause.kind is ClauseKind.AMEND:
+        if not clause.text.strip():
+            raise GameError(Refusal.AMEND_WITHOUT_TEXT, Facts(number=number))
+        if clause.text.strip() == rule.text.strip():
+            raise GameError(Refusal.AMEND_NO_CHANGE, Facts(number=number))
+    if clause.kind is ClauseKind.TRANSMUTE and not play.mechanics.immutability:
+        raise GameError(Refusal.NO_TRANSMUTATION)
+    new_number = _new_number(play, clause, proposal)
+    if new_number != number and new_number in play.state.rules:
+        raise GameError(Refusal.RULE_NUMBER_TAKEN, Facts(number=new_number))
+
+
+def _rule(play: Play, clause: Clause) -> Rule:
+    """Return the rule in effect a clause changes, or refuse."""
+    rule = play.state.rules.get(clause.rule) if clause.rule is not None else None
+    if rule is None:
+        raise GameError(Refusal.NO_SUCH_RULE, Facts(number=clause.rule))
+    return rule
+
+
+def _new_number(play: Play, clause: Clause, proposal: int | None) -> int:
+    """Return the number a changed rule has afterwards (the proposal's, where it renumbers)."""
+    assert clause.rule is not None
+    if clause.kind in _RENUMBERS and play.mechanics.renumber_on_amend and proposal is not None:
+        return proposal
+    return clause.rule
+
+
+def check_mutable_count(play: Play, delta: int) -> None:
+    """Refuse a change of ``delta`` mutable rules beyond the limit, or down to none."""
+    after = play.state.mutable_rule_count() + delta
+    limit = play.mechanics.max_mutable_rules
+    if limit is not None and delta > 0 and after > limit:
+        raise GameError(Refusal.TOO_MANY_MUTABLE_RULES, Facts(
+            count=after, limit=limit, rule=play.source("max_mutable_rules")))
+    if after < 1 and delta < 0:
+        raise GameError(Refusal.NO_MUTABLE_RULE_LEFT)
+
+
+def mutable_delta(play: Play, clause: Clause) -> int:
+    """Say how a clause would change the number of mutable rules."""
+    rule = play.state.rules.get(clause.rule) if clause.rule is not None else None
+    if clause.kind is ClauseKind.ENACT:
+        return 0 if clause.immutable else 1
+    if rule is None:
+        return 0
+    if clause.kind is ClauseKind.REPEAL:
+        return -1 if rule.mutable else 0
+    if clause.kind is ClauseKind.TRANSMUTE:
+        return -1 if rule.mutable else 1
+    return 0
+
+
+def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
+    """Carry out an adopted proposal's clauses; each that cannot be is recorded as failed."""
+    if not clauses:
+        play.emit(e.InformalProposalAdopted(play.now, proposal))
+        return
+    also_set = frozenset(
+        (clause.parameter or "").strip().lower().replace("-", "_")
+        for clause in clauses if clause.kind is ClauseKind.SET
+    )
+    # The count of mutable rules is checked on the proposal as a whole, as when it was
+    # proposed: if the rules changed since, the clauses that move it the wrong way fail.
+    deltas = [mutable_delta(play, clause) for clause in clauses]
+    total = sum(deltas)
+    try:
+        check_mutable_count(play, total)
+        count_refused: GameError | None = None
+    except GameError as error:
+        count_refused = error
+    for clause, delta in zip(clauses, deltas, strict=True):
+        if count_refused is not None and delta * total > 0:
+            play.emit(e.ClauseFailed(play.now, proposal, clause, count_refused.refusal,
+                                     count_refused.facts))
+            continue
+        try:
+            check_clause(play, clause, proposal, by_speaker=False)
+        except GameError as error:
+            play.emit(e.ClauseFailed(play.now, proposal, clause, error.refusal, error.facts))
+            continue
+        apply_clause(play, clause, proposal, also_set=also_set)
+
+
+def edit_directly(play: Play, clause: Clause) -> None:
+    """Carry out the Speaker's direct edit of the rules, or refuse it."""
+    check_clause(play, clause, None, by_speaker=True)
+    check_mutable_count(play, mutable_delta(play, clause))
+    apply_clause(play, clause, None)
+
+
+def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
+                 also_set: frozenset[str] = frozenset()) -> None:
+    """Carry out one clause already checked; by proposal, or by the Speaker (``None``).
+
+    Changing a rule that mechanics come from warns the Speaker, unless the same
+    proposal also sets those mechanics (``also_set``).
+    """
+    by_speaker = proposal is None
+    sources_before = dict(play.state.sources)
+    if clause.kind is ClauseKind.SET:
+        name, value = parse_setting(clause.parameter or "", clause.text)
+        play.emit(e.MechanicSet(play.now, name, PARAMETERS[name].format(value), proposal,
+                                by_speaker))
+        return
+    if clause.kind is ClauseKind.ENACT:
+        enacted = proposal if proposal is not None else (clause.rule or free_rule_number(play))
+        play.emit(e.RuleEnacted(play.now, enacted, clause.text.strip(), not clause.immutable,
+                                proposal, by_speaker))
+        return
+    rule = _rule(play, clause)
+    number, new_number = rule.number, _new_number(play, clause, proposal)
+    if clause.kind is ClauseKind.AMEND:
+        play.emit(e.RuleAmended(play.now, number, new_number, clause.text.strip(), proposal,
+                                by_speaker))
+    elif clause.kind is ClauseKind.REPEAL:
+        play.emit(e.RuleRepealed(play.now, number, proposal, by_speaker))
+    else:
+        play.emit(e.RuleTransmuted(play.now, number, new_number, not rule.mutable, proposal,
+                                   by_speaker))
+    if clause.kind in _CHANGES_TEXT:
+        affected = tuple(name for name, source in sources_before.items()
+                         if source == number and name not in also_set)
+        if affected:
+            play.emit(e.MechanicsMayHaveChanged(play.now, number, affected, proposal))
+
+
+def free_rule_number(play: Play) -> int:
+    """Pick a number for a rule the Speaker enacts directly: never one a proposal can take."""
+    first = play.mechanics.first_proposal_number
+    used = set(play.state.rules) | {rule.number for rule in play.state.repealed}
+    below = [n for n in used if n < first]
+    candidate = (max(below) + 1) if below else 1
+    while candidate in used:
+        candidate += 1
+    if candidate >= first:
+        raise GameError(Refusal.NO_FREE_RULE_NUMBER)
+    return candidate
