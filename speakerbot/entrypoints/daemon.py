@@ -12,7 +12,7 @@ import logging
 import os
 import random
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -22,10 +22,11 @@ from apscheduler.triggers.date import DateTrigger
 
 from speakerbot.adapters.imap import FetchedMessage, ImapMailbox, ImapSettings, ImapWatcher
 from speakerbot.adapters.lmtp import LmtpServer
-from speakerbot.adapters.smtp import SmtpSender, SmtpSettings, backoff
+from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.config import Settings
-from speakerbot.entrypoints.crashpoints import crashpoint
 from speakerbot.service import GameService, Received
+from speakerbot.service.crashpoints import crashpoint
+from speakerbot.service.outbox import OutboxPolicy
 
 log = logging.getLogger("speakerbot.entrypoints.daemon")
 
@@ -67,13 +68,14 @@ class Daemon:
                  rng: random.Random | None = None) -> None:
         self.settings = settings
         self.service = service
-        self.store = service.store
         self.clock = clock
         self.rng = rng or random.Random()
         self.sender = SmtpSender(smtp_settings(settings))
         # Test-only: SPEAKERBOT_RETRY_BASE (seconds) replaces the 30 s base of the outbox's
         # retry backoff, so that the recovery tests need not wait up to 30 s for a retry.
-        self.retry_base = float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30"))
+        retry_base = float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30"))
+        self.outbox_policy = OutboxPolicy(smtp_settings(settings).give_up_after, retry_base,
+                                          self.rng)
         self.wake = threading.Event()
         self.ready = threading.Event()  # set once inbound mail is being taken in
         self.digest_due = threading.Event()
@@ -87,17 +89,13 @@ class Daemon:
         """Store and process what IMAP fetched; return the UIDs that are safely done."""
         # One transaction for the batch. A message offered again (after a crash or a
         # reconnect) is recognised by its UID there, and stored once.
-        results = self.service.receive_many([
+        if not messages:
+            return []
+        statuses = self.service.take_in([
             Received(m.raw, m.internaldate, "imap", m.uidvalidity, m.uid, m.oversized)
             for m in messages])
-        stored = {m.uid: result.id for m, result in zip(messages, results, strict=True)}
-        if messages:
-            crashpoint("after-fetch")
-            self.service.process_pending()
-            self.wake.set()
-        statuses = self.store.inbound_statuses(list(stored.values()))
-        done = [uid for uid, inbound_id in stored.items()
-                if statuses.get(inbound_id) in DONE]
+        self.wake.set()
+        done = [m.uid for m, status in zip(messages, statuses, strict=True) if status in DONE]
         if done:
             crashpoint("after-commit")
         return done
@@ -132,82 +130,14 @@ class Daemon:
         One batch of at most 50 (the loop comes back for more), or with ``everything``
         until none is due or the server defers one.
         """
-        # Messages put back for a retry: once per call, however soon their retry falls.
-        tried: set[int] = set()
-        with self.sender.batch():
-            sent, stopped = self._send_batch(tried)
-            while everything and not stopped and sent:
-                more, stopped = self._send_batch(tried)
-                if not more:
-                    break
-                sent += more
-        return sent
-
-    def _send_batch(self, tried: set[int]) -> tuple[int, bool]:
-        """Send one batch; return how many went, and whether the server asked us to stop.
-
-        Messages the server took are marked sent together, in one transaction, at the end
-        of the batch (a crash before that resends them, with their Message-IDs, as a crash
-        right after one message always could).
-        """
-        done: list[tuple[int, Mapping[str, str] | None]] = []
-        try:
-            return self._send_rows(tried, done)
-        finally:
-            self.store.mark_sent_many(done, self.clock())
-
-    def _send_rows(self, tried: set[int],
-                   done: list[tuple[int, Mapping[str, str] | None]]) -> tuple[int, bool]:
-        sent = 0
-        now = self.clock()
-        for row in self.store.due_outbox(now, limit=50 + len(tried)):
-            if row.id in tried:
-                continue
-            result = self.sender.send(row.mail_from, row.recipients, row.raw)
-            if result.temporary_failure is not None:
-                if self._given_up(row.created_at, now):
-                    gave_up = {rcpt: f"given up: {result.temporary_failure}"
-                               for rcpt in row.recipients}
-                    self.store.mark_failed(row.id, result.temporary_failure, refused=gave_up)
-                else:
-                    delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
-                    tried.add(row.id)
-                    self.store.mark_retry(row.id, result.temporary_failure,
-                                          now + timedelta(seconds=delay))
-                log.warning("delivery of %s deferred: %s", row.message_id,
-                            result.temporary_failure)
-                # The server is unhappy: end this pass; each message keeps its backoff.
-                return sent, True
-            crashpoint("after-smtp")
-            if result.deferred and self._given_up(row.created_at, now):
-                gave_up = {rcpt: f"given up: {answer}" for rcpt, answer in result.deferred.items()}
-                done.append((row.id, {**result.refused, **gave_up}))
-            elif result.deferred:
-                # The others have it; only the deferred recipients are tried again.
-                delay = backoff(row.attempts + 1, base=self.retry_base, rng=self.rng)
-                tried.add(row.id)
-                self.store.mark_retry(row.id, "; ".join(result.deferred.values()),
-                                      now + timedelta(seconds=delay),
-                                      refused=result.refused or None,
-                                      only=tuple(result.deferred))
-            else:
-                done.append((row.id, result.refused or None))
-            sent += 1
-        return sent, False
-
-    def _given_up(self, created_at: datetime, now: datetime) -> bool:
-        """Whether a message queued at ``created_at`` has been retried long enough."""
-        give_up_after = self.settings.require_outbound().give_up_after
-        return now - created_at >= timedelta(seconds=give_up_after)
+        return self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
 
     def _schedule(self) -> None:
         """Point the scheduler's wake-ups at the next deadline and the next retry."""
         scheduler = self.scheduler
         if scheduler is None:
             return
-        for job_id, when in (("deadline", self.service.next_deadline()),
-                             ("outbox", self.store.next_outbox_attempt()),
-                             ("inbound-retry", self.store.next_inbound_retry())):
+        for job_id, when in self.service.next_wakes().items():
             if when is None:
                 if scheduler.get_job(job_id):
                     scheduler.remove_job(job_id)
@@ -222,7 +152,7 @@ class Daemon:
 
     def run(self, stop: threading.Event) -> None:
         """Run until ``stop`` is set: finish the cycle in hand, then shut down cleanly."""
-        with self.store.daemon_lock():
+        with self.service.daemon_lock():
             warn_about_trust(self.settings)
             self._start_inbound()
             self.scheduler = BackgroundScheduler(timezone=UTC)
@@ -244,7 +174,7 @@ class Daemon:
                     self._schedule()
                     # The scheduler or an inbound adapter sets wake; the timeout is a safety
                     # net, short while a message waits to be retried.
-                    self.wake.wait(1 if self.store.earliest_pending() else 300)
+                    self.wake.wait(1 if self.service.mail_waiting() else 300)
             finally:
                 self._stop_inbound()
                 self.scheduler.shutdown(wait=False)
@@ -278,7 +208,7 @@ class Daemon:
 
     def once(self) -> None:
         """Process everything waiting and due, send the outbox, and return."""
-        with self.store.daemon_lock():
+        with self.service.daemon_lock():
             imap = imap_settings(self.settings)
             if imap is not None:
                 mailbox = ImapMailbox(imap)

@@ -40,6 +40,7 @@ from speakerbot.service.policy import (
     ANSWER_KINDS,
     REPLAY_WINDOW,
     RETRY_DELAYS,
+    Known,
     log,
 )
 
@@ -65,10 +66,20 @@ class ServiceBase:
         self.lock = threading.RLock()
         self._cache: tuple[int, GameState] = (-1, GameState())
         self._committing: tuple[int, GameState] | None = None
+        # The record's last number as this transaction sees it: read once per transaction.
+        self._unit_seq: int | None = None
+        # What intake read of the messages stored in this transaction (by inbound id).
+        self._known: dict[int, Known] = {}
 
     def state(self, session: Any = None) -> GameState:
-        """Return the current state, rebuilt from the record when it has grown."""
-        seq = self.store.last_event_seq(session)
+        """Return the current state, rebuilt from the record when it has grown.
+
+        With ``session`` (the transaction in hand): the state as this transaction has left
+        it, with whatever it applied so far.
+        """
+        seq = self._seq(session) if session is not None else self.store.last_event_seq()
+        if self._committing is not None and self._committing[0] == seq:
+            return self._committing[1]
         if self._cache[0] != seq:
             events = [event_from_json(row.data) for row in self.store.load_events(session)]
             self._cache = (seq, replay(events))
@@ -81,14 +92,20 @@ class ServiceBase:
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
         """Open a store transaction; the cached state moves on only when it commits."""
-        self._committing = None
+        self._committing, self._unit_seq = None, None
         try:
             with self.store.transaction() as session:
                 yield session
             if self._committing is not None:
                 self._cache = self._committing
         finally:
-            self._committing = None
+            self._committing, self._unit_seq = None, None
+
+    def _seq(self, session: Any) -> int:
+        """Return the record's last number in the transaction in hand (one query for it)."""
+        if self._unit_seq is None:
+            self._unit_seq = self.store.last_event_seq(session)
+        return self._unit_seq
 
     def _commit(self, session: Any, events: Sequence[e.Event], state: GameState,
                 outgoing: Sequence[Outgoing], *, inbound_id: int | None = None) -> None:
@@ -96,6 +113,7 @@ class ServiceBase:
         if events:
             seq = self.store.append_events(session, [event_to_json(ev) for ev in events],
                                            inbound_id=inbound_id)
+            self._unit_seq = seq
             self._committing = (seq, state)  # the cache takes it once the commit succeeded
         now = self.clock()
         for message in outgoing:
@@ -122,7 +140,7 @@ class ServiceBase:
 
         The key is the record number the first of them will take, so it is stable.
         """
-        key = f"e{self.store.last_event_seq(session) + 1 + after}"
+        key = f"e{self._seq(session) + 1 + after}"
         return self.announcer.messages(events, state, key, before)
 
     def _read(self, row: InboundRow) -> InboundMail:

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import secrets
+from contextlib import AbstractContextManager
+from datetime import datetime
 
 from speakerbot.engine import apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.presets import load_preset
+from speakerbot.service.outbox import Outbox, OutboxPolicy, Sender
 from speakerbot.service.policy import (
     ServiceError,
     _raise_rejection,
@@ -45,3 +48,24 @@ class GameService(TicksMixin):
             _raise_rejection(events)
             self._commit(session, events, new, self._announce(events, new, state, session))
             return events
+
+    # --- what the daemon asks of the game's storage ---
+
+    def send_outbox(self, sender: Sender, policy: OutboxPolicy, *,
+                    everything: bool = False) -> int:
+        """Deliver the mail due now through ``sender``; return how many messages went."""
+        return Outbox(self.store, policy, self.clock).send_due(sender, everything=everything)
+
+    def next_wakes(self) -> dict[str, datetime | None]:
+        """When the daemon must next wake: the next deadline, outbox try and inbound retry."""
+        return {"deadline": self.next_deadline(),
+                "outbox": self.store.next_outbox_attempt(),
+                "inbound-retry": self.store.next_inbound_retry()}
+
+    def mail_waiting(self) -> bool:
+        """Whether a stored message is still to be processed (new, or waiting for a retry)."""
+        return self.store.earliest_pending() is not None
+
+    def daemon_lock(self) -> AbstractContextManager[None]:
+        """Hold the lock that lets one daemon only run this game."""
+        return self.store.daemon_lock()

@@ -13,6 +13,8 @@ from typing import Any
 from speakerbot.engine import GameState
 from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.authentication import Authentication
+from speakerbot.mail.inbound.reading import InboundMail
 from speakerbot.mail.outbound.compose import (
     Outgoing,
 )
@@ -33,6 +35,19 @@ class Received:
     uidvalidity: int | None = None
     uid: int | None = None
     oversized: int | None = None
+
+@dataclass(frozen=True)
+class Known:
+    """What intake read of a message, kept for answering it in the same transaction.
+
+    Only for a message stored exactly as received (nothing masked): otherwise what was read
+    shows the Speaker's password, and the stored bytes must be read again.
+    """
+
+    mail: InboundMail
+    parsed: lang.ParseResult | None
+    verdict: Authentication
+
 
 @dataclass(frozen=True)
 class Processed:

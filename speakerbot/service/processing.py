@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from speakerbot.adapters.store import (
     InboundRow,
 )
@@ -15,6 +17,7 @@ from speakerbot.mail.inbound.reading import (
 from speakerbot.service.confirmations import ConfirmationsMixin
 from speakerbot.service.policy import (
     _NEEDS_NO_TRUST,
+    Known,
     Processed,
     _Batch,
     _describe,
@@ -59,34 +62,52 @@ class ProcessingMixin(ConfirmationsMixin):
                     self._tell_host_set_aside()
                 return Processed(row.id, failed.status, False)
 
+    def _process_due(self, session: Any) -> None:
+        """Process every message that is due, in the order received, in ``session``.
+
+        As ``process_pending`` does, but all in the transaction in hand: a failure fails
+        them all (the caller then processes each in a transaction of its own).
+        """
+        now = self.clock()
+        waiting = {sender for _, sender, at in self.store.retry_waiting(session)
+                   if at is None or at > now}
+        for row in self.store.pending_inbound(now, session):
+            if row.sender not in waiting:
+                self._process_in(session, row)
+
     def _process(self, row: InboundRow) -> Processed:
-        mail = self._read(row)
-        received = row.received_at
         with self._transaction() as session:
-            start = self.state(session)
-            # First let time pass up to the moment the message was received: deadlines
-            # that fell before it are settled before it is read. Not past mail received
-            # earlier and still waiting (a retry): its ballots must count.
-            waiting = self.store.earliest_pending(session)
-            until = received if waiting is None else min(received, waiting)
-            state, tick_events = tick(start, until, self.rng)
-            batch = _Batch(session, state, list(tick_events),
-                           self._announce(tick_events, state, start, session))
-            if mail.skipped in NEVER_ANSWER or not mail.sender:
-                self._finish(batch, row, "skipped", mail.skipped or "no sender")
-                return Processed(row.id, "skipped", False)
-            if mail.sender in (self.settings.game.address, self.settings.game.list):
-                # The game's own address, or its list: never a player, never answered.
-                self._finish(batch, row, "skipped", "from the game's own address or list")
-                return Processed(row.id, "skipped", False)
-            before = len(batch.events)
-            if row.oversized is not None:
-                self._refuse_oversized(batch, row, mail)
-            else:
-                self._take(batch, row, mail)
-            status = batch.status or "processed"
-            self._finish(batch, row, status, batch.note)
-            return Processed(row.id, status, len(batch.events) > before)
+            return self._process_in(session, row)
+
+    def _process_in(self, session: Any, row: InboundRow) -> Processed:
+        """Process one message in the transaction in hand."""
+        known = self._known.pop(row.id, None)
+        mail = known.mail if known is not None else self._read(row)
+        received = row.received_at
+        start = self.state(session)
+        # First let time pass up to the moment the message was received: deadlines
+        # that fell before it are settled before it is read. Not past mail received
+        # earlier and still waiting (a retry): its ballots must count.
+        waiting = self.store.earliest_pending(session)
+        until = received if waiting is None else min(received, waiting)
+        state, tick_events = tick(start, until, self.rng)
+        batch = _Batch(session, state, list(tick_events),
+                       self._announce(tick_events, state, start, session))
+        if mail.skipped in NEVER_ANSWER or not mail.sender:
+            self._finish(batch, row, "skipped", mail.skipped or "no sender")
+            return Processed(row.id, "skipped", False)
+        if mail.sender in (self.settings.game.address, self.settings.game.list):
+            # The game's own address, or its list: never a player, never answered.
+            self._finish(batch, row, "skipped", "from the game's own address or list")
+            return Processed(row.id, "skipped", False)
+        before = len(batch.events)
+        if row.oversized is not None:
+            self._refuse_oversized(batch, row, mail)
+        else:
+            self._take(batch, row, mail, known)
+        status = batch.status or "processed"
+        self._finish(batch, row, status, batch.note)
+        return Processed(row.id, status, len(batch.events) > before)
 
     def _finish(self, batch: _Batch, row: InboundRow, status: str, note: str = "") -> None:
         """Commit the batch's events and mail, and mark the message done (unless held)."""
@@ -97,11 +118,16 @@ class ProcessingMixin(ConfirmationsMixin):
         if status != "held":
             self.store.mark_inbound(batch.session, row.id, status, note)
 
-    def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
-        """Decide whose message this is and what may be done with it."""
+    def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+              read: Known | None = None) -> None:
+        """Decide whose message this is and what may be done with it.
+
+        ``read``: what intake read of it in this transaction, so it is not read twice.
+        """
         sender = mail.sender or ""
-        parsed = self._parse(mail)
-        verdict = self._authenticate(mail, row.received_at)
+        parsed = read.parsed if read and read.parsed is not None else self._parse(mail)
+        verdict = read.verdict if read is not None else self._authenticate(
+            mail, row.received_at)
         confirmed = self._confirmation(batch, row, mail, parsed)
         if confirmed is not None:
             self._release_held(batch, confirmed, row.received_at)

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import Inbound, Outbox, Store, message_id_of
-from speakerbot.entrypoints.crashpoints import CRASHPOINTS
+from speakerbot.service.crashpoints import CRASHPOINTS
 from tests.integration.game_harness import GAME, SPEAKER, MakeGame, RunningGame, body_of
 from tests.support.smtp_sink import CapturedMessage
 

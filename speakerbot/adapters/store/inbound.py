@@ -223,12 +223,13 @@ class InboundStore(StoreBase):
                     (Inbound.status == "retry") & Inbound.authenticated.is_(True)))
             )
 
-    def inbound_statuses(self, ids: Sequence[int]) -> dict[int, str]:
+    def inbound_statuses(self, ids: Sequence[int],
+                         session: Session | None = None) -> dict[int, str]:
         """Return the status of each stored message named (one query, no message bytes)."""
         if not ids:
             return {}
-        with self._reading() as session:
-            return {i: status for i, status in session.execute(
+        with self._reading(session) as reading:
+            return {i: status for i, status in reading.execute(
                 select(Inbound.id, Inbound.status).where(Inbound.id.in_(list(ids))))}
 
     def find_inbound_by_uid(self, uidvalidity: int, uid: int) -> InboundRow | None:
