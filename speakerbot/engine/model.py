@@ -261,6 +261,10 @@ class GameState:
         """Return the players still in the game, in joining (turn) order."""
         return [player for player in self.players.values() if player.active]
 
+    def scoreboard(self) -> list[Player]:
+        """Return the players still in the game, best score first, then by name (any case)."""
+        return sorted(self.active_players(), key=lambda p: (-p.score, p.name.lower()))
+
     def voters(self) -> list[str]:
         """Return the addresses of everyone who may vote now, in joining order."""
         return [p.address for p in self.active_players() if p.role is not Role.SPEAKER]
