@@ -199,7 +199,21 @@ def expected_one_of(choices: tuple[str, ...], value: object) -> str:
 
 
 def read_file_tables(data: Mapping[str, Any], path: Path) -> FileTables:
-    """Check the file's sections, keys and value types; raise ConfigError naming the key."""
+    """Check the file's sections, keys and value types; raise ConfigError naming the key.
+
+    Every section and key is looked at before any value, as users have always been
+    told: a misspelt key is the likelier cause of a value that seems wrong. msgspec
+    alone would report whichever error comes first in the file.
+    """
+    for name, table in data.items():
+        if name not in KEYS:
+            raise _top_level("contains unknown", name, data, path)
+        if not isinstance(table, dict):
+            raise _not_a_table(name, path)
+        if name != "mechanics":
+            unknown = next((key for key in table if key not in KEYS[name]), None)
+            if unknown is not None:
+                raise _unknown_key(name, unknown, path)
     try:
         return msgspec.convert(data, FileTables)
     except msgspec.ValidationError as error:
@@ -219,12 +233,9 @@ def _translate(message: str, data: Mapping[str, Any], path: Path) -> ConfigError
         key = named["key"]
         if named["kind"] == "missing required":
             return ConfigError("required", key=f"[{section}] {key}", path=path)
-        keys = KEYS[section]
-        return ConfigError(f"unknown key; {suggest(key, list(keys))}the keys of [{section}] "
-                           f"are {', '.join(keys)}", key=f"[{section}] {key}", path=path)
+        return _unknown_key(section, key, path)
     if len(steps) == 1:
-        return ConfigError(f"expected a table ([{section}] on a line of its own, then its "
-                           "keys)", key=f"[{section}]", path=path)
+        return _not_a_table(section, path)
     key = steps[1]
     value = data[section][key]
     return ConfigError(_wrong_value(section, key, value), key=f"[{section}] {key}", path=path)
@@ -239,6 +250,17 @@ def _top_level(kind: str, name: str, data: Mapping[str, Any], path: Path) -> Con
     known = list(KEYS)
     return ConfigError(f"unknown section; {suggest(name, known)}the sections are "
                        f"{', '.join(known)}", key=f"[{name}]", path=path)
+
+
+def _unknown_key(section: str, key: str, path: Path) -> ConfigError:
+    keys = KEYS[section]
+    return ConfigError(f"unknown key; {suggest(key, list(keys))}the keys of [{section}] are "
+                       f"{', '.join(keys)}", key=f"[{section}] {key}", path=path)
+
+
+def _not_a_table(section: str, path: Path) -> ConfigError:
+    return ConfigError(f"expected a table ([{section}] on a line of its own, then its keys)",
+                       key=f"[{section}]", path=path)
 
 
 def _wrong_value(section: str, key: str, value: object) -> str:

@@ -696,3 +696,13 @@ def test_a_watched_folder_that_is_the_rejected_folder_is_refused() -> None:
 def test_keys_are_read_from_the_schema() -> None:
     assert KEYS["imap"][:3] == ("host", "port", "security")
     assert "give_up_after" in KEYS["smtp"] and "password_file" in KEYS["smtp"]
+
+
+def test_unknown_sections_and_keys_are_named_before_any_bad_value() -> None:
+    data = full()
+    data["smtp"]["port"] = "many"
+    data["surprise"] = {"key": 1}
+    assert refused(data).key == "[surprise]"
+    del data["surprise"]
+    data["imap"]["hots"] = "x"
+    assert refused(data).key == "[imap] hots"
