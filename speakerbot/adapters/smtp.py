@@ -14,6 +14,9 @@
 Retrying when the connection broke after the message's final dot can deliver it twice;
 a resend carries the same bytes, so the same Message-ID, and the duplicate is
 recognisable.
+
+``backoff`` (from ``speakerbot.adapters.backoff``, the one formula) is re-exported here
+for the outbox, which spaces its retries with it.
 """
 
 from __future__ import annotations
