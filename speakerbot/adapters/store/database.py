@@ -18,16 +18,12 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import (
-    InstrumentedAttribute,
     Session,
     sessionmaker,
 )
 from sqlalchemy.pool import ConnectionPoolEntry
-from sqlalchemy.sql.dml import Insert
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -308,15 +304,3 @@ class StoreBase:
                     raise
         finally:
             conn.close()
-
-    # -- Inbound mail ----------------------------------------------------------------------
-
-    def _insert_ignoring_conflicts(
-        self, model: type[Base], values: dict[str, Any], *conflict_on: InstrumentedAttribute[Any]
-    ) -> Insert:
-        """INSERT ... ON CONFLICT DO NOTHING: on ``conflict_on``'s key, or on any if none."""
-        elements = list(conflict_on) or None
-        if self._dialect == "sqlite":
-            lite = sqlite_insert(model).values(values)
-            return lite.on_conflict_do_nothing(index_elements=elements)
-        return pg_insert(model).values(values).on_conflict_do_nothing(index_elements=elements)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import (
 if TYPE_CHECKING:
     pass
 
+from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
 from speakerbot.adapters.store.rows import (
     InboundItem,
@@ -108,28 +109,23 @@ class InboundStore(StoreBase):
             "size": intake.size if intake.size is not None else len(raw),
             "authenticated": intake.authenticated,
         }
-        keys = [Inbound.sha256 == digest]
-        if uidvalidity is not None:
-            keys.append((Inbound.uidvalidity == uidvalidity) & (Inbound.uid == uid))
-        if intake.sender is not None and intake.body_sha256 is not None:
-            # A forger's copy (not authenticated) never shadows the real message.
-            keys.append((Inbound.message_id == message_id) & (Inbound.sender == intake.sender)
-                        & (Inbound.body_sha256 == intake.body_sha256)
-                        & (Inbound.authenticated.is_(intake.authenticated)))
+        # A forger's copy (not authenticated) never shadows the real message.
+        by_copy = intake.sender is not None and intake.body_sha256 is not None
+        find = statements.find_inbound(uidvalidity is not None, by_copy)
+        keys = {"sha256": digest, "uidvalidity": uidvalidity, "uid": uid,
+                "message_id": message_id, "sender": intake.sender,
+                "body_sha256": intake.body_sha256, "authenticated": intake.authenticated}
         # Write transactions run one at a time, so nothing can slip in between the look-up
         # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
-        found = session.execute(
-            select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
-        ).first()
+        found = session.execute(find, keys).first()
         if found is not None:
             return StoredInbound(id=found[0], duplicate=True, status=found[1])
-        insert = self._insert_ignoring_conflicts(Inbound, values)
-        new_id = session.execute(insert.returning(Inbound.id)).scalar_one_or_none()
+        insert = statements.insert_ignoring_conflicts(self._dialect, Inbound)
+        new_id = session.execute(insert.returning(Inbound.__table__.c.id),
+                                 values).scalar_one_or_none()
         if new_id is not None:
             return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
-        found = session.execute(
-            select(Inbound.id, Inbound.status).where(or_(*keys)).order_by(Inbound.id).limit(1)
-        ).first()
+        found = session.execute(find, keys).first()
         if found is None:
             raise RuntimeError("inbound message neither stored nor found: unique key mismatch")
         return StoredInbound(id=found[0], duplicate=True, status=found[1])
@@ -217,11 +213,8 @@ class InboundStore(StoreBase):
         mail that keeps failing must not hold the game's deadlines back.
         """
         with self._reading(session) as reading:
-            return reading.scalar(
-                select(func.min(Inbound.received_at)).where(or_(
-                    Inbound.status == "new",
-                    (Inbound.status == "retry") & Inbound.authenticated.is_(True)))
-            )
+            earliest: datetime | None = reading.scalar(statements.earliest_pending())
+            return earliest
 
     def inbound_statuses(self, ids: Sequence[int],
                          session: Session | None = None) -> dict[int, str]:
@@ -257,11 +250,9 @@ class InboundStore(StoreBase):
         if status not in _FINAL_INBOUND:
             raise ValueError(f"status must be one of {_FINAL_INBOUND}, not {status!r}")
         result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-            update(Inbound)
-            .where(Inbound.id == inbound_id, Inbound.status.in_((*PENDING_INBOUND, "held")))
-            .values(status=status, note=note, processed_at=_aware(now or datetime.now(UTC), "now"))
-            .execution_options(synchronize_session=False)
-        )
+            statements.mark_inbound(),
+            {"b_id": inbound_id, "b_status": status, "b_note": note,
+             "b_at": _aware(now or datetime.now(UTC), "now")})
         if result.rowcount == 1:
             return
         current = session.scalar(select(Inbound.status).where(Inbound.id == inbound_id))

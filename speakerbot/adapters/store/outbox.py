@@ -18,6 +18,7 @@ from sqlalchemy.orm import (
 if TYPE_CHECKING:
     pass
 
+from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
 from speakerbot.adapters.store.rows import (
     OutboxRow,
@@ -61,7 +62,8 @@ class OutboxStore(StoreBase):
             else None,
             "priority": mail.priority,
         }
-        session.execute(self._insert_ignoring_conflicts(Outbox, values, Outbox.message_id))
+        session.execute(statements.insert_ignoring_conflicts(self._dialect, Outbox, "message_id"),
+                        values)
 
     def due_outbox(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
         """Return pending messages whose next attempt is due at ``now``, oldest first."""
@@ -207,8 +209,8 @@ class OutboxStore(StoreBase):
         """
         _aware(since, "since")
         with self._reading(session) as reading:
-            return reading.scalar(select(func.count()).select_from(Outbox).where(
-                Outbox.addressee == recipient.strip().lower(), Outbox.kind.in_(kinds),
-                Outbox.created_at >= since)) or 0
+            return reading.scalar(statements.replies_since(), {
+                "addressee": recipient.strip().lower(), "kinds": list(kinds),
+                "since": since}) or 0
 
     # -- Metadata --------------------------------------------------------------------------

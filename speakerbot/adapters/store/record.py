@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
-    func,
     select,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -19,6 +18,7 @@ from sqlalchemy.orm import (
 if TYPE_CHECKING:
     pass
 
+from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
 from speakerbot.adapters.store.rows import (
     StoredEvent,
@@ -57,18 +57,18 @@ class RecordStore(StoreBase):
         if not events:
             return self.last_event_seq(session)
         created_at = _aware(now or datetime.now(UTC), "now")
-        rows = [
-            Event(type=data["type"], data=dict(data), inbound_id=inbound_id, created_at=created_at)
-            for data in events
-        ]
-        session.add_all(rows)
-        session.flush()
-        return max(row.seq for row in rows)
+        append = statements.append_event()
+        seq = 0
+        for data in events:
+            seq = session.execute(append, {"type": data["type"], "data": dict(data),
+                                           "inbound_id": inbound_id,
+                                           "created_at": created_at}).scalar_one()
+        return seq
 
     def last_event_seq(self, session: Session | None = None) -> int:
         """Return the seq of the last event, 0 if there is none."""
         with self._reading(session) as reading:
-            return reading.scalar(select(func.coalesce(func.max(Event.seq), 0))) or 0
+            return reading.scalar(statements.last_event_seq()) or 0
 
     # -- The outbox ------------------------------------------------------------------------
 

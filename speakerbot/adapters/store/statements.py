@@ -1,0 +1,89 @@
+"""The statements of the mail path, built once and run with parameters.
+
+Building a SQLAlchemy statement and working out its cache key costs more than running it
+on SQLite; the few statements every message runs are therefore built once per process
+(on first use, not at import) against the tables, and executed with bound parameters.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from sqlalchemy import Table, bindparam, func, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.sql import Select, Update
+from sqlalchemy.sql.dml import Insert
+
+from speakerbot.adapters.store.schema import PENDING_INBOUND, Event, Inbound, Outbox
+
+
+def _table(model: Any) -> Table:
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+@cache
+def insert_ignoring_conflicts(dialect: str, model: Any, *conflict_on: str) -> Insert:
+    """INSERT ... ON CONFLICT DO NOTHING (on ``conflict_on``'s columns, or on any key)."""
+    table = _table(model)
+    elements = [table.c[name] for name in conflict_on] or None
+    if dialect == "sqlite":
+        return sqlite_insert(table).on_conflict_do_nothing(index_elements=elements)
+    return pg_insert(table).on_conflict_do_nothing(index_elements=elements)
+
+
+@cache
+def find_inbound(by_uid: bool, by_copy: bool) -> Select[Any]:
+    """Find the first stored message with this digest, IMAP UID, or sender, body and id."""
+    c = _table(Inbound).c
+    keys = [c.sha256 == bindparam("sha256")]
+    if by_uid:
+        keys.append((c.uidvalidity == bindparam("uidvalidity")) & (c.uid == bindparam("uid")))
+    if by_copy:
+        keys.append((c.message_id == bindparam("message_id")) & (c.sender == bindparam("sender"))
+                    & (c.body_sha256 == bindparam("body_sha256"))
+                    & c.authenticated.is_not_distinct_from(bindparam("authenticated")))
+    return select(c.id, c.status).where(or_(*keys)).order_by(c.id).limit(1)
+
+
+@cache
+def mark_inbound() -> Update:
+    """Mark a message that is still pending (or held) done."""
+    c = _table(Inbound).c
+    return (update(_table(Inbound))
+            .where(c.id == bindparam("b_id"), c.status.in_((*PENDING_INBOUND, "held")))
+            .values(status=bindparam("b_status"), note=bindparam("b_note"),
+                    processed_at=bindparam("b_at")))
+
+
+@cache
+def earliest_pending() -> Select[Any]:
+    """When the oldest message still to handle was received (a retry only if authenticated)."""
+    c = _table(Inbound).c
+    return select(func.min(c.received_at)).where(or_(
+        c.status == "new", (c.status == "retry") & c.authenticated.is_(True)))
+
+
+@cache
+def replies_since() -> Select[Any]:
+    """How many messages of some kinds went to one address alone since a moment."""
+    c = _table(Outbox).c
+    return select(func.count()).select_from(_table(Outbox)).where(
+        c.addressee == bindparam("addressee"), c.kind.in_(bindparam("kinds", expanding=True)),
+        c.created_at >= bindparam("since"))
+
+
+@cache
+def last_event_seq() -> Select[Any]:
+    """Read the number of the record's last event (0 when it is empty)."""
+    return select(func.coalesce(func.max(_table(Event).c.seq), 0))
+
+
+@cache
+def append_event() -> Insert:
+    """Append one event to the record, returning its number."""
+    table = _table(Event)
+    return table.insert().returning(table.c.seq)
