@@ -119,7 +119,7 @@ def _status(args: argparse.Namespace) -> int:
         if state.turn is not None:
             print(f"Turn {state.turn.number}: {state.name_of(state.turn.mover)}")
         print("\nPlayers:")
-        players = sorted(state.active_players(), key=lambda p: (-p.score, p.name.lower()))
+        players = state.scoreboard()
         for player in players:
             print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
                   f"  {player.role.value}")

@@ -183,7 +183,7 @@ def run_demo(voting_period: str = "20s", quiet: bool = False) -> int:
     print(f"\nRule {RULE} now reads:\n  {rule.text}")
     print(f"Voting period now: {state.rules_mechanics.formatted('voting_period')}")
     print("\nScores:")
-    for player in sorted(state.active_players(), key=lambda p: (-p.score, p.name)):
+    for player in state.scoreboard():
         print(f"  {player.name:<8} {player.score}")
     print(f"\n{len(printer.messages)} messages sent by the Speaker; the demo is over.")
     return 0 if body is not None and rule.text == NEW_TEXT else 1

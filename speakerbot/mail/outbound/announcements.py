@@ -303,17 +303,21 @@ def _clause_view(clause: Clause, before: GameState) -> dict[str, object]:
 
 
 def _final_scores(won: e.GameWon, state: GameState) -> list[tuple[str, str]]:
-    """Return the scores the game was won with, best first, then by name."""
+    """Return the scores the game was won with, best first, then by name.
+
+    The order of ``GameState.scoreboard``, over the scores the win recorded: a new game may
+    already have reset the state's.
+    """
     name = state.name_of
     ranked = sorted(won.scores, key=lambda item: (-item[1], name(item[0]).lower()))
     return [(name(address), points(score)) for address, score in ranked]
 
 
 def scoreboard(state: GameState) -> list[tuple[str, str]]:
-    """Return the scoreboard: players in the game, best first, then by name."""
-    players = sorted(state.active_players(), key=lambda p: (-p.score, p.name.lower()))
-    return [(p.name + (" (Speaker)" if p.address == state.speaker and state.rules_mechanics
-                       .speaker_role else ""), points(p.score)) for p in players]
+    """Return the scoreboard as mail shows it: (name, points), in the engine's order."""
+    speaker_plays = state.rules_mechanics.speaker_role
+    return [(p.name + (" (Speaker)" if speaker_plays and p.address == state.speaker else ""),
+             points(p.score)) for p in state.scoreboard()]
 
 
 def _changed_rules(events: Sequence[e.Event], state: GameState) -> list[tuple[int, str, str]]:
