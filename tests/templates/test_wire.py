@@ -106,7 +106,7 @@ def test_a_plain_reply_is_written_without_the_stdlib_header_folding() -> None:
     assert body == b"Your ballot is FOR.\r\n"
 
 
-_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=300)
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=300)
 _ASCII = st.text(st.characters(min_codepoint=0, max_codepoint=127), max_size=120)
 _PRINTABLE = st.from_regex(r"[ -~]{0,80}", fullmatch=True)  # mostly written as it stands
 _ADDRESS = st.from_regex(r"[a-z0-9.+_\"%=?-]{1,20}@[a-z0-9.-]{1,20}", fullmatch=True)
