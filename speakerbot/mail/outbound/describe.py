@@ -12,6 +12,7 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState
 from speakerbot.mail.outbound.compose import format_time, points
+from speakerbot.mail.outbound.wording import clause_failure_text
 
 
 def describe(event: e.Event, state: GameState) -> str:
@@ -69,7 +70,7 @@ _SAYERS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
         f"After {ev.circuits} complete circuits rule {ev.rule} now requires only a simple "
         "majority"),
     e.ClauseFailed: lambda ev, _: (
-        f"Proposal {ev.proposal}: could not {ev.clause.describe()}: {ev.reason}"),
+        f"Proposal {ev.proposal}: could not {ev.clause.describe()}: {clause_failure_text(ev)}"),
     e.InformalProposalAdopted: lambda ev, _: (
         f"Proposal {ev.proposal} has no structured clauses: the Speaker carries it out"),
     e.MechanicsMayHaveChanged: _mechanics_may_have_changed,
