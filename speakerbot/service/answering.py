@@ -47,8 +47,8 @@ class AnsweringMixin(ServiceBase):
 
     def _stranger_answered(self, session: Any, sender: str) -> bool:
         """Whether an address that is no player has had its one mail from us today."""
-        return bool(self.store.replies_since(sender, _day_start(self.clock()), STRANGER_KINDS,
-                                             session))
+        return bool(self._replies_since(session, sender, _day_start(self.clock()),
+                                         STRANGER_KINDS))
 
     def _fits(self, message: Outgoing, row: InboundRow) -> bool:
         """Whether a message costs no more bytes than the mail that caused it."""
@@ -70,7 +70,7 @@ class AnsweringMixin(ServiceBase):
         """Reply, unless the sender has had their replies for today (then one notice)."""
         sender = mail.sender or ""
         day = _day_start(self.clock())
-        sent_today = self.store.replies_since(sender, day, REPLY_KINDS, session)
+        sent_today = self._replies_since(session, sender, day, REPLY_KINDS)
         limit = self.settings.limits.replies_per_day
         subject = mail.subject.strip() or "your message"
         if not subject.lower().startswith("re:"):

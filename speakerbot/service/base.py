@@ -70,6 +70,9 @@ class ServiceBase:
         self._unit_seq: int | None = None
         # What intake read of the messages stored in this transaction (by inbound id).
         self._known: dict[int, Known] = {}
+        # Replies counted in this transaction (address, kinds, since): counted once, then
+        # kept up to date as this transaction queues more.
+        self._reply_counts: dict[tuple[str, tuple[str, ...], datetime], int] = {}
 
     def state(self, session: Any = None) -> GameState:
         """Return the current state, rebuilt from the record when it has grown.
@@ -93,6 +96,7 @@ class ServiceBase:
     def _transaction(self) -> Iterator[Any]:
         """Open a store transaction; the cached state moves on only when it commits."""
         self._committing, self._unit_seq = None, None
+        self._reply_counts = {}
         try:
             with self.store.transaction() as session:
                 yield session
@@ -100,7 +104,27 @@ class ServiceBase:
                 self._cache = self._committing
         finally:
             self._committing, self._unit_seq = None, None
+            self._reply_counts = {}
 
+    def _replies_since(self, session: Any, address: str, since: datetime,
+                       kinds: tuple[str, ...]) -> int:
+        """Count the mail of ``kinds`` to ``address`` alone since ``since`` (see the store).
+
+        Asked of the store once per transaction; what the transaction queues is added.
+        """
+        key = (address.strip().lower(), kinds, since)
+        if key not in self._reply_counts:
+            self._reply_counts[key] = self.store.replies_since(address, since, kinds, session)
+        return self._reply_counts[key]
+
+    def _count_queued(self, message: Outgoing, now: datetime) -> None:
+        """Add a message just queued to the reply counts it belongs to."""
+        if len(message.recipients) != 1:
+            return
+        addressee = message.recipients[0].strip().lower()
+        for (address, kinds, since), count in self._reply_counts.items():
+            if address == addressee and message.kind in kinds and now >= since:
+                self._reply_counts[(address, kinds, since)] = count + 1
     def _seq(self, session: Any) -> int:
         """Return the record's last number in the transaction in hand (one query for it)."""
         if self._unit_seq is None:
@@ -133,6 +157,7 @@ class ServiceBase:
                 message_id, self.identity.address, message.recipients, raw, message.kind,
                 inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
             ))
+            self._count_queued(message, now)
 
     def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,
                   session: Any, *, after: int = 0) -> list[Outgoing]:

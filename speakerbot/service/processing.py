@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from speakerbot.adapters.store import (
@@ -71,16 +72,28 @@ class ProcessingMixin(ConfirmationsMixin):
         now = self.clock()
         waiting = {sender for _, sender, at in self.store.retry_waiting(session)
                    if at is None or at > now}
+        # The mail still waiting when a message's turn comes is known here without asking
+        # the store each time: what was passed over (its sender's retry is not due), and
+        # what comes later (received later). A retry not due is asked about every time.
+        passed_over: list[datetime] = []
         for row in self.store.pending_inbound(now, session):
-            if row.sender not in waiting:
-                self._process_in(session, row)
+            if row.sender in waiting:
+                passed_over.append(row.received_at)
+                continue
+            earliest = None if waiting else (min(passed_over, default=None),)
+            self._process_in(session, row, earliest)
 
     def _process(self, row: InboundRow) -> Processed:
         with self._transaction() as session:
             return self._process_in(session, row)
 
-    def _process_in(self, session: Any, row: InboundRow) -> Processed:
-        """Process one message in the transaction in hand."""
+    def _process_in(self, session: Any, row: InboundRow,
+                    earlier: tuple[datetime | None] | None = None) -> Processed:
+        """Process one message in the transaction in hand.
+
+        ``earlier``: when the oldest other message still waiting was received, if the
+        caller knows (in a 1-tuple; None: ask the store).
+        """
         known = self._known.pop(row.id, None)
         mail = known.mail if known is not None else self._read(row)
         received = row.received_at
@@ -88,7 +101,7 @@ class ProcessingMixin(ConfirmationsMixin):
         # First let time pass up to the moment the message was received: deadlines
         # that fell before it are settled before it is read. Not past mail received
         # earlier and still waiting (a retry): its ballots must count.
-        waiting = self.store.earliest_pending(session)
+        waiting = self.store.earliest_pending(session) if earlier is None else earlier[0]
         until = received if waiting is None else min(received, waiting)
         state, tick_events = tick(start, until, self.rng)
         batch = _Batch(session, state, list(tick_events),
