@@ -176,8 +176,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _parse(args: argparse.Namespace) -> int:
-    from speakerbot.mail.inbound.authentication import AuthPolicy
     from speakerbot.entrypoints.parse import main as parse_main
+    from speakerbot.mail.inbound.authentication import AuthPolicy
 
     if not args.config:
         return parse_main([args.file])
