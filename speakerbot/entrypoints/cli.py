@@ -17,12 +17,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from speakerbot.adapters.store import AlreadyRunning, Store
 from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
 from speakerbot.engine import commands as c
 from speakerbot.mail.outbound.compose import points, when
 from speakerbot.presets import PresetError, load_preset, preset_names
-from speakerbot.service import GameService, ServiceError
+from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
 
 
 class CliError(Exception):
@@ -53,29 +52,20 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(path)
 
 
-def _open(settings: Settings, *, upgrade: bool = False) -> tuple[Store, GameService]:
-    # The store creates a SQLite file and its folder private (0600, 0700) on first use.
-    store = Store(settings.database.url)
-    if upgrade:
-        store.upgrade()
-    elif not store.is_initialised():
-        raise CliError("the database has no game yet: run speakerbot init first")
+def _open(settings: Settings, *, upgrade: bool = False) -> GameService:
     seed = os.environ.get("SPEAKERBOT_SEED")
     rng = random.Random(int(seed)) if seed else random.SystemRandom()
-    return store, GameService(store, settings, rng=rng)
+    return GameService.open(settings, rng=rng, upgrade=upgrade)
 
 
 def _init(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    store, service = _open(settings, upgrade=True)
-    with store:
+    with _open(settings, upgrade=True) as service:
         if service.has_game():
             if not args.force:
                 raise CliError("a game already exists in this database; "
                                "speakerbot init --force deletes it and starts over")
-            store.reset()
-            store.upgrade()
-            service = GameService(store, settings, rng=service.rng)
+            service.delete_game()
         service.start_game()
         state = service.state()
         print(f"started {settings.game.name}: preset {state.preset}, {len(state.rules)} rules, "
@@ -84,18 +74,17 @@ def _init(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _game(args: argparse.Namespace) -> Iterator[tuple[Settings, Store, GameService]]:
+def _game(args: argparse.Namespace) -> Iterator[tuple[Settings, GameService]]:
     """Open the configured game's store; refuse when no game has been started."""
     settings = _settings(args)
-    store, service = _open(settings)
-    with store:
+    with _open(settings) as service:
         if not service.has_game():
             raise CliError("no game has started: run speakerbot init first")
-        yield settings, store, service
+        yield settings, service
 
 
 def _player_add(args: argparse.Namespace) -> int:
-    with _game(args) as (_, _, service):
+    with _game(args) as (_, service):
         state = service.state()
         service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
         print(f"added {args.name} <{args.email.lower()}>")
@@ -104,14 +93,13 @@ def _player_add(args: argparse.Namespace) -> int:
 
 def _db_upgrade(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    store, _ = _open(settings, upgrade=True)
-    store.close()
+    _open(settings, upgrade=True).close()
     print("database is up to date")
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
-    with _game(args) as (settings, store, service):
+    with _game(args) as (settings, service):
         state = service.state()
         print(f"{settings.game.name} ({state.preset}), game {state.game_number}"
               + (f", ENDED: {state.end_reason}" if state.ended else ""))
@@ -138,7 +126,7 @@ def _status(args: argparse.Namespace) -> int:
                   f"{due})")
         if not state.open_cfjs():
             print("  none")
-        summary = store.outbox_summary()
+        summary = service.outbox_summary()
         oldest = f", oldest from {when(summary.oldest_pending)}" if summary.oldest_pending else ""
         print(f"\nOutbox: {summary.pending} waiting{oldest}, {summary.failed} given up")
         for message_id, recipient, answer in summary.refused:
@@ -149,7 +137,7 @@ def _status(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from speakerbot.entrypoints.daemon import Daemon
 
-    with _game(args) as (settings, _, service):
+    with _game(args) as (settings, service):
         settings.require_outbound()
         if not args.once:
             settings.require_inbound()
@@ -188,8 +176,8 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def _inbound_list(args: argparse.Namespace) -> int:
-    with _game(args) as (_, store, _):
-        rows = store.list_inbound(args.status, limit=args.limit)
+    with _game(args) as (_, service):
+        rows = service.list_inbound(args.status, limit=args.limit)
         for row in rows:
             why = row.error or row.note or ""
             print(f"{row.id:>6}  {row.status:<11} {when(row.received_at)}  "
@@ -201,9 +189,9 @@ def _inbound_list(args: argparse.Namespace) -> int:
 
 
 def _inbound_show(args: argparse.Namespace) -> int:
-    with _game(args) as (_, store, _):
+    with _game(args) as (_, service):
         try:
-            row = store.inbound(args.id)
+            row = service.inbound(args.id)
         except LookupError as error:
             raise CliError(str(error)) from None
         fields = [("id", row.id), ("status", row.status), ("received", when(row.received_at)),
@@ -220,9 +208,7 @@ def _inbound_show(args: argparse.Namespace) -> int:
 
 
 def _inbound_retry(args: argparse.Namespace) -> int:
-    from speakerbot.adapters.store import NotPending
-
-    with _game(args) as (_, _, service):
+    with _game(args) as (_, service):
         try:
             row = service.requeue(args.id)
         except (LookupError, NotPending) as error:
@@ -280,7 +266,22 @@ def build_parser() -> argparse.ArgumentParser:
     db_commands.add_parser("upgrade", help="run migrations", parents=[config]).set_defaults(
         handler=_db_upgrade)
 
-    inbound = command("inbound", "see stored inbound mail and put set-aside mail back")
+    _add_inbound(command("inbound", "see stored inbound mail and put set-aside mail back"),
+                 config)
+
+    parse = command("parse", "show how a message is understood, as JSON")
+    parse.add_argument("file", help="the message file, or - for standard input")
+    parse.set_defaults(handler=_parse)
+
+    demo = command("demo", "play a short scripted game over real LMTP and SMTP on loopback")
+    demo.add_argument("--voting-period", default="20s", help="the demo's voting period")
+    demo.add_argument("--quiet", action="store_true", help="print only the summary")
+    demo.set_defaults(handler=_demo)
+    return parser
+
+
+def _add_inbound(inbound: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:
+    """Add ``inbound list | show ID | retry ID``."""
     inbound_commands = inbound.add_subparsers(dest="inbound_command", metavar="ACTION")
     listing = inbound_commands.add_parser("list", help="list stored mail, newest first",
                                           parents=[config])
@@ -297,16 +298,6 @@ def build_parser() -> argparse.ArgumentParser:
                                         parents=[config])
     retry.add_argument("id", type=int)
     retry.set_defaults(handler=_inbound_retry)
-
-    parse = command("parse", "show how a message is understood, as JSON")
-    parse.add_argument("file", help="the message file, or - for standard input")
-    parse.set_defaults(handler=_parse)
-
-    demo = command("demo", "play a short scripted game over real LMTP and SMTP on loopback")
-    demo.add_argument("--voting-period", default="20s", help="the demo's voting period")
-    demo.add_argument("--quiet", action="store_true", help="print only the summary")
-    demo.set_defaults(handler=_demo)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,7 +26,6 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
-from speakerbot.adapters.store import Store
 from speakerbot.config import Settings, parse_settings
 from speakerbot.engine.durations import parse_duration
 from speakerbot.entrypoints.daemon import Daemon
@@ -133,9 +132,7 @@ def run_demo(voting_period: str = "20s", quiet: bool = False) -> int:
         sink = Controller(printer, hostname="127.0.0.1", port=smtp_port)
         sink.start()
         settings = _settings(folder, lmtp_port, smtp_port, voting_period, password)
-        store = Store(settings.database.url)
-        store.upgrade()
-        service = GameService(store, settings, rng=random.Random(7))
+        service = GameService.open(settings, rng=random.Random(7), upgrade=True)
         service.start_game()
         daemon = Daemon(settings, service)
         stop = threading.Event()
@@ -148,34 +145,13 @@ def run_demo(voting_period: str = "20s", quiet: bool = False) -> int:
         try:
             if not daemon.ready.wait(30):
                 raise TimeoutError("the daemon did not start")
-            timeout = 30 + 2 * period
-            for address, name in PLAYERS:
-                _send(lmtp_port, (address, name), "Joining", f"JOIN {name}\n", show)
-                printer.wait_for(f"{name} <{address}> joined", timeout)
-            _send(lmtp_port, PLAYERS[0], "PROPOSE: A three-day voting period",
-                  "A week is too long for a demo.\n\n"
-                  f"AMEND RULE {RULE}:\n{NEW_TEXT}\nSET voting_period = 3d\n\n-- \nAlice\n",
-                  show)
-            printer.wait_for("Proposal 301:", timeout)
-            for (address, name), choice in zip(PLAYERS, ["FOR", "FOR", "AGAINST", "FOR"],
-                                               strict=True):
-                _send(lmtp_port, (address, name), "My vote",
-                      f"VOTE 301 {choice}\nSTATUS\n\nThanks,\n{name}\n", show)
-                printer.wait_for("Re: My vote", timeout)
-            _send(lmtp_port, PLAYERS[2], "CFJ: Rule 205 binds the Speaker",
-                  "A three-day period would leave the Speaker no time to count.\n", show)
-            printer.wait_for("CFJ 1:", timeout)
-            _send(lmtp_port, CHUCK, "JUDGEMENT 1: FALSE",
-                  "Counting takes the Speaker a minute.\n", show)
-            printer.wait_for("CFJ 1 judged FALSE", timeout)
-            show(f"\n... waiting for the {voting_period} voting period to end ...")
-            results = printer.wait_for("Proposal 301 ADOPTED", timeout)
+            results = _play(lmtp_port, printer, show, 30 + 2 * period, voting_period)
         finally:
             daemon.stop_event_wakes(stop)()
             runner.join(30)
             sink.stop()
         state = service.state()
-        store.close()
+        service.close()
     body = results.get_body(("plain",))
     print("\n======== The demo game's results ========")
     print(f"Subject: {results['Subject']}")
@@ -187,3 +163,29 @@ def run_demo(voting_period: str = "20s", quiet: bool = False) -> int:
         print(f"  {player.name:<8} {player.score}")
     print(f"\n{len(printer.messages)} messages sent by the Speaker; the demo is over.")
     return 0 if body is not None and rule.text == NEW_TEXT else 1
+
+
+def _play(lmtp_port: int, printer: _Printer, show: Callable[[str], None], timeout: float,
+          voting_period: str) -> EmailMessage:
+    """Play the script: joins, a proposal, votes, a CFJ and its judgement; wait for results."""
+    for address, name in PLAYERS:
+        _send(lmtp_port, (address, name), "Joining", f"JOIN {name}\n", show)
+        printer.wait_for(f"{name} <{address}> joined", timeout)
+    _send(lmtp_port, PLAYERS[0], "PROPOSE: A three-day voting period",
+          "A week is too long for a demo.\n\n"
+          f"AMEND RULE {RULE}:\n{NEW_TEXT}\nSET voting_period = 3d\n\n-- \nAlice\n",
+          show)
+    printer.wait_for("Proposal 301:", timeout)
+    for (address, name), choice in zip(PLAYERS, ["FOR", "FOR", "AGAINST", "FOR"],
+                                       strict=True):
+        _send(lmtp_port, (address, name), "My vote",
+              f"VOTE 301 {choice}\nSTATUS\n\nThanks,\n{name}\n", show)
+        printer.wait_for("Re: My vote", timeout)
+    _send(lmtp_port, PLAYERS[2], "CFJ: Rule 205 binds the Speaker",
+          "A three-day period would leave the Speaker no time to count.\n", show)
+    printer.wait_for("CFJ 1:", timeout)
+    _send(lmtp_port, CHUCK, "JUDGEMENT 1: FALSE",
+          "Counting takes the Speaker a minute.\n", show)
+    printer.wait_for("CFJ 1 judged FALSE", timeout)
+    show(f"\n... waiting for the {voting_period} voting period to end ...")
+    return printer.wait_for("Proposal 301 ADOPTED", timeout)

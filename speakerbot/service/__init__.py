@@ -3,7 +3,9 @@
 The daemon and the command line reach the game's storage only through :class:`GameService`.
 """
 
+from speakerbot.adapters.store import AlreadyRunning, NotPending
 from speakerbot.service.game import GameService
 from speakerbot.service.policy import Processed, Received, ServiceError
 
-__all__ = ["GameService", "Processed", "Received", "ServiceError"]
+__all__ = ["AlreadyRunning", "GameService", "NotPending", "Processed", "Received",
+           "ServiceError"]

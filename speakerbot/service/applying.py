@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from speakerbot.adapters.store import (
@@ -108,8 +109,28 @@ class ApplyingMixin(AnsweringMixin):
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=(),
                                                  ignored=(), answers=(), applied=False,
                                                  problem=mail.problem), False
-        errors = [(err.line, err.text, err.reason) for err in parsed.errors]
         ignored = [(item.line, item.text) for item in parsed.ignored]
+        translated, errors = self._translated(parsed, state, sender, received, admin_error)
+        if errors:
+            return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
+                                                 ignored=ignored, answers=(), applied=False,
+                                                 notes=notes), False
+        run = _Run(state)
+        for command, action in translated:
+            if not self._run_one(run, command, action, sender, received):
+                break
+        answers = [self.replies.answer(verb, run.work, sender) for verb in run.queries]
+        reply = self.replies.reply(run.work, sender, outcomes=run.outcomes, errors=(),
+                                   ignored=ignored, answers=answers, applied=run.applied,
+                                   notes=notes)
+        return run.work, run.events, reply, run.digest_asked
+
+    def _translated(
+        self, parsed: lang.ParseResult, state: GameState, sender: str, received: datetime,
+        admin_error: str | None,
+    ) -> tuple[list[tuple[lang.Command, Action]], list[tuple[int, str, str]]]:
+        """Translate a message's commands for the engine; or say what is wrong with them."""
+        errors = [(err.line, err.text, err.reason) for err in parsed.errors]
         commands: list[lang.Command] = [cmd for cmd in parsed.commands
                                         if not isinstance(cmd, lang.Confirm)]
         admin = [cmd for cmd in commands if cmd.verb == "ADMIN"]
@@ -117,46 +138,37 @@ class ApplyingMixin(AnsweringMixin):
             errors.append((admin[0].line, command_text(admin[0]), admin_error))
         if not errors:
             errors += self._proposal_limits(state, sender, commands, received)
-        translated: list[tuple[lang.Command, c.Command | Query | DigestRequest]] = []
+        translated: list[tuple[lang.Command, Action]] = []
         for command in commands if not errors else ():
             try:
                 translated.append((command, translate(command, sender)))
             except ValueError as error:
                 errors.append((command.line, command_text(command), str(error)))
-        if errors:
-            return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
-                                                 ignored=ignored, answers=(), applied=False,
-                                                 notes=notes), False
-        work, applied = state, True
-        events: list[e.Event] = []
-        outcomes: list[Outcome] = []
-        queries: list[str] = []
-        digest_asked = False
-        for command, action in translated:
-            if isinstance(action, Query):
-                queries.append(action.verb)
-                continue
-            if isinstance(action, DigestRequest):
-                digest_asked = True
-                outcomes.append(Outcome(command.line, command_text(command),
+        return translated, errors
+
+    def _run_one(self, run: _Run, command: lang.Command, action: Action, sender: str,
+                 received: datetime) -> bool:
+        """Run one command of a message; False when it was refused (and nothing applies)."""
+        if isinstance(action, Query):
+            run.queries.append(action.verb)
+            return True
+        if isinstance(action, DigestRequest):
+            run.digest_asked = True
+            run.outcomes.append(Outcome(command.line, command_text(command),
                                         "The digest is on its way to every player."))
-                continue
-            after, produced = apply(work, action, received, self.rng)
-            outcomes.append(Outcome(command.line, command_text(command),
+            return True
+        after, produced = apply(run.work, action, received, self.rng)
+        run.outcomes.append(Outcome(command.line, command_text(command),
                                     outcome_of(produced, after, sender)))
-            if any(isinstance(ev, e.CommandRejected) for ev in produced):
-                applied = False
-                # Nothing is applied, so the commands before this one were not done either.
-                outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
-                                 for done in outcomes[:-1]]
-                break
-            work, events = after, [*events, *produced]
-        if not applied:
-            work, events, digest_asked = state, [], False
-        answers = [self.replies.answer(verb, work, sender) for verb in queries]
-        reply = self.replies.reply(work, sender, outcomes=outcomes, errors=(), ignored=ignored,
-                                   answers=answers, applied=applied, notes=notes)
-        return work, events, reply, digest_asked
+        if any(isinstance(ev, e.CommandRejected) for ev in produced):
+            # Nothing is applied, so the commands before this one were not done either.
+            run.outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
+                                 for done in run.outcomes[:-1]]
+            run.work, run.events, run.digest_asked = run.start, [], False
+            run.applied = False
+            return False
+        run.work, run.events = after, [*run.events, *produced]
+        return True
 
     def _proposal_limits(self, state: GameState, sender: str, commands: Sequence[lang.Command],
                          received: datetime) -> list[tuple[int, str, str]]:
@@ -178,3 +190,23 @@ class ApplyingMixin(AnsweringMixin):
                      f"at most {limits.proposals_per_day} proposals a day from one player "
                      f"(you have made {today} today); send it again tomorrow (UTC)")]
         return []
+
+
+Action = c.Command | Query | DigestRequest
+"""What one command of a message becomes: an engine command, a question, or the digest."""
+
+
+@dataclass
+class _Run:
+    """Where a message's commands have got to: applied so far, and what to answer."""
+
+    start: GameState
+    work: GameState = field(init=False)
+    events: list[e.Event] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+    digest_asked: bool = False
+    applied: bool = True
+
+    def __post_init__(self) -> None:
+        self.work = self.start

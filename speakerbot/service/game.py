@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
+from typing import Self
 
-from speakerbot.engine import apply
+from speakerbot.adapters.store import InboundRow, OutboxSummary, Store
+from speakerbot.config import Settings
+from speakerbot.engine import GameState, RandomSource, apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.presets import load_preset
@@ -21,6 +25,41 @@ from speakerbot.service.ticks import TicksMixin
 
 class GameService(TicksMixin):
     """Runs one game on one store. Thread-safe: every transaction holds one lock."""
+
+    @classmethod
+    def open(cls, settings: Settings, *, rng: RandomSource, upgrade: bool = False,
+             clock: Callable[[], datetime] | None = None) -> GameService:
+        """Open the configured game's database (bringing its schema up to date if asked).
+
+        Without ``upgrade``, a database never initialised is refused (``ServiceError``).
+        The store creates a SQLite file and its folder private (0600, 0700) on first use.
+        """
+        store = Store(settings.database.url)
+        if upgrade:
+            store.upgrade()
+        elif not store.is_initialised():
+            store.close()
+            raise ServiceError("the database has no game yet: run speakerbot init first")
+        if clock is None:
+            return cls(store, settings, rng=rng)
+        return cls(store, settings, rng=rng, clock=clock)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the game's database."""
+        self.store.close()
+
+    def delete_game(self) -> None:
+        """Delete every table of this game and make them anew, empty (``init --force``)."""
+        with self.lock:
+            self.store.reset()
+            self.store.upgrade()
+            self._cache = (-1, GameState())
 
     def start_game(self) -> list[e.Event]:
         """Start the configured game (the store must be upgraded and empty)."""
@@ -69,3 +108,17 @@ class GameService(TicksMixin):
     def daemon_lock(self) -> AbstractContextManager[None]:
         """Hold the lock that lets one daemon only run this game."""
         return self.store.daemon_lock()
+
+    # --- what the command line shows of the game's storage ---
+
+    def outbox_summary(self) -> OutboxSummary:
+        """Count the outbox's waiting and given-up mail, with the refusals."""
+        return self.store.outbox_summary()
+
+    def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
+        """Return the newest stored messages (with ``status`` only, if given), newest first."""
+        return self.store.list_inbound(status, limit=limit)
+
+    def inbound(self, inbound_id: int) -> InboundRow:
+        """Return one stored message; ``LookupError`` if there is none with that id."""
+        return self.store.inbound(inbound_id)

@@ -160,6 +160,12 @@ class ProcessingMixin(ConfirmationsMixin):
             self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=trusted)
             return
         batch.note = f"not authenticated: {verdict.why}"
+        self._take_unauthenticated(batch, row, mail, parsed, known=known, joining=joining)
+
+    def _take_unauthenticated(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                              parsed: lang.ParseResult, *, known: bool,
+                              joining: bool) -> None:
+        """Answer, refuse or hold mail that wants something and is not authenticated."""
         if not known and (parsed.errors or mail.problem):
             # A JOIN with mistakes from an unverified address: no more than a stranger gets.
             self._answer_stranger(batch, row, mail)
