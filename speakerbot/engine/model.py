@@ -6,6 +6,7 @@ decides anything.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -249,6 +250,24 @@ class GameState:
     ended: bool = False
     end_reason: str = ""
     winners: list[str] = field(default_factory=list)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        # Written out, for speed: ``apply`` copies the state for every command, and the
+        # generic deepcopy walked every field of everything. The mechanics and every frozen
+        # record are immutable and shared; each container is new.
+        copied = copy.copy(self)
+        memo[id(self)] = copied
+        copied.sources = dict(self.sources)
+        copied.rules = {number: rule.__deepcopy__(memo) for number, rule in self.rules.items()}
+        copied.repealed = [rule.__deepcopy__(memo) for rule in self.repealed]
+        copied.players = {address: player.__deepcopy__(memo)
+                          for address, player in self.players.items()}
+        copied.proposals = {number: proposal.__deepcopy__(memo)
+                            for number, proposal in self.proposals.items()}
+        copied.cfjs = copy.deepcopy(self.cfjs, memo)
+        copied.turn = copy.deepcopy(self.turn, memo)
+        copied.winners = list(self.winners)
+        return copied
 
     @property
     def rules_mechanics(self) -> Mechanics:
