@@ -90,8 +90,10 @@ class SmtpSender:
     """Sends messages through one SMTP relay.
 
     Outside :meth:`batch`, one connection per message. Inside it, one connection carries
-    every message of the batch (RSET between them); any error drops it, and the next
-    message opens a fresh one.
+    every message of the batch; any error drops it, and the next message opens a fresh one.
+    A transaction that ended with the answer to DATA leaves the session ready for the next
+    (RFC 5321 4.1.4), so RSET is sent only after one that stopped short; should the server
+    have closed the connection meanwhile, the message goes over a fresh one at once.
     """
 
     def __init__(
@@ -101,6 +103,9 @@ class SmtpSender:
         self._tls_context = tls_context
         self._batching = False
         self._client: smtplib.SMTP | None = None
+        # Whether the last transaction ended with the answer to DATA (None: it stopped
+        # before MAIL FROM was answered).
+        self._ended: bool | None = False
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -114,18 +119,23 @@ class SmtpSender:
             if client is not None:
                 _quit(client)
 
-    def _session(self) -> smtplib.SMTP:
-        """Return the batch's open connection, reset for a new transaction, or a new one."""
+    def _session(self) -> tuple[smtplib.SMTP, bool]:
+        """Return the batch's open connection, ready for a new transaction, or a new one.
+
+        The flag tells whether it is a kept connection not checked by RSET.
+        """
         client, self._client = self._client, None
+        if client is not None and self._ended:
+            return client, True
         if client is not None:
             try:
                 code, _ = client.rset()
                 if code == 250:
-                    return client
+                    return client, False
             except (OSError, smtplib.SMTPException):
                 pass  # the server dropped an idle connection: open another
             _abandon(client)
-        return self._connect()
+        return self._connect(), False
 
     def send(self, mail_from: str, recipients: Sequence[str], raw: bytes) -> DeliveryResult:
         """Send ``raw`` from ``mail_from`` ("" for the null sender) to ``recipients``.
@@ -138,13 +148,22 @@ class SmtpSender:
         settings = self.settings
         where = f"{settings.host}:{settings.port}"
         try:
-            client = self._session()
+            client, unchecked = self._session()
         except (OSError, smtplib.SMTPException) as exc:
             reason = f"no session with {where}: {_describe(exc)}"
             log.warning("SMTP: %s", reason)
             return _temporary(reason)
         try:
-            result = self._transaction(client, mail_from, recipients, raw)
+            try:
+                result = self._transaction(client, mail_from, recipients, raw)
+            except (smtplib.SMTPServerDisconnected, ConnectionError):
+                if not unchecked or self._ended is not None:
+                    raise
+                # A kept connection the server had closed before MAIL FROM was answered:
+                # nothing was accepted, so the message goes over a fresh one, at once.
+                _abandon(client)
+                client = self._connect()
+                result = self._transaction(client, mail_from, recipients, raw)
         except _Temporary as exc:
             reason = f"{where}: {exc.args[0]}"
             log.warning("SMTP: message to %s not sent, will retry: %s", list(recipients), reason)
@@ -198,12 +217,14 @@ class SmtpSender:
         recipients: Sequence[str],
         raw: bytes,
     ) -> DeliveryResult:
+        self._ended = None
         options = _mail_options(client, mail_from, recipients, raw)
         if options is None:
             answer = "554 5.6.7 the relay does not offer SMTPUTF8, needed for these addresses"
             return _all_refused(recipients, answer)
 
         code, text = client.mail(mail_from, options)
+        self._ended = False  # MAIL FROM answered: the transaction is under way
         _raise_unless_final(code, text, "MAIL FROM")
         if code >= 500:
             return _all_refused(recipients, _answer(code, text))
@@ -229,6 +250,7 @@ class SmtpSender:
 
         try:
             code, text = client.data(raw)
+            self._ended = True
         except smtplib.SMTPDataError as exc:
             # The DATA command itself was answered with something other than 354.
             code, text = exc.smtp_code, _as_bytes(exc.smtp_error)

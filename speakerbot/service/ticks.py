@@ -26,21 +26,33 @@ class TicksMixin(IntakeMixin):
             return self._tick(now)
 
     def _tick(self, now: datetime | None) -> list[e.Event]:
-        with self._transaction() as session:
-            state = self.state(session)
-            until = now or self.clock()
-            waiting = self.store.earliest_pending()
-            if waiting is not None:
-                until = min(until, waiting)
-            new, events = tick(state, until, self.rng)
-            if events:
-                self._commit(session, events, new, self._announce(events, new, state, session))
-            # A confirmation received in time but not yet read must still find its request.
-            self.store.expire_confirmations(session, until)
+        until = now or self.clock()
+        waiting = self.store.earliest_pending()
+        if waiting is not None:
+            until = min(until, waiting)
+        events: list[e.Event] = []
+        # Looked at first without a write transaction: the daemon ticks after every batch
+        # of mail, and most ticks find nothing due.
+        if self._due_by(until):
+            with self._transaction() as session:
+                state = self.state(session)
+                new, events = tick(state, until, self.rng)
+                if events:
+                    self._commit(session, events, new,
+                                 self._announce(events, new, state, session))
+                # A confirmation received in time but not yet read must still find its
+                # request.
+                self.store.expire_confirmations(session, until)
         # A notice held back by the hourly limit goes out once the hour has passed.
         self._tell_host_set_aside()
         self.ask_waiting()
         return events
+
+    def _due_by(self, until: datetime) -> bool:
+        """Whether a deadline of the game, or a request's expiry, falls by ``until``."""
+        due = [when for when in (next_deadline(self.state()),
+                                 self.store.next_confirmation_expiry()) if when is not None]
+        return any(when <= until for when in due)
 
     def next_deadline(self) -> datetime | None:
         """Return when the game next needs a tick."""

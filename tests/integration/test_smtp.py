@@ -405,3 +405,21 @@ def test_a_timeout_inside_a_batch_drops_the_connection() -> None:
     # The stalled message may still be taken by the server once it wakes; what matters is
     # that the message after the timeout went over a new connection.
     assert handler.peers[0] != handler.peers[-1]
+
+
+def test_a_transaction_stopped_short_is_reset_and_the_connection_kept(
+        smtp_sink: SmtpSink) -> None:
+    # Every recipient refused: the transaction ends before DATA, so the next one needs
+    # RSET; a transaction that ended with DATA's answer needs none. One connection for all.
+    sender = _sender(smtp_sink)
+    smtp_sink.refuse_recipient("gone@nomic.test", 550, "5.1.1 no such user")
+    with sender.batch():
+        assert sender.send(SENDER, ["a@nomic.test"], _message("first")).sent
+        refused = sender.send(SENDER, ["gone@nomic.test"], _message("to nobody"))
+        assert not refused.sent and "gone@nomic.test" in refused.refused
+        assert refused.temporary_failure is None
+        assert sender.send(SENDER, ["b@nomic.test"], _message("after the refusal")).sent
+        assert sender.send(SENDER, ["c@nomic.test"], _message("and after that")).sent
+    assert [m.rcpt_tos for m in smtp_sink.messages] == [
+        ("a@nomic.test",), ("b@nomic.test",), ("c@nomic.test",)]
+    assert len({m.peer for m in smtp_sink.messages}) == 1
