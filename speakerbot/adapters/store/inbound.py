@@ -117,15 +117,14 @@ class InboundStore(StoreBase):
                 "body_sha256": intake.body_sha256, "authenticated": intake.authenticated}
         # Write transactions run one at a time, so nothing can slip in between the look-up
         # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
-        found = session.execute(find, keys).first()
+        found = session.connection().execute(find, keys).first()
         if found is not None:
             return StoredInbound(id=found[0], duplicate=True, status=found[1])
-        insert = statements.insert_ignoring_conflicts(self._dialect, Inbound)
-        new_id = session.execute(insert.returning(Inbound.__table__.c.id),
-                                 values).scalar_one_or_none()
+        insert = statements.insert_inbound(self._dialect)
+        new_id = session.connection().execute(insert, values).scalar_one_or_none()
         if new_id is not None:
             return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
-        found = session.execute(find, keys).first()
+        found = session.connection().execute(find, keys).first()
         if found is None:
             raise RuntimeError("inbound message neither stored nor found: unique key mismatch")
         return StoredInbound(id=found[0], duplicate=True, status=found[1])
@@ -213,7 +212,8 @@ class InboundStore(StoreBase):
         mail that keeps failing must not hold the game's deadlines back.
         """
         with self._reading(session) as reading:
-            earliest: datetime | None = reading.scalar(statements.earliest_pending())
+            earliest: datetime | None = reading.connection().scalar(
+                statements.earliest_pending())
             return earliest
 
     def inbound_statuses(self, ids: Sequence[int],
@@ -249,7 +249,7 @@ class InboundStore(StoreBase):
         """
         if status not in _FINAL_INBOUND:
             raise ValueError(f"status must be one of {_FINAL_INBOUND}, not {status!r}")
-        result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        result: CursorResult[Any] = session.connection().execute(
             statements.mark_inbound(),
             {"b_id": inbound_id, "b_status": status, "b_note": note,
              "b_at": _aware(now or datetime.now(UTC), "now")})

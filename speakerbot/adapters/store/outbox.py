@@ -62,7 +62,8 @@ class OutboxStore(StoreBase):
             else None,
             "priority": mail.priority,
         }
-        session.execute(statements.insert_ignoring_conflicts(self._dialect, Outbox, "message_id"),
+        session.connection().execute(
+            statements.insert_ignoring_conflicts(self._dialect, Outbox, "message_id"),
                         values)
 
     def due_outbox(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
@@ -209,7 +210,7 @@ class OutboxStore(StoreBase):
         """
         _aware(since, "since")
         with self._reading(session) as reading:
-            return reading.scalar(statements.replies_since(), {
+            return reading.connection().scalar(statements.replies_since(), {
                 "addressee": recipient.strip().lower(), "kinds": list(kinds),
                 "since": since}) or 0
 

@@ -57,18 +57,19 @@ class RecordStore(StoreBase):
         if not events:
             return self.last_event_seq(session)
         created_at = _aware(now or datetime.now(UTC), "now")
-        append = statements.append_event()
+        append, connection = statements.append_event(), session.connection()
         seq = 0
         for data in events:
-            seq = session.execute(append, {"type": data["type"], "data": dict(data),
-                                           "inbound_id": inbound_id,
-                                           "created_at": created_at}).scalar_one()
+            row = {"type": data["type"], "data": dict(data), "inbound_id": inbound_id,
+                   "created_at": created_at}
+            seq = connection.execute(append, row).scalar_one()
         return seq
 
     def last_event_seq(self, session: Session | None = None) -> int:
         """Return the seq of the last event, 0 if there is none."""
         with self._reading(session) as reading:
-            return reading.scalar(statements.last_event_seq()) or 0
+            seq: int = reading.connection().scalar(statements.last_event_seq()) or 0
+            return seq
 
     # -- The outbox ------------------------------------------------------------------------
 

@@ -36,6 +36,12 @@ def insert_ignoring_conflicts(dialect: str, model: Any, *conflict_on: str) -> In
 
 
 @cache
+def insert_inbound(dialect: str) -> Insert:
+    """Store a received message (unless a unique key is taken), returning its id."""
+    return insert_ignoring_conflicts(dialect, Inbound).returning(_table(Inbound).c.id)
+
+
+@cache
 def find_inbound(by_uid: bool, by_copy: bool) -> Select[Any]:
     """Find the first stored message with this digest, IMAP UID, or sender, body and id."""
     c = _table(Inbound).c
