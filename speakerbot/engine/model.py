@@ -7,7 +7,6 @@ decides anything.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -179,7 +178,10 @@ class Proposal:
         # keeps apply's copy of the state from growing with the game's history.
         if self.status is not ProposalStatus.OPEN:
             return self
-        return dataclasses.replace(self, ballots=dict(self.ballots))
+        copied = object.__new__(Proposal)
+        copied.__dict__.update(self.__dict__)
+        copied.ballots = dict(self.ballots)
+        return copied
 
 
 @dataclass
@@ -255,7 +257,8 @@ class GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the
         # generic deepcopy walked every field of everything. The mechanics and every frozen
         # record are immutable and shared; each container is new.
-        copied = copy.copy(self)
+        copied = object.__new__(GameState)
+        copied.__dict__.update(self.__dict__)
         memo[id(self)] = copied
         copied.sources = dict(self.sources)
         copied.rules = {number: rule.__deepcopy__(memo) for number, rule in self.rules.items()}

@@ -14,6 +14,7 @@ from speakerbot.adapters.store import (
     StoredInbound,
 )
 from speakerbot.mail.inbound.redaction import literal_mask, redact_message
+from speakerbot.rfc5322 import message_id_of
 from speakerbot.service.crashpoints import crashpoint
 from speakerbot.service.policy import (
     Known,
@@ -106,9 +107,12 @@ class IntakeMixin(ProcessingMixin):
             verdict = self._authenticate(redacted.mail, message.received_at)
             if not redacted.masked:
                 known = Known(redacted.mail, redacted.parsed, verdict)
+            # The Message-ID as the reader read it, unless masking changed the bytes.
+            message_id = (message_id_of(redacted.raw) if redacted.masked
+                          else redacted.mail.record_id)
             intake = Intake(_printable(redacted.sender), redacted.body_sha256, redacted.verdict,
                             message.oversized, received_sha256, len(raw),
-                            verdict.authenticated)
+                            verdict.authenticated, message_id)
             stored, error = redacted.raw, None
         except Exception as failure:
             log.exception("reading a message at intake failed; it is stored set aside")

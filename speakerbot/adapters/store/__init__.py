@@ -37,7 +37,6 @@ from speakerbot.adapters.store.rows import (
     OutgoingMail,
     StoredEvent,
     StoredInbound,
-    message_id_of,
 )
 from speakerbot.adapters.store.schema import (
     PENDING_INBOUND,
@@ -51,6 +50,7 @@ from speakerbot.adapters.store.schema import (
     Outbox,
     UtcDateTime,
 )
+from speakerbot.rfc5322 import message_id_of
 
 __all__ = [
     "PENDING_INBOUND",

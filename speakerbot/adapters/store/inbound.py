@@ -30,7 +30,6 @@ from speakerbot.adapters.store.rows import (
     StoredInbound,
     _aware,
     _inbound_row,
-    message_id_of,
 )
 from speakerbot.adapters.store.schema import (
     _FINAL_INBOUND,
@@ -38,6 +37,7 @@ from speakerbot.adapters.store.schema import (
     Inbound,
     NotPending,
 )
+from speakerbot.rfc5322 import message_id_of
 
 
 class InboundStore(StoreBase):
@@ -86,7 +86,8 @@ class InboundStore(StoreBase):
         raw = bytes(item.raw)
         intake = item.intake or Intake()
         digest = intake.received_sha256 or hashlib.sha256(raw).hexdigest()
-        message_id = message_id_of(raw) or f"<{digest}@speakerbot.invalid>"
+        message_id = (intake.message_id or message_id_of(raw)
+                      or f"<{digest}@speakerbot.invalid>")
         values = {
             "message_id": message_id,
             "sha256": digest,

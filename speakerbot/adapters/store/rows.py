@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from email.parser import BytesHeaderParser
-from email.policy import compat32
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     pass
 
 from speakerbot.adapters.store.schema import (
-    _MAX_MESSAGE_ID_BYTES,
     Confirmation,
     Inbound,
     Outbox,
@@ -70,6 +67,8 @@ class Intake:
     """The size of the message as received."""
     authenticated: bool | None = None
     """Whether the sender was authenticated; a copy is a duplicate only if this agrees."""
+    message_id: str | None = None
+    """The Message-ID as intake read it (else the store reads it from the bytes)."""
 
 
 @dataclass(frozen=True)
@@ -204,39 +203,3 @@ def _outbox_row(row: Outbox) -> OutboxRow:
         sent_at=row.sent_at,
         refused=dict(row.refused or {}),
     )
-
-
-# --- Message-ID -----------------------------------------------------------------------------
-
-
-def _header_block(raw: bytes) -> bytes:
-    ends = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
-    return raw[: min(ends) + 2] if ends else raw
-
-
-def message_id_of(raw: bytes) -> str | None:
-    """Return the Message-ID header value of a raw message, or None if it has none.
-
-    Only the header block is parsed, leniently (any bytes at all are accepted): folding
-    and runs of whitespace become one space, undecodable bytes U+FFFD, control characters
-    are dropped. An empty value, ``<>``, or one too long to be real counts as none.
-    """
-    try:
-        headers = BytesHeaderParser(policy=compat32).parsebytes(_header_block(raw))
-        value = next(
-            (v for name, v in headers.raw_items() if name.strip().lower() == "message-id"),
-            None,
-        )
-        if not isinstance(value, str):
-            return None
-        # compat32 keeps undecodable bytes as surrogate escapes: turn them back into bytes.
-        decoded = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        cleaned = " ".join(
-            "".join(ch for ch in word if ch.isprintable()) for word in decoded.split()
-        ).strip()
-    except Exception:
-        # The email package is lenient, but whatever it trips on, the message must be kept.
-        return None
-    if cleaned in ("", "<>") or len(cleaned.encode()) > _MAX_MESSAGE_ID_BYTES:
-        return None
-    return cleaned

@@ -42,9 +42,6 @@ PENDING_INBOUND = ("new", "retry")
 _FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
 # How long a write transaction waits for another to finish before it fails.
 _WRITE_WAIT_SECONDS = 30
-# Longer than any real Message-ID (RFC 5322 lines stop at 998); it also keeps the value
-# well under PostgreSQL's limit on a btree index entry (about 2.7 kB).
-_MAX_MESSAGE_ID_BYTES = 998
 
 
 def _lock_key(name: str) -> int:

@@ -17,6 +17,7 @@ from email.parser import BytesHeaderParser
 from email.utils import getaddresses, parsedate_to_datetime
 
 from speakerbot.mail.inbound.charsets import decode_bytes
+from speakerbot.rfc5322 import split_header_block
 
 __all__ = [
     "FROM_PROBLEM",
@@ -38,22 +39,8 @@ MAX_HEADER_BYTES = 64 * 1024
 """The reader reads at most this many bytes of a message's header block."""
 
 _MAX_FROM_LENGTH = 998  # RFC 5322's line length limit; real From headers are far shorter
-_HEADER_END = re.compile(rb"\r?\n\r?\n")
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
 _ADDR_SPEC = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
-
-
-def split_header_block(raw: bytes) -> tuple[bytes, bytes]:
-    r"""Split a raw message into its header block and its body: ``head + body == raw``.
-
-    The header block ends with the first empty line, written ``\n`` or ``\r\n`` after a
-    line ending of either kind; the head keeps that empty line. A message without one is
-    all header block (and an empty body).
-    """
-    match = _HEADER_END.search(raw)
-    if match is None:
-        return raw, b""
-    return raw[: match.end()], raw[match.end() :]
 
 
 def read_headers(raw: bytes) -> Message:

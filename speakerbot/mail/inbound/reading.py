@@ -64,6 +64,7 @@ from speakerbot.mail.inbound.mime import (
     prescan,
     text_of,
 )
+from speakerbot.rfc5322 import record_id
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -106,7 +107,8 @@ class InboundMail:
     of ``repr`` because it may hold the Speaker's PASSWORD line.
     ``auth_results`` holds the Authentication-Results header values, topmost
     first; ``date`` the Date header (None when missing or unreadable);
-    ``recipients`` the lower-cased addresses of To and Cc.
+    ``recipients`` the lower-cased addresses of To and Cc; ``record_id`` the Message-ID as
+    the game's record keeps it (see :func:`speakerbot.rfc5322.record_id`).
     """
 
     sender: str | None
@@ -121,6 +123,7 @@ class InboundMail:
     auth_results: tuple[str, ...] = ()
     date: datetime | None = None
     recipients: tuple[str, ...] = ()
+    record_id: str | None = field(default=None, compare=False)
 
 
 def can_acknowledge(mail: InboundMail) -> bool:
@@ -203,6 +206,7 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
             auth_results=auth_results,
             date=date,
             recipients=recipients,
+            record_id=record_id(head),
         )
 
     if len(raw) > max_bytes:

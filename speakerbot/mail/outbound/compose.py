@@ -142,6 +142,10 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
             out.append("")
             continue
         lead = line[: len(line) - len(line.lstrip())]
+        if "\t" not in line and len(indent) + len(line.rstrip()) <= width:
+            # It fits: textwrap would give back the same (most lines of a reply fit).
+            out.append(indent + lead + line.strip())
+            continue
         mark = _LIST_MARK.match(line.lstrip())
         hang = " " * len(mark.group(1)) if mark else ""  # continue under the item's text
         out.append(
