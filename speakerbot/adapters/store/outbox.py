@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import (
     func,
     select,
+    update,
 )
 from sqlalchemy.orm import (
     Session,
@@ -70,8 +71,8 @@ class OutboxStore(StoreBase):
         """Return pending messages whose next attempt is due at ``now``, oldest first."""
         _aware(now, "now")
         with self._reading() as session:
-            rows = session.scalars(
-                select(Outbox)
+            rows = session.connection().execute(
+                select(*Outbox.__table__.c)
                 .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
                 .order_by(Outbox.priority, Outbox.id)
                 .limit(limit)
@@ -118,10 +119,19 @@ class OutboxStore(StoreBase):
         if not sent:
             return
         with self.transaction() as session:
-            ids = [outbox_id for outbox_id, _ in sent]
+            # Most were simply taken: one UPDATE for all of them.
+            plain = [outbox_id for outbox_id, refused in sent if not refused]
+            if plain:
+                session.connection().execute(
+                    update(statements.table(Outbox))
+                    .where(Outbox.id.in_(plain), Outbox.status == "pending")
+                    .values(status="sent", sent_at=now))
+            ids = [outbox_id for outbox_id, refused in sent if refused]
             rows = {row.id: row for row in session.scalars(
-                select(Outbox).where(Outbox.id.in_(ids)).with_for_update())}
+                select(Outbox).where(Outbox.id.in_(ids)).with_for_update())} if ids else {}
             for outbox_id, refused in sent:
+                if not refused:
+                    continue
                 row = rows.get(outbox_id)
                 if row is None or row.status != "pending":
                     continue

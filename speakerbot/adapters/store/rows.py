@@ -11,8 +11,6 @@ if TYPE_CHECKING:
 
 from speakerbot.adapters.store.schema import (
     Confirmation,
-    Inbound,
-    Outbox,
 )
 
 # --- What the store hands out ---------------------------------------------------------------
@@ -156,7 +154,8 @@ def _aware(value: datetime, name: str) -> datetime:
     return value
 
 
-def _inbound_row(row: Inbound) -> InboundRow:
+def _inbound_row(row: Any) -> InboundRow:
+    """Copy a stored message (an ORM object or a row of its columns) out of the session."""
     return InboundRow(
         id=row.id,
         message_id=row.message_id,
@@ -186,7 +185,8 @@ def _confirmation_row(row: Confirmation) -> ConfirmationRow:
                            row.expires_at, row.status)
 
 
-def _outbox_row(row: Outbox) -> OutboxRow:
+def _outbox_row(row: Any) -> OutboxRow:
+    """Copy an outbox message (an ORM object or a row of its columns) out of the session."""
     return OutboxRow(
         id=row.id,
         message_id=row.message_id,

@@ -19,7 +19,8 @@ from sqlalchemy.sql.dml import Insert
 from speakerbot.adapters.store.schema import PENDING_INBOUND, Event, Inbound, Outbox
 
 
-def _table(model: Any) -> Table:
+def table(model: Any) -> Table:
+    """Return the table of a mapped class, typed as one."""
     table = model.__table__
     assert isinstance(table, Table)
     return table
@@ -28,7 +29,7 @@ def _table(model: Any) -> Table:
 @cache
 def insert_ignoring_conflicts(dialect: str, model: Any, *conflict_on: str) -> Insert:
     """INSERT ... ON CONFLICT DO NOTHING (on ``conflict_on``'s columns, or on any key)."""
-    table = _table(model)
+    table = table(model)
     elements = [table.c[name] for name in conflict_on] or None
     if dialect == "sqlite":
         return sqlite_insert(table).on_conflict_do_nothing(index_elements=elements)
@@ -38,13 +39,13 @@ def insert_ignoring_conflicts(dialect: str, model: Any, *conflict_on: str) -> In
 @cache
 def insert_inbound(dialect: str) -> Insert:
     """Store a received message (unless a unique key is taken), returning its id."""
-    return insert_ignoring_conflicts(dialect, Inbound).returning(_table(Inbound).c.id)
+    return insert_ignoring_conflicts(dialect, Inbound).returning(table(Inbound).c.id)
 
 
 @cache
 def find_inbound(by_uid: bool, by_copy: bool) -> Select[Any]:
     """Find the first stored message with this digest, IMAP UID, or sender, body and id."""
-    c = _table(Inbound).c
+    c = table(Inbound).c
     keys = [c.sha256 == bindparam("sha256")]
     if by_uid:
         keys.append((c.uidvalidity == bindparam("uidvalidity")) & (c.uid == bindparam("uid")))
@@ -58,8 +59,8 @@ def find_inbound(by_uid: bool, by_copy: bool) -> Select[Any]:
 @cache
 def mark_inbound() -> Update:
     """Mark a message that is still pending (or held) done."""
-    c = _table(Inbound).c
-    return (update(_table(Inbound))
+    c = table(Inbound).c
+    return (update(table(Inbound))
             .where(c.id == bindparam("b_id"), c.status.in_((*PENDING_INBOUND, "held")))
             .values(status=bindparam("b_status"), note=bindparam("b_note"),
                     processed_at=bindparam("b_at")))
@@ -68,7 +69,7 @@ def mark_inbound() -> Update:
 @cache
 def earliest_pending() -> Select[Any]:
     """When the oldest message still to handle was received (a retry only if authenticated)."""
-    c = _table(Inbound).c
+    c = table(Inbound).c
     return select(func.min(c.received_at)).where(or_(
         c.status == "new", (c.status == "retry") & c.authenticated.is_(True)))
 
@@ -76,8 +77,8 @@ def earliest_pending() -> Select[Any]:
 @cache
 def replies_since() -> Select[Any]:
     """How many messages of some kinds went to one address alone since a moment."""
-    c = _table(Outbox).c
-    return select(func.count()).select_from(_table(Outbox)).where(
+    c = table(Outbox).c
+    return select(func.count()).select_from(table(Outbox)).where(
         c.addressee == bindparam("addressee"), c.kind.in_(bindparam("kinds", expanding=True)),
         c.created_at >= bindparam("since"))
 
@@ -85,11 +86,11 @@ def replies_since() -> Select[Any]:
 @cache
 def last_event_seq() -> Select[Any]:
     """Read the number of the record's last event (0 when it is empty)."""
-    return select(func.coalesce(func.max(_table(Event).c.seq), 0))
+    return select(func.coalesce(func.max(table(Event).c.seq), 0))
 
 
 @cache
 def append_event() -> Insert:
     """Append one event to the record, returning its number."""
-    table = _table(Event)
+    table = table(Event)
     return table.insert().returning(table.c.seq)
