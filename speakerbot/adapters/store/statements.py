@@ -21,19 +21,19 @@ from speakerbot.adapters.store.schema import PENDING_INBOUND, Event, Inbound, Ou
 
 def table(model: Any) -> Table:
     """Return the table of a mapped class, typed as one."""
-    table = model.__table__
-    assert isinstance(table, Table)
-    return table
+    found = model.__table__
+    assert isinstance(found, Table)
+    return found
 
 
 @cache
 def insert_ignoring_conflicts(dialect: str, model: Any, *conflict_on: str) -> Insert:
     """INSERT ... ON CONFLICT DO NOTHING (on ``conflict_on``'s columns, or on any key)."""
-    table = table(model)
-    elements = [table.c[name] for name in conflict_on] or None
+    into = table(model)
+    elements = [into.c[name] for name in conflict_on] or None
     if dialect == "sqlite":
-        return sqlite_insert(table).on_conflict_do_nothing(index_elements=elements)
-    return pg_insert(table).on_conflict_do_nothing(index_elements=elements)
+        return sqlite_insert(into).on_conflict_do_nothing(index_elements=elements)
+    return pg_insert(into).on_conflict_do_nothing(index_elements=elements)
 
 
 @cache
@@ -92,5 +92,5 @@ def last_event_seq() -> Select[Any]:
 @cache
 def append_event() -> Insert:
     """Append one event to the record, returning its number."""
-    table = table(Event)
-    return table.insert().returning(table.c.seq)
+    events = table(Event)
+    return events.insert().returning(events.c.seq)
