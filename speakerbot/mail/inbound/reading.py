@@ -37,11 +37,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
+from email.message import Message
 from email.parser import BytesParser
 
 from speakerbot.mail.inbound.charsets import decode_bytes, unflow
 from speakerbot.mail.inbound.headers import (
     FROM_PROBLEM,
+    MAX_HEADER_BYTES,
     date_of,
     decode_header_text,
     first_header,
@@ -180,32 +182,28 @@ def kilobytes(size: int) -> str:
 
 
 def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
-    head = read_headers(raw)
+    message, failure = _parse_whole(raw, max_bytes)
+    # The whole message, once parsed, serves for its headers too (they are the same lines,
+    # read the same way), unless its header block runs past what the reader reads.
+    head = message if message is not None and _headers_fit(raw) else read_headers(raw)
     sender, sender_name, problem = parse_sender(head)
-    subject = decode_header_text(first_header(head, "Subject") or "")
-    message_id = first_header(head, "Message-ID") or None
-    in_reply_to = first_header(head, "In-Reply-To") or None
-    references = tuple(_MESSAGE_ID.findall(" ".join(header_values(head, "References"))))
     skipped = skip_reason(head, sender, loop_token)
-    auth_results = tuple(header_values(head, "Authentication-Results"))
-    date = date_of(head)
-    recipients = recipients_of(head)
     body = ""
 
     def done() -> InboundMail:
         return InboundMail(
             sender=sender,
             sender_name=sender_name,
-            subject=subject,
-            message_id=message_id,
-            in_reply_to=in_reply_to,
-            references=references,
+            subject=decode_header_text(first_header(head, "Subject") or ""),
+            message_id=first_header(head, "Message-ID") or None,
+            in_reply_to=first_header(head, "In-Reply-To") or None,
+            references=tuple(_MESSAGE_ID.findall(" ".join(header_values(head, "References")))),
             body=body,
             skipped=skipped,
             problem=problem,
-            auth_results=auth_results,
-            date=date,
-            recipients=recipients,
+            auth_results=tuple(header_values(head, "Authentication-Results")),
+            date=date_of(head),
+            recipients=recipients_of(head),
             record_id=record_id(head),
         )
 
@@ -215,8 +213,9 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
             skipped = skipped or "too-large"
         return done()
     try:
-        prescan(raw)
-        message = BytesParser(policy=policy.compat32).parsebytes(raw)
+        if failure is not None:
+            raise failure
+        assert message is not None
         check_limits(message)
         found = text_of(message, True)
     except RecursionError:
@@ -232,3 +231,24 @@ def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
         return done()
     body = found[0]
     return done()
+
+
+def _parse_whole(raw: bytes, max_bytes: int) -> tuple[Message | None, Exception | None]:
+    """Parse the whole message, unless it is too large or refused before parsing.
+
+    Returns the message, or what stopped it (a ``Refused`` or a ``RecursionError``).
+    """
+    if len(raw) > max_bytes:
+        return None, None
+    try:
+        prescan(raw)
+        return BytesParser(policy=policy.compat32).parsebytes(raw), None
+    except (RecursionError, Refused) as stopped:
+        return None, stopped
+
+
+def _headers_fit(raw: bytes) -> bool:
+    """Whether the reader reads the whole header block (it reads MAX_HEADER_BYTES at most)."""
+    if len(raw) <= MAX_HEADER_BYTES:
+        return True
+    return len(split_header_block(raw[:MAX_HEADER_BYTES])[0]) < MAX_HEADER_BYTES

@@ -186,6 +186,12 @@ def _decoded(value: str) -> str:
 
 def _secret_in_headers(raw: bytes, expected: str) -> bool:
     """Tell whether a header, its encoded words decoded, holds the secret."""
+    head = split_header_block(raw)[0]
+    first = expected.split()[0].encode("utf-8", "replace") if expected.split() else b""
+    if b"=?" not in head and first not in head:
+        # Without an encoded word, a header holds the secret only as it is written (folding
+        # comes only between words): its first word must stand in the bytes. Most mail.
+        return False
     message = _header_block(raw)
     pattern = _masked_word(expected)
     return any(pattern.search(_decoded(str(value))) for _, value in message.raw_items())
