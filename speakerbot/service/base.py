@@ -73,6 +73,9 @@ class ServiceBase:
         # Replies counted in this transaction (address, kinds, since): counted once, then
         # kept up to date as this transaction queues more.
         self._reply_counts: dict[tuple[str, tuple[str, ...], datetime], int] = {}
+        # Mail this transaction queued, written to the outbox together before it commits
+        # (or before the outbox is read in it).
+        self._queued: list[OutgoingMail] = []
 
     def state(self, session: Any = None) -> GameState:
         """Return the current state, rebuilt from the record when it has grown.
@@ -96,15 +99,21 @@ class ServiceBase:
     def _transaction(self) -> Iterator[Any]:
         """Open a store transaction; the cached state moves on only when it commits."""
         self._committing, self._unit_seq = None, None
-        self._reply_counts = {}
+        self._reply_counts, self._queued = {}, []
         try:
             with self.store.transaction() as session:
                 yield session
+                self._write_queued(session)
             if self._committing is not None:
                 self._cache = self._committing
         finally:
             self._committing, self._unit_seq = None, None
-            self._reply_counts = {}
+            self._reply_counts, self._queued = {}, []
+
+    def _write_queued(self, session: Any) -> None:
+        """Write the mail queued so far in this transaction to the outbox."""
+        queued, self._queued = self._queued, []
+        self.store.enqueue_many(session, queued)
 
     def _replies_since(self, session: Any, address: str, since: datetime,
                        kinds: tuple[str, ...]) -> int:
@@ -114,6 +123,7 @@ class ServiceBase:
         """
         key = (address.strip().lower(), kinds, since)
         if key not in self._reply_counts:
+            self._write_queued(session)  # the count must see them
             self._reply_counts[key] = self.store.replies_since(address, since, kinds, session)
         return self._reply_counts[key]
 
@@ -153,7 +163,7 @@ class ServiceBase:
                 log.exception("dropped an answer to %s that could not be composed",
                               message.recipients)
                 continue
-            self.store.enqueue(session, OutgoingMail(
+            self._queued.append(OutgoingMail(
                 message_id, self.identity.address, message.recipients, raw, message.kind,
                 inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
             ))

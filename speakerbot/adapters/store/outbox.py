@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     func,
@@ -42,10 +42,21 @@ class OutboxStore(StoreBase):
 
         It is due at once (at its ``created_at``).
         """
+        self.enqueue_many(session, [mail])
+
+    def enqueue_many(self, session: Session, mails: Sequence[OutgoingMail]) -> None:
+        """Put messages in the outbox as ``enqueue`` does, with one statement."""
+        if mails:
+            session.connection().execute(
+                statements.insert_ignoring_conflicts(self._dialect, Outbox, "message_id"),
+                [self._outbox_values(mail) for mail in mails])
+
+    @staticmethod
+    def _outbox_values(mail: OutgoingMail) -> dict[str, Any]:
         _aware(mail.created_at, "created_at")
         if not mail.recipients:
             raise ValueError(f"outgoing message {mail.message_id} has no recipients")
-        values = {
+        return {
             "message_id": mail.message_id,
             "mail_from": mail.mail_from,
             "recipients": list(mail.recipients),
@@ -63,9 +74,6 @@ class OutboxStore(StoreBase):
             else None,
             "priority": mail.priority,
         }
-        session.connection().execute(
-            statements.insert_ignoring_conflicts(self._dialect, Outbox, "message_id"),
-                        values)
 
     def due_outbox(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
         """Return pending messages whose next attempt is due at ``now``, oldest first."""
@@ -220,8 +228,7 @@ class OutboxStore(StoreBase):
         """
         _aware(since, "since")
         with self._reading(session) as reading:
-            return reading.connection().scalar(statements.replies_since(), {
-                "addressee": recipient.strip().lower(), "kinds": list(kinds),
-                "since": since}) or 0
+            return reading.connection().scalar(statements.replies_since(tuple(kinds)), {
+                "addressee": recipient.strip().lower(), "since": since}) or 0
 
     # -- Metadata --------------------------------------------------------------------------

@@ -75,11 +75,14 @@ def earliest_pending() -> Select[Any]:
 
 
 @cache
-def replies_since() -> Select[Any]:
-    """How many messages of some kinds went to one address alone since a moment."""
+def replies_since(kinds: tuple[str, ...]) -> Select[Any]:
+    """How many messages of ``kinds`` went to one address alone since a moment.
+
+    One statement for each set of kinds (there are two), so that its SQL is fixed.
+    """
     c = table(Outbox).c
     return select(func.count()).select_from(table(Outbox)).where(
-        c.addressee == bindparam("addressee"), c.kind.in_(bindparam("kinds", expanding=True)),
+        c.addressee == bindparam("addressee"), c.kind.in_(kinds),
         c.created_at >= bindparam("since"))
 
 
