@@ -127,6 +127,14 @@ class ServiceBase:
             self._reply_counts[key] = self.store.replies_since(address, since, kinds, session)
         return self._reply_counts[key]
 
+    def _count_replies_of(self, session: Any, addresses: Sequence[str], since: datetime,
+                          kinds: tuple[str, ...]) -> None:
+        """Count the replies of several addresses at once (a batch's senders), for later."""
+        self._write_queued(session)
+        counts = self.store.replies_since_each(addresses, since, kinds, session)
+        for address, count in counts.items():
+            self._reply_counts.setdefault((address, kinds, since), count)
+
     def _count_queued(self, message: Outgoing, now: datetime) -> None:
         """Add a message just queued to the reply counts it belongs to."""
         if len(message.recipients) != 1:

@@ -18,9 +18,11 @@ from speakerbot.mail.inbound.reading import (
 from speakerbot.service.confirmations import ConfirmationsMixin
 from speakerbot.service.policy import (
     _NEEDS_NO_TRUST,
+    REPLY_KINDS,
     Known,
     Processed,
     _Batch,
+    _day_start,
     _describe,
     _quoted,
     log,
@@ -76,7 +78,10 @@ class ProcessingMixin(ConfirmationsMixin):
         # the store each time: what was passed over (its sender's retry is not due), and
         # what comes later (received later). A retry not due is asked about every time.
         passed_over: list[datetime] = []
-        for row in self.store.pending_inbound(now, session):
+        rows = self.store.pending_inbound(now, session)
+        self._count_replies_of(session, [row.sender for row in rows if row.sender],
+                               _day_start(now), REPLY_KINDS)
+        for row in rows:
             if row.sender in waiting:
                 passed_over.append(row.received_at)
                 continue

@@ -533,6 +533,34 @@ def test_replies_since(store: Store) -> None:
 # --- Metadata -------------------------------------------------------------------------------
 
 
+
+def test_replies_since_each_counts_as_replies_since(store: Store) -> None:
+    hour = timedelta(hours=1)
+    with store.transaction() as session:
+        store.enqueue(session, outgoing("<1@s>", to=("alice@x.test",), created_at=T0))
+        store.enqueue(
+            session, outgoing("<2@s>", to=("alice@x.test",), kind="limit", created_at=T0 + hour)
+        )
+        # Mail to several is nobody's reply (replies go to one address).
+        store.enqueue(
+            session,
+            outgoing("<2b@s>", to=("bob@x.test", "alice@x.test"), kind="reply",
+                     created_at=T0 + hour),
+        )
+        store.enqueue(
+            session,
+            outgoing("<3@s>", to=("alice@x.test",), kind="announcement", created_at=T0 + hour),
+        )
+        store.enqueue(session, outgoing("<4@s>", to=("Alice@X.test",), created_at=T0 + 2 * hour))
+        store.enqueue(session, outgoing("<5@s>", to=("bob@x.test",), created_at=T0 + 2 * hour))
+    for since in (T0, T0 + hour, T0 + 2 * hour):
+        each = store.replies_since_each(["alice@x.test", "BOB@x.test", "carol@x.test"], since,
+                                        REPLY_KINDS)
+        assert each == {address: store.replies_since(address, since, REPLY_KINDS)
+                        for address in ("alice@x.test", "bob@x.test", "carol@x.test")}
+    assert store.replies_since_each(["alice@x.test"], T0, REPLY_KINDS) == {"alice@x.test": 3}
+    assert store.replies_since_each([], T0, REPLY_KINDS) == {}
+
 def test_meta(store: Store) -> None:
     assert store.get_meta("uidvalidity") is None
     values: list[Any] = [1234, 2**70, 1.0, "2024-03-01T12:00:00+00:00", True, None, [1, "two"]]

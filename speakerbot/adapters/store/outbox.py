@@ -218,6 +218,25 @@ class OutboxStore(StoreBase):
                 select(func.min(Outbox.next_attempt_at)).where(Outbox.status == "pending")
             )
 
+    def replies_since_each(self, recipients: Sequence[str], since: datetime,
+                           kinds: Sequence[str], session: Session | None = None,
+                           ) -> dict[str, int]:
+        """Count as ``replies_since`` does, for several addresses at once (lower-cased keys)."""
+        _aware(since, "since")
+        wanted = sorted({recipient.strip().lower() for recipient in recipients})
+        counts = dict.fromkeys(wanted, 0)
+        if not wanted:
+            return counts
+        with self._reading(session) as reading:
+            for address, count in reading.connection().execute(
+                    select(Outbox.addressee, func.count())
+                    .where(Outbox.addressee.in_(wanted), Outbox.kind.in_(tuple(kinds)),
+                           Outbox.created_at >= since)
+                    .group_by(Outbox.addressee)):
+                if address is not None:
+                    counts[address] = count
+        return counts
+
     def replies_since(self, recipient: str, since: datetime,
                       kinds: Sequence[str],
                       session: Session | None = None) -> int:
