@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import smtplib
+import socket
 import ssl
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -103,6 +104,7 @@ class SmtpSender:
         self._tls_context = tls_context
         self._batching = False
         self._client: smtplib.SMTP | None = None
+        self._local_hostname: str | None = None
         # Whether the last transaction ended with the answer to DATA (None: it stopped
         # before MAIL FROM was answered).
         self._ended: bool | None = False
@@ -189,10 +191,12 @@ class SmtpSender:
         client: smtplib.SMTP
         if settings.security == "ssl":
             client = smtplib.SMTP_SSL(
-                settings.host, settings.port, timeout=settings.timeout, context=self._context()
+                settings.host, settings.port, local_hostname=self._hostname(),
+                timeout=settings.timeout, context=self._context()
             )
         else:
-            client = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+            client = smtplib.SMTP(settings.host, settings.port, local_hostname=self._hostname(),
+                                  timeout=settings.timeout)
         try:
             client.ehlo_or_helo_if_needed()
             if settings.security == "starttls":
@@ -204,6 +208,12 @@ class SmtpSender:
             _abandon(client)
             raise
         return client
+
+    def _hostname(self) -> str:
+        """Return the name to give in EHLO: this host's, looked up once (not per connection)."""
+        if self._local_hostname is None:
+            self._local_hostname = socket.getfqdn()
+        return self._local_hostname
 
     def _context(self) -> ssl.SSLContext:
         if self._tls_context is None:
