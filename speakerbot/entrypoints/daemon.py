@@ -82,6 +82,7 @@ class Daemon:
         self.watcher: ImapWatcher | None = None
         self.lmtp: LmtpServer | None = None
         self.scheduler: BackgroundScheduler | None = None
+        self._scheduled: dict[str, datetime | None] = {}  # what _schedule last saw
 
     # --- inbound ---
 
@@ -133,18 +134,29 @@ class Daemon:
         return self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
 
     def _schedule(self) -> None:
-        """Point the scheduler's wake-ups at the next deadline and the next retry."""
+        """Point the scheduler's wake-ups at the next deadline and the next retry.
+
+        What is due already wakes the loop at once (a deadline only once: one that could
+        not be settled waits for the message being retried). A wake-up already set for
+        the same time is left as it is: during a burst of mail this runs after every
+        batch.
+        """
         scheduler = self.scheduler
         if scheduler is None:
             return
+        now = self.clock()
         for job_id, when in self.service.next_wakes().items():
+            before = self._scheduled.get(job_id)
+            self._scheduled[job_id] = when
             if when is None:
-                if scheduler.get_job(job_id):
+                if before is not None and scheduler.get_job(job_id):
                     scheduler.remove_job(job_id)
-                continue
-            when = max(when, self.clock())
-            scheduler.add_job(self.wake.set, DateTrigger(run_date=when, timezone=UTC),
-                              id=job_id, replace_existing=True, misfire_grace_time=None)
+            elif when <= now:
+                if job_id != "deadline" or when != before:
+                    self.wake.set()
+            elif when != before:
+                scheduler.add_job(self.wake.set, DateTrigger(run_date=when, timezone=UTC),
+                                  id=job_id, replace_existing=True, misfire_grace_time=None)
 
     def _digest(self) -> None:
         self.digest_due.set()
