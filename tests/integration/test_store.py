@@ -504,7 +504,7 @@ def test_outbox_lifecycle_and_summary(store: Store) -> None:
         store.mark_failed(a.id + 100, "nothing")
 
 
-def test_replies_since(store: Store) -> None:
+def _queue_replies(store: Store) -> None:
     hour = timedelta(hours=1)
     with store.transaction() as session:
         store.enqueue(session, outgoing("<1@s>", to=("alice@x.test",), created_at=T0))
@@ -523,6 +523,11 @@ def test_replies_since(store: Store) -> None:
         )
         store.enqueue(session, outgoing("<4@s>", to=("Alice@X.test",), created_at=T0 + 2 * hour))
         store.enqueue(session, outgoing("<5@s>", to=("bob@x.test",), created_at=T0 + 2 * hour))
+
+
+def test_replies_since(store: Store) -> None:
+    hour = timedelta(hours=1)
+    _queue_replies(store)
     assert store.replies_since("alice@x.test", T0, REPLY_KINDS) == 3
     assert store.replies_since("alice@x.test", T0 + hour, REPLY_KINDS) == 2
     assert store.replies_since("ALICE@x.test", T0 + 2 * hour, REPLY_KINDS) == 1
@@ -530,29 +535,9 @@ def test_replies_since(store: Store) -> None:
     assert store.replies_since("carol@x.test", T0, REPLY_KINDS) == 0
 
 
-# --- Metadata -------------------------------------------------------------------------------
-
-
-
 def test_replies_since_each_counts_as_replies_since(store: Store) -> None:
     hour = timedelta(hours=1)
-    with store.transaction() as session:
-        store.enqueue(session, outgoing("<1@s>", to=("alice@x.test",), created_at=T0))
-        store.enqueue(
-            session, outgoing("<2@s>", to=("alice@x.test",), kind="limit", created_at=T0 + hour)
-        )
-        # Mail to several is nobody's reply (replies go to one address).
-        store.enqueue(
-            session,
-            outgoing("<2b@s>", to=("bob@x.test", "alice@x.test"), kind="reply",
-                     created_at=T0 + hour),
-        )
-        store.enqueue(
-            session,
-            outgoing("<3@s>", to=("alice@x.test",), kind="announcement", created_at=T0 + hour),
-        )
-        store.enqueue(session, outgoing("<4@s>", to=("Alice@X.test",), created_at=T0 + 2 * hour))
-        store.enqueue(session, outgoing("<5@s>", to=("bob@x.test",), created_at=T0 + 2 * hour))
+    _queue_replies(store)
     for since in (T0, T0 + hour, T0 + 2 * hour):
         each = store.replies_since_each(["alice@x.test", "BOB@x.test", "carol@x.test"], since,
                                         REPLY_KINDS)
@@ -560,6 +545,10 @@ def test_replies_since_each_counts_as_replies_since(store: Store) -> None:
                         for address in ("alice@x.test", "bob@x.test", "carol@x.test")}
     assert store.replies_since_each(["alice@x.test"], T0, REPLY_KINDS) == {"alice@x.test": 3}
     assert store.replies_since_each([], T0, REPLY_KINDS) == {}
+
+
+# --- Metadata -------------------------------------------------------------------------------
+
 
 def test_meta(store: Store) -> None:
     assert store.get_meta("uidvalidity") is None
