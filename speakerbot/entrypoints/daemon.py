@@ -33,6 +33,7 @@ log = logging.getLogger("speakerbot.entrypoints.daemon")
 DONE = ("processed", "skipped", "set_aside", "held", "unconfirmed")
 SYNC_TIMEOUT = 30.0
 LMTP_GRACE = timedelta(seconds=2)  # how long after a deadline LMTP mail may still be landing
+IDLE_WAIT = 300.0  # seconds the loop sleeps at most when nothing is due (a safety net)
 
 
 def imap_settings(settings: Settings) -> ImapSettings | None:
@@ -133,30 +134,34 @@ class Daemon:
         """
         return self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
 
-    def _schedule(self) -> None:
+    def _schedule(self) -> float:
         """Point the scheduler's wake-ups at the next deadline and the next retry.
 
-        What is due already wakes the loop at once (a deadline only once: one that could
-        not be settled waits for the message being retried). A wake-up already set for
-        the same time is left as it is: during a burst of mail this runs after every
-        batch.
+        What is due already wakes the loop at once, except a deadline the last cycle could
+        not settle yet (LMTP's grace, or a message being retried, holds it back): that one
+        is looked at again within a second, without spinning. A wake-up already set for the
+        same time is left as it is: during a burst of mail this runs after every batch.
+        Returns how long the loop may sleep, at most, when nothing wakes it.
         """
         scheduler = self.scheduler
         if scheduler is None:
-            return
+            return IDLE_WAIT
         now = self.clock()
+        sleep = 1.0 if self.service.mail_waiting() else IDLE_WAIT
         for job_id, when in self.service.next_wakes().items():
             before = self._scheduled.get(job_id)
             self._scheduled[job_id] = when
             if when is None:
                 if before is not None and scheduler.get_job(job_id):
                     scheduler.remove_job(job_id)
+            elif when <= now and job_id == "deadline" and when == before:
+                sleep = min(sleep, 1.0)
             elif when <= now:
-                if job_id != "deadline" or when != before:
-                    self.wake.set()
+                self.wake.set()
             elif when != before:
                 scheduler.add_job(self.wake.set, DateTrigger(run_date=when, timezone=UTC),
                                   id=job_id, replace_existing=True, misfire_grace_time=None)
+        return sleep
 
     def _digest(self) -> None:
         self.digest_due.set()
@@ -183,10 +188,9 @@ class Daemon:
                     except Exception:
                         log.exception("a cycle failed; retrying shortly")
                         stop.wait(5)
-                    self._schedule()
                     # The scheduler or an inbound adapter sets wake; the timeout is a safety
                     # net, short while a message waits to be retried.
-                    self.wake.wait(1 if self.service.mail_waiting() else 300)
+                    self.wake.wait(self._schedule())
             finally:
                 self._stop_inbound()
                 self.scheduler.shutdown(wait=False)
