@@ -118,7 +118,11 @@ class Daemon:
         # closing anything.
         if due and self.watcher is not None and not self.watcher.sync(SYNC_TIMEOUT):
             log.warning("IMAP did not answer in time; closing with the mail already in")
-        self.service.process_pending()
+        # What the last batch of mail queued goes first: sending takes no lock, so it need
+        # not wait while the IMAP thread processes the next batch.
+        self.send_outbox()
+        if self.service.mail_due():
+            self.service.process_pending()
         # A message LMTP timestamped an instant ago may still be on its way into the store.
         self.service.tick(self.clock() - (LMTP_GRACE if self.lmtp is not None else timedelta(0)))
         if self.digest_due.is_set():

@@ -103,7 +103,7 @@ class AnsweringMixin(ServiceBase):
             return
         if not self.store.set_aside_since(int(self.store.get_meta("aside_notified_id") or 0)):
             return
-        with self._transaction() as session:
+        with self.lock, self._transaction() as session:
             now = self.clock()
             last = self.store.get_meta("aside_notice_at", session)
             if last and datetime.fromisoformat(last) > now - timedelta(hours=1):

@@ -101,6 +101,10 @@ class GameService(TicksMixin):
                 "outbox": self.store.next_outbox_attempt(),
                 "inbound-retry": self.store.next_inbound_retry()}
 
+    def mail_due(self) -> bool:
+        """Whether a stored message is due to be processed now (new, or its retry is due)."""
+        return self.store.any_due_inbound(self.clock())
+
     def mail_waiting(self) -> bool:
         """Whether a stored message is still to be processed (new, or waiting for a retry)."""
         return self.store.earliest_pending() is not None

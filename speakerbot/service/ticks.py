@@ -22,17 +22,25 @@ class TicksMixin(IntakeMixin):
         Never past a message received but not yet processed: a ballot that arrived before
         a deadline must be read before the vote closes.
         """
-        with self.lock:
-            return self._tick(now)
+        events: list[e.Event] = []
+        # Looked at first without the lock or a write transaction: the daemon ticks after
+        # every batch of mail, and most ticks find nothing due even at ``now``.
+        if self._due_by(now or self.clock()):
+            with self.lock:
+                events = self._tick(now)
+        # A notice held back by the hourly limit goes out once the hour has passed.
+        self._tell_host_set_aside()
+        self.ask_waiting()
+        return events
 
     def _tick(self, now: datetime | None) -> list[e.Event]:
+        # Under the lock: no message is stored and waiting to be processed but those the
+        # store knows of (being retried, or come by LMTP), and time stops at the first.
         until = now or self.clock()
         waiting = self.store.earliest_pending()
         if waiting is not None:
             until = min(until, waiting)
         events: list[e.Event] = []
-        # Looked at first without a write transaction: the daemon ticks after every batch
-        # of mail, and most ticks find nothing due.
         if self._due_by(until):
             with self._transaction() as session:
                 state = self.state(session)
@@ -43,9 +51,6 @@ class TicksMixin(IntakeMixin):
                 # A confirmation received in time but not yet read must still find its
                 # request.
                 self.store.expire_confirmations(session, until)
-        # A notice held back by the hourly limit goes out once the hour has passed.
-        self._tell_host_set_aside()
-        self.ask_waiting()
         return events
 
     def _due_by(self, until: datetime) -> bool:

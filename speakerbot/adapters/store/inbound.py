@@ -157,6 +157,14 @@ class InboundStore(StoreBase):
                 .order_by(Inbound.received_at, Inbound.id))
             return [_inbound_row(row) for row in rows]
 
+    def any_due_inbound(self, now: datetime) -> bool:
+        """Tell whether a message is due to be handled (new, or its retry is due by ``now``)."""
+        due = or_(Inbound.status == "new",
+                  (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
+        with self._reading() as reading:
+            return reading.connection().scalar(
+                select(Inbound.id).where(due).limit(1)) is not None
+
     def retry_waiting(
         self, session: Session | None = None,
     ) -> list[tuple[int, str | None, datetime | None]]:
