@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
 from speakerbot.engine import commands as c
-from speakerbot.mail.outbound.compose import points, when
+from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.presets import PresetError, load_preset, preset_names
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
 
@@ -116,18 +116,19 @@ def _status(args: argparse.Namespace) -> int:
         print("\nOpen proposals:")
         for proposal in state.open_proposals():
             print(f"  {proposal.number} {proposal.title} (by {state.name_of(proposal.proposer)})"
-                  f", closes {when(proposal.closes_at)}")
+                  f", closes {format_time(proposal.closes_at)}")
         if not state.open_proposals():
             print("  none")
         print("\nOpen CFJs:")
         for cfj in state.open_cfjs():
-            due = f", due {when(cfj.deadline)}" if cfj.deadline else ""
+            due = f", due {format_time(cfj.deadline)}" if cfj.deadline else ""
             print(f"  CFJ {cfj.number}: {cfj.statement} (Judge {state.name_of(cfj.judge or '')}"
                   f"{due})")
         if not state.open_cfjs():
             print("  none")
         summary = service.outbox_summary()
-        oldest = f", oldest from {when(summary.oldest_pending)}" if summary.oldest_pending else ""
+        oldest = (f", oldest from {format_time(summary.oldest_pending)}"
+                  if summary.oldest_pending else "")
         print(f"\nOutbox: {summary.pending} waiting{oldest}, {summary.failed} given up")
         for message_id, recipient, answer in summary.refused:
             print(f"  refused: {recipient} ({message_id}): {answer}")
@@ -180,7 +181,7 @@ def _inbound_list(args: argparse.Namespace) -> int:
         rows = service.list_inbound(args.status, limit=args.limit)
         for row in rows:
             why = row.error or row.note or ""
-            print(f"{row.id:>6}  {row.status:<11} {when(row.received_at)}  "
+            print(f"{row.id:>6}  {row.status:<11} {format_time(row.received_at)}  "
                   f"{row.sender or '?':<32.32} {row.message_id:.60}"
                   + (f"\n        {why:.200}" if why else ""))
         if not rows:
@@ -194,7 +195,8 @@ def _inbound_show(args: argparse.Namespace) -> int:
             row = service.inbound(args.id)
         except LookupError as error:
             raise CliError(str(error)) from None
-        fields = [("id", row.id), ("status", row.status), ("received", when(row.received_at)),
+        received = format_time(row.received_at)
+        fields = [("id", row.id), ("status", row.status), ("received", received),
                   ("source", row.source), ("sender", row.sender or "?"),
                   ("message-id", row.message_id), ("attempts", row.attempts),
                   ("password line", row.password_verdict or "none"),

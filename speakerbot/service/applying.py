@@ -22,7 +22,7 @@ from speakerbot.mail.inbound.redaction import RIGHT, WRONG
 from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
 from speakerbot.mail.outbound.compose import (
     Outgoing,
-    when,
+    format_time,
 )
 from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of
 from speakerbot.service.answering import AnsweringMixin
@@ -66,7 +66,7 @@ class ApplyingMixin(AnsweringMixin):
             return None
         closed = self.store.get_meta("admin_closed_until", batch.session)
         if closed and datetime.fromisoformat(closed) > row.received_at:
-            return (f"ADMIN by mail is closed until {when(datetime.fromisoformat(closed))} "
+            return (f"ADMIN by mail is closed until {format_time(datetime.fromisoformat(closed))} "
                     "after repeated wrong passwords")
         if not host or row.password_verdict != RIGHT:
             return ("admin commands are accepted only from the Speaker's address, in a "

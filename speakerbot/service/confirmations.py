@@ -19,8 +19,8 @@ from speakerbot.mail.inbound.reading import (
 )
 from speakerbot.mail.outbound.compose import (
     Outgoing,
+    format_time,
     message_id_for,
-    when,
 )
 from speakerbot.mail.outbound.replies import command_text
 from speakerbot.service.applying import ApplyingMixin
@@ -161,5 +161,5 @@ class ConfirmationsMixin(ApplyingMixin):
         if isinstance(command, lang.Vote) and command.proposal in state.proposals:
             closes = state.proposals[command.proposal].closes_at
             if closes is not None:
-                return f"Voting on proposal {command.proposal} closes {when(closes)}."
+                return f"Voting on proposal {command.proposal} closes {format_time(closes)}."
         return ""

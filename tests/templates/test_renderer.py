@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from jinja2 import FileSystemLoader
 
-from speakerbot.mail.outbound.compose import Renderer, format_time, when
+from speakerbot.mail.outbound.compose import Renderer, format_time
+from speakerbot.mail.outbound.wording import when
 from speakerbot.resources import templates_dir
 
 
@@ -47,4 +48,6 @@ def test_format_time_writes_utc_minutes_and_seconds_only_when_there_are_some() -
     assert format_time(noon + timedelta(seconds=5)) == "2026-01-12 12:00:05 UTC"
     assert format_time(noon.astimezone(timezone(timedelta(hours=9)))) == "2026-01-12 12:00 UTC"
     assert format_time(None) == "no deadline"
-    assert when is format_time
+    # Refusals give times to the minute, through the same formatter.
+    assert format_time(noon + timedelta(seconds=5), seconds=False) == "2026-01-12 12:00 UTC"
+    assert when(noon + timedelta(seconds=5)) == "2026-01-12 12:00 UTC"

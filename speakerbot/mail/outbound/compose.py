@@ -161,20 +161,18 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
     return "\n".join(out)
 
 
-def format_time(moment: datetime | None) -> str:
+def format_time(moment: datetime | None, *, seconds: bool = True) -> str:
     """Write a time as players read it: ``2026-01-12 12:00 UTC`` (seconds only when not 0).
 
     The one time formatter of the Speaker's mail (templates use it as the ``when`` filter);
-    ``None`` is written ``no deadline``.
+    ``None`` is written ``no deadline``; without ``seconds``, to the minute (as refusals
+    give times).
     """
     if moment is None:
         return "no deadline"
     moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC" if moment.second else "%Y-%m-%d %H:%M UTC")
-
-
-when = format_time
-"""The older name of :func:`format_time`, still imported by the service."""
+    with_seconds = seconds and moment.second
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC" if with_seconds else "%Y-%m-%d %H:%M UTC")
 
 
 def points(value: Decimal | int, signed: bool = False) -> str:

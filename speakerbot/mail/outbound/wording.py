@@ -14,6 +14,7 @@ from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.engine.refusals import Facts, Refusal
+from speakerbot.mail.outbound.compose import format_time
 
 R = Refusal
 
@@ -123,7 +124,7 @@ def refusal_words(refusal: Refusal, facts: Facts) -> tuple[str, str]:
 def when(moment: datetime) -> str:
     """Write a moment as refusals give it: in UTC as ``2026-01-12 12:00 UTC``."""
     if moment.utcoffset() == timedelta(0):
-        return moment.strftime("%Y-%m-%d %H:%M UTC")
+        return format_time(moment, seconds=False)
     return moment.isoformat(timespec="minutes")
 
 
