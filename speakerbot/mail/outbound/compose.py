@@ -148,9 +148,13 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
             continue
         mark = _LIST_MARK.match(line.lstrip())
         hang = " " * len(mark.group(1)) if mark else ""  # continue under the item's text
+        text = line.strip()
+        if text.isprintable() and "  " not in text:
+            out.append(fill_words(text.split(" "), width, indent + lead, indent + lead + hang))
+            continue
         out.append(
             textwrap.fill(
-                line.strip(),
+                text,
                 width,
                 initial_indent=indent + lead,
                 subsequent_indent=indent + lead + hang,
@@ -159,6 +163,30 @@ def wrap(text: str, width: int = WIDTH, indent: str = "") -> str:
             )
         )
     return "\n".join(out)
+
+
+def fill_words(words: Sequence[str], width: int, first: str, later: str) -> str:
+    """Fill words, one space apart, into lines of ``width``, as ``textwrap.fill`` would.
+
+    The same result as ``textwrap.fill`` (without breaking long words or at hyphens) for
+    text of printable words single-spaced, in one pass: a results mail names every player
+    of a big game who did not vote, and textwrap takes its time over each word.
+    """
+    lines: list[str] = []
+    current: list[str] = []
+    room = width - len(first)
+    used = 0
+    for word in words:
+        needed = len(word) if not current else used + 1 + len(word)
+        if current and needed > room:
+            lines.append((later if lines else first) + " ".join(current))
+            current, used, room = [], 0, width - len(later)
+            needed = len(word)
+        current.append(word)
+        used = needed
+    if current:
+        lines.append((later if lines else first) + " ".join(current))
+    return "\n".join(lines)
 
 
 def format_time(moment: datetime | None, *, seconds: bool = True) -> str:
