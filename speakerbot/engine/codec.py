@@ -28,9 +28,12 @@ import msgspec
 from speakerbot.engine import events as e
 from speakerbot.engine.events import EVENT_TYPES, Event
 from speakerbot.engine.mechanics import Mechanics
+from speakerbot.engine.model import Clause
 from speakerbot.engine.refusals import Facts, Refusal
 
 _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
+# Fields added with the clause kinds players write (REPLACE, APPEND, INSERT).
+_CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "position": ""}
 
 
 def to_json(value: Any) -> Any:
@@ -52,6 +55,12 @@ def to_json(value: Any) -> Any:
     if isinstance(value, Facts):
         return {name: to_json(getattr(value, name)) for name, default in _FACT_DEFAULTS.items()
                 if getattr(value, name) != default}
+    if isinstance(value, Clause):
+        # The fields of REPLACE and INSERT are written only when set: a clause of the older
+        # kinds is stored exactly as it always was.
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(Clause)
+                if f.name not in _CLAUSE_DEFAULTS or
+                getattr(value, f.name) != _CLAUSE_DEFAULTS[f.name]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):

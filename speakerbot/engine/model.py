@@ -40,6 +40,9 @@ class ClauseKind(StrEnum):
     REPEAL = "REPEAL"
     TRANSMUTE = "TRANSMUTE"
     SET = "SET"
+    REPLACE = "REPLACE"  # replace ``old`` with ``new`` in the rule ("" deletes it)
+    APPEND = "APPEND"  # add ``text`` at the end of the rule
+    INSERT = "INSERT"  # put ``text`` before or after ``anchor`` in the rule
 
 
 class ProposalStatus(StrEnum):
@@ -63,7 +66,10 @@ class Judgement(StrEnum):
 class Clause:
     """One structured rule change inside a proposal (or a Speaker's direct edit).
 
-    ``text`` is the rule text for ENACT and AMEND, and the written value for SET.
+    ``text`` is the rule text for ENACT and AMEND, the text added by APPEND and INSERT, and
+    the written value for SET. REPLACE replaces ``old`` with ``new`` (every occurrence with
+    ``every``, else ``old`` must stand in the rule exactly once); INSERT puts ``text``
+    ``position`` (``"before"`` or ``"after"``) ``anchor``, which must stand in the rule once.
     """
 
     kind: ClauseKind
@@ -71,6 +77,11 @@ class Clause:
     text: str = ""
     immutable: bool = False
     parameter: str | None = None
+    old: str = ""
+    new: str = ""
+    every: bool = False
+    anchor: str = ""
+    position: str = ""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Clause:
         return self  # frozen: states may share it
