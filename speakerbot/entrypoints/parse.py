@@ -15,7 +15,7 @@ from speakerbot.mail.inbound.authentication import AuthPolicy
 from speakerbot.mail.inbound.parse_json import parse_to_json
 from speakerbot.mail.inbound.reading import DEFAULT_MAX_BYTES
 
-__all__ = ["main"]
+__all__ = ["main", "parse"]
 
 
 def main(argv: Sequence[str] | None = None, *, auth: AuthPolicy | None = None,
@@ -56,3 +56,22 @@ def main(argv: Sequence[str] | None = None, *, auth: AuthPolicy | None = None,
                            loop_token=args.loop_token, auth=auth)
     print(json.dumps(output, ensure_ascii=False))
     return 0
+
+
+def parse(args: argparse.Namespace) -> int:
+    """Run ``speakerbot parse`` from the command line's arguments."""
+    if not args.config:
+        return main([args.file])
+    # With a configuration, the sender is checked as the game would check it (only then is
+    # the configuration's schema imported: reading one message should start at once).
+    import os
+
+    from speakerbot.config import ConfigError, load_settings, resolve_config_path
+    from speakerbot.entrypoints.cli import CliError
+
+    try:
+        settings = load_settings(resolve_config_path(args.config, os.environ))
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+    policy = AuthPolicy(settings.auth.require, settings.auth.authserv_id)
+    return main([args.file], auth=policy, max_bytes=settings.limits.max_message_size)

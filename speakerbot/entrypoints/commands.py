@@ -1,0 +1,227 @@
+"""What each ``speakerbot`` subcommand does (the parser and the dispatch are in ``cli``).
+
+Kept apart from ``cli`` so that ``speakerbot --help`` and ``speakerbot parse`` start without
+importing the database, the configuration schema and the rest of the daemon's stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import logging
+import os
+import random
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
+from speakerbot.engine import commands as c
+from speakerbot.entrypoints.cli import CliError
+from speakerbot.mail.outbound.compose import format_time, points
+from speakerbot.presets import PresetError, load_preset, preset_names
+from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
+
+
+def rulesets(args: argparse.Namespace) -> int:
+    """List the preset rulesets, or show one (``speakerbot rulesets [show NAME]``)."""
+    if args.action is None:
+        for name in preset_names():
+            preset = load_preset(name)
+            print(f"{name:<12} {preset.title:<44} {len(preset.rules):>3} rules")
+        return 0
+    if args.action != "show" or not args.name:
+        raise CliError("usage: speakerbot rulesets [show NAME]")
+    try:
+        preset = load_preset(args.name)
+    except PresetError as error:
+        raise CliError(str(error)) from None
+    for rule in preset.rules:
+        print(f"{rule.number} ({'mutable' if rule.mutable else 'immutable'})")
+        print(rule.text)
+        print()
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    path = resolve_config_path(args.config, os.environ)
+    return load_settings(path)
+
+
+def _open(settings: Settings, *, upgrade: bool = False) -> GameService:
+    seed = os.environ.get("SPEAKERBOT_SEED")
+    rng = random.Random(int(seed)) if seed else random.SystemRandom()
+    return GameService.open(settings, rng=rng, upgrade=upgrade)
+
+
+def init(args: argparse.Namespace) -> int:
+    """Create the database and start the configured game (``--force``: over an old one)."""
+    settings = _settings(args)
+    with _open(settings, upgrade=True) as service:
+        if service.has_game():
+            if not args.force:
+                raise CliError("a game already exists in this database; "
+                               "speakerbot init --force deletes it and starts over")
+            service.delete_game()
+        service.start_game()
+        state = service.state()
+        print(f"started {settings.game.name}: preset {state.preset}, {len(state.rules)} rules, "
+              f"Speaker {state.name_of(state.speaker)} <{state.speaker}>")
+    return 0
+
+
+@contextmanager
+def _game(args: argparse.Namespace) -> Iterator[tuple[Settings, GameService]]:
+    """Open the configured game's store; refuse when no game has been started."""
+    settings = _settings(args)
+    with _open(settings) as service:
+        if not service.has_game():
+            raise CliError("no game has started: run speakerbot init first")
+        yield settings, service
+
+
+def player_add(args: argparse.Namespace) -> int:
+    """Register a player as the Speaker would (``speakerbot player add EMAIL NAME``)."""
+    with _game(args) as (_, service):
+        state = service.state()
+        service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
+        print(f"added {args.name} <{args.email.lower()}>")
+    return 0
+
+
+def db_upgrade(args: argparse.Namespace) -> int:
+    """Bring the database's schema up to date."""
+    settings = _settings(args)
+    _open(settings, upgrade=True).close()
+    print("database is up to date")
+    return 0
+
+
+def status(args: argparse.Namespace) -> int:
+    """Print the players and scores, open proposals and CFJs, and the outbox."""
+    with _game(args) as (settings, service):
+        state = service.state()
+        print(f"{settings.game.name} ({state.preset}), game {state.game_number}"
+              + (f", ENDED: {state.end_reason}" if state.ended else ""))
+        print(f"Speaker: {state.name_of(state.speaker)} <{state.speaker}>")
+        if state.turn is not None:
+            print(f"Turn {state.turn.number}: {state.name_of(state.turn.mover)}")
+        print("\nPlayers:")
+        players = state.scoreboard()
+        for player in players:
+            print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
+                  f"  {player.role.value}")
+        if not players:
+            print("  none")
+        print("\nOpen proposals:")
+        for proposal in state.open_proposals():
+            print(f"  {proposal.number} {proposal.title} (by {state.name_of(proposal.proposer)})"
+                  f", closes {format_time(proposal.closes_at)}")
+        if not state.open_proposals():
+            print("  none")
+        print("\nOpen CFJs:")
+        for cfj in state.open_cfjs():
+            due = f", due {format_time(cfj.deadline)}" if cfj.deadline else ""
+            print(f"  CFJ {cfj.number}: {cfj.statement} (Judge {state.name_of(cfj.judge or '')}"
+                  f"{due})")
+        if not state.open_cfjs():
+            print("  none")
+        summary = service.outbox_summary()
+        oldest = (f", oldest from {format_time(summary.oldest_pending)}"
+                  if summary.oldest_pending else "")
+        print(f"\nOutbox: {summary.pending} waiting{oldest}, {summary.failed} given up")
+        for message_id, recipient, answer in summary.refused:
+            print(f"  refused: {recipient} ({message_id}): {answer}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the daemon in the foreground (``--once``: one pass, then exit)."""
+    from speakerbot.entrypoints.daemon import Daemon
+
+    with _game(args) as (settings, service):
+        settings.require_outbound()
+        if not args.once:
+            settings.require_inbound()
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        daemon = Daemon(settings, service)
+        if args.once:
+            daemon.once()
+            return 0
+        stop = threading.Event()
+        trigger = daemon.stop_event_wakes(stop)
+
+        def on_signal(*_: object) -> None:
+            # A signal handler runs in the main thread, which may be holding the very Event
+            # lock that set() takes: setting it from here could deadlock. A thread can wait.
+            threading.Thread(target=trigger, name="speakerbot-stop", daemon=True).start()
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, on_signal)
+        # SIGUSR1 dumps every thread's stack to standard error: for diagnosing a hang.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        daemon.run(stop)
+    return 0
+
+
+def inbound_list(args: argparse.Namespace) -> int:
+    """List stored inbound mail, newest first."""
+    with _game(args) as (_, service):
+        rows = service.list_inbound(args.status, limit=args.limit)
+        for row in rows:
+            why = row.error or row.note or ""
+            print(f"{row.id:>6}  {row.status:<11} {format_time(row.received_at)}  "
+                  f"{row.sender or '?':<32.32} {row.message_id:.60}"
+                  + (f"\n        {why:.200}" if why else ""))
+        if not rows:
+            print("no inbound mail" + (f" with status {args.status}" if args.status else ""))
+    return 0
+
+
+def inbound_show(args: argparse.Namespace) -> int:
+    """Show one stored message, its password masked."""
+    with _game(args) as (_, service):
+        try:
+            row = service.inbound(args.id)
+        except LookupError as error:
+            raise CliError(str(error)) from None
+        received = format_time(row.received_at)
+        fields = [("id", row.id), ("status", row.status), ("received", received),
+                  ("source", row.source), ("sender", row.sender or "?"),
+                  ("message-id", row.message_id), ("attempts", row.attempts),
+                  ("password line", row.password_verdict or "none"),
+                  ("too large", f"{row.oversized} bytes" if row.oversized else "no"),
+                  ("error", row.error or ""), ("note", row.note)]
+        for name, value in fields:
+            print(f"{name + ':':<15}{value}")
+        # The stored bytes: the message as received, its password (if any) masked.
+        print("\n" + row.raw.decode("utf-8", "replace"))
+    return 0
+
+
+def inbound_retry(args: argparse.Namespace) -> int:
+    """Queue a set-aside message to be processed again."""
+    with _game(args) as (_, service):
+        try:
+            row = service.requeue(args.id)
+        except (LookupError, NotPending) as error:
+            raise CliError(f"{error}; only a message set aside can be retried") from None
+        print(f"inbound message {row.id} is queued again; the daemon processes it at its next "
+              "cycle (or run speakerbot run --once)")
+    return 0
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Play the scripted demo game over real LMTP and SMTP on loopback."""
+    from speakerbot.entrypoints.demo import run_demo
+
+    return run_demo(voting_period=args.voting_period, quiet=args.quiet)
+
+
+
+
+USER_ERRORS: tuple[type[Exception], ...] = (CliError, ConfigError, ServiceError, AlreadyRunning)
+"""Errors the user can fix: printed without a traceback, exit status 2."""
