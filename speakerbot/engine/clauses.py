@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from speakerbot.engine import events as e
+from speakerbot.engine.edits import EDITS, check_edit, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, parse_setting
 from speakerbot.engine.model import Clause, ClauseKind, Rule
 from speakerbot.engine.play import Play
 from speakerbot.engine.refusals import Facts, GameError, Refusal
 
-_CHANGES_TEXT = (ClauseKind.AMEND, ClauseKind.REPEAL)
-_RENUMBERS = (ClauseKind.AMEND, ClauseKind.TRANSMUTE)
+# REPLACE, APPEND and INSERT are amendments written as edits: they are refused on an
+# immutable rule, and renumber the rule, exactly as AMEND does.
+_CHANGES_TEXT = (ClauseKind.AMEND, ClauseKind.REPEAL, *EDITS)
+_RENUMBERS = (ClauseKind.AMEND, ClauseKind.TRANSMUTE, *EDITS)
 
 
 def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None:
@@ -69,7 +72,11 @@ def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, 
                   by_speaker: bool) -> None:
     number = rule.number
     if clause.kind in _CHANGES_TEXT and not rule.mutable and not by_speaker:
-        raise GameError(Refusal.RULE_IMMUTABLE, Facts(number=number, detail=clause.kind.value))
+        # An edit is refused in the words of an amendment ("cannot be amended").
+        kind = ClauseKind.AMEND if clause.kind in EDITS else clause.kind
+        raise GameError(Refusal.RULE_IMMUTABLE, Facts(number=number, detail=kind.value))
+    if clause.kind in EDITS:
+        check_edit(number, rule.text, clause)
     if clause.kind is ClauseKind.AMEND:
         if not clause.text.strip():
             raise GameError(Refusal.AMEND_WITHOUT_TEXT, Facts(number=number))
@@ -185,6 +192,11 @@ def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
     if clause.kind is ClauseKind.AMEND:
         play.emit(e.RuleAmended(play.now, number, new_number, clause.text.strip(), proposal,
                                 by_speaker))
+    elif clause.kind in EDITS:
+        # Recorded as the amendment it amounts to: the event carries the rule's new text, so
+        # replaying the record rebuilds the rule without applying the edit again.
+        play.emit(e.RuleAmended(play.now, number, new_number,
+                                edited_text(rule.text, clause).strip(), proposal, by_speaker))
     elif clause.kind is ClauseKind.REPEAL:
         play.emit(e.RuleRepealed(play.now, number, proposal, by_speaker))
     else:

@@ -52,15 +52,8 @@ def to_json(value: Any) -> Any:
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, Mechanics):
         return value.as_strings()
-    if isinstance(value, Facts):
-        return {name: to_json(getattr(value, name)) for name, default in _FACT_DEFAULTS.items()
-                if getattr(value, name) != default}
-    if isinstance(value, Clause):
-        # The fields of REPLACE and INSERT are written only when set: a clause of the older
-        # kinds is stored exactly as it always was.
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(Clause)
-                if f.name not in _CLAUSE_DEFAULTS or
-                getattr(value, f.name) != _CLAUSE_DEFAULTS[f.name]}
+    if isinstance(value, Facts | Clause):
+        return _sparse(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
@@ -68,6 +61,20 @@ def to_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(key): to_json(item) for key, item in value.items()}
     raise TypeError(f"cannot store {type(value).__name__}")
+
+
+def _sparse(value: Facts | Clause) -> dict[str, Any]:
+    """Write facts, or a clause, leaving out the fields stored only when set.
+
+    A fact is stored only when it differs from its default; a clause's fields of REPLACE and
+    INSERT likewise, so that a clause of the older kinds is stored exactly as it always was.
+    """
+    if isinstance(value, Facts):
+        return {name: to_json(getattr(value, name)) for name, default in _FACT_DEFAULTS.items()
+                if getattr(value, name) != default}
+    return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(Clause)
+            if f.name not in _CLAUSE_DEFAULTS or
+            getattr(value, f.name) != _CLAUSE_DEFAULTS[f.name]}
 
 
 def event_to_json(event: Event) -> dict[str, Any]:

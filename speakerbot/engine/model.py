@@ -92,6 +92,13 @@ class Clause:
             return "enact a new " + ("immutable " if self.immutable else "") + "rule"
         if self.kind is ClauseKind.SET:
             return f"set {self.parameter} = {self.text}"
+        if self.kind is ClauseKind.REPLACE:
+            verb = "delete" if not self.new else "replace"
+            return f"{verb} {'every occurrence of ' if self.every else ''}text in rule {self.rule}"
+        if self.kind is ClauseKind.APPEND:
+            return f"append text to rule {self.rule}"
+        if self.kind is ClauseKind.INSERT:
+            return f"insert text {self.position} other text in rule {self.rule}"
         return f"{self.kind.value.lower()} rule {self.rule}"
 
 

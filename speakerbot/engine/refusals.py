@@ -72,6 +72,15 @@ class Refusal(StrEnum):
     NO_MUTABLE_RULE_LEFT = "no-mutable-rule-left"
     RULE_NUMBER_TAKEN = "rule-number-taken"
     NO_FREE_RULE_NUMBER = "no-free-rule-number"
+    # Changes to a rule's text as players write them (REPLACE, APPEND, INSERT).
+    NOTHING_TO_REPLACE = "nothing-to-replace"
+    NOTHING_TO_ADD = "nothing-to-add"
+    TEXT_NOT_FOUND = "text-not-found"
+    TEXT_NOT_UNIQUE = "text-not-unique"
+    ANCHOR_NOT_FOUND = "anchor-not-found"
+    ANCHOR_NOT_UNIQUE = "anchor-not-unique"
+    BAD_POSITION = "bad-position"
+    EDIT_NO_CHANGE = "edit-no-change"
     # Judgement.
     NO_SUCH_CFJ = "no-such-cfj"
     BAD_STATEMENT = "bad-statement"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine import events as e
+from speakerbot.engine.edits import EDITS, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.mail.outbound.compose import (
@@ -296,6 +297,10 @@ def _clause_view(clause: Clause, before: GameState) -> dict[str, object]:
     diff = ""
     if clause.kind is ClauseKind.AMEND and clause.rule in before.rules:
         diff = text_diff(before.rules[clause.rule].text, clause.text.strip())
+    elif clause.kind in EDITS and clause.rule in before.rules:
+        # The same diff as an amendment's: the rule's text as the edit will leave it.
+        old = before.rules[clause.rule].text
+        diff = text_diff(old, edited_text(old, clause).strip())
     setting = ""
     if clause.kind is ClauseKind.SET and clause.parameter in PARAMETERS:
         setting = PARAMETERS[clause.parameter].description

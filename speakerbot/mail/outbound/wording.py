@@ -87,6 +87,21 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.RULE_NUMBER_TAKEN: ("there is already a rule {number}", ""),
     R.NO_FREE_RULE_NUMBER: ("no free rule number is left below the proposal numbers",
                             "enact it by proposal instead"),
+    R.NOTHING_TO_REPLACE: ("the change to rule {number} does not say which text to replace",
+                           'write: Amend Rule {number} by replacing "old text" with "new text"'),
+    R.NOTHING_TO_ADD: ("the change to rule {number} has no text to {detail_lower}", ""),
+    R.TEXT_NOT_FOUND: ("rule {number} does not contain the text {quoted}",
+                       "quote the words exactly as rule {number} reads them (RULES shows it)"),
+    R.TEXT_NOT_UNIQUE: ("the text {quoted} stands {count} times in rule {number}",
+                        "quote more of the text around it so that it stands once, or write "
+                        "\"every occurrence of\" to replace them all"),
+    R.ANCHOR_NOT_FOUND: ("rule {number} does not contain the text {quoted} to insert next to",
+                         "quote the words exactly as rule {number} reads them (RULES shows it)"),
+    R.ANCHOR_NOT_UNIQUE: ("the text {quoted} stands {count} times in rule {number}, so it does "
+                          "not say where to insert", "quote more of the text around it so that "
+                          "it stands once"),
+    R.BAD_POSITION: ("text can be inserted before or after other text, not {text!r}", ""),
+    R.EDIT_NO_CHANGE: ("the change to rule {number} would make no difference", ""),
     R.NO_SUCH_CFJ: ("there is no CFJ {number}", "STATUS lists the open CFJs"),
     R.BAD_STATEMENT: ("a CFJ needs a statement of 1 to {limit} characters", ""),
     R.ALREADY_JUDGED: ("CFJ {number} has already been judged{space_text}", ""),
@@ -137,6 +152,7 @@ _DERIVED: dict[str, _Derived] = {
     "colon_text": lambda f: f": {f.text}" if f.text else "",
     "space_text": lambda f: f" {f.text}" if f.text else "",
     "detail_lower": lambda f: f.detail.lower(),
+    "quoted": lambda f: _quoted(f.text),
     "join_remedy": lambda f: (
         "send JOIN <your name> to join" if f.allowed else "ask the Speaker to add you"),
     "consent_remedy": lambda f: (
@@ -146,6 +162,12 @@ _DERIVED: dict[str, _Derived] = {
     "at": lambda f: when(f.at) if f.at is not None else "",
     "deadline": lambda f: when(f.deadline) if f.deadline is not None else "",
 }
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """Quote a rule's words in a refusal, on one line and cut short if long."""
+    words = " ".join(text.split())
+    return '"' + (words if len(words) <= limit else words[:limit - 1].rstrip() + "…") + '"'
 
 
 def _values(facts: Facts) -> dict[str, Any]:

@@ -1,0 +1,133 @@
+"""Rule changes as players write them: replacing, appending and inserting text in a rule.
+
+``check_edit`` refuses a REPLACE, APPEND or INSERT that could not be carried out on a rule's
+text as it stands; ``edited_text`` returns the rule's text once the change is made. The same
+function serves the check at submission, the diff the distribution shows and the adoption,
+so that what players are shown is what the rule will read.
+
+Quoted text is looked for exactly as written; when it is not there, it is looked for again
+with any run of whitespace standing for any other (a mail client rewraps what it quotes, and
+a rule's line breaks are not something players can see in a quotation).
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.engine.model import Clause, ClauseKind
+from speakerbot.engine.refusals import Facts, GameError, Refusal
+
+EDITS = (ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
+POSITIONS = ("before", "after")
+# Text that closes up against what it follows: no space is put before it.
+_CLOSING = ",.;:!?)]}'\""
+_PARAGRAPH = "\n\n"
+
+
+def spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """Return where ``needle`` stands in ``text`` (non-overlapping, in order).
+
+    Exact occurrences are preferred; only when there are none is whitespace matched loosely.
+    """
+    if not needle.strip():
+        return []
+    found: list[tuple[int, int]] = []
+    start = text.find(needle)
+    while start != -1:
+        found.append((start, start + len(needle)))
+        start = text.find(needle, start + len(needle))
+    if found:
+        return found
+    pattern = r"\s+".join(re.escape(word) for word in needle.split())
+    return [match.span() for match in re.finditer(pattern, text)]
+
+
+def check_edit(number: int, text: str, clause: Clause) -> None:
+    """Refuse a REPLACE, APPEND or INSERT that could not be made to rule ``number``'s ``text``."""
+    if clause.kind is ClauseKind.REPLACE:
+        if not clause.old.strip():
+            raise GameError(Refusal.NOTHING_TO_REPLACE, Facts(number=number))
+        _check_found(number, text, clause.old, clause.every,
+                     Refusal.TEXT_NOT_FOUND, Refusal.TEXT_NOT_UNIQUE)
+    else:
+        if not clause.text.strip():
+            raise GameError(Refusal.NOTHING_TO_ADD, Facts(number=number,
+                                                          detail=clause.kind.value))
+    if clause.kind is ClauseKind.INSERT:
+        if clause.position not in POSITIONS:
+            raise GameError(Refusal.BAD_POSITION, Facts(number=number, text=clause.position))
+        if not clause.anchor.strip():
+            raise GameError(Refusal.ANCHOR_NOT_FOUND, Facts(number=number, text=clause.anchor))
+        _check_found(number, text, clause.anchor, False,
+                     Refusal.ANCHOR_NOT_FOUND, Refusal.ANCHOR_NOT_UNIQUE)
+    if edited_text(text, clause).strip() == text.strip():
+        raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
+
+
+def _check_found(number: int, text: str, needle: str, every: bool,
+                 missing: Refusal, repeated: Refusal) -> None:
+    count = len(spans(text, needle))
+    if count == 0:
+        raise GameError(missing, Facts(number=number, text=needle))
+    if count > 1 and not every:
+        raise GameError(repeated, Facts(number=number, text=needle, count=count))
+
+
+def edited_text(text: str, clause: Clause) -> str:
+    """Return a rule's ``text`` once a REPLACE, APPEND or INSERT already checked is made."""
+    if clause.kind is ClauseKind.APPEND:
+        return text.rstrip() + appended_piece(text, clause.text)
+    if clause.kind is ClauseKind.REPLACE:
+        return _replaced(text, clause)
+    if clause.kind is ClauseKind.INSERT:
+        found = spans(text, clause.anchor)
+        if not found:
+            return text
+        at = found[0][0] if clause.position == "before" else found[0][1]
+        return text[:at] + inserted_piece(text, at, clause.text, clause.position) + text[at:]
+    raise ValueError(f"{clause.kind.value} does not edit a rule's text")
+
+
+def appended_piece(text: str, added: str) -> str:
+    """Return what APPEND adds after the rule's text: a new paragraph."""
+    added = added.strip()
+    if not added:
+        return ""
+    return (_PARAGRAPH if text.strip() else "") + added
+
+
+def _replaced(text: str, clause: Clause) -> str:
+    found = spans(text, clause.old)
+    if not clause.every:
+        found = found[:1]
+    pieces: list[str] = []
+    last = 0
+    for start, end in found:
+        pieces.append(text[last:start])
+        if not clause.new and start > 0 and text[start - 1] == " " and (
+                end == len(text) or text[end] in " \n" + _CLOSING):
+            # Deleting words leaves no double space behind, nor a space before punctuation
+            # or at the end of a line.
+            pieces[-1] = pieces[-1][:-1]
+        pieces.append(clause.new)
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def inserted_piece(text: str, at: int, added: str, position: str) -> str:
+    """Return what INSERT puts at index ``at`` of ``text``: ``added`` with its separator.
+
+    Next to the anchor's line end (after) or line start (before), it becomes a line of its
+    own; inside a line, it is set off by single spaces, unless it closes up (punctuation).
+    """
+    added = added.strip()
+    left = text[at - 1] if at > 0 else "\n"
+    right = text[at] if at < len(text) else "\n"
+    if position == "after" and right == "\n":
+        return "\n" + added
+    if position == "before" and left == "\n":
+        return added + "\n"
+    before = "" if left.isspace() or added[:1] in _CLOSING else " "
+    after = "" if right.isspace() or right in _CLOSING else " "
+    return before + added + after
