@@ -1,8 +1,9 @@
 """The clauses inside a proposal's text (and ADMIN RULE's): ENACT, AMEND, REPEAL, TRANSMUTE, SET.
 
-A clause's text runs from its line to the next clause line or the end of the proposal. The
-clauses are the engine's :class:`~speakerbot.engine.model.Clause`; a SET clause keeps its
-value as ``text``.
+A keyword clause's text runs from its line to the next clause line, a line ``END RULE``, or
+the end of the proposal; the forms players write in prose are read by
+:mod:`~speakerbot.mail.inbound.language.natural`. The clauses are the engine's
+:class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
 from speakerbot.mail.inbound.language.spec import _join_text, _shown
 
@@ -98,38 +100,77 @@ def _finish_clause(head: _ClauseHead, following: list[str]) -> Clause | str:
     return Clause(head.kind, head.rule, text, immutable=head.immutable)
 
 
+# A broken keyword clause is an error when written as taught (capitals; SET in any case);
+# in other case it is prose the forms did not understand, and the proposal goes on informal.
+_CAPITALS = re.compile(
+    r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s+)?RULE\b|(?i:SET)\s)"
+)
+
+
+class _ClauseReader:
+    """Reads a proposal's lines into clauses, errors and the lines that were not understood."""
+
+    def __init__(self, lines: tuple[tuple[int, str], ...], where: str) -> None:
+        self.lines = lines
+        self.where = where
+        self.clauses: list[Clause] = []
+        self.errors: list[ParseError] = []
+        self.unclear: list[tuple[int, str]] = []
+        self.current: tuple[int, str, _ClauseHead] | None = None
+        self.following: list[str] = []
+
+    def close(self) -> None:
+        """Finish the keyword clause being read, if any."""
+        if self.current is None:
+            return
+        line, text, head = self.current
+        clause = _finish_clause(head, self.following)
+        if isinstance(clause, str):
+            self.errors.append(ParseError(line, _shown(text), f"{clause} ({self.where})"))
+        else:
+            self.clauses.append(clause)
+        self.current, self.following = None, []
+
+    def step(self, index: int) -> int:
+        """Read the line at ``index``; return the index of the next line to read."""
+        line, text = self.lines[index]
+        if self.current is not None and is_end_rule(text):
+            self.close()  # what follows, up to the next clause, is the proposal's alone
+            return index + 1
+        head = _clause_head(text)
+        if isinstance(head, _ClauseHead):
+            self.close()
+            self.current = (line, text, head)
+            return index + 1
+        natural = read_natural(self.lines, index)
+        if natural is not None:
+            self.close()
+            self.clauses.append(natural.clause)
+            return natural.next
+        if isinstance(head, str):
+            self.close()
+            if _CAPITALS.match(text):  # the keyword form, written as taught, but broken
+                self.errors.append(ParseError(line, _shown(text), f"{head} ({self.where})"))
+            else:
+                self.unclear.append((line, _shown(text)))
+        elif self.current is not None:
+            self.following.append(text)
+        elif speaks_of_change(text):
+            self.unclear.append((line, _shown(text)))
+        return index + 1
+
+
 def _parse_clauses(
     lines: tuple[tuple[int, str], ...], where: str
-) -> tuple[list[Clause], list[ParseError]]:
-    """Split a proposal's text into clauses; ``where`` names the proposal in errors."""
-    clauses: list[Clause] = []
-    errors: list[ParseError] = []
-    current: tuple[int, str, _ClauseHead] | None = None
-    following: list[str] = []
+) -> tuple[list[Clause], list[ParseError], list[tuple[int, str]]]:
+    """Split a proposal's text into clauses; ``where`` names the proposal in errors.
 
-    def close() -> None:
-        if current is None:
-            return
-        line, text, head = current
-        clause = _finish_clause(head, following)
-        if isinstance(clause, str):
-            errors.append(ParseError(line, _shown(text), f"{clause} ({where})"))
-        else:
-            clauses.append(clause)
-
-    for line, text in lines:
-        head = _clause_head(text)
-        if head is None:
-            if current is not None:
-                following.append(text)
-            continue
-        close()
-        current, following = None, []
-        if isinstance(head, str):
-            errors.append(ParseError(line, _shown(text), f"{head} ({where})"))
-        else:
-            current = (line, text, head)
-    close()
-    return clauses, errors
-
-
+    Returns the clauses, the errors (keyword forms plainly broken) and the lines that speak
+    of changing a rule in a way no form matches (line number, text as shown).
+    """
+    reader = _ClauseReader(lines, where)
+    index = 0
+    while index < len(lines):
+        index = reader.step(index)
+    reader.close()
+    return reader.clauses, reader.errors, reader.unclear

@@ -100,12 +100,12 @@ def _propose_build(line: int, title: str, *, from_subject: bool) -> _Build:
                     f"the proposal “{title}” has no text; write its text {inside}",
                 )
             ]
-        clauses, errors = _parse_clauses(
+        clauses, errors, unclear = _parse_clauses(
             lines, f"in the proposal “{title}” {where}, which was not submitted"
         )
         if errors:
             return errors
-        return Propose(line, title, text, tuple(clauses))
+        return Propose(line, title, text, tuple(clauses), tuple(unclear))
 
     return build
 

@@ -81,7 +81,9 @@ def clause_json(clause: Clause) -> dict[str, object]:
     """Return a proposal's (or ADMIN RULE's) clause as in ``speakerbot parse`` output.
 
     The engine keeps a SET clause's value as its ``text``; the JSON shows the clause line's
-    ``"<parameter> = <value>"`` as ``text`` and the value again as ``value``.
+    ``"<parameter> = <value>"`` as ``text`` and the value again as ``value``. REPLACE adds
+    ``old``, ``new`` and ``every``; INSERT adds ``anchor`` and ``position`` (``"before"`` or
+    ``"after"``) to its ``text``; APPEND's added text is its ``text``.
     """
     is_set = clause.kind is ClauseKind.SET
     out: dict[str, object] = {
@@ -93,6 +95,10 @@ def clause_json(clause: Clause) -> dict[str, object]:
     if is_set:
         out["parameter"] = clause.parameter
         out["value"] = clause.text
+    elif clause.kind is ClauseKind.REPLACE:
+        out.update(old=clause.old, new=clause.new, every=clause.every)
+    elif clause.kind is ClauseKind.INSERT:
+        out.update(anchor=clause.anchor, position=clause.position)
     return out
 
 
@@ -146,7 +152,23 @@ class Propose(_CommandBase):
     title: str
     text: str
     clauses: tuple[Clause, ...]
+    not_understood: tuple[tuple[int, str], ...] = ()
+    """Lines of the text that speak of changing a rule in a way no form matches: (line, text)."""
     verb: ClassVar[str] = "PROPOSE"
+
+    def to_json(self) -> dict[str, object]:
+        """Return the command as in ``speakerbot parse`` output.
+
+        ``not_understood`` is shown only when some line was not understood, as
+        ``[{"line": n, "text": "..."}]``.
+        """
+        out = super().to_json()
+        del out["not_understood"]
+        if self.not_understood:
+            out["not_understood"] = [
+                {"line": line, "text": text} for line, text in self.not_understood
+            ]
+        return out
 
 
 @dataclass(frozen=True)
