@@ -1,0 +1,66 @@
+"""The distribution of a proposal that edits rules (REPLACE, APPEND, INSERT) shows each diff.
+
+The same diff as an amendment's: the rule's text before, and as the edit will leave it. The
+results mail then gives the rule's new text, and a clause that failed says why.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from speakerbot.engine import commands as c
+from speakerbot.engine import replay
+from speakerbot.engine.model import Clause, ClauseKind
+from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
+from speakerbot.resources import templates_dir
+from tests.engine.harness import ALICE, BOB, CAROL, DAVE, Game
+
+K = ClauseKind
+CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
+
+
+def _announce(g: Game, command: c.Command | None = None,
+              later: timedelta | None = None) -> list[Outgoing]:
+    before = replay(g.events)
+    events = g.ok(command) if command is not None else g.later(later or timedelta())
+    return Announcer(CAMFORD, Renderer(templates_dir())).messages(events, g.state, "1", before)
+
+
+def test_the_distribution_shows_the_diff_of_every_kind_of_edit() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    clauses = (
+        Clause(K.REPLACE, 205, old="one week", new="three days"),
+        Clause(K.APPEND, 206, "Ballots are sealed."),
+        Clause(K.INSERT, 210, "fully and", anchor="takes full effect", position="after"),
+        Clause(K.REPLACE, 202, old="All players begin with 0 points. ", new=""),
+    )
+    [message] = _announce(g, c.Propose(ALICE, "Edits", "Four small edits.", clauses))
+    body = message.body
+    assert "If adopted, this proposal will:\n  1. replace text in rule 205\n" in body
+    assert "     - The prescribed voting period for a proposal shall be one week," in body
+    assert "     + The prescribed voting period for a proposal shall be three days," in body
+    assert ("  2. append text to rule 206\n     Changes to the rule's text:\n"
+            "       Each Voter has exactly one vote. The Speaker may not vote.\n"
+            "     + \n     + Ballots are sealed.\n") in body
+    assert "  3. insert text after other text in rule 210" in body
+    assert "     + An adopted rule change takes full effect fully and at the moment" in body
+    assert "  4. delete text in rule 202" in body
+    assert ("     - All players begin with 0 points. Points may not be gained, lost,\n"
+            "     - or traded except as explicitly stated in the rules.\n"
+            "     + Points may not be gained, lost, or traded except as explicitly\n"
+            "     + stated in the rules.\n") in body
+
+
+def test_the_results_give_the_edited_rule_and_a_failed_edit_says_why() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    first = g.propose(ALICE, Clause(K.REPLACE, 205, old="one week", new="three days"))
+    second = g.propose(BOB, Clause(K.INSERT, 205, "at least", anchor="one week",
+                                   position="before"))
+    for number in (first, second):
+        g.votes(number, alice="FOR", bob="FOR", carol="FOR", dave="FOR")
+    bodies = "\n".join(m.body for m in _announce(g, later=timedelta(days=7)))
+    assert "The prescribed voting period for a proposal shall be three days," in bodies
+    assert (f"Proposal {second}: could not insert text before other text in rule 205: rule "
+            '205 does not contain the text "one week" to insert next to') in " ".join(
+                bodies.split())
