@@ -32,10 +32,11 @@ _Lines = tuple[tuple[int, str], ...]
 
 _MARKER = re.compile(r"\s*(?:\(?[0-9]{1,3}[.)]|\(?[A-Za-z][.)]|\([A-Za-z0-9]{1,4}\)|[-*•])\s+")
 _Q = r"(?:\"[^\"]*\"|“[^”\"]*[”\"]|”[^”\"]*”)"
-_RULE = r"rule\s+#?(?P<rule>[0-9]{1,9})(?:\s*\((?:[^()]|\([^()]*\))*\))?"
+_TITLE = r"(?:\s*,?\s*(?:\((?:[^()]|\([^()]*\))*\)|" + _Q + r"))?"
+_RULE = rf"rule\s+#?(?P<rule>[0-9]{{1,9}}){_TITLE}"
 _AMEND = rf"amend\s+{_RULE}\s*,?\s*"
 _END = r"\s*[.;,]?\s*(?:and|or)?\s*"
-_KIND_OF_TEXT = r"(?:the\s+(?:text|words?|phrases?|sentences?|string)\s+)?"
+_KIND_OF_TEXT = r"(?:(?:the|this)\s+(?:text|words?|phrases?|sentences?|string)\s*)?"
 _EVERY = r"(?P<every>(?:every|each|all)\s+(?:occurrences?|instances?)\s+of\s+)?"
 _EVERY_AFTER = (
     r"(?P<every2>\s*,?\s*(?:wherever\s+it\s+(?:appears|occurs)|everywhere"
@@ -51,8 +52,9 @@ def _form(pattern: str) -> re.Pattern[str]:
 
 
 _TO_READ = _form(
-    rf"{_AMEND}(?:so\s+as\s+)?to\s+read(?:\s+in\s+(?:its\s+)?(?:entirety|full))?"
-    r"(?:\s+as\s+follows)?\s*(?::\s*(?P<text>.*)|(?P<q>" + _Q + rf"){_END})"
+    rf"{_AMEND}(?:by\s+(?:changing|amending)\s+it\s+)?(?:so\s+as\s+)?to\s+read\s*,?"
+    r"(?:\s*in\s+(?:its\s+)?(?:entirety|full|whole))?(?:\s*as\s+follows)?"
+    rf"\s*(?::\s*(?P<text>.*)|(?P<q>{_Q}){_END})"
 )
 _WHOLE_TEXT = _form(
     rf"{_AMEND}by\s+replacing\s+(?:its|the(?:\s+entire|\s+whole)?)\s+text(?:\s+of\s+the\s+rule)?"
@@ -60,29 +62,32 @@ _WHOLE_TEXT = _form(
 )
 _REPLACE = _form(
     rf"{_AMEND}by\s+(?:replacing|changing)\s+{_EVERY}{_KIND_OF_TEXT}(?P<old>{_Q}){_EVERY_AFTER}"
-    rf"\s*(?:with|to|by)\s+{_KIND_OF_TEXT}(?:(?P<new>{_Q}){_END}|(?:{_FOLLOWING}\s*)?:\s*(?P<text>.*))"
+    rf"\s*(?:with|to\s+read|to|by)\s+{_KIND_OF_TEXT}(?:(?P<new>{_Q}){_END}|(?:{_FOLLOWING}\s*)?:\s*(?P<text>.*))"
 )
-_REPLACE_BLOCK = _form(rf"{_AMEND}by\s+(?:replacing|changing)\s*(?:{_FOLLOWING}\s*)?:\s*")
+_REPLACE_BLOCK = _form(
+    rf"{_AMEND}by\s+(?:replacing|changing)\s*(?:{_FOLLOWING}\s*)?{_KIND_OF_TEXT}:\s*"
+)
 _WITH_LINE = _form(rf"\s*(?:with|by)\s*(?:{_FOLLOWING}\s*)?:\s*(?P<text>.*)")
 _DELETE = _form(
     rf"{_AMEND}by\s+(?:deleting|removing|striking)(?:\s+out)?\s+{_EVERY}{_KIND_OF_TEXT}"
     rf"(?P<old>{_Q}){_EVERY_AFTER}(?:\s+(?:from\s+it|from\s+the\s+rule))?{_END}"
 )
 _DELETE_BLOCK = _form(
-    rf"{_AMEND}by\s+(?:deleting|removing|striking)(?:\s+out)?\s*(?:{_FOLLOWING}\s*)?:\s*"
+    rf"{_AMEND}by\s+(?:deleting|removing|striking)(?:\s+out)?\s*(?:{_FOLLOWING}\s*)?"
+    rf"{_KIND_OF_TEXT}:\s*"
 )
 _APPEND = _form(
-    rf"{_AMEND}by\s+appending\s*(?:{_FOLLOWING}\s*)?"
+    rf"{_AMEND}by\s+(?:appending|adding)\s*(?:{_FOLLOWING}\s*)?(?:as\s+a\s+new\s+paragraph\s*)?"
     r"(?:(?:to\s+the\s+end|at\s+the\s+end|to\s+it)(?:\s+of\s+(?:the|that)\s+rule)?\s*)?"
     rf"(?::\s*(?P<text>.*)|(?P<q>{_Q}){_END})"
 )
 _INSERT = _form(
     rf"{_AMEND}by\s+inserting\s+(?:(?P<q>{_Q})|{_FOLLOWING})\s*,?\s*"
-    rf"(?:immediately\s+)?(?P<position>before|after)\s+{_KIND_OF_TEXT}(?P<anchor>{_Q})"
-    r"\s*(?::\s*(?P<text>.*)|" + _END + ")"
+    rf"(?:immediately\s+)?(?P<position>before|after|prior\s+to)\s+{_KIND_OF_TEXT}"
+    rf"(?P<anchor>{_Q})\s*(?::\s*(?P<text>.*)|" + _END + ")"
 )
 _INSERT_FIRST = _form(
-    rf"{_AMEND}by\s+inserting\s*,?\s*(?:immediately\s+)?(?P<position>before|after)\s+"
+    rf"{_AMEND}by\s+inserting\s*,?\s*(?:immediately\s+)?(?P<position>before|after|prior\s+to)\s+"
     rf"{_KIND_OF_TEXT}(?P<anchor>{_Q})\s*,?\s*(?:{_FOLLOWING}\s*)?(?::\s*(?P<text>.*)|"
     rf"(?P<q>{_Q}){_END})"
 )
@@ -164,17 +169,31 @@ class _Cursor:
         self.index = index
         self.indent = _indent(lines[index][1])
 
-    def head(self) -> str:
-        """Return the clause's line, joined with the following lines while a quote stays open."""
-        first = _unmarked(self.lines[self.index][1])
-        start, text = self.index, first
-        self.index += 1
-        limit = min(len(self.lines), self.index + 50)
+    def head(self, wrapped: int) -> str | None:
+        """Return the clause's line with ``wrapped`` more lines, and more while a quote is open.
+
+        Mail clients wrap long lines, so a clause may run over a few lines; they are joined
+        with a space (a blank line inside a quote keeps its paragraph break). None when there
+        are not ``wrapped`` non-blank lines of text after the clause's line.
+        """
+        start, lines = self.index, self.lines
+        text = _unmarked(lines[start][1])
+        for index in range(start + 1, start + 1 + wrapped):
+            if index >= len(lines) or not lines[index][1].strip():
+                return None
+            if is_end_rule(lines[index][1]) or starts_clause(lines[index][1]):
+                return None
+            text += " " + lines[index][1].strip()
+        self.index = start + 1 + wrapped
+        first, after_first = text, self.index
+        limit = min(len(lines), self.index + 50)
         while _open_quote(text) and self.index < limit:
-            text += "\n" + self.lines[self.index][1]
+            line = lines[self.index][1].strip()
+            text += (" " + line) if line else "\n\n"
+            text = text.replace("\n\n ", "\n\n")
             self.index += 1
-        if _open_quote(text):  # never closed: read the clause's line alone
-            self.index, text = start + 1, first
+        if _open_quote(text):  # never closed: read the clause's lines alone
+            self.index, text = after_first, first
         return text
 
     def block(self, stop: Callable[[str], bool] | None = None) -> str:
@@ -206,6 +225,10 @@ class _Cursor:
         if inline is not None and inline.strip():
             return _unquote(inline)
         return self.block()
+
+
+def _position(words: str) -> str:
+    return "after" if words.lower() == "after" else "before"  # "prior to" is before
 
 
 def _rule(match: re.Match[str]) -> int:
@@ -259,7 +282,7 @@ def _change_forms(cursor: _Cursor, head: str) -> Clause | None:
         if match is not None:
             return Clause(
                 ClauseKind.INSERT, _rule(match), cursor.text(match["text"], match["q"]),
-                anchor=_unquote(match["anchor"]), position=match["position"].lower(),
+                anchor=_unquote(match["anchor"]), position=_position(match["position"]),
             )
     return None
 
@@ -285,13 +308,22 @@ def read_natural(lines: _Lines, index: int) -> Read | None:
     """
     if not starts_clause(lines[index][1]):
         return None
-    cursor = _Cursor(lines, index)
-    head = cursor.head()
-    amends = head[:1].lower() == "a"
-    clause = _amend_forms(cursor, head) if amends else _other_forms(cursor, head)
-    if clause is None or not _complete(clause):
-        return None
-    return Read(clause, cursor.index)
+    for wrapped in range(_MAX_WRAPPED + 1):
+        cursor = _Cursor(lines, index)
+        head = cursor.head(wrapped)
+        if head is None:
+            return None
+        amends = head[:1].lower() == "a"
+        clause = _amend_forms(cursor, head) if amends else _other_forms(cursor, head)
+        if clause is not None and _complete(clause):
+            return Read(clause, cursor.index)
+        if head.rstrip().endswith(":"):
+            return None
+    return None
+
+
+_MAX_WRAPPED = 3
+"""How many wrapped lines after a clause's first line are joined to it."""
 
 
 def _complete(clause: Clause) -> bool:
