@@ -1,0 +1,205 @@
+"""The rule changes players write in prose, END RULE inside a proposal, and lines not understood."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from speakerbot.mail.inbound.language import Propose, parse_commands
+
+
+def read(text: str) -> Propose:
+    """Parse ``text`` inside a PROPOSE block; it must be submitted."""
+    result = parse_commands("", f"PROPOSE T\n{text}\nEND PROPOSE\n")
+    assert result.errors == (), result.errors
+    (command,) = result.commands
+    assert isinstance(command, Propose)
+    return command
+
+
+def clauses(text: str) -> list[dict[str, object]]:
+    return [dict(c) for c in read(text).to_json()["clauses"]]  # type: ignore[attr-defined]
+
+
+def replace(rule: int, old: str, new: str, every: bool = False) -> dict[str, object]:
+    return {"kind": "REPLACE", "rule": rule, "text": "", "immutable": False,
+            "old": old, "new": new, "every": every}  # fmt: skip
+
+
+def insert(rule: int, text: str, anchor: str, position: str) -> dict[str, object]:
+    return {"kind": "INSERT", "rule": rule, "text": text, "immutable": False,
+            "anchor": anchor, "position": position}  # fmt: skip
+
+
+def plain(
+    kind: str, rule: int | None, text: str = "", immutable: bool = False
+) -> dict[str, object]:
+    return {"kind": kind, "rule": rule, "text": text, "immutable": immutable}
+
+
+FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
+    ("replace", 'Amend Rule 205 by replacing "one week" with "three days"',
+     [replace(205, "one week", "three days")]),
+    ("replace-title-curly", "Amend Rule 2201 (Self-Ratification) by replacing “a b” with “c”.",
+     [replace(2201, "a b", "c")]),
+    ("replace-quoted-title", 'Amend Rule 2154, "Election Procedure", by replacing "x" with "y".',
+     [replace(2154, "x", "y")]),
+    ("replace-the-text", 'amend rule 5 by replacing the text "x" with "y"', [replace(5, "x", "y")]),
+    ("replace-every", 'AMEND RULE 5 BY REPLACING EVERY OCCURRENCE OF "x" WITH "y"',
+     [replace(5, "x", "y", every=True)]),
+    ("replace-wherever", 'Amend Rule 5 by replacing "x", wherever it appears, with "y"',
+     [replace(5, "x", "y", every=True)]),
+    ("changing-to-read", 'Amend Rule 5 by changing the text "x" to read "y".',
+     [replace(5, "x", "y")]),
+    ("replace-block", "Amend Rule 7 by replacing:\n  old\n  text\nwith:\n  new text",
+     [replace(7, "old\ntext", "new text")]),
+    ("replace-with-block", 'Amend Rule 7 by replacing "x" with the following text:\n\n    y\n',
+     [replace(7, "x", "y")]),
+    ("replace-wrapped", 'Amend Rule 2141 by replacing the text\n"a b" with\n"c d".',
+     [replace(2141, "a b", "c d")]),
+    ("replace-quote-over-lines", 'Amend Rule 9 by replacing "one\ntwo" with "three"',
+     [replace(9, "one two", "three")]),
+    ("delete", 'Amend Rule 6 by deleting "foo".', [replace(6, "foo", "")]),
+    ("remove-every", 'Amend Rule 6 by removing every occurrence of "foo"',
+     [replace(6, "foo", "", every=True)]),
+    ("delete-block", "Amend Rule 6 by deleting the text:\n    foo bar",
+     [replace(6, "foo bar", "")]),
+    ("append", "Amend Rule 7 by appending: One more.", [plain("APPEND", 7, "One more.")]),
+    ("append-paragraph", "Amend Rule 7 by appending the following paragraph:\nA.\nB.\n\nAfter.",
+     [plain("APPEND", 7, "A.\nB.")]),
+    ("append-quoted", 'Amend Rule 7 by appending "Z."', [plain("APPEND", 7, "Z.")]),
+    ("insert", 'Amend Rule 9 by inserting "ZZ" after "YY".', [insert(9, "ZZ", "YY", "after")]),
+    ("insert-prior", 'Amend Rule 9 by inserting "ZZ" prior to "YY"',
+     [insert(9, "ZZ", "YY", "before")]),
+    ("insert-block", 'Amend Rule 2532 by inserting the following list item before "* Last":\n'
+     "    * Middle", [insert(2532, "* Middle", "* Last", "before")]),
+    ("insert-position-first", 'Amend Rule 9 by inserting after "YY":\n  ZZ',
+     [insert(9, "ZZ", "YY", "after")]),
+    ("to-read", "Amend Rule 8 to read as follows:\n\n    New.\n\n    Second.",
+     [plain("AMEND", 8, "New.\n\nSecond.")]),
+    ("to-read-inline", "Amend Rule 8 to read: New text.", [plain("AMEND", 8, "New text.")]),
+    ("to-read-in-full", 'Amend Rule 2519, "Consent", by changing it to read in full:\nC.',
+     [plain("AMEND", 2519, "C.")]),
+    ("to-read-stops-at-blank", "Amend Rule 8 to read:\nNew.\n\nWhy: because.",
+     [plain("AMEND", 8, "New.")]),
+    ("repeal", "Repeal Rule 10 (Old stuff).", [plain("REPEAL", 10)]),
+    ("repeal-quoted-title", 'Repeal rule 2609 "Temporary CFJ setup"', [plain("REPEAL", 2609)]),
+    ("transmute", "Transmute Rule 11 to immutable.", [plain("TRANSMUTE", 11)]),
+    ("enact", 'Enact a new rule titled "Dice" with the following text:\nDice are fair.',
+     [plain("ENACT", None, "Dice are fair.")]),
+    ("enact-title", 'Enact a new Power-1 Rule with the title "X": Some text.',
+     [plain("ENACT", None, "Some text.")]),
+    ("enact-immutable", "Enact a new immutable rule:\n  Fixed.",
+     [plain("ENACT", None, "Fixed.", True)]),
+    ("list-items", '1. Repeal Rule 1\n2. Amend Rule 2 by deleting "x"\na) Repeal Rule 3\n'
+     '(b) Amend Rule 4 by appending: y.\n- Transmute Rule 5',
+     [plain("REPEAL", 1), replace(2, "x", ""), plain("REPEAL", 3), plain("APPEND", 4, "y."),
+      plain("TRANSMUTE", 5)]),
+    ("with-keyword-forms", 'REPEAL RULE 1\nAmend Rule 2 by deleting "x"\nAMEND RULE 3: z',
+     [plain("REPEAL", 1), replace(2, "x", ""), plain("AMEND", 3, "z")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "expected"), [f[1:] for f in FORMS], ids=[f[0] for f in FORMS])
+def test_natural_form(text: str, expected: list[dict[str, object]]) -> None:
+    assert clauses(text) == expected
+    assert read(text).not_understood == ()
+
+
+NEAR_MISSES: list[tuple[str, str]] = [
+    ("no-quotes", "Amend Rule 205 by replacing one week with three days"),
+    ("unclosed-quote", 'Amend Rule 205 by replacing "one week with "three days'),
+    ("unknown-verb", "Amend Rule 2201 by frobbing the text."),
+    ("two-rules", 'Repeal Rule 2604 ("Nothing") and Rule 2600 ("Boo").'),
+    ("plural", "Repeal Rules 1 and 2."),
+    ("retitle", 'Retitle Rule 2557 to "Sentencing Guidelines".'),
+    ("in-rule", 'In Rule 2557, replace the first paragraph with "x".'),
+    ("broken-keyword-lower", "amend rule abc: text"),
+    ("enact-no-text", 'Enact a new rule titled "Dice".'),
+    ("insert-no-anchor", 'Amend Rule 9 by inserting "ZZ" somewhere.'),
+]
+
+
+@pytest.mark.parametrize("text", [n[1] for n in NEAR_MISSES], ids=[n[0] for n in NEAR_MISSES])
+def test_near_miss_is_informal_and_quoted_back(text: str) -> None:
+    proposal = read(f"Preamble.\n{text}\nRationale.")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((3, text),)
+    assert proposal.to_json()["not_understood"] == [{"line": 3, "text": text}]
+
+
+def test_to_read_with_nothing_below_is_not_understood() -> None:
+    proposal = read("Preamble.\nAmend Rule 8 to read:")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((3, "Amend Rule 8 to read:"),)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Amend the rules carefully.", "We should repeal the dice rule.", "Rule 5 is nice."],
+)
+def test_prose_is_neither_clause_nor_not_understood(text: str) -> None:
+    proposal = read(text)
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ()
+    assert "not_understood" not in proposal.to_json()
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("AMEND RULE abc: x", "AMEND RULE needs a rule number and a colon"),
+        ("ENACT RULE 350: x", "ENACT RULE takes no rule number"),
+        ("AMEND RULE 5 to say: x", "AMEND RULE needs a rule number and a colon"),
+    ],
+)
+def test_broken_keyword_form_stays_an_error(text: str, reason: str) -> None:
+    result = parse_commands("", f"PROPOSE T\n{text}\nEND PROPOSE\n")
+    assert result.commands == ()
+    assert [e.line for e in result.errors] == [2]
+    assert reason in result.errors[0].reason
+
+
+END_RULE = [
+    ("amend", "AMEND RULE 205:\nThe period is three days.\nEND RULE\nThis is a rationale.",
+     [plain("AMEND", 205, "The period is three days.")]),
+    ("enact-then-text", "ENACT RULE: A.\nB.\nend rule.\nWhy.\nREPEAL RULE 3",
+     [plain("ENACT", None, "A.\nB."), plain("REPEAL", 3)]),
+    ("without-end-rule", "AMEND RULE 205:\nThree days.\n\nRationale.",
+     [plain("AMEND", 205, "Three days.\n\nRationale.")]),
+    ("natural-block", "Amend Rule 8 to read:\n  New.\nEND RULE\nWhy.", [plain("AMEND", 8, "New.")]),
+    ("alone", "Text.\nEND RULE\nMore.", []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [e[1:] for e in END_RULE], ids=[e[0] for e in END_RULE]
+)
+def test_end_rule_ends_a_clause(text: str, expected: list[dict[str, object]]) -> None:
+    proposal = read(text)
+    assert clauses(text) == expected
+    assert proposal.text == text  # the proposal's text is all of it
+
+
+_PIECES = st.sampled_from(
+    [f[1] for f in FORMS]
+    + [n[1] for n in NEAR_MISSES]
+    + ["END RULE", "", "    indented", "with:", '"', "“", "”", "Amend Rule 5 by replacing:",
+       "Amend Rule 5 to read:", "1.", "(a)", "AMEND RULE 5:", "SET quorum = 3", "ENACT RULE:"]
+)  # fmt: skip
+_NOISE = st.lists(
+    st.sampled_from([*list('abAR "“”:()-.,1259\t'), "Rule ", "Amend ", "by ", "with ", "to read"]),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_PIECES, _NOISE), max_size=12))
+def test_parse_never_raises_on_natural_forms(pieces: list[str]) -> None:
+    body = "PROPOSE T\n" + "\n".join(pieces) + "\nEND PROPOSE\n"
+    result = parse_commands("", body)
+    for command in result.commands:
+        command.to_json()
+    for error in result.errors:
+        assert not error.reason.startswith("AMEND RULE needs") or "AMEND RULE" in error.text
