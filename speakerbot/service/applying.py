@@ -122,7 +122,8 @@ class ApplyingMixin(AnsweringMixin):
         answers = [self.replies.answer(verb, run.work, sender) for verb in run.queries]
         reply = self.replies.reply(run.work, sender, outcomes=run.outcomes, errors=(),
                                    ignored=ignored, answers=answers, applied=run.applied,
-                                   notes=notes)
+                                   notes=notes,
+                                   unclear=self.replies.not_understood_in(parsed.commands))
         return run.work, run.events, reply, run.digest_asked
 
     def _translated(

@@ -6,6 +6,7 @@ confirmation names only the sender's own ballot.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,27 @@ from speakerbot.mail.outbound.describe import describe
 from speakerbot.mail.outbound.wording import refusal_text
 
 MAX_IGNORED_SHOWN = 10
-"""A reply quotes at most this many ignored lines."""
+"""A reply quotes at most this many ignored lines (and as many lines not understood)."""
+
+_RULE_NUMBER = re.compile(r"\brules?\s+(\d+)", re.IGNORECASE)
+
+
+def not_understood_in(commands: Sequence[object]) -> list[tuple[int, str]]:
+    """Return the proposals' lines that speak of changing a rule in no form understood.
+
+    Read from the parsed PROPOSE commands' ``not_understood`` (line, text); other commands
+    have none.
+    """
+    return [item for command in commands for item in getattr(command, "not_understood", ())]
+
+
+def example_rule(unclear: Sequence[tuple[int, str]]) -> str:
+    """Return the rule number the examples of the forms use: the first the lines name."""
+    for _, text in unclear:
+        found = _RULE_NUMBER.search(text)
+        if found:
+            return found.group(1)
+    return "205"
 
 
 @dataclass(frozen=True)
@@ -145,18 +166,30 @@ class ReplyWriter:
     def reply(self, state: GameState, sender: str, *, outcomes: Sequence[Outcome],
               errors: Sequence[tuple[int, str, str]], ignored: Sequence[tuple[int, str]],
               answers: Sequence[str], applied: bool, problem: str | None = None,
-              notes: Sequence[str] = ()) -> str:
+              notes: Sequence[str] = (), unclear: Sequence[tuple[int, str]] = ()) -> str:
         """Render a reply: results, errors (nothing applied), ignored lines, answers.
 
-        At most :data:`MAX_IGNORED_SHOWN` ignored lines are quoted back, then how many more
-        there were: a reply must not grow with what the sender wrote.
+        ``unclear`` are a proposal's lines that speak of changing a rule in no form
+        understood (see :func:`not_understood_in`): they are quoted back with an example of
+        each form, so that the proposer can write them to apply themselves next time.
+        At most :data:`MAX_IGNORED_SHOWN` ignored lines, and as many unclear ones, are
+        quoted back, then how many more there were: a reply must not grow with what the
+        sender wrote.
         """
         return self.renderer.render(
             "reply.txt", game=state, name=state.name_of(sender), outcomes=outcomes,
             errors=errors, ignored=ignored[:MAX_IGNORED_SHOWN],
             more_ignored=max(0, len(ignored) - MAX_IGNORED_SHOWN), answers=answers,
             applied=applied, problem=problem, notes=notes,
+            unclear=unclear[:MAX_IGNORED_SHOWN],
+            more_unclear=max(0, len(unclear) - MAX_IGNORED_SHOWN),
+            example_rule=example_rule(unclear),
         )
+
+    @staticmethod
+    def not_understood_in(commands: Sequence[object]) -> list[tuple[int, str]]:
+        """Return the proposals' lines not understood, for :meth:`reply`'s ``unclear``."""
+        return not_understood_in(commands)
 
     def answer(self, verb: str, state: GameState, sender: str) -> str:
         """Answer one query for ``sender``."""
