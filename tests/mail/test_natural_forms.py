@@ -203,3 +203,15 @@ def test_parse_never_raises_on_natural_forms(pieces: list[str]) -> None:
         command.to_json()
     for error in result.errors:
         assert not error.reason.startswith("AMEND RULE needs") or "AMEND RULE" in error.text
+
+
+def test_help_shows_every_natural_form_and_its_example_parses() -> None:
+    from speakerbot.mail.inbound.language import help_text
+    from speakerbot.mail.inbound.language.natural import NATURAL_FORMS
+
+    text = help_text()
+    assert text.index("Amend Rule <n> by replacing") < text.index("AMEND RULE <n>: <text>")
+    for syntax, example in NATURAL_FORMS:
+        assert syntax in text and example in text
+        proposal = read(example)
+        assert len(proposal.clauses) == 1 and proposal.not_understood == (), example

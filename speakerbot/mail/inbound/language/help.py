@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
 from speakerbot.mail.inbound.language.grammar import COMMANDS, SUBJECT_SHORTCUTS
+from speakerbot.mail.inbound.language.natural import NATURAL_FORMS
 
 __all__ = ["help_text"]
 
@@ -19,10 +20,31 @@ _WHO_NOTE: Mapping[str, str] = {
 }
 
 
+_CLAUSES: tuple[str, ...] = (
+    "Inside a proposal's text, lines like these change the rules (any case; a",
+    "rule's title may follow its number in parentheses; quote text in double",
+    'quotes "..." or write it as a block below a line ending with a colon,',
+    "up to a blank line; one change a line, alone or as a list item):",
+    *(f"  {syntax}\n      e.g. {example}" for syntax, example in NATURAL_FORMS),
+    "Lines that speak of changing a rule in another way are left to the host,",
+    "and the reply quotes them.",
+    "",
+    "The keyword forms work too:",
+    "  ENACT RULE: <text>           ENACT IMMUTABLE RULE: <text>",
+    "  AMEND RULE <n>: <text>       REPEAL RULE <n>       TRANSMUTE RULE <n>",
+    "  SET <parameter> = <value>",
+    "A keyword clause's text runs to a line END RULE, the next clause or the end",
+    "of the proposal; what follows END RULE is the proposal's text alone.",
+    "",
+)
+"""The HELP lines on rule changes inside a proposal: the natural forms first."""
+
+
 def help_text() -> str:
     """Render the HELP reply from the tables the parser uses.
 
-    Those are :data:`COMMANDS`, :data:`ADMIN_ACTIONS` and :data:`SUBJECT_SHORTCUTS`.
+    Those are :data:`COMMANDS`, :data:`ADMIN_ACTIONS`, :data:`SUBJECT_SHORTCUTS` and the
+    natural forms of rule changes (:data:`~.natural.NATURAL_FORMS`).
     """
     out: list[str] = [
         "Write one command per line in the body of your message. Keywords may be",
@@ -64,12 +86,7 @@ def help_text() -> str:
     out.extend(
         [
             "",
-            "Inside a proposal's text, lines like these change the rules (any case):",
-            "  ENACT RULE: <text>           ENACT IMMUTABLE RULE: <text>",
-            "  AMEND RULE <n>: <text>       REPEAL RULE <n>       TRANSMUTE RULE <n>",
-            "  SET <parameter> = <value>",
-            "A clause's text runs to the next clause or to the end of the proposal.",
-            "",
+            *_CLAUSES,
             "Not read: blank lines; quoted lines (starting with >); everything after a",
             "signature line (-- ), after a line that is only END, THANKS or STOP, or",
             "after the start of quoted history (-----Original Message----- and the like).",

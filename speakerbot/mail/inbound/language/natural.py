@@ -26,7 +26,24 @@ from dataclasses import dataclass
 
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__: list[str] = []
+__all__ = ["NATURAL_FORMS"]
+
+NATURAL_FORMS: tuple[tuple[str, str], ...] = (
+    ('Amend Rule <n> by replacing "<old>" with "<new>"',
+     'Amend Rule 205 by replacing "one week" with "three days"'),
+    ('Amend Rule <n> by deleting "<text>"', 'Amend Rule 205 by deleting " or longer"'),
+    ("Amend Rule <n> by appending the following paragraph: <text>",
+     "Amend Rule 205 by appending: Votes may be changed."),
+    ('Amend Rule <n> by inserting "<text>" before|after "<anchor>"',
+     'Amend Rule 205 by inserting " calendar" after "three"'),
+    ("Amend Rule <n> to read as follows: <text>",
+     "Amend Rule 205 to read: Voting lasts three days."),
+    ("Repeal Rule <n>", "Repeal Rule 105"),
+    ('Enact a new rule[ titled "<title>"] with the following text: <text>',
+     "Enact a new rule: Dice are rolled by the Speaker."),
+    ("Transmute Rule <n>[ to mutable|immutable]", "Transmute Rule 105"),
+)  # fmt: skip
+"""The forms players write in prose, with an example of each: read by HELP and the docs."""
 
 _Lines = tuple[tuple[int, str], ...]
 
