@@ -84,9 +84,17 @@ def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, 
             raise GameError(Refusal.AMEND_NO_CHANGE, Facts(number=number))
     if clause.kind is ClauseKind.TRANSMUTE and not play.mechanics.immutability:
         raise GameError(Refusal.NO_TRANSMUTATION)
+    if clause.kind is ClauseKind.TRANSMUTE and clause.text == _state_of(rule):
+        # "Transmute Rule N to mutable" of a mutable rule: flipping it would do the opposite.
+        raise GameError(Refusal.TRANSMUTED_ALREADY, Facts(number=number, detail=clause.text))
     new_number = _new_number(play, clause, proposal)
     if new_number != number and new_number in play.state.rules:
         raise GameError(Refusal.RULE_NUMBER_TAKEN, Facts(number=new_number))
+
+
+def _state_of(rule: Rule) -> str:
+    """Say whether a rule is ``"mutable"`` or ``"immutable"`` (as a TRANSMUTE clause's target)."""
+    return "mutable" if rule.mutable else "immutable"
 
 
 def _rule(play: Play, clause: Clause) -> Rule:

@@ -70,6 +70,8 @@ class Clause:
     the written value for SET. REPLACE replaces ``old`` with ``new`` (every occurrence with
     ``every``, else ``old`` must stand in the rule exactly once); INSERT puts ``text``
     ``position`` (``"before"`` or ``"after"``) ``anchor``, which must stand in the rule once.
+    TRANSMUTE's ``text`` is the state the rule is to have, ``"mutable"`` or ``"immutable"``,
+    when the proposal says (a rule already in that state is refused); empty, it flips.
     """
 
     kind: ClauseKind

@@ -67,6 +67,7 @@ class Refusal(StrEnum):
     AMEND_WITHOUT_TEXT = "amend-without-text"
     AMEND_NO_CHANGE = "amend-no-change"
     NO_TRANSMUTATION = "no-transmutation"
+    TRANSMUTED_ALREADY = "transmuted-already"
     ONE_NUMBER_PER_PROPOSAL = "one-number-per-proposal"
     TOO_MANY_MUTABLE_RULES = "too-many-mutable-rules"
     NO_MUTABLE_RULE_LEFT = "no-mutable-rule-left"

@@ -256,3 +256,16 @@ def test_checking_an_edit_never_fails_but_with_a_refusal(
             check_edit(0, text, clause)
         except GameError as error:
             assert refusal_words(error.refusal, error.facts)[0]
+
+
+def test_a_transmutation_to_the_state_a_rule_has_is_refused_and_to_the_other_adopted() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    assert g.state.rules[101].mutable is False and g.state.rules[201].mutable is True
+    g.refused(c.Propose(ALICE, "No-op", "", (Clause(ClauseKind.TRANSMUTE, 101, "immutable"),)),
+              "rule 101 is immutable already, so it cannot be transmuted to immutable",
+              "leave that change out of the proposal")
+    g.refused(c.Propose(ALICE, "No-op", "", (Clause(ClauseKind.TRANSMUTE, 201, "mutable"),)),
+              "rule 201 is mutable already")
+    adopt(g, Clause(ClauseKind.TRANSMUTE, 101, "mutable"))
+    transmuted = g.last(e.RuleTransmuted)
+    assert transmuted.number == 101 and g.state.rules[transmuted.new_number].mutable

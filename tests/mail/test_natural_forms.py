@@ -85,7 +85,9 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
      [plain("AMEND", 8, "New.")]),
     ("repeal", "Repeal Rule 10 (Old stuff).", [plain("REPEAL", 10)]),
     ("repeal-quoted-title", 'Repeal rule 2609 "Temporary CFJ setup"', [plain("REPEAL", 2609)]),
-    ("transmute", "Transmute Rule 11 to immutable.", [plain("TRANSMUTE", 11)]),
+    # The state asked for travels as the clause's text: the engine refuses a rule in it.
+    ("transmute", "Transmute Rule 11 to immutable.", [plain("TRANSMUTE", 11, "immutable")]),
+    ("transmute to be", "Transmute Rule 11 to be Mutable", [plain("TRANSMUTE", 11, "mutable")]),
     ("enact", 'Enact a new rule titled "Dice" with the following text:\nDice are fair.',
      [plain("ENACT", None, "Dice are fair.")]),
     ("enact-title", 'Enact a new Power-1 Rule with the title "X": Some text.',

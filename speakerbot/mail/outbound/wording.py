@@ -78,6 +78,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.AMEND_WITHOUT_TEXT: ("AMEND RULE {number} needs the rule's new full text", ""),
     R.AMEND_NO_CHANGE: ("AMEND RULE {number} would make no difference", ""),
     R.NO_TRANSMUTATION: ("this ruleset has no immutability, so nothing can be transmuted", ""),
+    R.TRANSMUTED_ALREADY: ("rule {number} is {detail} already, so it cannot be transmuted to "
+                           "{detail}", "leave that change out of the proposal"),
     R.ONE_NUMBER_PER_PROPOSAL: ("this proposal would give {count} rules the number {number}",
                                 "under this ruleset a proposal may enact or renumber only one "
                                 "rule: split it into several proposals"),

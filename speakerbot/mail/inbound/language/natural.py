@@ -109,7 +109,8 @@ _INSERT_FIRST = _form(
     rf"(?P<q>{_Q}){_END})"
 )
 _REPEAL = _form(rf"repeal\s+{_RULE}{_END}")
-_TRANSMUTE = _form(rf"transmute\s+{_RULE}(?:\s*,?\s*to\s+(?:be\s+)?(?:mutable|immutable))?{_END}")
+_TRANSMUTE = _form(
+    rf"transmute\s+{_RULE}(?:\s*,?\s*to\s+(?:be\s+)?(?P<target>mutable|immutable))?{_END}")
 _ENACT = _form(
     r"enact\s+an?\s+new\s+(?P<immutable>immutable\s+)?(?:[\w-]+\s+){0,2}?rule\s*,?\s*"
     rf"(?:(?:titled|entitled|named|called|with\s+the\s+title)\s+(?P<title>{_Q})\s*,?\s*)?"
@@ -310,7 +311,7 @@ def _other_forms(cursor: _Cursor, head: str) -> Clause | None:
         return Clause(ClauseKind.REPEAL, _rule(match))
     match = _TRANSMUTE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.TRANSMUTE, _rule(match))
+        return Clause(ClauseKind.TRANSMUTE, _rule(match), (match["target"] or "").lower())
     match = _ENACT.fullmatch(head)
     if match is not None:
         text = cursor.text(match["text"], match["q"])
