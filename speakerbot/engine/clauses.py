@@ -23,13 +23,25 @@ _RENUMBERS = (ClauseKind.AMEND, ClauseKind.TRANSMUTE, *EDITS)
 
 
 def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None:
-    """Refuse a proposal's clauses if any could not be carried out, or not all together."""
+    """Refuse a proposal's clauses if any could not be carried out, or not all together.
+
+    Several edits (REPLACE, APPEND, INSERT) of one rule are allowed, as players write them:
+    each is checked against the text the ones before it leave.
+    """
     touched: set[int] = set()
+    edited: dict[int, str] = {}  # rule -> its text once this proposal's edits so far are made
     numbered = 0
     for clause in clauses:
+        if clause.kind in EDITS and clause.rule in edited:
+            assert clause.rule is not None
+            check_edit(clause.rule, edited[clause.rule], clause)
+            edited[clause.rule] = edited_text(edited[clause.rule], clause)
+            continue
         if clause.kind not in (ClauseKind.SET, ClauseKind.ENACT) and clause.rule in touched:
             raise GameError(Refusal.RULE_CHANGED_TWICE, Facts(number=clause.rule))
         check_clause(play, clause, proposal, by_speaker=False)
+        if clause.kind in EDITS and clause.rule is not None:
+            edited[clause.rule] = edited_text(play.state.rules[clause.rule].text, clause)
         if clause.rule is not None and clause.kind is not ClauseKind.ENACT:
             touched.add(clause.rule)
         if clause.kind is ClauseKind.ENACT or (
@@ -71,10 +83,7 @@ def _check_enactment(play: Play, clause: Clause, proposal: int | None) -> None:
 def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, *,
                   by_speaker: bool) -> None:
     number = rule.number
-    if clause.kind in _CHANGES_TEXT and not rule.mutable and not by_speaker:
-        # An edit is refused in the words of an amendment ("cannot be amended").
-        kind = ClauseKind.AMEND if clause.kind in EDITS else clause.kind
-        raise GameError(Refusal.RULE_IMMUTABLE, Facts(number=number, detail=kind.value))
+    _check_mutable(clause, rule, by_speaker=by_speaker)
     if clause.kind in EDITS:
         check_edit(number, rule.text, clause)
     if clause.kind is ClauseKind.AMEND:
@@ -87,8 +96,22 @@ def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, 
     if clause.kind is ClauseKind.TRANSMUTE and clause.text == _state_of(rule):
         # "Transmute Rule N to mutable" of a mutable rule: flipping it would do the opposite.
         raise GameError(Refusal.TRANSMUTED_ALREADY, Facts(number=number, detail=clause.text))
+    _check_number(play, clause, proposal)
+
+
+def _check_mutable(clause: Clause, rule: Rule, *, by_speaker: bool) -> None:
+    """Refuse to change the text of an immutable rule (but by the Speaker's own edit)."""
+    if clause.kind in _CHANGES_TEXT and not rule.mutable and not by_speaker:
+        # An edit is refused in the words of an amendment ("cannot be amended").
+        kind = ClauseKind.AMEND if clause.kind in EDITS else clause.kind
+        raise GameError(Refusal.RULE_IMMUTABLE, Facts(number=rule.number, detail=kind.value))
+
+
+def _check_number(play: Play, clause: Clause, proposal: int | None) -> None:
+    """Refuse a change that would renumber a rule to a number another rule has."""
+    assert clause.rule is not None
     new_number = _new_number(play, clause, proposal)
-    if new_number != number and new_number in play.state.rules:
+    if new_number != clause.rule and new_number in play.state.rules:
         raise GameError(Refusal.RULE_NUMBER_TAKEN, Facts(number=new_number))
 
 
@@ -156,10 +179,15 @@ def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
         count_refused: GameError | None = None
     except GameError as error:
         count_refused = error
+    chains = _edit_chains(clauses)
     for clause, delta in zip(clauses, deltas, strict=True):
         if count_refused is not None and delta * total > 0:
             play.emit(e.ClauseFailed(play.now, proposal, clause, count_refused.refusal,
                                      count_refused.facts))
+            continue
+        if clause.rule in chains and clause.kind in EDITS:
+            if clause is chains[clause.rule][0]:
+                _carry_out_edits(play, proposal, chains[clause.rule], also_set)
             continue
         try:
             check_clause(play, clause, proposal, by_speaker=False)
@@ -167,6 +195,44 @@ def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
             play.emit(e.ClauseFailed(play.now, proposal, clause, error.refusal, error.facts))
             continue
         apply_clause(play, clause, proposal, also_set=also_set)
+
+
+def _edit_chains(clauses: Sequence[Clause]) -> dict[int, list[Clause]]:
+    """Group the edits of a rule that a proposal edits more than once, in their order."""
+    chains: dict[int, list[Clause]] = {}
+    for clause in clauses:
+        if clause.kind in EDITS and clause.rule is not None:
+            chains.setdefault(clause.rule, []).append(clause)
+    return {rule: edits for rule, edits in chains.items() if len(edits) > 1}
+
+
+def _carry_out_edits(play: Play, proposal: int, edits: Sequence[Clause],
+                     also_set: frozenset[str]) -> None:
+    """Make a proposal's several edits of one rule, in order, as one amendment.
+
+    One amendment, so that the rule is renumbered (where amendments renumber) once; an edit
+    that no longer fits the text the others leave fails on its own.
+    """
+    try:
+        _check_mutable(edits[0], _rule(play, edits[0]), by_speaker=False)
+        _check_number(play, edits[0], proposal)
+    except GameError as error:
+        for clause in edits:
+            play.emit(e.ClauseFailed(play.now, proposal, clause, error.refusal, error.facts))
+        return
+    assert edits[0].rule is not None
+    rule = edits[0].rule
+    text = play.state.rules[rule].text
+    made = 0
+    for clause in edits:
+        try:
+            check_edit(rule, text, clause)
+        except GameError as error:
+            play.emit(e.ClauseFailed(play.now, proposal, clause, error.refusal, error.facts))
+            continue
+        text, made = edited_text(text, clause), made + 1
+    if made:
+        apply_clause(play, Clause(ClauseKind.AMEND, rule, text), proposal, also_set=also_set)
 
 
 def edit_directly(play: Play, clause: Clause) -> None:

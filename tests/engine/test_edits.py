@@ -269,3 +269,48 @@ def test_a_transmutation_to_the_state_a_rule_has_is_refused_and_to_the_other_ado
     adopt(g, Clause(ClauseKind.TRANSMUTE, 101, "mutable"))
     transmuted = g.last(e.RuleTransmuted)
     assert transmuted.number == 101 and g.state.rules[transmuted.new_number].mutable
+
+
+def test_several_edits_of_one_rule_are_checked_in_turn_and_adopted_as_one_amendment() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    before = g.state.rules[205].text
+    # The second edit needs the first: "three days" stands only once the first is made.
+    number = adopt(g, replace(205, "one week", "three days"),
+                   insert(205, " calendar", "after", "three"),
+                   append(205, "Votes may be changed."))
+    amended = [event for event in g.events if isinstance(event, e.RuleAmended)
+               and event.proposal == number]
+    assert len(amended) == 1 and not g.of(e.ClauseFailed)
+    rule = g.state.rules[amended[0].new_number]
+    assert rule.text == (before.replace("one week", "three calendar days")
+                         + "\n\nVotes may be changed.")
+    assert [change.kind for change in rule.history][-1] == "amended"
+    assert rule.history[-1].previous_text == before
+
+
+def test_an_edit_that_does_not_fit_the_text_the_others_leave_is_refused() -> None:
+    g = Game("nomicam", [ALICE, BOB])
+    g.refused(c.Propose(ALICE, "Two", "", (replace(205, "one week", "three days"),
+                                           replace(205, "one week", "two days"))),
+              'rule 205 does not contain the text "one week"')
+    # Other changes of a rule an edit changes are still one clause too many.
+    g.refused(c.Propose(ALICE, "Mixed", "", (replace(205, "one week", "three days"),
+                                             transmute(205))),
+              "rule 205 is changed by two clauses")
+
+
+def test_an_edit_of_several_that_no_longer_fits_at_adoption_fails_alone() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    second = g.propose(BOB, replace(205, "one week", "ten days"),
+                       append(205, "Votes may be changed."), title="Second")
+    # Meanwhile the Speaker changes the words the first edit quotes (keeping the number).
+    g.ok(c.EditRule(SPEAKER, replace(205, "one week", "two days")))
+    g.votes(second, alice="FOR", bob="FOR", carol="FOR", dave="FOR")
+    g.later(timedelta(days=7))
+    failed = [event for event in g.events if isinstance(event, e.ClauseFailed)]
+    assert [event.clause.kind for event in failed] == [ClauseKind.REPLACE]
+    assert failed[0].proposal == second
+    last = g.last(e.RuleAmended)
+    assert last.proposal == second
+    text = g.state.rules[last.new_number].text
+    assert "two days" in text and text.endswith("Votes may be changed.")

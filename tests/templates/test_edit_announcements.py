@@ -64,3 +64,18 @@ def test_the_results_give_the_edited_rule_and_a_failed_edit_says_why() -> None:
     assert (f"Proposal {second}: could not insert text before other text in rule 205: rule "
             '205 does not contain the text "one week" to insert next to') in " ".join(
                 bodies.split())
+
+
+def test_several_edits_of_one_rule_show_each_step_from_the_text_the_last_left() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    clauses = (
+        Clause(K.REPLACE, 205, old="one week", new="three days"),
+        Clause(K.INSERT, 205, " calendar", anchor="three", position="after"),
+    )
+    [message] = _announce(g, c.Propose(ALICE, "Edits", "Two edits of one rule.", clauses))
+    body = message.body
+    assert "  1. replace text in rule 205\n" in body and "  2. insert text after" in body
+    # The second diff starts from "three days", which only the first edit writes.
+    assert "     - The prescribed voting period for a proposal shall be three days," in body
+    assert ("     + The prescribed voting period for a proposal shall be three\n"
+            "     + calendar days,") in body

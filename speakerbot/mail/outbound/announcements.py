@@ -165,7 +165,7 @@ class Announcer:
         return self._public(
             batch, f"Proposal {head.number}: {head.title}", "proposal.txt",
             proposal=head, proposer=batch.state.name_of(head.proposer),
-            clauses=[_clause_view(clause, batch.before) for clause in head.clauses],
+            clauses=_clause_views(head.clauses, batch.before),
         )
 
     def _results(self, head: e.VoteClosed, batch: _Batch) -> Outgoing:
@@ -292,15 +292,36 @@ _COMPOSERS: dict[type[e.Event], Callable[[Announcer, Any, _Batch], Outgoing]] = 
 }
 
 
-def _clause_view(clause: Clause, before: GameState) -> dict[str, object]:
-    """Return what proposal.txt shows of a clause: what it does, its diff, its setting."""
+def _clause_views(clauses: Sequence[Clause], before: GameState) -> list[dict[str, object]]:
+    """Return what proposal.txt shows of each clause.
+
+    Several edits of one rule follow each other: each one's diff starts from the text the
+    ones before it leave.
+    """
+    texts: dict[int, str] = {}
+    views = []
+    for clause in clauses:
+        old = None
+        if clause.kind in EDITS and clause.rule in before.rules:
+            assert clause.rule is not None
+            old = texts.get(clause.rule, before.rules[clause.rule].text)
+            texts[clause.rule] = edited_text(old, clause)
+        views.append(_clause_view(clause, before, old))
+    return views
+
+
+def _clause_view(clause: Clause, before: GameState,
+                 edited_from: str | None = None) -> dict[str, object]:
+    """Return what proposal.txt shows of a clause: what it does, its diff, its setting.
+
+    ``edited_from``: for an edit, the rule's text it is made to.
+    """
     diff = ""
     if clause.kind is ClauseKind.AMEND and clause.rule in before.rules:
         diff = text_diff(before.rules[clause.rule].text, clause.text.strip())
-    elif clause.kind in EDITS and clause.rule in before.rules:
+    elif clause.kind in EDITS and edited_from is not None:
         # The same diff as an amendment's: the rule's text as the edit will leave it.
-        old = before.rules[clause.rule].text
-        diff = text_diff(old, edited_text(old, clause).strip())
+        diff = text_diff(edited_from, edited_text(edited_from, clause).strip())
     setting = ""
     if clause.kind is ClauseKind.SET and clause.parameter in PARAMETERS:
         setting = PARAMETERS[clause.parameter].description
