@@ -85,6 +85,10 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
      [plain("AMEND", 8, "New.")]),
     ("repeal", "Repeal Rule 10 (Old stuff).", [plain("REPEAL", 10)]),
     ("repeal-quoted-title", 'Repeal rule 2609 "Temporary CFJ setup"', [plain("REPEAL", 2609)]),
+    ("repeal several", "Repeal Rules 1, 2 and 3.",
+     [plain("REPEAL", 1), plain("REPEAL", 2), plain("REPEAL", 3)]),
+    ("repeal two", "Repeal Rule 4 and Rule #5",
+     [plain("REPEAL", 4), plain("REPEAL", 5)]),
     # The state asked for travels as the clause's text: the engine refuses a rule in it.
     ("transmute", "Transmute Rule 11 to immutable.", [plain("TRANSMUTE", 11, "immutable")]),
     ("transmute to be", "Transmute Rule 11 to be Mutable", [plain("TRANSMUTE", 11, "mutable")]),
@@ -114,7 +118,6 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("unclosed-quote", 'Amend Rule 205 by replacing "one week with "three days'),
     ("unknown-verb", "Amend Rule 2201 by frobbing the text."),
     ("two-rules", 'Repeal Rule 2604 ("Nothing") and Rule 2600 ("Boo").'),
-    ("plural", "Repeal Rules 1 and 2."),
     ("retitle", 'Retitle Rule 2557 to "Sentencing Guidelines".'),
     ("in-rule", 'In Rule 2557, replace the first paragraph with "x".'),
     ("broken-keyword-lower", "amend rule abc: text"),

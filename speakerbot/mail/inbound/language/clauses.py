@@ -145,7 +145,7 @@ class _ClauseReader:
         natural = read_natural(self.lines, index)
         if natural is not None:
             self.close()
-            self.clauses.append(natural.clause)
+            self.clauses.extend(natural.clauses)
             return natural.next
         if isinstance(head, str):
             self.close()

@@ -109,6 +109,12 @@ _INSERT_FIRST = _form(
     rf"(?P<q>{_Q}){_END})"
 )
 _REPEAL = _form(rf"repeal\s+{_RULE}{_END}")
+# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 and Rule 2": numbers only (titles make it a
+# single rule's form above, or none).
+_REPEAL_MANY = _form(
+    r"repeal\s+rules?\s+(?P<numbers>#?[0-9]{1,9}(?:\s*(?:,|,?\s*and)\s*(?:rule\s+)?#?[0-9]{1,9})+)"
+    + _END)
+_NUMBER = re.compile(r"[0-9]{1,9}")
 _TRANSMUTE = _form(
     rf"transmute\s+{_RULE}(?:\s*,?\s*to\s+(?:be\s+)?(?P<target>mutable|immutable))?{_END}")
 _ENACT = _form(
@@ -173,9 +179,12 @@ def _open_quote(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Read:
-    """What a natural form read: the clause and the index of the first line after it."""
+    """What a natural form read: its clauses and the index of the first line after it.
 
-    clause: Clause
+    One clause, but for ``Repeal Rules 1, 2 and 3`` (one each).
+    """
+
+    clauses: tuple[Clause, ...]
     next: int
 
 
@@ -332,9 +341,14 @@ def read_natural(lines: _Lines, index: int) -> Read | None:
         if head is None:
             return None
         amends = head[:1].lower() == "a"
+        # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
+        many = None if head.startswith("REPEAL RULE ") else _REPEAL_MANY.fullmatch(head)
+        if not amends and many is not None:
+            numbers = dict.fromkeys(int(n) for n in _NUMBER.findall(many["numbers"]))
+            return Read(tuple(Clause(ClauseKind.REPEAL, n) for n in numbers), cursor.index)
         clause = _amend_forms(cursor, head) if amends else _other_forms(cursor, head)
         if clause is not None and _complete(clause):
-            return Read(clause, cursor.index)
+            return Read((clause,), cursor.index)
         if head.rstrip().endswith(":"):
             return None
     return None
