@@ -17,7 +17,7 @@ from speakerbot.adapters.store import (
     Store,
 )
 from speakerbot.config import Settings
-from speakerbot.engine import GameState, RandomSource, replay
+from speakerbot.engine import GameState, RandomSource, chain, replay
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.mail.inbound import language as lang
@@ -90,6 +90,17 @@ class ServiceBase:
             events = [event_from_json(row.data) for row in self.store.load_events(session)]
             self._cache = (seq, replay(events))
         return self._cache[1]
+
+    def public_record(self, session: Any = None) -> list[dict[str, Any]]:
+        """Return the public record, every game in this database, as its chained lines.
+
+        Each line is an event's JSON with ``seq`` (its number in the public record),
+        ``prev`` and ``hash`` (see ``speakerbot.engine.chain``). Sealed ballots and other
+        private events are not in it; the ballots appear in the event closing their vote.
+        """
+        events = (row.data for row in self.store.load_events(session)
+                  if chain.is_public(row.data))
+        return list(chain.extend(chain.Head(), events))
 
     def has_game(self) -> bool:
         """Tell whether a game has been started in this store."""
