@@ -14,6 +14,8 @@ are informal.
 from __future__ import annotations
 
 import csv
+import re
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,15 @@ from speakerbot.mail.inbound import language as lang
 
 CORPUS = Path(__file__).parent / "corpus" / "proposals"
 INDEX = CORPUS / "index.tsv"
+CHANGES = CORPUS / "changes.tsv"
+
+# The annotations' kinds of rule change a clause can stand for; any other (OTHER, RETITLE,
+# POWER, CONDITIONAL) is a change no clause makes, so its proposal cannot be exactly
+# understood. ACTION lines (game actions) and NONE are not rule changes.
+_CLAUSE_KINDS = ("AMEND", "REPLACE", "REPLACE-EVERY", "APPEND", "INSERT", "REPEAL", "ENACT",
+                 "TRANSMUTE")
+_NOT_RULE_CHANGES = ("ACTION", "NONE")
+_PREFIX = 40
 
 
 @dataclass(frozen=True)
@@ -56,12 +67,86 @@ def verdict(entry: Entry) -> str:
     return "clauses" if proposals[0].clauses else "informal"
 
 
+def _cut(text: str) -> str:
+    """Collapse whitespace and keep the first 40 characters, as the annotations do."""
+    return re.sub(r"\s+", " ", text.strip())[:_PREFIX].strip()
+
+
+Change = tuple[str, ...]
+
+
+def annotated() -> dict[str, list[Change]]:
+    """Return, for each file, the rule changes read by hand from its text (see README)."""
+    changes: dict[str, list[Change]] = defaultdict(list)
+    with CHANGES.open(encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.rstrip("\n").split("\t")
+            file, kind = fields[0], fields[1]
+            if kind in _NOT_RULE_CHANGES:
+                changes.setdefault(file, [])
+                continue
+            rule, args = (fields + ["", ""])[2], fields[3:]
+            changes[file].append((kind, rule, *(_cut(arg) for arg in args)))
+    return dict(changes)
+
+
+def expected(changes: list[Change]) -> list[Change] | None:
+    """Return the clauses that would make exactly these changes; None if no clauses can."""
+    wanted: list[Change] = []
+    for kind, rule, *args in changes:
+        if kind not in _CLAUSE_KINDS or (rule == "-" and kind != "ENACT"):
+            return None
+        padded = [*args, "", ""]
+        if kind == "ENACT":
+            wanted.append(("ENACT", padded[0]))
+        elif kind in ("REPEAL", "TRANSMUTE"):
+            wanted.append((kind, rule))
+        elif kind in ("AMEND", "APPEND"):
+            wanted.append((kind, rule, padded[0]))
+        elif kind == "INSERT":
+            wanted.append((kind, rule, padded[0], padded[1]))
+        else:
+            wanted.append(("REPLACE", rule, padded[0], padded[1], str(kind != "REPLACE")))
+    return wanted
+
+
+def understood(clause: object) -> Change:
+    """Describe a parsed clause the way :func:`expected` describes the annotated changes."""
+    kind, rule = getattr(clause, "kind").value, str(getattr(clause, "rule"))
+    if kind == "ENACT":
+        return ("ENACT", _cut(getattr(clause, "text")))
+    if kind in ("REPEAL", "TRANSMUTE"):
+        return (kind, rule)
+    if kind in ("AMEND", "APPEND"):
+        return (kind, rule, _cut(getattr(clause, "text")))
+    if kind == "INSERT":
+        return (kind, rule, getattr(clause, "position"), _cut(getattr(clause, "anchor")))
+    return ("REPLACE", rule, _cut(getattr(clause, "old")), _cut(getattr(clause, "new")),
+            str(getattr(clause, "every")))
+
+
+def exactly(entry: Entry, changes: list[Change]) -> bool:
+    """Whether the parser took the proposal as exactly the rule changes it makes."""
+    wanted = expected(changes)
+    if wanted is None:
+        return False
+    result = lang.parse_commands("", message(entry))
+    proposals = [c for c in result.commands if isinstance(c, lang.Propose)]
+    if result.errors or len(proposals) != 1:
+        return False
+    return [understood(clause) for clause in proposals[0].clauses] == wanted
+
+
 def summary() -> dict[str, int]:
     """Count the corpus's proposals by how the parser took them."""
-    counts = {"proposals": 0, "refused": 0, "clauses": 0, "informal": 0}
+    counts = {"proposals": 0, "refused": 0, "clauses": 0, "informal": 0, "exact": 0,
+              "expressible": 0}
+    changes = annotated()
     for entry in corpus():
         counts["proposals"] += 1
         counts[verdict(entry)] += 1
+        counts["expressible"] += expected(changes[entry.file]) is not None
+        counts["exact"] += exactly(entry, changes[entry.file])
     return counts
 
 
@@ -74,6 +159,8 @@ def print_summary() -> None:
         ("refused", "refused"),
         ("clauses", "understood as rule changes (clauses)"),
         ("informal", "informal (carried out by the host)"),
+        ("expressible", "whose changes clauses can make (by the annotations)"),
+        ("exact", "understood as exactly the changes made"),
     ):
         share = 100 * counts[key] / total if total else 0.0
         print(f"{label}: {counts[key]} ({share:.0f}%)")
