@@ -28,6 +28,7 @@ from speakerbot.config.records import (
     LmtpConfig,
     Security,
     Settings,
+    SiteSettings,
     SmtpConfig,
 )
 from speakerbot.config.schema import KEYS
@@ -48,6 +49,7 @@ __all__ = [
     "LmtpConfig",
     "Security",
     "Settings",
+    "SiteSettings",
     "SmtpConfig",
     "load_settings",
     "parse_settings",

@@ -81,4 +81,5 @@ def parse_settings(data: Mapping[str, Any], *, path: Path,
     smtp = (None if isinstance(tables.smtp, UnsetType)
             else sections.smtp(check, tables.smtp, game.address))
     auth = sections.auth(check, tables.auth)
-    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp, auth)
+    site = sections.site(check, tables.site)
+    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp, auth, site)

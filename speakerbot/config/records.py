@@ -32,6 +32,7 @@ __all__ = [
     "LmtpConfig",
     "Security",
     "Settings",
+    "SiteSettings",
     "SmtpConfig",
 ]
 
@@ -160,6 +161,26 @@ class LmtpConfig:
 
 
 @dataclass(frozen=True)
+class SiteSettings:
+    """The [site] section: the game's static web archive.
+
+    ``dir``: the folder the daemon keeps the archive in (rebuilt after every transaction
+    that published something), or None for no archive. ``url``: the archive's public
+    address, without a trailing slash, for links in mail; None when it has none.
+    """
+
+    dir: Path | None = None
+    url: str | None = None
+
+    def link(self, page: str) -> str | None:
+        """Return the public address of ``page`` (such as ``proposals/3.html``), or None.
+
+        None when no ``url`` is configured, so that mail leaves the link out.
+        """
+        return None if self.url is None else f"{self.url}/{page.lstrip('/')}"
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration, checked; ``mechanics`` holds the overrides as written."""
 
@@ -172,6 +193,7 @@ class Settings:
     lmtp: LmtpConfig | None
     smtp: SmtpSettings | None
     auth: AuthSettings = AuthSettings()
+    site: SiteSettings = SiteSettings()
 
     def require_inbound(self) -> None:
         """Raise ConfigError unless mail can come in ([imap] or [lmtp]), as ``run`` needs."""

@@ -42,6 +42,7 @@ __all__ = [
     "ImapTable",
     "LimitsTable",
     "LmtpTable",
+    "SiteTable",
     "SmtpTable",
     "expected_one_of",
     "read_file_tables",
@@ -150,6 +151,13 @@ class SmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
     allow_plaintext: bool = False
 
 
+class SiteTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[site]: where the game's web archive is written, and where the public reads it."""
+
+    dir: str | UnsetType = UNSET
+    url: str | UnsetType = UNSET
+
+
 class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
     """The whole file: its sections, each typed; an absent optional section is UNSET."""
 
@@ -161,12 +169,14 @@ class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
     imap: ImapTable | UnsetType = UNSET
     lmtp: LmtpTable | UnsetType = UNSET
     smtp: SmtpTable | UnsetType = UNSET
+    site: SiteTable = SiteTable()
 
 
-_SECTION_ORDER = ("game", "mechanics", "limits", "auth", "database", "imap", "lmtp", "smtp")
+_SECTION_ORDER = ("game", "mechanics", "limits", "auth", "database", "imap", "lmtp", "smtp",
+                  "site")
 _TABLES: dict[str, type[Struct]] = {
     "game": GameTable, "limits": LimitsTable, "auth": AuthTable, "database": DatabaseTable,
-    "imap": ImapTable, "lmtp": LmtpTable, "smtp": SmtpTable,
+    "imap": ImapTable, "lmtp": LmtpTable, "smtp": SmtpTable, "site": SiteTable,
 }
 
 KEYS: dict[str, tuple[str, ...]] = {

@@ -8,7 +8,9 @@ and the adapters' own records built directly for [imap] and [smtp].
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal, cast
+from urllib.parse import urlsplit
 
 from msgspec import UnsetType
 from sqlalchemy.engine import make_url
@@ -25,6 +27,7 @@ from speakerbot.config.records import (
     GameSettings,
     LimitsSettings,
     LmtpConfig,
+    SiteSettings,
 )
 from speakerbot.config.schema import (
     AuthTable,
@@ -33,12 +36,13 @@ from speakerbot.config.schema import (
     ImapTable,
     LimitsTable,
     LmtpTable,
+    SiteTable,
     SmtpTable,
     suggest,
 )
 from speakerbot.presets import preset_names
 
-__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "smtp"]
+__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "site", "smtp"]
 
 _IMAP_PORTS: dict[str, int] = {"ssl": 993, "starttls": 143, "none": 143}
 _SMTP_PORTS: dict[str, int] = {"ssl": 465, "starttls": 587, "none": 25}
@@ -197,6 +201,34 @@ def smtp(check: Checker, table: SmtpTable, game_address: str) -> SmtpSettings:
         allow_plaintext=check.plaintext(s, host, security, password is not None,
                                         table.allow_plaintext),
     )
+
+
+def site(check: Checker, table: SiteTable) -> SiteSettings:
+    """Build [site]: the archive's folder (relative: to the working directory) and address."""
+    folder = check.optional_text("site", "dir", table.dir)
+    url = check.optional_text("site", "url", table.url)
+    if url is not None:
+        url = _site_url(check, url)
+    return SiteSettings(dir=None if folder is None else Path(folder), url=url)
+
+
+def _site_url(check: Checker, url: str) -> str:
+    """Return the archive's address without a trailing slash; refuse anything but http(s).
+
+    The address goes into mail as the start of every link, so a query, a fragment or a
+    character that would end the link early is refused rather than sent to players.
+    """
+    wanted = 'expected the archive\'s public address, such as "https://nomic.example.org"'
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- reading it checks it
+    except ValueError:
+        raise check.fail("site", "url", f"{wanted}, not {url!r}") from None
+    bad = any(c.isspace() or c in "<>\"'`" for c in url) or not url.isascii()
+    if (parts.scheme not in ("https", "http") or not parts.hostname or bad
+            or parts.query or parts.fragment or "@" in parts.netloc):
+        raise check.fail("site", "url", f"{wanted}, not {url!r}")
+    return url.rstrip("/")
 
 
 def _security(check: Checker, section: str, value: str) -> Security:
