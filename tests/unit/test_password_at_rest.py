@@ -120,6 +120,8 @@ def test_a_password_without_a_space_behind_a_nbsp_or_elsewhere_is_not_kept() -> 
     nbsp = redact_message(mail(f"\u00a0PASSWORD {SECRET}\nADMIN DIGEST\n"), SECRET,
                           max_bytes=LIMIT)
     assert nbsp.verdict == "right"
-    # A word that merely contains the secret is left alone.
+    # Even run into a longer word the secret is masked: a reader that joins lines (a body
+    # that claims base64 and is not) runs it into the next word, and it is still the secret.
     longer = mail(f"VOTE 301 FOR\nx{SECRET}y\n")
-    assert stored(longer) == longer
+    assert SECRET.encode() not in stored(longer)
+    assert f"x{MASK}y".encode() in stored(longer)
