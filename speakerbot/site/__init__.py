@@ -1,0 +1,14 @@
+"""The game's static web archive, built from the public record and nothing else.
+
+``build_site(lines, templates, name=...)`` turns the public record's lines (as
+``GameService.public_record`` gives them) into ``{relative path: bytes}``: pure, apart from
+reading its templates. ``write_site(files, target)`` writes them beside ``target`` and
+swaps them in whole. The modules: ``folding`` (the record into one ``GameArchive`` per
+game), ``archive`` (what the pages know), ``sayings`` (one line per event), ``chart``
+(scores over time, drawn by pygal), ``pages`` (the pages), ``writer`` (the folder).
+"""
+
+from speakerbot.site.pages import build_site, record_bytes
+from speakerbot.site.writer import MARKER, SiteWriteError, write_site
+
+__all__ = ["MARKER", "SiteWriteError", "build_site", "record_bytes", "write_site"]

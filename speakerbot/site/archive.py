@@ -1,0 +1,258 @@
+"""What the web archive knows of one game: records gathered from its public events.
+
+Every record here is filled by ``speakerbot.site.folding`` from the public record alone
+and read by the pages. A proposal's ballots appear only through the event that closed its
+vote (``closed``): an open proposal holds nothing that depends on its ballots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from speakerbot.engine import events as e
+from speakerbot.engine.model import Clause, GameState, RuleSpec
+
+HISTORY_PAGE = 100
+"""How many events one page of the timeline shows."""
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One line of a rule's change: ``mark`` is "-" (removed), "+" (added) or " "."""
+
+    mark: str
+    text: str
+
+
+@dataclass
+class Entry:
+    """One event of the public record, as the timeline shows it."""
+
+    seq: int
+    at: datetime | None
+    kind: str
+    text: str
+    page: str = ""  # the page it is about, relative to the game's root ("" for none)
+    rule: RuleRecord | None = None  # a rule event links to the rule's page, known at the end
+
+    @property
+    def link(self) -> str:
+        """Return the page this event is about, relative to the game's root, or ""."""
+        return self.rule.page if self.rule is not None else self.page
+
+
+@dataclass
+class RuleStep:
+    """One change in a rule's history: what, when, by which proposal, with its diff."""
+
+    kind: str  # initial, enacted, amended, transmuted, renumbered, repealed, switched
+    at: datetime
+    seq: int
+    proposal: int | None = None
+    by_speaker: bool = False
+    note: str = ""
+    diff: tuple[DiffLine, ...] = ()
+
+
+@dataclass
+class RuleRecord:
+    """A rule from its enactment (or the start) to now or to its repeal."""
+
+    number: int
+    text: str
+    mutable: bool
+    history: list[RuleStep] = field(default_factory=list)
+    repealed: bool = False
+    page: str = ""  # rules/<number>.html, or another name if a repealed rule shares it
+
+    @property
+    def status(self) -> str:
+        """Return "mutable" or "immutable"."""
+        return "mutable" if self.mutable else "immutable"
+
+
+@dataclass(frozen=True)
+class ClauseView:
+    """What a proposal's clause would do, with the diff it would make to the ruleset."""
+
+    clause: Clause
+    what: str
+    setting: str
+    diff: tuple[DiffLine, ...]
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """A counted ballot as revealed at the close, with its receipt when the record has one."""
+
+    voter: str
+    name: str
+    choice: str
+    receipt_line: str = ""
+
+
+@dataclass
+class ProposalRecord:
+    """A proposal: its distribution, and after the close its result and what followed."""
+
+    submitted: e.ProposalSubmitted
+    seq: int
+    proposer_name: str
+    clauses: tuple[ClauseView, ...]
+    closes_at: datetime | None
+    extensions: list[e.VoteExtended] = field(default_factory=list)
+    closed: e.VoteClosed | None = None
+    ballots: tuple[Ballot, ...] = ()
+    receipts: bool = False  # the close published each ballot's salt
+    voided: e.ProposalVoided | None = None
+    score_changes: list[e.ScoreChanged] = field(default_factory=list)
+    followed: list[Entry] = field(default_factory=list)
+    non_voter_names: tuple[str, ...] = ()
+
+    @property
+    def number(self) -> int:
+        """Return the proposal's number."""
+        return self.submitted.number
+
+    @property
+    def status(self) -> str:
+        """Return open, adopted, rejected or void."""
+        if self.voided is not None:
+            return "void"
+        if self.closed is None:
+            return "open"
+        return "adopted" if self.closed.adopted else "rejected"
+
+    @property
+    def ended_at(self) -> datetime | None:
+        """Return when the vote closed or the proposal was voided (None while open)."""
+        done = self.closed or self.voided
+        return None if done is None else done.at
+
+
+@dataclass(frozen=True)
+class JudgeTurn:
+    """A Judge of a CFJ: who, how they were chosen, until when."""
+
+    judge: str
+    name: str
+    how: str
+    at: datetime
+    deadline: datetime | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judgement delivered on a CFJ (a later one follows if it was overruled)."""
+
+    judge: str
+    name: str
+    judgement: str
+    reasons: str
+    at: datetime
+    overruled: bool = False
+
+
+@dataclass
+class CfjRecord:
+    """A call for judgement and everything that happened to it."""
+
+    called: e.CfjCalled
+    caller_name: str
+    judges: list[JudgeTurn] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def number(self) -> int:
+        """Return the CFJ's number."""
+        return self.called.number
+
+    @property
+    def judgement(self) -> str | None:
+        """Return the judgement in force, or None while the CFJ is open."""
+        if self.verdicts and not self.verdicts[-1].overruled:
+            return self.verdicts[-1].judgement
+        return None
+
+
+@dataclass(frozen=True)
+class ScoreStep:
+    """A change of a player's score, and why."""
+
+    at: datetime
+    seq: int
+    delta: Decimal
+    score: Decimal
+    reason: str
+    page: str = ""
+
+
+@dataclass
+class PlayerRecord:
+    """A player: joined, left, role, score and every change of it."""
+
+    address: str
+    name: str
+    slug: str
+    joined_at: datetime
+    role: str
+    score: Decimal = Decimal(0)
+    active: bool = True
+    left_at: datetime | None = None
+    left_reason: str = ""
+    changes: list[ScoreStep] = field(default_factory=list)
+    series: list[tuple[datetime, Decimal]] = field(default_factory=list)
+
+    @property
+    def page(self) -> str:
+        """Return the player's page, relative to the game's root."""
+        return f"players/{self.slug}.html"
+
+
+@dataclass
+class GameArchive:
+    """Everything the pages of one game show, gathered from its public events."""
+
+    number: int  # the game's place in the record, from 1
+    started: e.GameStarted
+    first_seq: int
+    state: GameState = field(default_factory=GameState)
+    folder: str = ""  # games/<folder>/ for a past game
+    initial: tuple[RuleSpec, ...] = ()
+    initial_rules: dict[int, RuleRecord] = field(default_factory=dict)  # by initial number
+    rules: dict[int, RuleRecord] = field(default_factory=dict)  # current, by number
+    repealed: list[RuleRecord] = field(default_factory=list)
+    proposals: dict[int, ProposalRecord] = field(default_factory=dict)
+    cfjs: dict[int, CfjRecord] = field(default_factory=dict)
+    players: dict[str, PlayerRecord] = field(default_factory=dict)
+    timeline: list[Entry] = field(default_factory=list)
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def game_id(self) -> str:
+        """Return the game's id (empty in records older than game ids)."""
+        return self.started.game_id
+
+    @property
+    def last_seq(self) -> int:
+        """Return the number of the game's last public event."""
+        return self.timeline[-1].seq if self.timeline else self.first_seq
+
+    def history_page(self, seq: int) -> str:
+        """Return the timeline page that shows event ``seq``, relative to ``history/``."""
+        first = self.timeline[0].seq if self.timeline else seq
+        number = max(0, seq - first) // HISTORY_PAGE + 1
+        return "index.html" if number == 1 else f"{number}.html"
+
+    def player_page(self, address: str) -> str:
+        """Return the page of the player at ``address``, or "" for someone who never joined."""
+        player = self.players.get(address)
+        return player.page if player is not None else ""
+
+    def all_rules(self) -> list[RuleRecord]:
+        """Return every rule, current and repealed, current ones first by number."""
+        return [*self.rules.values(), *self.repealed]

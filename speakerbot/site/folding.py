@@ -1,0 +1,400 @@
+"""From the public record's lines to one ``GameArchive`` per game, in a single pass.
+
+The record may hold several games, each beginning at a ``GameStarted``. Each game's
+events are folded into a fresh state with the engine's own ``evolve``; along the way the
+archive gathers what the pages show and the state alone forgets: each rule's history with
+its diffs, each proposal's distribution and result, each CFJ's Judges and judgements,
+each player's score changes. Only public events are in the record, so nothing gathered
+here can depend on a ballot before its vote closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import difflib
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json
+from speakerbot.engine.edits import EDITS, edited_text
+from speakerbot.engine.evolve import evolve
+from speakerbot.engine.mechanics import PARAMETERS
+from speakerbot.engine.model import Clause, ClauseKind, GameState
+from speakerbot.engine.receipts import receipt_line
+from speakerbot.site.archive import (
+    Ballot,
+    CfjRecord,
+    ClauseView,
+    DiffLine,
+    Entry,
+    GameArchive,
+    JudgeTurn,
+    PlayerRecord,
+    ProposalRecord,
+    RuleRecord,
+    RuleStep,
+    ScoreStep,
+    Verdict,
+)
+from speakerbot.site.sayings import say
+
+__all__ = ["diff_lines", "read_games", "slug"]
+
+_CHAIN_KEYS = ("seq", "prev", "hash")
+# Events that begin an announcement of their own: what follows a close up to the next of
+# these, at the same moment, is what the close caused (as the results mail groups it).
+_HEADS = (e.ProposalSubmitted, e.VoteClosed, e.SpeakerOverride, e.CfjCalled,
+          e.JudgeDeadlineMissed, e.JudgementDelivered, e.JudgementOverruled)
+
+
+def read_games(lines: Sequence[Mapping[str, Any]]) -> list[GameArchive]:
+    """Fold the public record's lines into one archive per game, oldest first.
+
+    Lines before the first ``GameStarted`` belong to no game and are left out of every
+    page (they stay in ``record.jsonl``). A line that cannot be read as an event is kept
+    in the timeline under its type, and changes nothing.
+    """
+    folders: list[_Folder] = []
+    for line in lines:
+        seq = line.get("seq")
+        number = seq if isinstance(seq, int) else 0
+        data = {key: value for key, value in line.items() if key not in _CHAIN_KEYS}
+        try:
+            event: e.Event | None = event_from_json(data)
+        except (ValueError, TypeError, KeyError):
+            event = None
+        if isinstance(event, e.GameStarted):
+            folders.append(_Folder(GameArchive(len(folders) + 1, event, number)))
+        if not folders:
+            continue
+        folders[-1].game.lines.append(dict(line))
+        folders[-1].take(number, event, str(data.get("type", "")))
+    for folder in folders:
+        folder.finish()
+    return [folder.game for folder in folders]
+
+
+def slug(text: str, taken: set[str], fallback: str) -> str:
+    """Return a file name made of ``text`` (lower-case ASCII letters, digits, hyphens).
+
+    Unique among ``taken`` (which it joins); ``fallback`` when nothing of ``text`` is left.
+    Names are the players' own words: nothing of them but letters and digits reaches a path.
+    """
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    base = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")[:40].strip("-") or fallback
+    candidate, count = base, 1
+    while candidate in taken:
+        count += 1
+        candidate = f"{base}-{count}"
+    taken.add(candidate)
+    return candidate
+
+
+def diff_lines(old: str, new: str) -> tuple[DiffLine, ...]:
+    """Show how a rule's text changes, line by line: "-" removed, "+" added, " " kept.
+
+    Separate stretches of change are parted by a line marked "@" (the text between is
+    unchanged and left out).
+    """
+    found = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))
+    out: list[DiffLine] = []
+    for line in found[2:]:  # the first two name the files
+        if line.startswith("@@"):
+            if out:
+                out.append(DiffLine("@", "…"))
+            continue
+        out.append(DiffLine(line[:1], line[1:]))
+    return tuple(out)
+
+
+class _Folder:
+    """Folds one game's events, gathering what its pages show."""
+
+    def __init__(self, game: GameArchive) -> None:
+        self.game = game
+        self.state = GameState()
+        self.slugs: set[str] = set()
+        self.closing: tuple[ProposalRecord, object] | None = None  # a close and its moment
+
+    def take(self, seq: int, event: e.Event | None, kind: str) -> None:
+        """Fold one line's event into the game; add it to the timeline."""
+        if event is None:
+            self.game.timeline.append(Entry(seq, None, kind or "unknown", kind or "unknown"))
+            return
+        views = _clause_views(event.clauses, self.state) if isinstance(
+            event, e.ProposalSubmitted) else ()
+        # The engine folds what it recorded; should a line not fit (an event about a
+        # proposal the record lacks), the archive still shows it rather than fail.
+        with contextlib.suppress(KeyError, AttributeError, AssertionError, RuntimeError,
+                                 ValueError):
+            evolve(self.state, event)
+        entry = Entry(seq, event.at, type(event).__name__, say(event, self.state))
+        self.game.timeline.append(entry)
+        if isinstance(event, e.ProposalSubmitted):
+            self._proposal(seq, event, views, entry)
+        else:
+            handler = _HANDLERS.get(type(event))
+            if handler is not None:
+                handler(self, seq, event, entry)
+        self._follow(event, entry)
+
+    def _follow(self, event: e.Event, entry: Entry) -> None:
+        """Keep what a close caused (at the same moment, before the next head) with it."""
+        if isinstance(event, _HEADS):
+            self.closing = None
+        elif self.closing is not None and self.closing[1] == event.at:
+            self.closing[0].followed.append(entry)
+        if isinstance(event, e.VoteClosed) and event.proposal in self.game.proposals:
+            self.closing = (self.game.proposals[event.proposal], event.at)
+
+    def finish(self) -> None:
+        """Settle what is known only at the end: roles, scores, rule pages, the order."""
+        game, state = self.game, self.state
+        game.state = state
+        for address, player in game.players.items():
+            now = state.players.get(address)
+            if now is not None:
+                player.role, player.score, player.active = now.role.value, now.score, now.active
+        game.rules = dict(sorted(game.rules.items()))
+        pages: set[str] = set()
+        for rule in game.all_rules():
+            name = str(rule.number)
+            count = 1
+            while name in pages:
+                count += 1
+                name = f"{rule.number}-{count}"
+            pages.add(name)
+            rule.page = f"rules/{name}.html"
+
+    # --- proposals ---------------------------------------------------------------------
+
+    def _proposal(self, seq: int, event: e.ProposalSubmitted,
+                  views: tuple[ClauseView, ...], entry: Entry) -> None:
+        entry.page = f"proposals/{event.number}.html"
+        self.game.proposals[event.number] = ProposalRecord(
+            event, seq, self.state.name_of(event.proposer), views, event.closes_at)
+
+    def _extended(self, seq: int, event: e.VoteExtended, entry: Entry) -> None:
+        record = self._on_proposal(event.proposal, entry)
+        if record is not None:
+            record.extensions.append(event)
+            record.closes_at = event.closes_at
+
+    def _closed(self, seq: int, event: e.VoteClosed, entry: Entry) -> None:
+        record = self._on_proposal(event.proposal, entry)
+        if record is None:
+            return
+        record.closed = event
+        # The salts join the record in the close (``VoteClosed.salts``, parallel to the
+        # ballots); an older record has none, and its ballots are shown without receipts.
+        salts = dict(getattr(event, "salts", ()) or ())
+        record.receipts = bool(salts)
+        game_id, name = self.game.game_id, self.state.name_of
+        record.ballots = tuple(
+            Ballot(voter, name(voter), str(choice), receipt_line(
+                game_id, event.proposal, voter, choice, salts[voter]) if voter in salts else "")
+            for voter, choice in event.ballots)
+        record.non_voter_names = tuple(name(voter) for voter in event.non_voters)
+
+    def _voided(self, seq: int, event: e.ProposalVoided, entry: Entry) -> None:
+        record = self._on_proposal(event.proposal, entry)
+        if record is not None:
+            record.voided = event
+
+    def _proposal_event(self, seq: int, event: Any, entry: Entry) -> None:
+        """Link an event about a proposal (reminders, clause failures) to its page."""
+        self._on_proposal(event.proposal, entry)
+
+    def _on_proposal(self, number: int, entry: Entry) -> ProposalRecord | None:
+        entry.page = f"proposals/{number}.html"
+        return self.game.proposals.get(number)
+
+    # --- players and scores ------------------------------------------------------------
+
+    def _joined(self, seq: int, event: e.PlayerJoined, entry: Entry) -> None:
+        player = self.game.players.get(event.address)
+        if player is None:
+            player = PlayerRecord(event.address, event.name,
+                                  slug(event.name, self.slugs, "player"), event.at,
+                                  event.role.value)
+            player.series.append((event.at, player.score))
+            self.game.players[event.address] = player
+        player.active, player.left_at, player.left_reason = True, None, ""
+        entry.page = player.page
+
+    def _left(self, seq: int, event: e.PlayerLeft, entry: Entry) -> None:
+        player = self.game.players.get(event.address)
+        if player is not None:
+            player.active, player.left_at, player.left_reason = False, event.at, event.reason
+            entry.page = player.page
+
+    def _score(self, seq: int, event: e.ScoreChanged, entry: Entry) -> None:
+        player = self.game.players.get(event.player)
+        now = self.state.players.get(event.player)
+        if player is None or now is None:
+            return
+        page = player.page
+        if event.proposal is not None and event.proposal in self.game.proposals:
+            page = f"proposals/{event.proposal}.html"
+            self.game.proposals[event.proposal].score_changes.append(event)
+        elif event.cfj is not None and event.cfj in self.game.cfjs:
+            page = f"cfjs/{event.cfj}.html"
+        entry.page = page
+        player.changes.append(ScoreStep(event.at, seq, event.delta, now.score, event.reason,
+                                        page))
+        player.series.append((event.at, now.score))
+
+    def _new_game(self, seq: int, event: e.NewGameBegun, entry: Entry) -> None:
+        for address, player in self.game.players.items():
+            now = self.state.players.get(address)
+            if now is not None and now.score != player.series[-1][1]:
+                player.series.append((event.at, now.score))
+
+    # --- rules ---------------------------------------------------------------------------
+
+    def _started(self, seq: int, event: e.GameStarted, entry: Entry) -> None:
+        self.game.initial = event.rules
+        for spec in sorted(event.rules, key=lambda spec: spec.number):
+            rule = RuleRecord(spec.number, spec.text, spec.mutable,
+                              [RuleStep("initial", event.at, seq)])
+            self.game.rules[spec.number] = self.game.initial_rules[spec.number] = rule
+
+    def _enacted(self, seq: int, event: e.RuleEnacted, entry: Entry) -> None:
+        rule = RuleRecord(event.number, event.text, event.mutable, [RuleStep(
+            "enacted", event.at, seq, event.proposal, event.by_speaker,
+            diff=diff_lines("", event.text))])
+        self.game.rules[event.number] = entry.rule = rule
+
+    def _amended(self, seq: int, event: e.RuleAmended, entry: Entry) -> None:
+        rule = self.game.rules.pop(event.number, None)
+        if rule is None:
+            return
+        rule.history.append(RuleStep(
+            "amended", event.at, seq, event.proposal, event.by_speaker,
+            _renumbered(event.number, event.new_number), diff_lines(rule.text, event.text)))
+        rule.text, rule.number = event.text, event.new_number
+        self.game.rules[event.new_number] = entry.rule = rule
+
+    def _transmuted(self, seq: int, event: e.RuleTransmuted, entry: Entry) -> None:
+        rule = self.game.rules.pop(event.number, None)
+        if rule is None:
+            return
+        note = ("to mutable" if event.mutable else "to immutable") + _renumbered(
+            event.number, event.new_number)
+        rule.history.append(RuleStep("transmuted", event.at, seq, event.proposal,
+                                     event.by_speaker, note))
+        rule.mutable, rule.number = event.mutable, event.new_number
+        self.game.rules[event.new_number] = entry.rule = rule
+
+    def _repealed(self, seq: int, event: e.RuleRepealed, entry: Entry) -> None:
+        rule = self.game.rules.pop(event.number, None)
+        if rule is None:
+            return
+        rule.history.append(RuleStep("repealed", event.at, seq, event.proposal,
+                                     event.by_speaker))
+        rule.repealed = True
+        self.game.repealed.append(rule)
+        entry.rule = rule
+
+    def _switched(self, seq: int, event: e.AdoptionSwitchedToMajority, entry: Entry) -> None:
+        rule = self.game.rules.get(event.rule)
+        if rule is not None:
+            rule.history.append(RuleStep(
+                "switched", event.at, seq, note=f"changed to simple majority after "
+                f"{event.circuits} complete circuits, as the rule itself provides"))
+            entry.rule = rule
+
+    # --- judgement -----------------------------------------------------------------------
+
+    def _cfj_called(self, seq: int, event: e.CfjCalled, entry: Entry) -> None:
+        self.game.cfjs[event.number] = CfjRecord(event, self.state.name_of(event.caller))
+        self._on_cfj(event.number, entry)
+
+    def _judge(self, seq: int, event: e.JudgeAssigned, entry: Entry) -> None:
+        cfj = self._on_cfj(event.cfj, entry)
+        if cfj is not None:
+            cfj.judges.append(JudgeTurn(event.judge, self.state.name_of(event.judge),
+                                        event.how, event.at, event.deadline))
+
+    def _judgement(self, seq: int, event: e.JudgementDelivered, entry: Entry) -> None:
+        cfj = self._on_cfj(event.cfj, entry)
+        if cfj is not None:
+            cfj.verdicts.append(Verdict(event.judge, self.state.name_of(event.judge),
+                                        event.judgement.value, event.reasons, event.at))
+
+    def _overruled(self, seq: int, event: e.JudgementOverruled, entry: Entry) -> None:
+        cfj = self._on_cfj(event.cfj, entry)
+        if cfj is not None and cfj.verdicts:
+            cfj.verdicts[-1] = dataclasses.replace(cfj.verdicts[-1], overruled=True)
+
+    def _cfj_event(self, seq: int, event: Any, entry: Entry) -> None:
+        """Add an event about a CFJ (a missed deadline, support to overrule) to its page."""
+        self._on_cfj(event.cfj, entry)
+
+    def _on_cfj(self, number: int, entry: Entry) -> CfjRecord | None:
+        entry.page = f"cfjs/{number}.html"
+        cfj = self.game.cfjs.get(number)
+        if cfj is not None:
+            cfj.entries.append(entry)
+        return cfj
+
+
+def _renumbered(number: int, new_number: int) -> str:
+    return f"renumbered from {number} to {new_number}" if new_number != number else ""
+
+
+def _clause_views(clauses: Sequence[Clause], before: GameState) -> tuple[ClauseView, ...]:
+    """Return what each clause would do, each edit's diff from the text the ones before leave.
+
+    The diffs are taken against the ruleset as it stood when the proposal was distributed,
+    as the distribution mail showed them.
+    """
+    texts: dict[int, str] = {}
+    views = []
+    for clause in clauses:
+        diff: tuple[DiffLine, ...] = ()
+        rule = before.rules.get(clause.rule) if clause.rule is not None else None
+        if rule is not None and (clause.kind is ClauseKind.AMEND or clause.kind in EDITS):
+            old = texts.get(rule.number, rule.text)
+            new = clause.text.strip() if clause.kind is ClauseKind.AMEND else edited_text(
+                old, clause)
+            texts[rule.number] = new
+            diff = diff_lines(old, new)
+        elif clause.kind is ClauseKind.ENACT:
+            diff = diff_lines("", clause.text.strip())
+        setting = ""
+        if clause.kind is ClauseKind.SET and clause.parameter in PARAMETERS:
+            setting = PARAMETERS[clause.parameter].description
+        views.append(ClauseView(clause, clause.describe(), setting, diff))
+    return tuple(views)
+
+
+_Handler = Callable[[_Folder, int, Any, Entry], None]
+_HANDLERS: dict[type[e.Event], _Handler] = {
+    e.GameStarted: _Folder._started,
+    e.PlayerJoined: _Folder._joined,
+    e.PlayerLeft: _Folder._left,
+    e.ScoreChanged: _Folder._score,
+    e.NewGameBegun: _Folder._new_game,
+    e.VoteExtended: _Folder._extended,
+    e.VoteClosed: _Folder._closed,
+    e.ProposalVoided: _Folder._voided,
+    e.RemindersSent: _Folder._proposal_event,
+    e.ClauseFailed: _Folder._proposal_event,
+    e.InformalProposalAdopted: _Folder._proposal_event,
+    e.RuleEnacted: _Folder._enacted,
+    e.RuleAmended: _Folder._amended,
+    e.RuleTransmuted: _Folder._transmuted,
+    e.RuleRepealed: _Folder._repealed,
+    e.AdoptionSwitchedToMajority: _Folder._switched,
+    e.CfjCalled: _Folder._cfj_called,
+    e.JudgeAssigned: _Folder._judge,
+    e.JudgementDelivered: _Folder._judgement,
+    e.JudgementOverruled: _Folder._overruled,
+    e.JudgeDeadlineMissed: _Folder._cfj_event,
+    e.OverruleSupported: _Folder._cfj_event,
+}

@@ -1,0 +1,153 @@
+"""The archive's pages: from the games gathered out of the public record to files.
+
+``build_site`` returns ``{relative path: bytes}``; nothing is written here (see
+``speakerbot.site.writer``). The current game (the record's last) is at the root; each
+earlier one under ``games/<id>/`` with the same layout; ``games.html`` lists them all and
+``record.jsonl`` is the whole public record, one compact JSON line per event, as given.
+Every link is relative, so the archive works under any address and from a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from speakerbot.mail.outbound.compose import format_time, points
+from speakerbot.site.archive import HISTORY_PAGE, Entry, GameArchive
+from speakerbot.site.chart import scores_chart
+from speakerbot.site.folding import read_games
+
+__all__ = ["HISTORY_PAGE", "build_site"]
+
+_SAFE_FOLDER = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *,
+               name: str) -> dict[str, bytes]:
+    """Render the archive of every game in the public record's ``lines``.
+
+    ``templates`` is the folder of the site's templates and stylesheet; ``name`` is the
+    game's name as configured. Returns every file, by its path relative to the site.
+    """
+    environment = _environment(str(templates))
+    games = read_games(lines)
+    _name_folders(games)
+    files: dict[str, bytes] = {
+        "record.jsonl": record_bytes(lines),
+        "style.css": environment.get_template("style.css").render().encode("utf-8"),
+    }
+    common = {"site_name": name, "games": games}
+    for game in games:
+        past = game is not games[-1]
+        base = f"games/{game.folder}/" if past else ""
+        pages = _GamePages(environment, game, past, common)
+        files.update((base + path, content) for path, content in pages.render_all())
+    top = _Page(environment, common, games[-1] if games else None, False)
+    files["games.html"] = top.render("games.html", "games.html")
+    if not games:
+        files["index.html"] = top.render("empty.html", "index.html")
+    return files
+
+
+def record_bytes(lines: Sequence[Mapping[str, Any]]) -> bytes:
+    """Return the record as JSONL: each line compact, keys as given, ASCII only.
+
+    Non-ASCII characters are escaped so that no reader can split a line at a Unicode line
+    separator inside a proposal's text; the hash covers the parsed values, not the bytes.
+    """
+    return b"".join(json.dumps(line, separators=(",", ":")).encode("ascii") + b"\n"
+                    for line in lines)
+
+
+def _name_folders(games: list[GameArchive]) -> None:
+    """Give each game its folder under ``games/``: its id, made safe for a path."""
+    taken: set[str] = set()
+    for game in games:
+        folder = _SAFE_FOLDER.sub("", game.game_id)[:40] or f"game-{game.number}"
+        while folder in taken:
+            folder += f"-{game.number}"
+        taken.add(folder)
+        game.folder = folder
+
+
+@lru_cache(maxsize=4)
+def _environment(folder: str) -> Environment:
+    """Return the Jinja2 environment of the site's templates, escaping all HTML."""
+    environment = Environment(
+        loader=FileSystemLoader(folder), undefined=StrictUndefined, autoescape=True,
+        trim_blocks=True, lstrip_blocks=True, auto_reload=False, keep_trailing_newline=True,
+    )
+    environment.filters.update(when=format_time, points=points,
+                               signed=lambda value: points(value, signed=True))
+    return environment
+
+
+@dataclass
+class _Page:
+    """Renders one page, with the relative links from where it stands."""
+
+    environment: Environment
+    common: Mapping[str, Any]
+    game: GameArchive | None
+    past: bool
+
+    def render(self, template: str, path: str, **context: Any) -> bytes:
+        """Render ``template`` as the page at ``path`` (relative to its game's root)."""
+        root = "../" * path.count("/")
+        top = root + ("../../" if self.past else "")
+        html = self.environment.get_template(template).render(
+            **self.common, game=self.game, past=self.past, root=root, top=top, **context)
+        return html.encode("utf-8")
+
+
+class _GamePages(_Page):
+    """Every page of one game."""
+
+    def __init__(self, environment: Environment, game: GameArchive, past: bool,
+                 common: Mapping[str, Any]) -> None:
+        super().__init__(environment, common, game, past)
+        self.archive = game
+
+    def render_all(self) -> Iterator[tuple[str, bytes]]:
+        """Yield (path, bytes) for every page of the game."""
+        game = self.archive
+        chart = scores_chart(game)
+        if chart is not None:
+            yield "scores.svg", chart
+        closed = sorted((p for p in game.proposals.values() if p.closed is not None),
+                        key=lambda p: (p.ended_at, p.number), reverse=True)
+        yield "index.html", self.render("home.html", "index.html", latest=closed[:5],
+                                        chart=chart is not None)
+        yield "rules/index.html", self.render("rules.html", "rules/index.html")
+        yield "rules/initial.html", self.render("initial.html", "rules/initial.html")
+        for rule in game.all_rules():
+            yield rule.page, self.render("rule.html", rule.page, rule=rule)
+        yield "proposals/index.html", self.render("proposals.html", "proposals/index.html")
+        for proposal in game.proposals.values():
+            path = f"proposals/{proposal.number}.html"
+            yield path, self.render("proposal.html", path, proposal=proposal)
+        yield "cfjs/index.html", self.render("cfjs.html", "cfjs/index.html")
+        for cfj in game.cfjs.values():
+            path = f"cfjs/{cfj.number}.html"
+            yield path, self.render("cfj.html", path, cfj=cfj)
+        yield "players/index.html", self.render("players.html", "players/index.html")
+        for player in game.players.values():
+            yield player.page, self.render("player.html", player.page, player=player)
+        yield from self._history()
+
+    def _history(self) -> Iterator[tuple[str, bytes]]:
+        """Yield the timeline's pages: ``history/index.html`` is the first (oldest)."""
+        timeline = self.archive.timeline
+        count = max(1, -(-len(timeline) // HISTORY_PAGE))
+        paths = ["history/index.html", *(f"history/{k}.html" for k in range(2, count + 1))]
+        for number, path in enumerate(paths, start=1):
+            entries: list[Entry] = timeline[(number - 1) * HISTORY_PAGE:number * HISTORY_PAGE]
+            yield path, self.render("history.html", path, entries=entries, number=number,
+                                    pages=paths)

@@ -1,0 +1,115 @@
+"""Writing the archive to its folder so that a web server never serves half a site.
+
+The configured path is a symbolic link to a complete build beside it
+(``.<name>-<random>``). A new build is written whole into a folder of its own, then the
+link is replaced in one ``rename`` (atomic on POSIX): a reader sees the old site or the
+new one, never a mix. The build it replaced is deleted afterwards. A path that is a real
+folder is replaced only when it is one speakerbot built (it holds the marker file), or
+is empty: ``site build ~`` must not wipe a home folder.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+__all__ = ["MARKER", "SiteWriteError", "write_site"]
+
+MARKER = ".speakerbot-site"
+"""The file every build holds, so that only speakerbot's own builds are ever replaced."""
+
+
+class SiteWriteError(Exception):
+    """The archive cannot be written where it was asked to be (the message says why)."""
+
+
+def write_site(files: Mapping[str, bytes], target: Path) -> Path:
+    """Write ``files`` (relative path: bytes) as the site at ``target``; return the build.
+
+    ``target`` ends up a symbolic link to the new build, swapped in atomically.
+    """
+    target = Path(os.path.abspath(target))
+    _check_replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    build = target.parent / f".{target.name}-{secrets.token_hex(8)}"
+    build.mkdir()
+    try:
+        _write_files(build, files)
+        link = target.parent / f".{target.name}-link-{secrets.token_hex(8)}"
+        link.symlink_to(build.name, target_is_directory=True)
+        old = _current_build(target)
+        if target.is_dir() and not target.is_symlink():
+            old = _move_aside(target)
+        os.replace(link, target)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    _remove_old_builds(target, keep=build, also=old)
+    return build
+
+
+def _write_files(build: Path, files: Mapping[str, bytes]) -> None:
+    """Write every file under ``build``; refuse a path that would leave it."""
+    for name, content in files.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+            raise SiteWriteError(f"refusing to write {name!r} outside the site")
+        path = build.joinpath(*relative.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    (build / MARKER).write_text("Built by speakerbot: this folder is replaced whole at "
+                                "every build.\n", encoding="utf-8")
+    for folder, _, _ in os.walk(build):
+        os.chmod(folder, 0o755)  # the web server reads it; it holds only public things
+
+
+def _check_replaceable(target: Path) -> None:
+    """Refuse to replace anything but a link, speakerbot's own build, or an empty folder."""
+    if target.is_symlink():
+        if target.exists() and not (target / MARKER).exists():
+            raise SiteWriteError(f"{target} links to a folder speakerbot did not build")
+        return
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise SiteWriteError(f"{target} exists and is not a folder")
+    if not (target / MARKER).exists() and any(target.iterdir()):
+        raise SiteWriteError(f"{target} is a folder that speakerbot did not build and is "
+                             "not empty; choose another, or empty it")
+
+
+def _current_build(target: Path) -> Path | None:
+    """Return the build ``target`` links to now, if it is one of ours beside it."""
+    if not target.is_symlink():
+        return None
+    current = (target.parent / os.readlink(target)).resolve()
+    return current if current.parent == target.parent.resolve() else None
+
+
+def _move_aside(target: Path) -> Path:
+    """Move a real folder (an old build, or an empty one) aside, to be deleted; return it.
+
+    The only moment a reader finds nothing at ``target``: once, when a real folder
+    becomes the link, never between two builds.
+    """
+    aside = target.parent / f".{target.name}-{secrets.token_hex(8)}"
+    target.rename(aside)
+    return aside
+
+
+def _remove_old_builds(target: Path, keep: Path, also: Path | None) -> None:
+    """Delete the builds beside ``target`` other than ``keep`` (crashed or replaced ones).
+
+    Only folders named like builds and holding the marker are deleted (a build still being
+    written has none yet), and the one just replaced.
+    """
+    prefix = f".{target.name}-"
+    for candidate in target.parent.iterdir():
+        if (candidate == keep or not candidate.name.startswith(prefix)
+                or candidate.is_symlink() or not candidate.is_dir()):
+            continue
+        if candidate == also or (candidate / MARKER).exists():
+            shutil.rmtree(candidate, ignore_errors=True)
