@@ -3,25 +3,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from speakerbot.adapters.store import (
     InboundRow,
 )
-from speakerbot.engine import GameState
-from speakerbot.engine.codec import event_from_json
+from speakerbot.engine import GameState, chain
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.reading import (
     InboundMail,
     can_acknowledge,
     kilobytes,
 )
+from speakerbot.mail.inbound.translate import Query
+from speakerbot.mail.outbound import lookups
 from speakerbot.mail.outbound.compose import (
     Outgoing,
     compose,
 )
 from speakerbot.service.base import ServiceBase
 from speakerbot.service.policy import (
+    LOOKUPS_PER_MESSAGE,
     REPLY_KINDS,
     STRANGER_KINDS,
     _Batch,
@@ -86,13 +92,51 @@ class AnsweringMixin(ServiceBase):
                              f"limit:{row.message_id}:{row.id}", in_reply_to=mail.message_id)]
         return []
 
+    def _answers(self, queries: Sequence[Query], state: GameState, sender: str,
+                 batch: _Batch | None, pending: Sequence[e.Event] = ()) -> list[str]:
+        """Answer a message's questions in order, the same question once.
+
+        Lookups (SHOW, HISTORY) are answered for players, the host and the Speaker alone,
+        the first :data:`LOOKUPS_PER_MESSAGE` of them; they read the public record of
+        ``batch``'s transaction, with the events not yet appended (``batch``'s and
+        ``pending``, the message's own) as they will stand in it.
+        """
+        answers: list[str] = []
+        asked: set[tuple[str, int | None]] = set()
+        lookup = _Lookups(self, state, batch, pending)
+        for query in queries:
+            if (query.verb, query.number) in asked:
+                continue
+            asked.add((query.verb, query.number))
+            if query.verb not in _LOOKUP_VERBS:
+                answers.append(self.replies.answer(query.verb, state, sender))
+            elif not self._is_known(state, sender):
+                lookup.refuse(answers, "Lookups (SHOW and HISTORY) are answered for "
+                              "players, the host and the Speaker only.")
+            elif lookup.count >= LOOKUPS_PER_MESSAGE:
+                lookup.refuse(answers, f"Only the first {LOOKUPS_PER_MESSAGE} lookups of a "
+                              "message are answered; send the others in another message.")
+            else:
+                answers.append(lookup.answer(query))
+        return answers
+
+    def _record_with(self, batch: _Batch | None,
+                     pending: Sequence[e.Event]) -> list[dict[str, Any]]:
+        """Return the public record as it will stand once ``batch`` and ``pending`` are in."""
+        lines = self.public_record(batch.session if batch is not None else None)
+        waiting = [*(batch.events if batch is not None else ()), *pending]
+        head = chain.Head(lines[-1]["seq"], lines[-1]["hash"]) if lines else chain.Head()
+        lines += chain.extend(head, [event_to_json(ev) for ev in waiting if ev.public])
+        return lines
+
     def _queue_digest(self, session: Any, state: GameState, key: str) -> None:
         """Queue a digest of everything since the last one, and move the mark."""
         since = int(self.store.get_meta("digest_seq", session) or 0)
         rows = self.store.load_events(session)
         recent = [event_from_json(row.data) for row in rows if row.seq > since]
         last = rows[-1].seq if rows else 0
-        self._commit(session, [], state, [self.announcer.digest(state, recent, f"{key}:{last}")])
+        self._commit(session, [], state, [self.announcer.digest(
+            state, recent, f"{key}:{last}", record=self._record_head(session))])
         self.store.set_meta(session, "digest_seq", last)
 
     def _tell_host_set_aside(self) -> None:
@@ -120,3 +164,43 @@ class AnsweringMixin(ServiceBase):
                 f"aside:{rows[-1].id}")])
             self.store.set_meta(session, "aside_notice_at", now.isoformat())
             self.store.set_meta(session, "aside_notified_id", rows[-1].id)
+
+
+_LOOKUP_VERBS = frozenset({"SHOW PROPOSAL", "SHOW RULE", "SHOW CFJ", "HISTORY"})
+
+
+class _Lookups:
+    """The lookups of one message: the record read once, how many answered, one refusal."""
+
+    def __init__(self, service: AnsweringMixin, state: GameState, batch: _Batch | None,
+                 pending: Sequence[e.Event]) -> None:
+        self.service, self.state, self.batch, self.pending = service, state, batch, pending
+        self.count = 0
+        self.refused = False
+        self._record: list[dict[str, Any]] | None = None
+
+    @property
+    def record(self) -> list[dict[str, Any]]:
+        """The public record's lines, read at the first lookup that needs them."""
+        if self._record is None:
+            self._record = self.service._record_with(self.batch, self.pending)
+        return self._record
+
+    def refuse(self, answers: list[str], why: str) -> None:
+        """Say once why lookups were not answered."""
+        if not self.refused:
+            answers.append(why + "\n")
+            self.refused = True
+
+    def answer(self, query: Query) -> str:
+        """Answer one lookup."""
+        self.count += 1
+        renderer, state, number = self.service.replies.renderer, self.state, query.number or 0
+        if query.verb == "SHOW RULE":
+            return lookups.show_rule(renderer, state, number)
+        if query.verb == "SHOW PROPOSAL":
+            return lookups.show_proposal(renderer, state, number, self.record)
+        if query.verb == "SHOW CFJ":
+            return lookups.show_cfj(renderer, state, number, self.record)
+        return lookups.history(renderer, self.record, number or lang.HISTORY_DEFAULT,
+                               lookups.names_in(state), limit=lang.HISTORY_MAX)

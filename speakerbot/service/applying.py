@@ -44,7 +44,8 @@ class ApplyingMixin(AnsweringMixin):
         before = batch.state
         admin_error = self._admin_refusal(batch, row, mail, parsed, received, trusted)
         state, events, reply, digest_asked = self._apply_mail(
-            mail, parsed, batch.state, received, admin_error=admin_error, notes=batch.notes)
+            mail, parsed, batch.state, received, admin_error=admin_error, notes=batch.notes,
+            batch=batch)
         batch.outgoing += self._announce(events, state, before, batch.session,
                                          after=len(batch.events))
         batch.events += events
@@ -98,11 +99,12 @@ class ApplyingMixin(AnsweringMixin):
     def _apply_mail(
         self, mail: InboundMail, parsed: lang.ParseResult, state: GameState,
         received: datetime, *, admin_error: str | None = None,
-        notes: Sequence[str] = (),
+        notes: Sequence[str] = (), batch: _Batch | None = None,
     ) -> tuple[GameState, list[e.Event], str | None, bool]:
         """Apply a message's commands all or nothing.
 
         Return the new state, the events, the reply, and whether it asked for the digest.
+        ``batch``: the transaction it is applied in, whose record the lookups read.
         """
         sender = mail.sender or ""
         if mail.problem:
@@ -119,7 +121,7 @@ class ApplyingMixin(AnsweringMixin):
         for command, action in translated:
             if not self._run_one(run, command, action, sender, received):
                 break
-        answers = [self.replies.answer(verb, run.work, sender) for verb in run.queries]
+        answers = self._answers(run.queries, run.work, sender, batch, run.events)
         reply = self.replies.reply(run.work, sender, outcomes=run.outcomes, errors=(),
                                    ignored=ignored, answers=answers, applied=run.applied,
                                    notes=notes,
@@ -151,7 +153,7 @@ class ApplyingMixin(AnsweringMixin):
                  received: datetime) -> bool:
         """Run one command of a message; False when it was refused (and nothing applies)."""
         if isinstance(action, Query):
-            run.queries.append(action.verb)
+            run.queries.append(action)
             return True
         if isinstance(action, DigestRequest):
             run.digest_asked = True
@@ -205,7 +207,7 @@ class _Run:
     work: GameState = field(init=False)
     events: list[e.Event] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
-    queries: list[str] = field(default_factory=list)
+    queries: list[Query] = field(default_factory=list)
     digest_asked: bool = False
     applied: bool = True
 

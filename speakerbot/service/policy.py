@@ -100,7 +100,12 @@ WRONG_PASSWORDS = 5
 """This many wrong passwords within an hour close ADMIN by mail for an hour."""
 
 # Commands that change nothing and whose answer goes only to the From address's real owner.
-_NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm)
+_NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm, lang.Show,
+                   lang.History)
+
+LOOKUPS_PER_MESSAGE = 10
+"""A message's first this many lookups (SHOW, HISTORY) are answered, the same one once: a
+reply must not grow with the number of lines the sender wrote."""
 
 _MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 

@@ -344,6 +344,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
             game.process()
         notices = [mail for mail in game.outbox() if mail.row.kind in ("notice", "limit")]
         notices += trust_notices(renderer, folder)
+        notices += lookup_answers(renderer, folder / "lookups")
     finally:
         game.close()
     sent = []
@@ -353,6 +354,26 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         sent.append(Sent(f"service-{n:02d}-{slug}", Outgoing(
             mail.row.kind, mail.recipients, subject, mail.body, mail.row.message_id)))
     return sent
+
+
+def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """The answers to SHOW PROPOSAL, SHOW RULE, SHOW CFJ and HISTORY, before and after a close."""
+    folder.mkdir()
+    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB])
+    game.service.replies.renderer = renderer
+    try:
+        game.send(mailgame.ALICE, "PROPOSE: Three days",
+                  'Amend Rule 205 by replacing "one week" with "three days".\n')
+        game.send(mailgame.BOB, "CFJ: Rule 205 is too slow", "")
+        asked = [game.send(mailgame.BOB, "lookups", "SHOW PROPOSAL 301\nSHOW CFJ 1\n")]
+        game.send(mailgame.ALICE, "vote", "VOTE 301 FOR\n")
+        game.send(mailgame.BOB, "vote", "VOTE 301 FOR\n")
+        game.clock.now += timedelta(days=8)
+        asked.append(game.send(mailgame.BOB, "lookups", "SHOW PROPOSAL 301\nSHOW RULE 205\n"
+                               "HISTORY 6\nSHOW RULE 999\n"))
+        return [mail for received in asked for mail in game.replies_to(received.message_id)]
+    finally:
+        game.close()
 
 
 def trust_notices(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:

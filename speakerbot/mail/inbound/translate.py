@@ -12,10 +12,15 @@ from speakerbot.mail.inbound import language as lang
 
 @dataclass(frozen=True)
 class Query:
-    """A question answered privately in the reply: STATUS, RULES, SCORES or HELP."""
+    """A question answered privately in the reply, changing nothing.
+
+    ``verb``: STATUS, RULES, SCORES, HELP, HISTORY, or SHOW PROPOSAL, SHOW RULE, SHOW CFJ;
+    ``number``: what SHOW shows, or how many events HISTORY asked for (None for the rest).
+    """
 
     line: int
     verb: str
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,10 @@ def _translate_player(command: lang.Command, sender: str) -> Translated:
             return c.Join(sender, name)
         case lang.Status() | lang.Rules() | lang.Scores() | lang.Help():
             return Query(command.line, command.verb)
+        case lang.Show(what=what, number=number):
+            return Query(command.line, f"SHOW {what.upper()}", number)
+        case lang.History(count=count):
+            return Query(command.line, "HISTORY", count)
     raise TypeError(f"no translation for {command!r}")
 
 

@@ -14,7 +14,7 @@ The package is split by part of the language:
 - :mod:`.results`: the commands, errors, ignored lines and result (and their JSON);
 - :mod:`.spec`: the shapes of the command table and the small token readers;
 - :mod:`.clauses`: ENACT, AMEND, REPEAL, TRANSMUTE and SET inside a proposal;
-- :mod:`.heads` and :mod:`.admin`: how each keyword's line is read;
+- :mod:`.heads`, :mod:`.lookups` and :mod:`.admin`: how each keyword's line is read;
 - :mod:`.grammar`: the command table; :mod:`.help`: the HELP text built from it;
 - :mod:`.blocks`: blocks, END lines, and where reading stops;
 - :mod:`.parsing`: the Subject, the body and the result; :mod:`.password`: redaction.
@@ -41,8 +41,10 @@ What is skipped without being listed
     Outlook puts above the message it replies to).
 
 What is listed as ignored
-    Any other line whose first word is not a keyword (prose), and lines that
-    start with a keyword taking no arguments but do not hold it alone.
+    Any other line whose first word is not a keyword (prose), lines that
+    start with a keyword taking no arguments but do not hold it alone, and lines
+    that start with SHOW or HISTORY but go on as a sentence (``Show me the
+    money``: see :mod:`.lookups`).
 """
 
 from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
@@ -51,6 +53,8 @@ from speakerbot.mail.inbound.language.help import help_text
 from speakerbot.mail.inbound.language.parsing import parse_commands
 from speakerbot.mail.inbound.language.password import redact
 from speakerbot.mail.inbound.language.results import (
+    HISTORY_DEFAULT,
+    HISTORY_MAX,
     MAX_COMMAND_LINES,
     AdminAdd,
     AdminClose,
@@ -74,6 +78,7 @@ from speakerbot.mail.inbound.language.results import (
     ConsentTurn,
     Forfeit,
     Help,
+    History,
     IgnoredLine,
     Join,
     Judgement,
@@ -85,6 +90,8 @@ from speakerbot.mail.inbound.language.results import (
     Refuse,
     Rules,
     Scores,
+    Show,
+    ShowWhat,
     Status,
     Vote,
     Who,
@@ -100,6 +107,8 @@ from speakerbot.mail.inbound.language.spec import (
 __all__ = [
     "ADMIN_ACTIONS",
     "COMMANDS",
+    "HISTORY_DEFAULT",
+    "HISTORY_MAX",
     "MAX_COMMAND_LINES",
     "NOT_TYPOS",
     "SUBJECT_SHORTCUTS",
@@ -127,6 +136,7 @@ __all__ = [
     "ConsentTurn",
     "Forfeit",
     "Help",
+    "History",
     "IgnoredLine",
     "Join",
     "Judgement",
@@ -138,6 +148,8 @@ __all__ = [
     "Refuse",
     "Rules",
     "Scores",
+    "Show",
+    "ShowWhat",
     "Status",
     "SubjectShortcut",
     "Vote",

@@ -23,7 +23,15 @@ from speakerbot.mail.inbound.language.heads import (
     _propose,
     _vote,
 )
+from speakerbot.mail.inbound.language.lookups import (
+    _history,
+    _history_is_prose,
+    _show,
+    _show_is_prose,
+)
 from speakerbot.mail.inbound.language.results import (
+    HISTORY_DEFAULT,
+    HISTORY_MAX,
     Forfeit,
     Help,
     Overrule,
@@ -96,6 +104,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "anyone", _bare(Status), bare=True),
     CommandSpec("RULES", "", "get the current ruleset", "anyone", _bare(Rules), bare=True),
     CommandSpec("SCORES", "", "get the scores", "anyone", _bare(Scores), bare=True),
+    CommandSpec("SHOW", "PROPOSAL|RULE|CFJ <n>",
+                "get proposal n (its text and clauses; once its vote is over, the result "
+                "and every ballot), rule n with its history, or CFJ n with its judgement",
+                "anyone", _show, example="SHOW RULE 105", prose=_show_is_prose),
+    CommandSpec("HISTORY", "[<n>]",
+                f"get the last n events of the game's public record ({HISTORY_DEFAULT} "
+                f"without a number, at most {HISTORY_MAX})",
+                "anyone", _history, example="HISTORY 50", alone=True,
+                prose=_history_is_prose),
     CommandSpec("HELP", "", "get this help", "anyone", _bare(Help), bare=True),
     CommandSpec(
         "PASSWORD",

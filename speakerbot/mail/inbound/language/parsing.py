@@ -134,7 +134,6 @@ class _Reader(_Lines):
         lines = self.lines
         while index < len(lines) and not self.too_many:
             raw = lines[index]
-            line = index + 1
             text = raw.strip()
             if not text or text[0] == ">":
                 index += 1
@@ -148,32 +147,35 @@ class _Reader(_Lines):
             spec = _LOOKUP.get(key)
             if spec is None and not rest:
                 spec = _LOOKUP.get(key.rstrip(_BARE_TRAILING))
-                if spec is not None and not spec.bare:
+                if spec is not None and not (spec.bare or spec.alone):
                     spec = None
             if spec is None:
                 index = self.not_a_keyword(index, text, first, key, rest)
-                continue
-            if spec.bare:
-                if rest:
-                    self.ignored.append(IgnoredLine(line, _shown(text)))
-                else:
-                    assert spec.head is not None
-                    plan = spec.head(line, "")
-                    assert isinstance(plan, _Plan)
-                    self.finish_plan(plan, line, text, index)
-                index += 1
-                continue
-            assert spec.head is not None
-            outcome = spec.head(line, rest)
-            if isinstance(outcome, _Secret):
-                self.password_line(line, first, outcome.value)
-                index += 1
-            elif isinstance(outcome, str):
-                shown = f"{first} {REDACTED}" if spec.verb == "PASSWORD" else text
-                self.error(line, shown, outcome)
-                index = self.skip_block(spec, rest, index)
             else:
-                index = self.finish_plan(outcome, line, text, index)
+                index = self.keyword_line(spec, index, text, first, rest)
+
+    def keyword_line(self, spec: CommandSpec, index: int, text: str, first: str,
+                     rest: str) -> int:
+        """Read a line that starts with a keyword; return the index of the next line to read."""
+        line = index + 1
+        if (spec.bare and rest) or (spec.prose is not None and spec.prose(rest)):
+            self.ignored.append(IgnoredLine(line, _shown(text)))
+            return index + 1
+        assert spec.head is not None
+        if spec.bare:
+            plan = spec.head(line, "")
+            assert isinstance(plan, _Plan)
+            self.finish_plan(plan, line, text, index)
+            return index + 1
+        outcome = spec.head(line, rest)
+        if isinstance(outcome, _Secret):
+            self.password_line(line, first, outcome.value)
+            return index + 1
+        if isinstance(outcome, str):
+            shown = f"{first} {REDACTED}" if spec.verb == "PASSWORD" else text
+            self.error(line, shown, outcome)
+            return self.skip_block(spec, rest, index)
+        return self.finish_plan(outcome, line, text, index)
 
     def skip_block(self, spec: CommandSpec, rest: str, index: int) -> int:
         """After an error on a block command's first line, pass over its block if it has one."""
@@ -204,7 +206,9 @@ class _Reader(_Lines):
             if bare_key != key:
                 candidates += _near_candidates(bare_key)
             for spec, name in candidates:
-                if not _one_edit(bare_key if spec.bare else key, name):
+                if not _one_edit(bare_key if spec.bare or spec.alone else key, name):
+                    continue
+                if spec.prose is not None and spec.prose(rest):
                     continue
                 assert spec.head is not None
                 fits = spec.head(line, rest)

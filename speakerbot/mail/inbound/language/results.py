@@ -18,6 +18,8 @@ from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.model import Judgement as JudgementValue
 
 __all__ = [
+    "HISTORY_DEFAULT",
+    "HISTORY_MAX",
     "MAX_COMMAND_LINES",
     "MAX_NAME_LENGTH",
     "MAX_SHOWN",
@@ -44,6 +46,7 @@ __all__ = [
     "ConsentTurn",
     "Forfeit",
     "Help",
+    "History",
     "IgnoredLine",
     "Join",
     "Judgement",
@@ -55,6 +58,8 @@ __all__ = [
     "Refuse",
     "Rules",
     "Scores",
+    "Show",
+    "ShowWhat",
     "Status",
     "Vote",
     "Who",
@@ -69,6 +74,12 @@ MAX_NAME_LENGTH = 60
 
 MAX_SHOWN = 200
 """Lines quoted back in errors and ignored lines are cut to this many characters."""
+
+HISTORY_DEFAULT = 20
+"""How many events ``HISTORY`` alone asks for."""
+
+HISTORY_MAX = 100
+"""The most events one HISTORY answer sends; asked for more, it sends these and says so."""
 
 
 Who: TypeAlias = Literal["anyone", "player", "judge", "Speaker"]
@@ -277,6 +288,34 @@ class Help(_CommandBase):
     verb: ClassVar[str] = "HELP"
 
 
+ShowWhat: TypeAlias = Literal["proposal", "rule", "cfj"]
+
+
+@dataclass(frozen=True)
+class Show(_CommandBase):
+    """``SHOW PROPOSAL|RULE|CFJ <n>``: a proposal, a rule with its history, or a CFJ.
+
+    JSON: ``{"line": ..., "verb": "SHOW", "what": "proposal", "proposal": 301}`` (``"rule"``
+    or ``"cfj"`` in place of ``"proposal"``: the number is under the name of what is shown).
+    """
+
+    what: ShowWhat
+    number: int
+    verb: ClassVar[str] = "SHOW"
+
+    def to_json(self) -> dict[str, object]:
+        """Return the command as in ``speakerbot parse`` output."""
+        return {"line": self.line, "verb": self.verb, "what": self.what, self.what: self.number}
+
+
+@dataclass(frozen=True)
+class History(_CommandBase):
+    """``HISTORY [n]``: the last ``count`` events of the public record (as asked, 1 or more)."""
+
+    count: int
+    verb: ClassVar[str] = "HISTORY"
+
+
 @dataclass(frozen=True)
 class _AdminBase(_CommandBase):
     """The Speaker's ``ADMIN <action> ...`` commands; JSON has verb ADMIN and the action."""
@@ -395,7 +434,8 @@ AdminCommand: TypeAlias = (
 )  # fmt: skip
 Command: TypeAlias = (
     Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
-    | Forfeit | Confirm | Status | Rules | Scores | Help | AdminCommand
+    | Forfeit | Confirm | Status | Rules | Scores | Help | Show | History
+    | AdminCommand
 )  # fmt: skip
 
 

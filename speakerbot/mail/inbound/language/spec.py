@@ -64,6 +64,10 @@ class CommandSpec:
     """One keyword of the language: its argument syntax, what it does, who may use it.
 
     ``bare`` keywords take no arguments and count only when alone on their line.
+    ``alone``: the arguments are optional, and the keyword alone on its line may end in
+    ``.``, ``!`` or ``?`` as a bare one may. ``prose`` tells, from the rest of the line,
+    that a line starting with the keyword is a sentence and not the command (listed as
+    ignored, not as an error): for keywords that are everyday words, such as SHOW.
     """
 
     verb: str
@@ -75,6 +79,8 @@ class CommandSpec:
     bare: bool = False
     example: str = ""
     ends: tuple[str, ...] = ()
+    alone: bool = False
+    prose: Callable[[str], bool] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

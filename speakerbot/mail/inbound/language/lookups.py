@@ -1,0 +1,93 @@
+"""The heads of the lookups: ``SHOW PROPOSAL|RULE|CFJ <n>`` and ``HISTORY [n]``.
+
+SHOW and HISTORY are everyday words, and a lookup changes nothing: so a line that starts
+with one of them but goes on as a sentence (``Show me the money``, ``History repeats
+itself``) is prose, listed as ignored, and does not stop the rest of the message. A line
+that is plainly a lookup written wrong (``SHOW RULE abc``, ``HISTORY -5``) is an error,
+with what to write instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from speakerbot.mail.inbound.language.results import (
+    HISTORY_DEFAULT,
+    HISTORY_MAX,
+    History,
+    Show,
+    ShowWhat,
+)
+from speakerbot.mail.inbound.language.spec import _number, _Outcome, _plan, _word
+
+__all__: list[str] = []
+
+_KINDS: Mapping[str, ShowWhat] = {
+    "PROPOSAL": "proposal", "PROPOSALS": "proposal", "RULE": "rule", "RULES": "rule",
+    "CFJ": "cfj", "CFJS": "cfj",
+}  # fmt: skip
+_EXAMPLES: Mapping[ShowWhat, str] = {"proposal": "301", "rule": "105", "cfj": "12"}
+_HINTS: Mapping[ShowWhat, str] = {
+    "proposal": "; STATUS lists the open proposals", "rule": "; RULES sends the whole ruleset",
+    "cfj": "; STATUS lists the open CFJs",
+}
+_NUMBERISH = re.compile(r"[#+\-\u2212\u2013]?[0-9]+:?")
+_END = ".!?"
+_SHOW_WHAT = "SHOW needs PROPOSAL, RULE or CFJ and a number, e.g. SHOW PROPOSAL 301"
+
+
+def _token(word: str) -> str:
+    """Read a word as a lookup does: without the . ! or ? that may end a sentence."""
+    return word.rstrip(_END) or word
+
+
+def _show_is_prose(rest: str) -> bool:
+    """SHOW followed by neither PROPOSAL, RULE, CFJ nor a number is a sentence."""
+    words = rest.split()
+    return bool(words) and _word(words[0]) not in _KINDS and not _NUMBERISH.fullmatch(
+        _token(words[0]))
+
+
+def _show(line: int, rest: str) -> _Outcome:
+    words = rest.split()
+    if not words:
+        return _SHOW_WHAT
+    what = _KINDS.get(_word(words[0]))
+    if what is None:
+        number = _number(_token(words[0]))
+        if number is not None:
+            return ("SHOW needs PROPOSAL, RULE or CFJ before the number, e.g. SHOW PROPOSAL "
+                    f"{number}")
+        return _SHOW_WHAT
+    keyword, example = what.upper(), f"e.g. SHOW {what.upper()} {_EXAMPLES[what]}"
+    number = _number(_token(words[1])) if len(words) > 1 else None
+    if number is None:
+        return f"SHOW {keyword} needs a number (of at most nine digits), {example}{_HINTS[what]}"
+    if len(words) > 2:
+        return (f"SHOW {keyword} takes one number, e.g. SHOW {keyword} {number}; ask for "
+                "each on a line of its own")
+    return _plan(Show(line, what, number))
+
+
+def _history_is_prose(rest: str) -> bool:
+    """HISTORY followed by anything but a number is a sentence."""
+    words = rest.split()
+    return bool(words) and not _NUMBERISH.fullmatch(_token(words[0]))
+
+
+_HISTORY_NUMBER = (f"HISTORY needs a number of events from 1 to {HISTORY_MAX}, e.g. "
+                   f"HISTORY {HISTORY_DEFAULT}, or nothing for the last {HISTORY_DEFAULT}")
+
+
+def _history(line: int, rest: str) -> _Outcome:
+    words = rest.split()
+    if not words:
+        return _plan(History(line, HISTORY_DEFAULT))
+    count = _number(_token(words[0]))
+    if count is None or count < 1:
+        return _HISTORY_NUMBER
+    if len(words) > 1:
+        return (f"HISTORY takes only a number of events, e.g. HISTORY {count}; write "
+                "anything else on a line of its own")
+    return _plan(History(line, count))
