@@ -18,7 +18,11 @@ class CliError(Exception):
 
 
 # Where each subcommand's handler lives: the light ones need not import the daemon's stack.
-_MODULES = {"parse": "speakerbot.entrypoints.parse"}
+_MODULES = {"parse": "speakerbot.entrypoints.parse",
+            "site_build": "speakerbot.entrypoints.site",
+            "site_serve": "speakerbot.entrypoints.site",
+            "record_export": "speakerbot.entrypoints.record",
+            "record_verify": "speakerbot.entrypoints.record"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 
@@ -71,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("file", help="the message file, or - for standard input")
     parse.set_defaults(handler="parse")
 
+    _add_site(command("site", "build the game's web archive, or preview it"), config)
+    _add_record(command("record", "export the game's record, or verify its hash chain"),
+                config)
+
     demo = command("demo", "play a short scripted game over real LMTP and SMTP on loopback")
     demo.add_argument("--voting-period", default="20s", help="the demo's voting period")
     demo.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -96,6 +104,35 @@ def _add_inbound(inbound: argparse.ArgumentParser, config: argparse.ArgumentPars
                                         parents=[config])
     retry.add_argument("id", type=int)
     retry.set_defaults(handler="inbound_retry")
+
+
+def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:
+    """Add ``site build OUTDIR | serve [--port N]``."""
+    site_commands = site.add_subparsers(dest="site_command", metavar="ACTION")
+    build = site_commands.add_parser("build", help="write the archive to a folder",
+                                     parents=[config])
+    build.add_argument("outdir", help="the folder (made a link to the new build, swapped in "
+                                      "whole)")
+    build.set_defaults(handler="site_build")
+    serve = site_commands.add_parser("serve", help="build the archive and serve it on "
+                                     "127.0.0.1 for a preview", parents=[config])
+    serve.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free)")
+    serve.set_defaults(handler="site_serve")
+
+
+def _add_record(record: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:
+    """Add ``record export [--public] FILE | verify [FILE]``."""
+    record_commands = record.add_subparsers(dest="record_command", metavar="ACTION")
+    export = record_commands.add_parser("export", help="write the record as JSONL, one event "
+                                        "a line with its hash chain", parents=[config])
+    export.add_argument("--public", action="store_true",
+                        help="the public record only (what players may see)")
+    export.add_argument("file", help="the file to write, or - for standard output")
+    export.set_defaults(handler="record_export")
+    verify = record_commands.add_parser("verify", help="check the hash chain of the database, "
+                                        "or of an export", parents=[config])
+    verify.add_argument("file", nargs="?", help="an export (default: the database)")
+    verify.set_defaults(handler="record_verify")
 
 
 def _handler(name: str) -> tuple[Callable[[argparse.Namespace], int],

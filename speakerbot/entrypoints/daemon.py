@@ -24,6 +24,7 @@ from speakerbot.adapters.imap import FetchedMessage, ImapMailbox, ImapSettings, 
 from speakerbot.adapters.lmtp import LmtpServer
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.config import Settings
+from speakerbot.entrypoints.site import SiteKeeper
 from speakerbot.service import GameService, Received
 from speakerbot.service.crashpoints import crashpoint
 from speakerbot.service.outbox import OutboxPolicy
@@ -84,6 +85,7 @@ class Daemon:
         self.lmtp: LmtpServer | None = None
         self.scheduler: BackgroundScheduler | None = None
         self._scheduled: dict[str, datetime | None] = {}  # what _schedule last saw
+        self.site = SiteKeeper(settings, service)  # [site] dir: rebuilt when the record grew
 
     # --- inbound ---
 
@@ -129,6 +131,8 @@ class Daemon:
             self.digest_due.clear()
             self.service.send_digest(self.clock())
         self.send_outbox()
+        # After the mail: players hear first; the archive follows within the same cycle.
+        self.site.refresh()
 
     def send_outbox(self, *, everything: bool = False) -> int:
         """Deliver the messages due now, over one SMTP connection; return how many went.
@@ -244,3 +248,4 @@ class Daemon:
             self.service.process_pending()
             self.service.tick(self.clock())
             self.send_outbox(everything=True)
+            self.site.refresh()

@@ -3,7 +3,7 @@
 pygal is a maintained charting library that writes SVG with no browser and no native
 code; it is imported only when a site is built, so that nothing else pays for it. Its
 scripts (tooltips) are left out: the archive needs none, and the chart is shown as an
-image. The chart's random id and its date of drawing are replaced by fixed ones, so that
+image. The chart's random id and its date of drawing are replaced or left out, so that
 one record always gives the same bytes.
 """
 
@@ -19,6 +19,9 @@ __all__ = ["scores_chart"]
 
 _CHART_ID = re.compile(r"chart-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _DRAWN_ON = re.compile(r"<!--Generated with [^>]*-->")
+# pygal writes its tooltips' configuration inline whatever ``js`` says; an image runs no
+# script, and the archive carries none.
+_SCRIPT = re.compile(r"<script\b.*?</script>", re.DOTALL)
 
 
 def scores_chart(game: GameArchive) -> bytes | None:
@@ -44,7 +47,7 @@ def scores_chart(game: GameArchive) -> bytes | None:
     for player in players:
         chart.add(player.name, _steps(player, end))
     svg: str = chart.render()
-    svg = _DRAWN_ON.sub("", _CHART_ID.sub("chart-scores", svg))
+    svg = _SCRIPT.sub("", _DRAWN_ON.sub("", _CHART_ID.sub("chart-scores", svg)))
     return svg.encode("utf-8")
 
 
