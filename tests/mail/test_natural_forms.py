@@ -104,6 +104,90 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
       plain("TRANSMUTE", 5)]),
     ("with-keyword-forms", 'REPEAL RULE 1\nAmend Rule 2 by deleting "x"\nAMEND RULE 3: z',
      [plain("REPEAL", 1), replace(2, "x", ""), plain("AMEND", 3, "z")]),
+    # Titles in quotes without parentheses, and Agora's "R2622" for Rule 2622.
+    ("quoted-title-no-comma", 'Amend rule 2591 "Spaceships" by replacing "x" with "y"',
+     [replace(2591, "x", "y")]),
+    ("r-number", 'Amend R2496, "Rewards", by replacing "an adopted" with "an\nadopted sponsored".',
+     [replace(2496, "an adopted", "an adopted sponsored")]),
+    ("repeal-r-number", 'Repeal R2626 "Certifiable Patches".', [plain("REPEAL", 2626)]),
+    ("repeal-two-titles", 'Repeal Rule 2604 ("Nothing") and Rule 2600 ("Boo").',
+     [plain("REPEAL", 2604), plain("REPEAL", 2600)]),
+    # A title naming another rule: only the numbers outside titles are repealed.
+    ("repeal-title-with-number", 'Repeal Rule 2604 ("Nothing, Rule 1030,") and Rule 2600 ("B!")',
+     [plain("REPEAL", 2604), plain("REPEAL", 2600)]),
+    ("repeal-three-titles", 'Repeal Rule 1 "A", Rule 2 (B) and R3.',
+     [plain("REPEAL", 1), plain("REPEAL", 2), plain("REPEAL", 3)]),
+    # Text in braces, Agora's habit: alone on their lines, around the text, or tripled.
+    ("to-read-braces", "Amend Rule 8 to read, in whole:\n\n{\n\n  New.\n\n  Second.\n\n}\n\n[Why.]",
+     [plain("AMEND", 8, "New.\n\nSecond.")]),
+    ("append-braces", "Amend Rule 7 (T) by adding the following paragraph:\n{\n  A\n  b.\n}",
+     [plain("APPEND", 7, "A\nb.")]),
+    ("insert-braces-around", 'Amend Rule 9 by inserting the following sentence after\nthe words'
+     ' "YY":\n  {ZZ one\n  two.}', [insert(9, "ZZ one\ntwo.", "YY", "after")]),
+    ("replace-braces", "Amend Rule 478 by replacing the following:\n\n{\n\n  a\n\n}\n\n"
+     "with the following:\n\n{\n  b\n}\n[Why.]", [replace(478, "a", "b")]),
+    ("replace-triple-braces", "In rule 7, replace:\n{{{\n    * a\n}}}\nwith\n{{{\n    * b\n}}}",
+     [replace(7, "* a", "* b")]),
+    ("delete-braces", "Amend Rule 2422 by deleting the following text:\n\n{\n  A b.\n}",
+     [replace(2422, "A b.", "")]),
+    # The block forms without colons: only indented or braced blocks.
+    ("replace-block-no-colon", "Amend Rule 2141 by replacing the text\n\n  Old one.\n\nwith\n\n"
+     "  New one.\n\n[Comment.]", [replace(2141, "Old one.", "New one.")]),
+    ("replace-this-text", "Amend Rule 107 (I) by replacing this text:\n\n  a\n\nwith this text:"
+     "\n\n  b", [replace(107, "a", "b")]),
+    ("changing-to-read-blocks", 'Amend Rule 2154, "E", by changing the text:\n\n  "old a\n   b"'
+     '\n\nto read:\n\n  "new"', [replace(2154, "old a\nb", "new")]),
+    ("changing-colons-inline", 'Amend Rule 5 by changing the text: "X" to read: "Y"',
+     [replace(5, "X", "Y")]),
+    # Appending after the final sentence is appending; the paragraph verb first.
+    ("append-after-final-sentence", 'Amend rule 2588 "Sectors" by appending, after the final'
+     " sentence, the\nfollowing:\n\n  If a sector.", [plain("APPEND", 2588, "If a sector.")]),
+    ("append-to-rule", 'Append the following paragraph to Rule 2450 "Pledges":\n\nThe Notary.',
+     [plain("APPEND", 2450, "The Notary.")]),
+    ("append-quoted-to-rule", 'Append "Z." to Rule 7.', [plain("APPEND", 7, "Z.")]),
+    ("remove-from-rule", 'Remove the text ", as described" from Rule 2139, "The Registrar".',
+     [replace(2139, ", as described", "")]),
+    ("remove-in-rule", 'Remove the text "identified in Rule 1728" in Rule 2595.',
+     [replace(2595, "identified in Rule 1728", "")]),
+    ("replace-in-rule", 'Replace "a" in Rule 5 with "b".', [replace(5, "a", "b")]),
+    # Enacting with a power (Agora's; not kept), with or without "new", or creating.
+    ("enact-power-equals", 'Enact a rule titled "W" with Power=1 and the following text:\n\n  T.',
+     [plain("ENACT", None, "T.")]),
+    ("enact-power-decimal", 'Enact a new power 1.0 rule entitled "D" with the\nfollowing text:'
+     "\n  T.\n\n  U.", [plain("ENACT", None, "T.\n\nU.")]),
+    ("create-bare-title", 'Create a power-1 rule, "G", with the following text:\n\n  T.\n\nNot.',
+     [plain("ENACT", None, "T.")]),
+    ("enact-text-as-follows", 'Enact a new Rule entitled "B" with power 2 and text as follows:\n'
+     "\n{\n\n  T.\n\n}", [plain("ENACT", None, "T.")]),
+    # Several edits in one sentence, the verb understood after the first.
+    ("replace-two", 'Amend Rule 2553 by, as a single amendment, replacing "a" with "b" and\n'
+     'replacing "c" with\n"d".', [replace(2553, "a", "b"), replace(2553, "c", "d")]),
+    ("replace-pairs", 'Amend Rule 5 by replacing "a" with "b", and "c" with "d".',
+     [replace(5, "a", "b"), replace(5, "c", "d")]),
+    ("insert-pairs", 'Amend Rule 5 by inserting "a" after "b", and "c" before "d".',
+     [insert(5, "a", "b", "after"), insert(5, "c", "d", "before")]),
+    ("delete-several", 'Amend Rule 5 by deleting "a", "b" and "c"; then appending: "Z."',
+     [replace(5, "a", ""), replace(5, "b", ""), replace(5, "c", ""), plain("APPEND", 5, "Z.")]),
+    ("insert-following", 'Amend Rule 2619, "I" by inserting ", by it," following "CAN".',
+     [insert(2619, ", by it,", "CAN", "after")]),
+    ("by-by", 'Amend R2646, "Activity" by by replacing "a" with "b"', [replace(2646, "a", "b")]),
+    # "In Rule N, ..." with the verbs as commands.
+    ("in-rule-replace", 'In Rule 2166 "Assets", replace the text "a" with the following:\n\n  b',
+     [replace(2166, "a", "b")]),
+    ("in-rule-block", 'In Rule 2561 "VP Wins" replace the following:\n\n  a\n\nwith:\n\n  b',
+     [replace(2561, "a", "b")]),
+    # A bare title, or a part of the rule, before edits that find their place by quotation.
+    ("bare-title", "Amend Rule 2464, Tournaments, by replacing:\n{\n  a\n}\nwith:\n{\n  b\n}",
+     [replace(2464, "a", "b")]),
+    ("section", 'Amend Rule 2162 (Switches) section 2 by replacing "a" with "b".',
+     [replace(2162, "a", "b")]),
+    # More edits of the rule just changed.
+    ("and-by", "Amend rule 2591 \"S\" by changing:\n\n  * a\n\nto:\n\n  * b\n\nand by "
+     "appending the following to the end of the rule:\n\n  If c.\n\nFlip every switch.",
+     [replace(2591, "* a", "* b"), plain("APPEND", 2591, "If c.")]),
+    ("same-rule", 'Amend rule 2450 "P" by inserting "A" after "B".\n\n  Also amend the same rule'
+     " by replacing the text\n  {c}\n  with the new text\n  {d}",
+     [insert(2450, "A", "B", "after"), replace(2450, "c", "d")]),
 ]  # fmt: skip
 
 
@@ -117,7 +201,22 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("no-quotes", "Amend Rule 205 by replacing one week with three days"),
     ("unclosed-quote", 'Amend Rule 205 by replacing "one week with "three days'),
     ("unknown-verb", "Amend Rule 2201 by frobbing the text."),
-    ("two-rules", 'Repeal Rule 2604 ("Nothing") and Rule 2600 ("Boo").'),
+    ("repeal-and-no-number", "Repeal Rule 5 and Rule"),
+    ("repeal-and-more-words", "Repeal Rule 5 and 6 of the old ruleset."),
+    ("title-with-quote", 'Amend Rule 5 "The "Big" Rule" by replacing "a" with "b"'),
+    ("append-to-last-paragraph", 'Amend Rule 649, "Patent Titles", by appending to the last '
+     'paragraph: "x"'),
+    ("part-before-to-read", "Amend Rule 5, paragraph 2, to read: x"),
+    ("part-before-append", "Amend Rule 5 section 2 by appending: x"),
+    ("bare-title-before-to-read", "Amend Rule 5, Dice Rolls, to read: x"),
+    ("condition-as-title", 'Amend Rule 5, If Adopted Early, by replacing "a" with "b"'),
+    ("part-before-every", 'Amend Rule 5, section 2, by replacing every occurrence of "a" with "b"'),
+    ("every-then-pairs", 'Amend Rule 5 by replacing every occurrence of "a" with "b", and "c" with '
+     '"d"'),
+    ("unknown-second-edit", 'Amend Rule 5 by replacing "a" with "b" and frobbing "c"'),
+    ("paragraph-break", 'Amend Rule 478 by inserting a paragraph break before "Any action"'),
+    ("same-rule-alone", 'Also amend the same rule by deleting "x"'),
+    ("create-no-text", 'Create a new rule, "G", at once.'),
     ("retitle", 'Retitle Rule 2557 to "Sentencing Guidelines".'),
     ("in-rule", 'In Rule 2557, replace the first paragraph with "x".'),
     ("broken-keyword-lower", "amend rule abc: text"),
@@ -142,7 +241,8 @@ def test_to_read_with_nothing_below_is_not_understood() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Amend the rules carefully.", "We should repeal the dice rule.", "Rule 5 is nice."],
+    ["Amend the rules carefully.", "We should repeal the dice rule.", "Rule 5 is nice.",
+     'Create a new office titled "Dice" with the following text: x'],
 )
 def test_prose_is_neither_clause_nor_not_understood(text: str) -> None:
     proposal = read(text)

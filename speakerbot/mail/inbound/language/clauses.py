@@ -107,6 +107,21 @@ _CAPITALS = re.compile(
 )
 
 
+# A line that makes the proposal's changes depend on something (read outside comments).
+_CONDITION = re.compile(
+    r"(?:\(?[0-9a-z]{1,3}[.)]\s+)?(?:if|unless|otherwise|provided\s+that|only\s+if|in\s+the\s+event"
+    r"|in\s+case)\b|.*\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b",
+    re.IGNORECASE,
+)
+_NO_EFFECT = re.compile(r"\bno\s+effect\b", re.IGNORECASE)
+
+
+def _edited(clause: Clause) -> int | None:
+    """Return the rule a clause changes the text of, if any (what "the same rule" means)."""
+    edits = (ClauseKind.AMEND, ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
+    return clause.rule if clause.kind in edits else None
+
+
 class _ClauseReader:
     """Reads a proposal's lines into clauses, errors and the lines that were not understood."""
 
@@ -118,6 +133,13 @@ class _ClauseReader:
         self.unclear: list[tuple[int, str]] = []
         self.current: tuple[int, str, _ClauseHead] | None = None
         self.following: list[str] = []
+        # The rule the natural change just read edits, while only blank lines follow it:
+        # "and by ..." or "Also amend the same rule by ..." go on editing it.
+        self.previous: int | None = None
+        self.natural: list[int] = []  # where the clauses read in prose stand in self.clauses
+        self.conditions: list[tuple[int, str]] = []
+        self.conditional = False
+        self.comment = False  # inside a comment in brackets
 
     def close(self) -> None:
         """Finish the keyword clause being read, if any."""
@@ -134,6 +156,9 @@ class _ClauseReader:
     def step(self, index: int) -> int:
         """Read the line at ``index``; return the index of the next line to read."""
         line, text = self.lines[index]
+        previous, self.previous = self.previous, None
+        if not text.strip():
+            self.previous = previous
         if self.current is not None and is_end_rule(text):
             self.close()  # what follows, up to the next clause, is the proposal's alone
             return index + 1
@@ -142,10 +167,13 @@ class _ClauseReader:
             self.close()
             self.current = (line, text, head)
             return index + 1
-        natural = read_natural(self.lines, index)
+        natural = read_natural(self.lines, index, previous if self.current is None else None)
         if natural is not None:
             self.close()
+            self.conditional = self.conditional or bool(self.conditions)
+            self.natural.extend(range(len(self.clauses), len(self.clauses) + len(natural.clauses)))
             self.clauses.extend(natural.clauses)
+            self.previous = _edited(natural.clauses[-1])
             return natural.next
         if isinstance(head, str):
             self.close()
@@ -155,9 +183,34 @@ class _ClauseReader:
                 self.unclear.append((line, _shown(text)))
         elif self.current is not None:
             self.following.append(text)
+        else:
+            self.prose(line, text)
+        return index + 1
+
+    def prose(self, line: int, text: str) -> None:
+        """Read a line of the proposal's own text: a comment, a condition, or a change unclear."""
+        stripped = text.strip()
+        if stripped.startswith("["):
+            self.comment = True
+        if not self.comment and _CONDITION.match(stripped):
+            self.conditions.append((line, _shown(text)))
+            self.conditional = self.conditional or _NO_EFFECT.search(stripped) is not None
         elif speaks_of_change(text):
             self.unclear.append((line, _shown(text)))
-        return index + 1
+        if stripped.endswith("]"):
+            self.comment = False
+
+    def natural_read(self) -> list[Clause]:
+        """Return the clauses, without those read in prose when a condition governs them.
+
+        A proposal that says when its changes are to happen ("If Proposal 8320 has been
+        adopted, ...", "Otherwise:") is carried out by the host: its changes, made
+        unconditionally, would be wrong changes. Its conditions are quoted back.
+        """
+        if not self.conditional:
+            return self.clauses
+        self.unclear = sorted([*self.unclear, *self.conditions])
+        return [c for number, c in enumerate(self.clauses) if number not in self.natural]
 
 
 def _parse_clauses(
@@ -173,4 +226,5 @@ def _parse_clauses(
     while index < len(lines):
         index = reader.step(index)
     reader.close()
-    return reader.clauses, reader.errors, reader.unclear
+    clauses = reader.natural_read()
+    return clauses, reader.errors, reader.unclear

@@ -1,32 +1,56 @@
 """The rule changes players write in prose: ``Amend Rule 205 by replacing "a" with "b"``.
 
-The forms (any case; a rule number may be followed by its title in parentheses; a line may
-start with a list marker such as ``1.``, ``a)``, ``(a)`` or ``-``):
+The forms (any case; a rule is ``Rule N`` or ``RN``, optionally followed by its title in
+parentheses or quotes; a line may start with a list marker such as ``1.``, ``a)``, ``(a)``
+or ``-``):
 
-- ``Amend Rule N to read[ as follows]: <text>`` → AMEND;
-- ``Amend Rule N by replacing [every occurrence of|the text] "X" with "Y"`` (and the block
-  form ``by replacing:`` <block> ``with:`` <block>) → REPLACE;
-- ``Amend Rule N by deleting "X"`` (or removing) → REPLACE with empty new text;
-- ``Amend Rule N by appending[ the following (text|paragraph|sentence)]: <text>`` → APPEND;
-- ``Amend Rule N by inserting <"T" or the following ...:> (before|after) "X"`` → INSERT;
-- ``Repeal Rule N``, ``Enact a new rule[ titled "T"][ with the following text]: <text>``,
-  ``Transmute Rule N[ to (mutable|immutable)]``.
+- ``Amend Rule N to read[ as follows|, in full]: <text>`` → AMEND;
+- ``Amend Rule N by <edits>`` and ``In Rule N, <edits>``, where the edits (read by
+  :mod:`~speakerbot.mail.inbound.language.natural_edits`) replace, delete, insert or append
+  text: ``by replacing "X" with "Y" and "C" with "D"``, ``by replacing:`` <block> ``with:``
+  <block> → REPLACE, INSERT, APPEND;
+- ``and by <edits>`` or ``Also amend the same rule by <edits>`` right after a change to a
+  rule: more edits of that rule;
+- ``Remove "X" from Rule N``, ``Append the following paragraph to Rule N: <text>``,
+  ``Replace "X" in Rule N with "Y"``;
+- ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
+  P][ with the following text]: <text>`` (a power is the game's own business: it is not
+  kept), ``Transmute Rule N[ to (mutable|immutable)]``.
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
-after a colon is the indented lines below, or else the lines up to a blank line, the next
-clause or ``END RULE``. Rules have no titles in speakerbot, so a title is not kept.
+after a colon is text in braces, the indented lines below, or else the lines up to a blank
+line, the next clause or ``END RULE``. Rules have no titles in speakerbot, so a title is not
+kept. A title written bare (``Amend Rule 2464, Tournaments, by``) or a part of the rule
+(``section 2``) is taken only before edits that find their place by quoted text; never
+before ``to read``, appending or ``every occurrence``, which it could change the meaning of.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from speakerbot.mail.inbound.language.natural_edits import (
+    END,
+    EVERY,
+    EVERY_AFTER,
+    FOLLOWING,
+    KIND_OF_TEXT,
+    read_edits,
+)
+from speakerbot.mail.inbound.language.natural_text import (
+    Cursor,
+    Lines,
+    Q,
+    form,
+    is_end_rule,
+    starts_clause,
+    unmarked,
+    unquote,
+)
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__ = ["NATURAL_FORMS"]
+__all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
 
 NATURAL_FORMS: tuple[tuple[str, str], ...] = (
     ('Amend Rule <n> by replacing "<old>" with "<new>"',
@@ -45,276 +69,141 @@ NATURAL_FORMS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 """The forms players write in prose, with an example of each: read by HELP and the docs."""
 
-_Lines = tuple[tuple[int, str], ...]
-
-_MARKER = re.compile(r"\s*(?:\(?[0-9]{1,3}[.)]|\(?[A-Za-z][.)]|\([A-Za-z0-9]{1,4}\)|[-*•])\s+")
-_Q = r"(?:\"[^\"]*\"|“[^”\"]*[”\"]|”[^”\"]*”)"
-_TITLE = r"(?:\s*,?\s*(?:\((?:[^()]|\([^()]*\))*\)|" + _Q + r"))?"
-_RULE = rf"rule\s+#?(?P<rule>[0-9]{{1,9}}){_TITLE}"
+_TITLE = r"(?:\s*,?\s*(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"))?"
+_RULE = rf"(?:rule\s+#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}"
 _AMEND = rf"amend\s+{_RULE}\s*,?\s*"
-_END = r"\s*[.;,]?\s*(?:and|or)?\s*"
-_KIND_OF_TEXT = r"(?:(?:the|this)\s+(?:text|words?|phrases?|sentences?|string)\s*)?"
-_EVERY = r"(?P<every>(?:every|each|all)\s+(?:occurrences?|instances?)\s+of\s+)?"
-_EVERY_AFTER = (
-    r"(?P<every2>\s*,?\s*(?:wherever\s+it\s+(?:appears|occurs)|everywhere"
-    r"|throughout(?:\s+the\s+rule)?)\s*,?)?"
+# A title written bare between commas (Title Case, not a condition), or a part of the rule.
+_BARE_TITLE = (
+    r"\s*,\s*(?-i:(?!(?:If|Unless|When|Provided|Only)\b)[A-Z][\w'’.-]*"
+    r"(?:\s+(?:[A-Z][\w'’.-]*|of|the|and|a|an|in|on|for|to|or|at)){0,8})\s*(?=,)"
 )
-_FOLLOWING = (
-    r"(?:the\s+following(?:\s+(?:new\s+)?(?:text|paragraph|sentence|list\s+item|item|words?))?)"
+_PART = (
+    r"\s*,?\s*(?:in\s+)?(?:(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|last|final)"
+    r"\s+(?:paragraph|section|subsection|list\s+item|item|clause)"
+    r"|(?:section|subsection|paragraph|item|list\s+item|clause)\s+\(?[0-9a-z]{1,3}\)?)"
 )
+_SCOPE = rf"(?P<scope>(?:{_BARE_TITLE}|{_PART})+)?"
+_BY = r"\s*,?\s*by\b\s*(?:,\s*as\s+a\s+single\s+amendment\s*,\s*)?(?:by\s+)?"
+_AMEND_BY = form(rf"amend\s+{_RULE}{_SCOPE}{_BY}(?P<body>.*)")
+_IN_RULE = form(rf"in\s+{_RULE}{_SCOPE}\s*,?\s*(?P<body>.*)")
+_SAME_RULE = form(rf"(?:also\s+)?amend\s+the\s+same\s+rule{_BY}(?P<body>.*)")
+_GOES_ON = form(r"(?:and|also)\s+(?:also\s+)?by\s+(?P<body>.*)")
 
-
-def _form(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE | re.DOTALL)
-
-
-_TO_READ = _form(
+_TO_READ = form(
     rf"{_AMEND}(?:by\s+(?:changing|amending)\s+it\s+)?(?:so\s+as\s+)?to\s+read\s*,?"
     r"(?:\s*in\s+(?:its\s+)?(?:entirety|full|whole))?(?:\s*as\s+follows)?"
-    rf"\s*(?::\s*(?P<text>.*)|(?P<q>{_Q}){_END})"
+    rf"\s*(?::\s*(?P<text>.*)|(?P<q>{Q}){END})"
 )
-_WHOLE_TEXT = _form(
+_WHOLE_TEXT = form(
     rf"{_AMEND}by\s+replacing\s+(?:its|the(?:\s+entire|\s+whole)?)\s+text(?:\s+of\s+the\s+rule)?"
-    rf"(?:\s+in\s+its\s+entirety)?\s+with\s*(?:{_FOLLOWING}\s*)?(?::\s*(?P<text>.*)|(?P<q>{_Q}){_END})"
+    rf"(?:\s+in\s+its\s+entirety)?\s+with\s*(?:{FOLLOWING}\s*)?(?::\s*(?P<text>.*)|(?P<q>{Q}){END})"
 )
-_REPLACE = _form(
-    rf"{_AMEND}by\s+(?:replacing|changing)\s+{_EVERY}{_KIND_OF_TEXT}(?P<old>{_Q}){_EVERY_AFTER}"
-    rf"\s*(?:with|to\s+read|to|by)\s+{_KIND_OF_TEXT}(?:(?P<new>{_Q}){_END}|(?:{_FOLLOWING}\s*)?:\s*(?P<text>.*))"
+_REMOVE_FROM = form(
+    rf"(?:remove|delete|strike)(?:\s+out)?\s+{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
+    rf"\s*(?:from|in)\s+{_RULE}{END}"
 )
-_REPLACE_BLOCK = _form(
-    rf"{_AMEND}by\s+(?:replacing|changing)\s*(?:{_FOLLOWING}\s*)?{_KIND_OF_TEXT}:\s*"
+_APPEND_TO = form(
+    rf"(?:append|add)\s+(?:(?P<q>{Q})|{FOLLOWING})\s*(?:to|at\s+the\s+end\s+of)\s+{_RULE}"
+    rf"\s*(?::\s*(?P<text>.*)|{END})"
 )
-_WITH_LINE = _form(rf"\s*(?:with|by)\s*(?:{_FOLLOWING}\s*)?:\s*(?P<text>.*)")
-_DELETE = _form(
-    rf"{_AMEND}by\s+(?:deleting|removing|striking)(?:\s+out)?\s+{_EVERY}{_KIND_OF_TEXT}"
-    rf"(?P<old>{_Q}){_EVERY_AFTER}(?:\s+(?:from\s+it|from\s+the\s+rule))?{_END}"
+_REPLACE_IN = form(
+    rf"replace\s+{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*in\s+{_RULE}\s*,?\s*"
+    rf"with\s+{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
-_DELETE_BLOCK = _form(
-    rf"{_AMEND}by\s+(?:deleting|removing|striking)(?:\s+out)?\s*(?:{_FOLLOWING}\s*)?"
-    rf"{_KIND_OF_TEXT}:\s*"
+_REPEAL = form(rf"repeal\s+{_RULE}{END}")
+# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
+_REPEAL_FIRST = form(r"repeal\s+rules?\s+(?=#?[0-9])|repeal\s+(?=r#?[0-9])")
+_REPEALED = form(rf"(?:(?:rule\s+)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}")
+_REPEAL_AND = form(r"\s*(?:,\s*(?:and\s+)?|,?\s*and\s+)")
+_TRANSMUTE = form(
+    rf"transmute\s+{_RULE}(?:\s*,?\s*to\s+(?:be\s+)?(?P<target>mutable|immutable))?{END}")
+_ENACT = form(
+    r"(?:enact|create)\s+an?\s+(?:new\s+)?(?P<immutable>immutable\s+)?(?:[\w.=-]+\s+){0,2}?"
+    r"rule\s*,?\s*(?:(?:titled|entitled|named|called|with\s+the\s+title)\s+"
+    rf"(?P<title>{Q})\s*,?\s*|(?P<bare>{Q})\s*,\s*(?=with\b))?(?:(?:with|at)\s+power\s*[=:]?\s*[0-9.]+\s*,?\s*(?:and\s+)?)?"
+    r"(?:(?:with\s+)?(?:the\s+following\s+text|the\s+text|text\s+as\s+follows)|reading"
+    r"(?:\s+as\s+follows)?|which\s+reads|as\s+follows)?"
+    rf"\s*(?::\s*(?P<text>.*)|(?P<q>{Q}){END})"
 )
-_APPEND = _form(
-    rf"{_AMEND}by\s+(?:appending|adding)\s*(?:{_FOLLOWING}\s*)?(?:as\s+a\s+new\s+paragraph\s*)?"
-    r"(?:(?:to\s+the\s+end|at\s+the\s+end|to\s+it)(?:\s+of\s+(?:the|that)\s+rule)?\s*)?"
-    rf"(?::\s*(?P<text>.*)|(?P<q>{_Q}){_END})"
-)
-_INSERT = _form(
-    rf"{_AMEND}by\s+inserting\s+(?:(?P<q>{_Q})|{_FOLLOWING})\s*,?\s*"
-    rf"(?:immediately\s+)?(?P<position>before|after|prior\s+to)\s+{_KIND_OF_TEXT}"
-    rf"(?P<anchor>{_Q})\s*(?::\s*(?P<text>.*)|" + _END + ")"
-)
-_INSERT_FIRST = _form(
-    rf"{_AMEND}by\s+inserting\s*,?\s*(?:immediately\s+)?(?P<position>before|after|prior\s+to)\s+"
-    rf"{_KIND_OF_TEXT}(?P<anchor>{_Q})\s*,?\s*(?:{_FOLLOWING}\s*)?(?::\s*(?P<text>.*)|"
-    rf"(?P<q>{_Q}){_END})"
-)
-_REPEAL = _form(rf"repeal\s+{_RULE}{_END}")
-# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 and Rule 2": numbers only (titles make it a
-# single rule's form above, or none).
-_REPEAL_MANY = _form(
-    r"repeal\s+rules?\s+(?P<numbers>#?[0-9]{1,9}(?:\s*(?:,|,?\s*and)\s*(?:rule\s+)?#?[0-9]{1,9})+)"
-    + _END)
-_NUMBER = re.compile(r"[0-9]{1,9}")
-_TRANSMUTE = _form(
-    rf"transmute\s+{_RULE}(?:\s*,?\s*to\s+(?:be\s+)?(?P<target>mutable|immutable))?{_END}")
-_ENACT = _form(
-    r"enact\s+an?\s+new\s+(?P<immutable>immutable\s+)?(?:[\w-]+\s+){0,2}?rule\s*,?\s*"
-    rf"(?:(?:titled|entitled|named|called|with\s+the\s+title)\s+(?P<title>{_Q})\s*,?\s*)?"
-    r"(?:(?:with\s+the\s+following\s+text|with\s+the\s+text|reading(?:\s+as\s+follows)?|"
-    r"which\s+reads|as\s+follows)\s*)?"
-    rf"(?::\s*(?P<text>.*)|(?P<q>{_Q}){_END})"
-)
-_STARTS_CLAUSE = _form(
-    r"(?:amend|repeal|transmute)\s+rules?\b|enact\s+(?:an?\s+new\b|(?:immutable\s+)?rule\b)"
-    r"|set\s+\S+\s*="
-)
-_SPEAKS_OF_CHANGE = _form(
+_SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
-    r"|create|change|modify|strike)\w*\b.*?\brules?\s+#?[0-9]"
+    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s+#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s+(?:[\w-]+\s+){0,2}?rule\b"
+    r"|(?:also\s+)?amend\s+the\s+same\s+rule\b"
     r"|rules?\s+#?[0-9]+.*?\b(?:is|are)\s+(?:hereby\s+)?(?:amended|repealed|enacted|transmuted)"
-    r"|in\s+rule\s+#?[0-9]+\s*,?\s*(?:replace|insert|append|delete|remove|change|strike))"
+    r"|in\s+(?:rule\s+#?|r)[0-9]+\s*,?\s*(?:replace|insert|append|delete|remove|change|strike))"
 )
-
-
-def is_end_rule(text: str) -> bool:
-    """Tell whether a line is ``END RULE`` (any case, a trailing ``.`` or ``!`` allowed)."""
-    return " ".join(text.upper().rstrip(".!").split()) == "END RULE"
-
-
-def _unmarked(text: str) -> str:
-    """Return the line without its list marker (``1.``, ``a)``, ``(a)``, ``-``) and outer space."""
-    match = _MARKER.match(text)
-    return (text[match.end() :] if match else text).strip()
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip())
-
-
-def starts_clause(text: str) -> bool:
-    """Tell whether a line opens a clause (keyword or natural form), so a block ends there."""
-    return _STARTS_CLAUSE.match(_unmarked(text)) is not None
 
 
 def speaks_of_change(text: str) -> bool:
     """Tell whether a line seems to change a rule (used for the lines no form understood)."""
-    return _SPEAKS_OF_CHANGE.match(_unmarked(text)) is not None
-
-
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] in "\"“”" and text[-1] in "\"”“":
-        inner = text[1:-1]
-        if not any(mark in inner for mark in "\"“”"):
-            return inner
-    return text
-
-
-def _open_quote(text: str) -> bool:
-    """Tell whether ``text`` leaves a double quote open (so the quote runs on to later lines)."""
-    straight = text.count('"') % 2 == 1
-    return straight or text.count("“") > text.count("”")
+    return _SPEAKS_OF_CHANGE.match(unmarked(text)) is not None
 
 
 @dataclass(frozen=True)
 class Read:
-    """What a natural form read: its clauses and the index of the first line after it.
-
-    One clause, but for ``Repeal Rules 1, 2 and 3`` (one each).
-    """
+    """What a natural form read: its clauses and the index of the first line after it."""
 
     clauses: tuple[Clause, ...]
     next: int
-
-
-class _Cursor:
-    """The proposal's lines and where reading stands, for one natural clause."""
-
-    def __init__(self, lines: _Lines, index: int) -> None:
-        self.lines = lines
-        self.index = index
-        self.indent = _indent(lines[index][1])
-
-    def head(self, wrapped: int) -> str | None:
-        """Return the clause's line with ``wrapped`` more lines, and more while a quote is open.
-
-        Mail clients wrap long lines, so a clause may run over a few lines; they are joined
-        with a space (a blank line inside a quote keeps its paragraph break). None when there
-        are not ``wrapped`` non-blank lines of text after the clause's line.
-        """
-        start, lines = self.index, self.lines
-        text = _unmarked(lines[start][1])
-        for index in range(start + 1, start + 1 + wrapped):
-            if index >= len(lines) or not lines[index][1].strip():
-                return None
-            if is_end_rule(lines[index][1]) or starts_clause(lines[index][1]):
-                return None
-            text += " " + lines[index][1].strip()
-        self.index = start + 1 + wrapped
-        first, after_first = text, self.index
-        limit = min(len(lines), self.index + 50)
-        while _open_quote(text) and self.index < limit:
-            line = lines[self.index][1].strip()
-            text += (" " + line) if line else "\n\n"
-            text = text.replace("\n\n ", "\n\n")
-            self.index += 1
-        if _open_quote(text):  # never closed: read the clause's lines alone
-            self.index, text = after_first, first
-        return text
-
-    def block(self, stop: Callable[[str], bool] | None = None) -> str:
-        """Read the block after a colon: indented lines, or lines up to a blank line."""
-        lines, index = self.lines, self.index
-        while index < len(lines) and not lines[index][1].strip():
-            index += 1
-        taken: list[str] = []
-        indented = index < len(lines) and _indent(lines[index][1]) > self.indent
-        while index < len(lines):
-            text = lines[index][1]
-            if is_end_rule(text) or (stop is not None and stop(text)):
-                break
-            if indented and text.strip() and _indent(text) <= self.indent:
-                break
-            if not indented and (not text.strip() or starts_clause(text)):
-                break
-            taken.append(text)
-            index += 1
-        if index < len(lines) and is_end_rule(lines[index][1]):
-            index += 1
-        self.index = index
-        return _unquote(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
-
-    def text(self, inline: str | None, quoted: str | None) -> str:
-        """Return the text of a form: quoted, given after the colon, or the block below."""
-        if quoted is not None:
-            return _unquote(quoted)
-        if inline is not None and inline.strip():
-            return _unquote(inline)
-        return self.block()
-
-
-def _position(words: str) -> str:
-    return "after" if words.lower() == "after" else "before"  # "prior to" is before
 
 
 def _rule(match: re.Match[str]) -> int:
     return int(match.group("rule"))
 
 
-def _every(match: re.Match[str]) -> bool:
-    return bool(match.group("every") or match.group("every2"))
+def _anchored(clause: Clause) -> bool:
+    """Tell whether an edit finds its place by quoted text alone (so a part named is moot).
+
+    Such an edit either finds its text once in the whole rule, which is then the place
+    meant, or is refused at submission; it never lands elsewhere.
+    """
+    return (clause.kind is ClauseKind.REPLACE and not clause.every) or (
+        clause.kind is ClauseKind.INSERT
+    )
 
 
-def _amend_forms(cursor: _Cursor, head: str) -> Clause | None:
+def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | None:
+    """Read ``Amend Rule N by ...``, ``In Rule N, ...`` and the edits of the rule before."""
+    for pattern in (_AMEND_BY, _IN_RULE):
+        match = pattern.fullmatch(head)
+        if match is not None:
+            clauses = read_edits(cursor, _rule(match), match["body"])
+            if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
+                return None
+            return clauses
+    if previous is None:
+        return None
+    for pattern in (_SAME_RULE, _GOES_ON):
+        match = pattern.fullmatch(head)
+        if match is not None:
+            return read_edits(cursor, previous, match["body"])
+    return None
+
+
+def _whole(cursor: Cursor, head: str) -> Clause | None:
+    """Read the forms that name the rule after the change: to read, remove from, append to."""
     for pattern in (_TO_READ, _WHOLE_TEXT):
         match = pattern.fullmatch(head)
         if match is not None:
             return Clause(ClauseKind.AMEND, _rule(match), cursor.text(match["text"], match["q"]))
-    match = _REPLACE.fullmatch(head)
+    match = _REMOVE_FROM.fullmatch(head)
     if match is not None:
-        quoted = match["new"]
-        new = _unquote(quoted) if quoted is not None else cursor.text(match["text"], None)
-        return Clause(
-            ClauseKind.REPLACE, _rule(match), old=_unquote(match["old"]), new=new,
-            every=_every(match),
-        )
-    match = _REPLACE_BLOCK.fullmatch(head)
+        every = bool(match["every"] or match["every2"])
+        return Clause(ClauseKind.REPLACE, _rule(match), old=unquote(match["old"]), new="",
+                      every=every)
+    match = _REPLACE_IN.fullmatch(head)
     if match is not None:
-        old = cursor.block(stop=lambda text: _WITH_LINE.fullmatch(text) is not None)
-        if cursor.index >= len(cursor.lines):
-            return None
-        with_line = _WITH_LINE.fullmatch(cursor.lines[cursor.index][1])
-        if with_line is None:
-            return None
-        cursor.index += 1
-        new = cursor.text(with_line["text"], None)
-        return Clause(ClauseKind.REPLACE, _rule(match), old=old, new=new)
-    return _change_forms(cursor, head)
-
-
-def _change_forms(cursor: _Cursor, head: str) -> Clause | None:
-    match = _DELETE.fullmatch(head)
-    if match is not None:
-        old = _unquote(match["old"])
-        return Clause(ClauseKind.REPLACE, _rule(match), old=old, new="", every=_every(match))
-    match = _DELETE_BLOCK.fullmatch(head)
-    if match is not None:
-        return Clause(ClauseKind.REPLACE, _rule(match), old=cursor.block(), new="")
-    match = _APPEND.fullmatch(head)
+        every = bool(match["every"] or match["every2"])
+        return Clause(ClauseKind.REPLACE, _rule(match), old=unquote(match["old"]),
+                      new=unquote(match["new"]), every=every)
+    match = _APPEND_TO.fullmatch(head)
     if match is not None:
         return Clause(ClauseKind.APPEND, _rule(match), cursor.text(match["text"], match["q"]))
-    for pattern in (_INSERT, _INSERT_FIRST):
-        match = pattern.fullmatch(head)
-        if match is not None:
-            return Clause(
-                ClauseKind.INSERT, _rule(match), cursor.text(match["text"], match["q"]),
-                anchor=_unquote(match["anchor"]), position=_position(match["position"]),
-            )
     return None
 
 
-def _other_forms(cursor: _Cursor, head: str) -> Clause | None:
+def _other_forms(cursor: Cursor, head: str) -> Clause | None:
     match = _REPEAL.fullmatch(head)
     if match is not None:
         return Clause(ClauseKind.REPEAL, _rule(match))
@@ -325,36 +214,74 @@ def _other_forms(cursor: _Cursor, head: str) -> Clause | None:
     if match is not None:
         text = cursor.text(match["text"], match["q"])
         return Clause(ClauseKind.ENACT, None, text, immutable=bool(match["immutable"]))
-    return None
+    return _whole(cursor, head)
 
 
-def read_natural(lines: _Lines, index: int) -> Read | None:
+def _repealed(head: str) -> list[int] | None:
+    """Read ``Repeal Rules 1, 2 and 3`` or ``Repeal Rule 1 ("A") and Rule 2``: two or more."""
+    # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
+    first = None if head.startswith("REPEAL RULE ") else _REPEAL_FIRST.match(head)
+    if first is None:
+        return None
+    numbers: list[int] = []
+    at = first.end()
+    while True:
+        match = _REPEALED.match(head, at)
+        if match is None:
+            return None
+        numbers.append(_rule(match))
+        if len(numbers) > 1 and re.fullmatch(END, head[match.end() :]):
+            return list(dict.fromkeys(numbers))
+        joined = _REPEAL_AND.match(head, match.end())
+        if joined is None:
+            return None
+        at = joined.end()
+
+
+def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
+    numbers = _repealed(head)
+    if numbers is not None:
+        return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
+    start = cursor.index
+    edits = _edits(cursor, head, previous)
+    if edits:
+        return tuple(edits)
+    cursor.index = start
+    clause = _other_forms(cursor, head)
+    return (clause,) if clause is not None else None
+
+
+def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read | None:
     """Read a natural form starting at ``lines[index]``; None when the line is none of them.
 
-    A form whose text comes out empty (``to read:`` with nothing below) is none either.
+    ``previous`` is the rule the change just before changed, if the line follows it: ``and
+    by ...`` and ``Also amend the same rule by ...`` go on editing it. A form whose text
+    comes out empty (``to read:`` with nothing below) is none.
     """
-    if not starts_clause(lines[index][1]):
+    if not starts_clause(lines[index][1]) and (
+        previous is None or _GOES_ON.match(unmarked(lines[index][1])) is None
+    ):
         return None
+    # A head that ends in "and" or a comma may go on below ("replacing "a" with "b" and
+    # <newline> replacing ..."): it is taken alone only when the longer one is nothing.
+    unfinished: Read | None = None
     for wrapped in range(_MAX_WRAPPED + 1):
-        cursor = _Cursor(lines, index)
+        cursor = Cursor(lines, index)
         head = cursor.head(wrapped)
         if head is None:
-            return None
-        amends = head[:1].lower() == "a"
-        # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
-        many = None if head.startswith("REPEAL RULE ") else _REPEAL_MANY.fullmatch(head)
-        if not amends and many is not None:
-            numbers = dict.fromkeys(int(n) for n in _NUMBER.findall(many["numbers"]))
-            return Read(tuple(Clause(ClauseKind.REPEAL, n) for n in numbers), cursor.index)
-        clause = _amend_forms(cursor, head) if amends else _other_forms(cursor, head)
-        if clause is not None and _complete(clause):
-            return Read((clause,), cursor.index)
-        if head.rstrip().endswith(":"):
-            return None
-    return None
+            return unfinished
+        clauses = _read(cursor, head, previous)
+        if clauses and all(_complete(clause) for clause in clauses):
+            if _GOES_ON_BELOW.search(head) is None:
+                return Read(clauses, cursor.index)
+            unfinished = unfinished or Read(clauses, cursor.index)
+        elif head.rstrip().endswith(":"):
+            return unfinished
+    return unfinished
 
 
 _MAX_WRAPPED = 3
+_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*$", re.IGNORECASE)
 """How many wrapped lines after a clause's first line are joined to it."""
 
 

@@ -1,0 +1,199 @@
+"""The edits of one rule written in prose: what follows ``Amend Rule 5 by`` or ``In Rule 5,``.
+
+One sentence may make several edits, each checked in turn and none guessed:
+
+- ``replacing [every occurrence of] [the text] "X" with "Y"`` (also ``changing "X" to
+  [read] "Y"``), and more pairs after it: ``, and "C" with "D"``;
+- ``deleting "X"`` (or removing, striking), and more after it: ``, "Y" and "Z"``;
+- ``inserting "T" (before|after|following|prior to) "X"``, and more pairs after it;
+- ``appending[ the following (text|paragraph|sentence)][ to the end of the rule]: <text>``;
+- the last edit may take its text after a colon or as a block below (``replacing "X" with
+  the following:``);
+- the block forms ``replacing[ the following]:`` <block> ``with[ the following]:``
+  <block> and ``deleting the following:`` <block>, where a block is indented, in braces,
+  or (after a colon) the lines up to a blank line. Without the colon, only an indented or
+  braced block is taken (a wrapped sentence is not a block).
+
+Edits are separated by commas, semicolons, ``and`` or ``then``; each may repeat ``by``.
+The verbs are read as gerunds (``replacing``) or as commands (``replace``). Anything left
+over that is none of these makes the whole sentence not understood.
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.results import Clause, ClauseKind
+
+__all__: list[str] = []
+
+END = r"\s*[.;,]?\s*(?:and|or)?\s*"
+KIND_OF_TEXT = (
+    r"(?:(?:the|this)\s+(?:new\s+)?(?:text|words?|phrases?|sentences?|string)\s*)?"
+)
+EVERY = r"(?P<every>(?:every|each|all)\s+(?:occurrences?|instances?)\s+of\s+)?"
+EVERY_AFTER = (
+    r"(?P<every2>\s*,?\s*(?:wherever\s+it\s+(?:appears|occurs)|everywhere"
+    r"|throughout(?:\s+the\s+rule)?)\s*,?)?"
+)
+FOLLOWING = (
+    r"(?:the\s+following(?:\s+(?:new\s+)?(?:text|paragraph|sentence|list\s+item|item|words?))?)"
+)
+_POSITION = r"(?:immediately\s+)?(?P<position>before|after|prior\s+to|following|preceding)"
+_COLON_TEXT = r"\s*:\s*(?P<text>.*)"
+
+_REPLACE = form(
+    rf"(?:replac|chang)(?:ing|e)\s+{EVERY}{KIND_OF_TEXT}(?::\s*)?(?P<old>{Q}){EVERY_AFTER}"
+    rf"\s*(?:with|to\s+read|to|by)\s*{KIND_OF_TEXT}"
+    rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*)?{_COLON_TEXT})"
+)
+_DELETE = form(
+    rf"(?:delet|remov|strik)(?:ing|e)(?:\s+out)?\s+{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
+    r"(?:\s+from\s+(?:it|the\s+rule|th(?:at|is)\s+rule))?"
+)
+_INSERT = form(
+    rf"insert(?:ing)?\s+(?:(?P<q>{Q})|(?P<following>{FOLLOWING}))\s*,?\s*{_POSITION}\s+"
+    rf"{KIND_OF_TEXT}(?P<anchor>{Q})(?:\s*,?{_COLON_TEXT})?"
+)
+_INSERT_FIRST = form(
+    rf"insert(?:ing)?\s*,?\s*{_POSITION}\s+{KIND_OF_TEXT}(?P<anchor>{Q})\s*,?\s*"
+    rf"(?:{FOLLOWING}\s*)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
+)
+_APPEND = form(
+    rf"(?:append|add)(?:ing)?\s*,?\s*(?:{FOLLOWING}\s*)?(?:as\s+a\s+new\s+paragraph\s*)?"
+    r"(?:(?:to\s+the\s+end|at\s+the\s+end|to\s+it)(?:\s+of\s+(?:the|that|this)\s+rule)?\s*)?"
+    rf"(?:,?\s*after\s+the\s+(?:final|last)\s+sentence\s*,?\s*(?:{FOLLOWING}\s*)?)?"
+    rf"(?:{_COLON_TEXT}|(?P<q>{Q}))"
+)
+# More of the same edit after the first, its verb understood: "and "C" with "D"".
+_MORE_REPLACE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})\s*(?:with|to)\s+(?P<new>{Q})")
+_MORE_DELETE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})")
+_MORE_INSERT = form(rf"(?P<q>{Q})\s*,?\s*{_POSITION}\s+{KIND_OF_TEXT}(?P<anchor>{Q})")
+_SEPARATOR = re.compile(r"\s*[,;]?\s*(?:(?:and|then)\b\s*(?:also\s+)?)?(?:by\s+)?", re.I)
+_END = form(END)
+
+_REPLACE_BLOCK = form(
+    rf"(?:replac|chang)(?:ing|e)\s*(?:{FOLLOWING}\s*)?{KIND_OF_TEXT}(?P<colon>:)?\s*"
+)
+_DELETE_BLOCK = form(
+    rf"(?:delet|remov|strik)(?:ing|e)(?:\s+out)?\s*(?:{FOLLOWING}\s*)?{KIND_OF_TEXT}"
+    r"(?P<colon>:)?\s*"
+)
+_WITH_LINE = form(
+    r"\s*(?:with|by|to(?:\s+read)?(?:\s+as\s+follows)?)\s*"
+    rf"(?:{FOLLOWING}\s*|{KIND_OF_TEXT})(?::\s*(?P<text>.*)|(?P<brace>\{{.*))?"
+)
+
+_FIRST = ("replace", "delete", "insert", "insert-first", "append")
+_FORMS = {"replace": _REPLACE, "delete": _DELETE, "insert": _INSERT,
+          "insert-first": _INSERT_FIRST, "append": _APPEND}  # fmt: skip
+# After an edit, the same edit may go on without its verb.
+_MORE = {"replace": ("more-replace", _MORE_REPLACE), "delete": ("more-delete", _MORE_DELETE),
+         "insert": ("more-insert", _MORE_INSERT), "insert-first": ("more-insert", _MORE_INSERT),
+         "more-replace": ("more-replace", _MORE_REPLACE),
+         "more-delete": ("more-delete", _MORE_DELETE),
+         "more-insert": ("more-insert", _MORE_INSERT)}  # fmt: skip
+
+
+def _every(match: re.Match[str]) -> bool:
+    groups = match.groupdict()
+    return bool(groups.get("every") or groups.get("every2"))
+
+
+def _position(words: str) -> str:
+    # "prior to" and "preceding" are before; "following" is after.
+    return "after" if words.lower() in ("after", "following") else "before"
+
+
+def _item(body: str, at: int, previous: str | None) -> tuple[str, re.Match[str]] | None:
+    """Return the edit that starts at ``body[at:]`` (its name and match), or None."""
+    for name in _FIRST:
+        match = _FORMS[name].match(body, at)
+        if match is not None:
+            return name, match
+    if previous is not None and previous in _MORE:
+        name, pattern = _MORE[previous]
+        match = pattern.match(body, at)
+        if match is not None:
+            return name, match
+    return None
+
+
+def _clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
+    """Build the clause of one edit, reading its text from below when it takes a block."""
+    groups = match.groupdict()
+    text = groups.get("text")
+    if name in ("replace", "more-replace"):
+        new = unquote(groups["new"]) if groups.get("new") is not None else cursor.text(text, None)
+        return Clause(ClauseKind.REPLACE, rule, old=unquote(match["old"]), new=new,
+                      every=_every(match))
+    if name in ("delete", "more-delete"):
+        return Clause(ClauseKind.REPLACE, rule, old=unquote(match["old"]), new="",
+                      every=_every(match))
+    if name == "append":
+        return Clause(ClauseKind.APPEND, rule, cursor.text(text, groups.get("q")))
+    if groups.get("following") is not None and text is None:
+        return None  # "inserting the following before "X"" with no text to insert
+    if groups.get("q") is not None and text is not None:
+        return None  # two texts to insert: which is meant is unclear
+    return Clause(ClauseKind.INSERT, rule, cursor.text(text, groups.get("q")),
+                  anchor=unquote(match["anchor"]), position=_position(match["position"]))
+
+
+def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
+    """Read the edits ``body`` makes to ``rule``; None unless all of it is understood."""
+    start = cursor.index
+    block = _block_edit(cursor, rule, body)
+    if block is not None:
+        return [block]
+    cursor.index = start
+    clauses: list[Clause] = []
+    at, previous = 0, None
+    while True:
+        item = _item(body, at, previous)
+        if item is None:
+            return None
+        name, match = item
+        if previous is not None and name.startswith("more") and clauses[-1].every:
+            return None  # does "every" reach the pairs after the first? Unclear.
+        clause = _clause(cursor, rule, name, match)
+        if clause is None:
+            return None
+        clauses.append(clause)
+        if match.groupdict().get("text") is not None or _END.fullmatch(body, match.end()):
+            return clauses
+        separator = _SEPARATOR.match(body, match.end())
+        at, previous = (separator.end() if separator else match.end()), name
+
+
+def _block_edit(cursor: Cursor, rule: int, body: str) -> Clause | None:
+    """Read ``replacing:`` <block> ``with:`` <block>, or ``deleting:`` <block>."""
+    match = _REPLACE_BLOCK.fullmatch(body)
+    if match is not None:
+        strict = match["colon"] is None
+        old = cursor.block(stop=lambda text: _WITH_LINE.fullmatch(text) is not None,
+                           strict=strict)
+        cursor.skip_blank()
+        if not old or cursor.index >= len(cursor.lines):
+            return None
+        with_line = _WITH_LINE.fullmatch(cursor.lines[cursor.index][1])
+        if with_line is None:
+            return None
+        cursor.index += 1
+        if with_line["brace"] is not None:
+            new = cursor.braced(with_line["brace"]) or ""
+        elif with_line["text"] is not None and with_line["text"].strip():
+            new = cursor.text(with_line["text"], None)
+        else:
+            new = cursor.block(strict=with_line["text"] is None)
+        return Clause(ClauseKind.REPLACE, rule, old=old, new=new) if new else None
+    match = _DELETE_BLOCK.fullmatch(body)
+    if match is not None:
+        # Without a colon only braces make a block: an indented line may be the sentence
+        # going on ("by removing\n   the second paragraph").
+        if match["colon"] is None and not cursor.starts_braced():
+            return None
+        old = cursor.block()
+        return Clause(ClauseKind.REPLACE, rule, old=old, new="") if old else None
+    return None

@@ -1,0 +1,223 @@
+"""Reading the text of a rule change written in prose: its head, its quotes and its blocks.
+
+A natural form's head (``Amend Rule 5 by replacing "a" with "b".``) may run over a few
+lines, as mail clients wrap them. The text it adds is quoted, given after a colon on the
+same line, or written as a block below: indented lines, lines up to a blank line, or text
+wrapped in braces (``{`` ... ``}``, or ``{{{`` ... ``}}}``), as Agora's players write it.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+
+__all__: list[str] = []
+
+Lines = tuple[tuple[int, str], ...]
+
+MARKER = re.compile(r"\s*(?:\(?[0-9]{1,3}[.)]|\(?[A-Za-z][.)]|\([A-Za-z0-9]{1,4}\)|[-*•])\s+")
+Q = r"(?:\"[^\"]*\"|“[^”\"]*[”\"]|”[^”\"]*”)"
+"""A quotation in straight or curly double quotes (no double quote inside)."""
+
+
+def form(pattern: str) -> re.Pattern[str]:
+    """Compile a natural form's pattern: any case, ``.`` matching line ends too."""
+    return re.compile(pattern, re.IGNORECASE | re.DOTALL)
+
+
+_STARTS_CLAUSE = form(
+    r"(?:amend|repeal|transmute)\s+(?:rules?\b|r[0-9])|enact\s+(?:an?\s|(?:immutable\s+)?rule\b)"
+    r"|create\s+an?\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b|in\s+(?:rule\s+#?|r)[0-9]"
+    r"|(?:remove|delete|strike|append|replace)\s.*?\b(?:rule\s+#?|r)[0-9]"
+    r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
+)
+_CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
+_MAX_BRACED_LINES = 500
+_MAX_QUOTED_LINES = 50
+
+
+def is_end_rule(text: str) -> bool:
+    """Tell whether a line is ``END RULE`` (any case, a trailing ``.`` or ``!`` allowed)."""
+    return " ".join(text.upper().rstrip(".!").split()) == "END RULE"
+
+
+def unmarked(text: str) -> str:
+    """Return the line without its list marker (``1.``, ``a)``, ``(a)``, ``-``) and outer space."""
+    match = MARKER.match(text)
+    return (text[match.end() :] if match else text).strip()
+
+
+def indent(text: str) -> int:
+    """Return how far a line is indented."""
+    return len(text) - len(text.lstrip())
+
+
+def starts_clause(text: str) -> bool:
+    """Tell whether a line opens a clause (keyword or natural form), so a block ends there."""
+    return _STARTS_CLAUSE.match(unmarked(text)) is not None
+
+
+def unquote(text: str) -> str:
+    """Return ``text`` without the double quotes around it, if it is one quotation."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] in "\"“”" and text[-1] in "\"”“":
+        inner = text[1:-1]
+        if not any(mark in inner for mark in "\"“”"):
+            return inner
+    return text
+
+
+def _unquote_block(text: str) -> str:
+    """Return a block without the quotes around it, its lines under the first set back."""
+    inner = unquote(text)
+    if inner == text:
+        return text
+    first, _, rest = inner.partition("\n")
+    return first + ("\n" + textwrap.dedent(rest) if rest else "")
+
+
+def _open_quote(text: str) -> bool:
+    """Tell whether ``text`` leaves a double quote open (so the quote runs on to later lines)."""
+    straight = text.count('"') % 2 == 1
+    return straight or text.count("“") > text.count("”")
+
+
+def _braces(text: str) -> int:
+    """Return how many braces open ``text`` (stripped): 0 when it does not start with one."""
+    stripped = text.lstrip()
+    count = len(stripped) - len(stripped.lstrip("{"))
+    return count if count in _CLOSERS else 0
+
+
+def _braced_inner(first: str, rest: list[str], closer: str) -> str | None:
+    """Return the text between the braces; None when a brace inside leaves it unclear."""
+    if rest:
+        rest = [*rest[:-1], rest[-1].rstrip()[: -len(closer)]]
+        body = textwrap.dedent("\n".join(rest)).strip("\n")
+        text = first.strip() + ("\n" + body if first.strip() else body)
+    else:
+        text = first.rstrip()[: -len(closer)]
+    if len(closer) == 1 and ("{" in text or "}" in text):
+        return None  # a brace inside: which one closes the text would be a guess
+    if len(closer) > 1 and closer in text:
+        return None
+    return text.strip()
+
+
+class Cursor:
+    """The proposal's lines and where reading stands, for one natural clause."""
+
+    def __init__(self, lines: Lines, index: int) -> None:
+        self.lines = lines
+        self.index = index
+        self.indent = indent(lines[index][1])
+
+    def head(self, wrapped: int) -> str | None:
+        """Return the clause's line with ``wrapped`` more lines, and more while a quote is open.
+
+        Mail clients wrap long lines, so a clause may run over a few lines; they are joined
+        with a space (a blank line inside a quote keeps its paragraph break). None when there
+        are not ``wrapped`` non-blank lines of text after the clause's line.
+        """
+        start, lines = self.index, self.lines
+        text = unmarked(lines[start][1])
+        for index in range(start + 1, start + 1 + wrapped):
+            if index >= len(lines) or not lines[index][1].strip():
+                return None
+            line = lines[index][1]
+            if is_end_rule(line) or starts_clause(line) or _braces(line):
+                return None
+            text += " " + line.strip()
+        self.index = start + 1 + wrapped
+        first, after_first = text, self.index
+        limit = min(len(lines), self.index + _MAX_QUOTED_LINES)
+        while _open_quote(text) and self.index < limit:
+            line = lines[self.index][1].strip()
+            text += (" " + line) if line else "\n\n"
+            text = text.replace("\n\n ", "\n\n")
+            self.index += 1
+        if _open_quote(text):  # never closed: read the clause's lines alone
+            self.index, text = after_first, first
+        return text
+
+    def skip_blank(self) -> None:
+        """Move past blank lines."""
+        while self.index < len(self.lines) and not self.lines[self.index][1].strip():
+            self.index += 1
+
+    def braced(self, first: str | None = None) -> str | None:
+        """Read a text in braces: from ``first`` (the rest of the head), else the next line.
+
+        None when there are no braces, or they are never closed, or a brace inside them
+        leaves unclear where the text ends.
+        """
+        if first is None:
+            self.skip_blank()
+            if self.index >= len(self.lines):
+                return None
+            first = self.lines[self.index][1]
+            self.index += 1
+        count = _braces(first)
+        if not count:
+            return None
+        closer = _CLOSERS[count]
+        first = first.lstrip()[count:]
+        if first.rstrip().endswith(closer):
+            return _braced_inner(first, [], closer)
+        rest: list[str] = []
+        limit = min(len(self.lines), self.index + _MAX_BRACED_LINES)
+        while self.index < limit:
+            line = self.lines[self.index][1].rstrip()
+            self.index += 1
+            rest.append(line)
+            if line.endswith(closer):
+                return _braced_inner(first, rest, closer)
+        return None
+
+    def starts_braced(self) -> bool:
+        """Tell whether the next non-blank line opens a text in braces."""
+        index = self.index
+        while index < len(self.lines) and not self.lines[index][1].strip():
+            index += 1
+        return index < len(self.lines) and _braces(self.lines[index][1]) > 0
+
+    def block(self, stop: Callable[[str], bool] | None = None, *, strict: bool = False) -> str:
+        """Read the block after a colon: text in braces, indented lines, or lines to a blank.
+
+        ``strict`` (no colon before the block) takes only braces or indented lines. An empty
+        string when there is no block (or braces never closed).
+        """
+        if self.starts_braced():
+            return self.braced() or ""
+        lines, index = self.lines, self.index
+        while index < len(lines) and not lines[index][1].strip():
+            index += 1
+        taken: list[str] = []
+        indented = index < len(lines) and indent(lines[index][1]) > self.indent
+        if strict and not indented:
+            return ""
+        while index < len(lines):
+            text = lines[index][1]
+            if is_end_rule(text) or (stop is not None and stop(text)):
+                break
+            if indented and text.strip() and indent(text) <= self.indent:
+                break
+            if not indented and (not text.strip() or starts_clause(text)):
+                break
+            taken.append(text)
+            index += 1
+        if index < len(lines) and is_end_rule(lines[index][1]):
+            index += 1
+        self.index = index
+        return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def text(self, inline: str | None, quoted: str | None) -> str:
+        """Return the text of a form: quoted, given after the colon, or the block below."""
+        if quoted is not None:
+            return unquote(quoted)
+        if inline is not None and inline.strip():
+            if _braces(inline):
+                return self.braced(inline) or ""
+            return unquote(inline)
+        return self.block()

@@ -1,0 +1,72 @@
+"""Rule changes in prose that must NOT become clauses: blocks left open, and conditions.
+
+A wrong clause would change a rule wrongly on adoption; an informal proposal is carried
+out by the host. So a block whose end is a guess, or a change that the proposal makes
+depend on something, leaves the proposal informal, with the lines quoted back.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.mail.test_natural_forms import clauses, read, replace
+
+# Each: (id, text); the first line is the one quoted back (line 2 of the message).
+BLOCK_NEAR_MISSES: list[tuple[str, str]] = [
+    ("unclosed-brace", "Amend Rule 8 to read:\n{\n  New.\n\nMore."),
+    ("brace-inside-braces", "Amend Rule 8 to read:\n{\n  a {b}\n}"),
+    ("unclosed-triple-brace", "In rule 7, replace:\n{{{\n  a\n}}}\nwith\n{{{\n  b\n"),
+    ("with-brace-unclosed", "Amend Rule 7 by replacing:\n  a\nwith {b\nc"),
+    ("replace-block-no-with", "Amend Rule 5 by replacing the text\n\n  a\n\nand more."),
+    ("delete-no-colon-indented", "Amend Rule 5 by removing the sentence\n   that begins with X."),
+    ("empty-braces", "Amend Rule 8 to read:\n{\n}"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text", [n[1] for n in BLOCK_NEAR_MISSES], ids=[n[0] for n in BLOCK_NEAR_MISSES]
+)
+def test_block_near_miss_is_informal(text: str) -> None:
+    proposal = read(text)
+    assert proposal.clauses == ()
+    assert proposal.not_understood[0] == (2, text.split("\n")[0])
+
+
+def test_without_colon_a_block_must_be_indented() -> None:
+    text = "Amend Rule 5 by replacing the text\na\nwith\nb"
+    assert read(text).clauses == ()
+
+
+# A condition that governs the changes: each is (id, text, the condition's line number).
+CONDITIONS: list[tuple[str, str, int]] = [
+    ("if-then", 'If Proposal 8320 has been adopted, then:\nAmend Rule 5 by deleting "x".', 2),
+    ("otherwise", "If the other proposal passes, this proposal has no effect. Otherwise:\n\n"
+     'Amend Rule 879 by replacing "a" with "b".', 2),
+    ("no-effect-after", 'Amend Rule 5 by deleting "x".\n\nIf Proposal 3 failed, this proposal'
+     " has no effect.", 4),
+    ("unless", 'Unless Rule 9 says otherwise:\n1. Repeal Rule 4\n2. Amend Rule 5 by deleting "x"',
+     2),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "line"), [c[1:] for c in CONDITIONS], ids=[c[0] for c in CONDITIONS]
+)
+def test_a_condition_leaves_the_changes_to_the_host(text: str, line: int) -> None:
+    proposal = read(text)
+    assert proposal.clauses == ()
+    assert line in [number for number, _text in proposal.not_understood]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[If this passes, rejoice.]\nAmend Rule 5 by deleting "x".',
+        '[A comment\nif it runs on.]\nAmend Rule 5 by deleting "x".',
+        'Amend Rule 5 by deleting "x".\n\nIf G. got blots for it, they are expunged.',
+    ],
+    ids=["comment", "comment-over-lines", "condition-of-an-action-after"],
+)
+def test_what_is_no_condition_of_the_changes(text: str) -> None:
+    assert clauses(text) == [replace(5, "x", "")]
+
