@@ -107,3 +107,100 @@ def verify(lines: Iterable[Mapping[str, Any]]) -> Break | None:
             return Break(seq, "its hash does not match its content (it was changed)")
         expected = Head(seq, str(line["hash"]))
     return None
+
+
+# --- The chains as the store keeps them -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the record's two chains end: the full record's and the public record's."""
+
+    full: Head = Head()
+    public: Head = Head()
+
+
+@dataclass(frozen=True)
+class Linked:
+    """An event's place in the chains: its hash, and its number and hash if public."""
+
+    seq: int
+    hash: str
+    public_seq: int | None = None
+    public_hash: str | None = None
+
+
+def link_all(links: Links, events: Iterable[tuple[int, Mapping[str, Any]]],
+             ) -> tuple[list[Linked], Links]:
+    """Link events, each with its record number, after ``links``.
+
+    Each is numbered in the public record too if it is public. Return each event's place
+    and where the chains then end. (The record's numbers are the store's: they only grow,
+    though a database may skip one; the public record's are counted here.)
+    """
+    placed: list[Linked] = []
+    full, public = links.full, links.public
+    for seq, data in events:
+        line = link(seq, data, full.hash)
+        full = Head(line["seq"], line["hash"])
+        if is_public(data):
+            shown = link(public.seq + 1, data, public.hash)
+            public = Head(shown["seq"], shown["hash"])
+            placed.append(Linked(full.seq, full.hash, public.seq, public.hash))
+        else:
+            placed.append(Linked(full.seq, full.hash))
+    return placed, Links(full, public)
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as the store keeps it: its number, its JSON, and its place in the chains."""
+
+    seq: int
+    data: Mapping[str, Any]
+    place: Linked | None  # None: recorded before the chains, not linked yet
+
+
+def lines(stored: Iterable[StoredEvent], *, public: bool) -> Iterator[dict[str, Any]]:
+    """Write the stored record as its chain's lines, with the hashes as stored.
+
+    ``public``: the public record only, numbered as it is. The hashes are the stored ones,
+    not computed again, so that an export shows whatever the database holds, and
+    :func:`verify` of the export finds what was changed there.
+    """
+    prev = GENESIS
+    for event in stored:
+        place = event.place
+        if public and (place is None or place.public_seq is None):
+            continue
+        seq = event.seq if not public or place is None else place.public_seq
+        value = (place.public_hash if public else place.hash) if place is not None else None
+        line: dict[str, Any] = {"seq": seq}
+        line.update((key, item) for key, item in event.data.items() if key not in line)
+        line["prev"], line["hash"] = prev, value
+        prev = value or ""
+        yield line
+
+
+def verify_stored(stored: Iterable[StoredEvent]) -> Break | None:
+    """Check both chains of a stored record; return the first break (by its record number).
+
+    Every event must be linked, its hash must match its JSON and the hash before it, and a
+    public event must be the next in the public record with the right hash there too.
+    """
+    links = Links()
+    for event in stored:
+        expected, links = link_all(links, [(event.seq, event.data)])
+        if event.place != expected[0]:
+            if event.place is None or event.place.seq != event.seq:
+                return Break(event.seq, "it is not linked into the record's chain")
+            return Break(event.seq, _what_broke(event.place, expected[0]))
+    return None
+
+
+def _what_broke(found: Linked, expected: Linked) -> str:
+    if found.hash != expected.hash:
+        return "its hash does not match its content and the hash before it (it was changed)"
+    if found.public_seq != expected.public_seq:
+        return "its place in the public record is wrong (an event added, hidden or moved)"
+    return "its hash in the public record does not match (it was changed)"

@@ -34,6 +34,8 @@ from speakerbot.engine.refusals import Facts, Refusal
 _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
 # Fields added with the clause kinds players write (REPLACE, APPEND, INSERT).
 _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "position": ""}
+# Event fields added with ballot receipts, and their values in older records (as JSON).
+_EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": []}
 
 
 def to_json(value: Any) -> Any:
@@ -78,8 +80,15 @@ def _sparse(value: Facts | Clause) -> dict[str, Any]:
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
-    """Turn an event into a JSON object with its kind under ``"type"``."""
+    """Turn an event into a JSON object with its kind under ``"type"``.
+
+    Fields added to events after records were first kept (a ballot's salt) are written only
+    when set, so an event of an older kind encodes exactly as it always did.
+    """
     data: dict[str, Any] = to_json(event)
+    for name, default in _EVENT_FIELDS_ADDED.items():
+        if name in data and data[name] == default:
+            del data[name]
     return {"type": type(event).__name__, **data}
 
 

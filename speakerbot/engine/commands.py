@@ -70,10 +70,15 @@ class Propose(Command):
 
 @dataclass(frozen=True)
 class CastBallot(Command):
-    """Vote on a proposal; ABSTAIN withdraws an earlier ballot."""
+    """Vote on a proposal; ABSTAIN withdraws an earlier ballot.
+
+    ``salt`` (32 hex digits, drawn afresh by the caller for every ballot) makes the
+    ballot's receipt; empty, the ballot has none (see receipts.py).
+    """
 
     proposal: int
     choice: Choice
+    salt: str = ""
 
 
 @dataclass(frozen=True)

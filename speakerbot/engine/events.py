@@ -118,6 +118,7 @@ class BallotCast(Event):
     proposal: int
     voter: str
     choice: Choice
+    salt: str = ""  # of its receipt; "" in records older than receipts
 
     def recipients(self) -> tuple[str, ...]:
         """Return the voter only."""
@@ -197,6 +198,9 @@ class VoteClosed(Event):
     requirement: str
     consent_refused: bool
     reason: str
+    # Each counted ballot's salt, (voter, salt) in the order of ``ballots``, so anyone can
+    # recompute the receipts (see receipts.py). Empty in records older than receipts.
+    salts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def _proposal_submitted(state: GameState, e: ev.ProposalSubmitted) -> None:
 
 @_on(ev.BallotCast)
 def _ballot_cast(state: GameState, e: ev.BallotCast) -> None:
-    state.proposals[e.proposal].ballots[e.voter] = Ballot(e.choice, e.at)
+    state.proposals[e.proposal].ballots[e.voter] = Ballot(e.choice, e.at, e.salt)
 
 
 @_on(ev.BallotWithdrawn)

@@ -169,6 +169,7 @@ class Ballot:
 
     choice: Choice
     at: datetime
+    salt: str = ""  # of its receipt (see receipts.py); "" in records older than receipts
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Ballot:
         return self  # frozen: states may share it

@@ -70,7 +70,7 @@ def cast_ballot(play: Play, cmd: c.CastBallot) -> None:
     if cmd.choice is Choice.ABSTAIN:
         play.emit(e.BallotWithdrawn(play.now, number, cmd.actor))
     else:
-        play.emit(e.BallotCast(play.now, number, cmd.actor, cmd.choice))
+        play.emit(e.BallotCast(play.now, number, cmd.actor, cmd.choice, cmd.salt))
     close_if_all_voted(play, proposal)
 
 
@@ -154,6 +154,8 @@ def close_vote(play: Play, number: int) -> None:
         tuple(v for v in voters if v not in ballots), tally.for_votes, tally.against_votes,
         tally.eligible, tally.quorum_base, tally.quorum_needed, tally.quorum_reached,
         tally.requirement, proposal.consent_refused, tally.reason,
+        tuple((voter, proposal.ballots[voter].salt) for voter, _ in revealed
+              if proposal.ballots[voter].salt),
     ))
     # The vote is scored by the rules it was held under: no rule change it adopts applies
     # to itself retroactively (nomicam 108). The turn's second part comes after the vote,

@@ -135,7 +135,8 @@ class AnsweringMixin(ServiceBase):
         rows = self.store.load_events(session)
         recent = [event_from_json(row.data) for row in rows if row.seq > since]
         last = rows[-1].seq if rows else 0
-        self._commit(session, [], state, [self.announcer.digest(state, recent, f"{key}:{last}")])
+        self._commit(session, [], state, [self.announcer.digest(
+            state, recent, f"{key}:{last}", record=self._record_head(session))])
         self.store.set_meta(session, "digest_seq", last)
 
     def _tell_host_set_aside(self) -> None:

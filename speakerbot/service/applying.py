@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -13,6 +14,7 @@ from speakerbot.adapters.store import (
 from speakerbot.engine import GameState, apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.model import Choice
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.reading import (
     InboundMail,
@@ -24,7 +26,7 @@ from speakerbot.mail.outbound.compose import (
     Outgoing,
     format_time,
 )
-from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of
+from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of, receipts_of
 from speakerbot.service.answering import AnsweringMixin
 from speakerbot.service.policy import (
     ADMIN_DATE_SKEW,
@@ -47,7 +49,7 @@ class ApplyingMixin(AnsweringMixin):
             mail, parsed, batch.state, received, admin_error=admin_error, notes=batch.notes,
             batch=batch)
         batch.outgoing += self._announce(events, state, before, batch.session,
-                                         after=len(batch.events))
+                                         earlier=batch.events)
         batch.events += events
         batch.state = state
         if reply is not None and can_acknowledge(mail):
@@ -160,9 +162,14 @@ class ApplyingMixin(AnsweringMixin):
             run.outcomes.append(Outcome(command.line, command_text(command),
                                         "The digest is on its way to every player."))
             return True
+        if isinstance(action, c.CastBallot) and action.choice is not Choice.ABSTAIN:
+            # Drawn here, not by the engine's source: a salt must be unguessable even when
+            # the game's draws are seeded, and a die's sequence must not depend on ballots.
+            action = dataclasses.replace(action, salt=self.new_secret())
         after, produced = apply(run.work, action, received, self.rng)
         run.outcomes.append(Outcome(command.line, command_text(command),
-                                    outcome_of(produced, after, sender)))
+                                    outcome_of(produced, after, sender),
+                                    receipts_of(produced, after)))
         if any(isinstance(ev, e.CommandRejected) for ev in produced):
             # Nothing is applied, so the commands before this one were not done either.
             run.outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from speakerbot.adapters.store import (
+    EventLinks,
     InboundRow,
     OutgoingMail,
     Store,
@@ -55,7 +57,8 @@ class ServiceBase:
         self.rng = rng
         self.clock = clock
         game = settings.game
-        self.identity = GameIdentity(game.name, game.address, game.list)
+        secret = store.message_id_secret() if store.is_initialised() else ""
+        self.identity = GameIdentity(game.name, game.address, game.list, secret)
         renderer = Renderer(templates_dir())
         self.announcer = Announcer(self.identity, renderer)
         self.replies = ReplyWriter(renderer, lang.help_text())
@@ -76,6 +79,8 @@ class ServiceBase:
         # Mail this transaction queued, written to the outbox together before it commits
         # (or before the outbox is read in it).
         self._queued: list[OutgoingMail] = []
+        # Where the record's hash chains end, as this transaction has left them.
+        self._links: chain.Links | None = None
 
     def state(self, session: Any = None) -> GameState:
         """Return the current state, rebuilt from the record when it has grown.
@@ -98,9 +103,26 @@ class ServiceBase:
         ``prev`` and ``hash`` (see ``speakerbot.engine.chain``). Sealed ballots and other
         private events are not in it; the ballots appear in the event closing their vote.
         """
-        events = (row.data for row in self.store.load_events(session)
-                  if chain.is_public(row.data))
-        return list(chain.extend(chain.Head(), events))
+        return list(chain.lines(self.stored_record(session), public=True))
+
+    def stored_record(self, session: Any = None, *,
+                      as_stored: bool = False) -> list[chain.StoredEvent]:
+        """Return the whole record with each event's links as stored.
+
+        A record kept before the chains, not linked yet (its next write links it), is
+        linked here as that write will link it, unless ``as_stored`` (to verify it).
+        """
+        rows = self.store.load_events(session, links=True)
+        unlinked = any(row.links is None or row.links.hash is None for row in rows)
+        if unlinked and not as_stored:
+            placed, _ = chain.link_all(chain.Links(), ((row.seq, row.data) for row in rows))
+            return [chain.StoredEvent(row.seq, row.data, place)
+                    for row, place in zip(rows, placed, strict=True)]
+        return [chain.StoredEvent(row.seq, row.data, None if row.links is None
+                                  or row.links.hash is None else
+                                  chain.Linked(row.seq, row.links.hash,
+                                               row.links.public_seq, row.links.public_hash))
+                for row in rows]
 
     def has_game(self) -> bool:
         """Tell whether a game has been started in this store."""
@@ -109,7 +131,7 @@ class ServiceBase:
     @contextmanager
     def _transaction(self) -> Iterator[Any]:
         """Open a store transaction; the cached state moves on only when it commits."""
-        self._committing, self._unit_seq = None, None
+        self._committing, self._unit_seq, self._links = None, None, None
         self._reply_counts, self._queued = {}, []
         try:
             with self.store.transaction() as session:
@@ -118,7 +140,7 @@ class ServiceBase:
             if self._committing is not None:
                 self._cache = self._committing
         finally:
-            self._committing, self._unit_seq = None, None
+            self._committing, self._unit_seq, self._links = None, None, None
             self._reply_counts, self._queued = {}, []
 
     def _write_queued(self, session: Any) -> None:
@@ -164,8 +186,12 @@ class ServiceBase:
                 outgoing: Sequence[Outgoing], *, inbound_id: int | None = None) -> None:
         """Append events and queue their messages, in the caller's transaction."""
         if events:
-            seq = self.store.append_events(session, [event_to_json(ev) for ev in events],
-                                           inbound_id=inbound_id)
+            data = [event_to_json(ev) for ev in events]
+            links = self._chain_links(session)
+            placed, self._links = chain.link_all(
+                links, zip(itertools.count(links.full.seq + 1), data, strict=False))
+            seq = self.store.append_events(session, data, inbound_id=inbound_id, links=[
+                EventLinks(p.seq, p.hash, p.public_seq, p.public_hash) for p in placed])
             self._unit_seq = seq
             self._committing = (seq, state)  # the cache takes it once the commit succeeded
         now = self.clock()
@@ -189,13 +215,43 @@ class ServiceBase:
             self._count_queued(message, now)
 
     def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,
-                  session: Any, *, after: int = 0) -> list[Outgoing]:
-        """Compose the messages for events about to be appended ``after`` others in this batch.
+                  session: Any, *, earlier: Sequence[e.Event] = ()) -> list[Outgoing]:
+        """Compose the messages for events about to be appended after ``earlier`` ones.
 
-        The key is the record number the first of them will take, so it is stable.
+        The key is the record number the first of them will take, so it is stable. The
+        messages quote the public record's head once these events are in it.
         """
-        key = f"e{self._seq(session) + 1 + after}"
-        return self.announcer.messages(events, state, key, before)
+        key = f"e{self._seq(session) + 1 + len(earlier)}"
+        return self.announcer.messages(events, state, key, before,
+                                       record=self._record_head(session, [*earlier, *events]))
+
+    def _chain_links(self, session: Any) -> chain.Links:
+        """Where the record's chains end in this transaction (an older record linked first)."""
+        if self._links is None:
+            last, public = self.store.chain_ends(session)
+            if last is not None and last.hash is None:
+                self._link_older_record(session)
+                last, public = self.store.chain_ends(session)
+            full = chain.Head() if last is None else chain.Head(last.seq, last.hash or "")
+            shown = chain.Head() if public is None or public.public_seq is None else \
+                chain.Head(public.public_seq, public.public_hash or "")
+            self._links = chain.Links(full, shown)
+        return self._links
+
+    def _link_older_record(self, session: Any) -> None:
+        """Link a record kept before the chains existed, exactly as if it had been new."""
+        stored = self.store.load_events(session)
+        placed, _ = chain.link_all(chain.Links(), ((ev.seq, ev.data) for ev in stored))
+        self.store.set_links(session, [EventLinks(p.seq, p.hash, p.public_seq, p.public_hash)
+                                       for p in placed])
+        log.info("linked the %d events of an older record into the hash chains", len(placed))
+
+    def _record_head(self, session: Any, events: Sequence[e.Event] = ()) -> tuple[int, str]:
+        """Return the public record's head (number, hash) once ``events`` are appended."""
+        links = self._chain_links(session)
+        data = (event_to_json(ev) for ev in events if ev.public)
+        head = chain.head_after(links.public, data)
+        return head.seq, head.hash
 
     def _read(self, row: InboundRow) -> InboundMail:
         return read_message(row.raw, max_bytes=self.settings.limits.max_message_size,

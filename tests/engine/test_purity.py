@@ -12,7 +12,7 @@ import speakerbot.engine
 ENGINE = Path(speakerbot.engine.__file__).parent
 ALLOWED_MODULES = {
     "__future__", "collections.abc", "copy", "dataclasses", "datetime", "decimal", "enum",
-    "fractions", "functools", "math", "msgspec", "re", "types", "typing",
+    "fractions", "functools", "hashlib", "json", "math", "msgspec", "re", "types", "typing",
     "speakerbot.engine.durations",
 }
 FORBIDDEN_CALLS = {"now", "utcnow", "today", "time", "monotonic", "open", "random", "getenv"}

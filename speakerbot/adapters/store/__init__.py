@@ -29,6 +29,7 @@ from speakerbot.adapters.store.outbox import OutboxStore
 from speakerbot.adapters.store.record import RecordStore
 from speakerbot.adapters.store.rows import (
     ConfirmationRow,
+    EventLinks,
     InboundItem,
     InboundRow,
     Intake,
@@ -59,6 +60,7 @@ __all__ = [
     "Confirmation",
     "ConfirmationRow",
     "Event",
+    "EventLinks",
     "Inbound",
     "InboundItem",
     "InboundRow",

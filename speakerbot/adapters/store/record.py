@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     select,
+    update,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
 from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
 from speakerbot.adapters.store.rows import (
+    EventLinks,
     StoredEvent,
     _aware,
 )
@@ -29,15 +32,43 @@ from speakerbot.adapters.store.schema import (
     Meta,
 )
 
+_MESSAGE_ID_SECRET = "message_id_secret"
+
 
 class RecordStore(StoreBase):
     """The record (events, in order) and a little key/value metadata."""
 
-    def load_events(self, session: Session | None = None) -> list[StoredEvent]:
-        """Return every event, in order."""
+    def load_events(self, session: Session | None = None, *, after: int = 0,
+                    links: bool = False) -> list[StoredEvent]:
+        """Return every event (after record number ``after``), in order; with their links."""
         with self._reading(session) as reading:
-            rows = reading.execute(select(Event.seq, Event.data).order_by(Event.seq))
-            return [StoredEvent(seq=seq, data=data) for seq, data in rows]
+            if not links:
+                rows = reading.execute(select(Event.seq, Event.data).where(Event.seq > after)
+                                       .order_by(Event.seq))
+                return [StoredEvent(seq=seq, data=data) for seq, data in rows]
+            linked = reading.execute(
+                select(Event.seq, Event.data, Event.hash, Event.public_seq, Event.public_hash)
+                .where(Event.seq > after).order_by(Event.seq))
+            return [StoredEvent(seq, data, EventLinks(seq, hash_, public_seq, public_hash))
+                    for seq, data, hash_, public_seq, public_hash in linked]
+
+    def chain_ends(self, session: Session) -> tuple[EventLinks | None, EventLinks | None]:
+        """Return the links of the record's last event and of its last public event."""
+        last = session.execute(
+            select(Event.seq, Event.hash, Event.public_seq, Event.public_hash)
+            .order_by(Event.seq.desc()).limit(1)).first()
+        public = session.execute(
+            select(Event.seq, Event.hash, Event.public_seq, Event.public_hash)
+            .where(Event.public_seq.is_not(None))
+            .order_by(Event.public_seq.desc()).limit(1)).first()
+        return (None if last is None else EventLinks(*last),
+                None if public is None else EventLinks(*public))
+
+    def set_links(self, session: Session, links: Sequence[EventLinks]) -> None:
+        """Write the links of events already recorded (an older record being chained)."""
+        for place in links:
+            session.execute(update(Event).where(Event.seq == place.seq).values(
+                hash=place.hash, public_seq=place.public_seq, public_hash=place.public_hash))
 
     def append_events(
         self,
@@ -46,10 +77,13 @@ class RecordStore(StoreBase):
         *,
         inbound_id: int | None = None,
         now: datetime | None = None,
+        links: Sequence[EventLinks] | None = None,
     ) -> int:
         """Append events (JSON dicts with a string 'type') and return the last seq.
 
-        With no events, returns the current last seq.
+        With ``links`` (one per event), each event takes the record number and hashes
+        given, worked out by the caller, who holds the write lock. With no events, returns
+        the current last seq.
         """
         for data in events:
             if not isinstance(data.get("type"), str):
@@ -58,6 +92,15 @@ class RecordStore(StoreBase):
             return self.last_event_seq(session)
         created_at = _aware(now or datetime.now(UTC), "now")
         append, connection = statements.append_event(), session.connection()
+        if links is not None:
+            if len(links) != len(events):
+                raise ValueError("one link per event")
+            rows = [{"seq": place.seq, "type": data["type"], "data": dict(data),
+                     "inbound_id": inbound_id, "created_at": created_at, "hash": place.hash,
+                     "public_seq": place.public_seq, "public_hash": place.public_hash}
+                    for data, place in zip(events, links, strict=True)]
+            connection.execute(statements.append_linked_events(), rows)
+            return links[-1].seq
         seq = 0
         for data in events:
             row = {"type": data["type"], "data": dict(data), "inbound_id": inbound_id,
@@ -72,6 +115,17 @@ class RecordStore(StoreBase):
             return seq
 
     # -- The outbox ------------------------------------------------------------------------
+
+    def message_id_secret(self) -> str:
+        """Return the game's secret for Message-IDs, drawn and kept on first use."""
+        secret = self.get_meta(_MESSAGE_ID_SECRET)
+        if not isinstance(secret, str) or not secret:
+            with self.transaction() as session:
+                secret = self.get_meta(_MESSAGE_ID_SECRET, session)
+                if not isinstance(secret, str) or not secret:
+                    secret = secrets.token_hex(32)
+                    self.set_meta(session, _MESSAGE_ID_SECRET, secret)
+        return secret
 
     def get_meta(self, key: str, session: Session | None = None) -> Any | None:
         """Return the JSON value of ``key``, or None if it is not set."""

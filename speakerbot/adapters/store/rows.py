@@ -96,10 +96,24 @@ class ConfirmationRow:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event of the game record with its sequence number."""
+    """An event of the game record with its sequence number (and its links, if asked)."""
 
     seq: int
     data: dict[str, Any]
+    links: EventLinks | None = None
+
+
+@dataclass(frozen=True)
+class EventLinks:
+    """An event's place in the record's hash chains, as stored (see the engine's chain).
+
+    ``hash`` is None for an event not linked yet (recorded before the chains existed).
+    """
+
+    seq: int
+    hash: str | None
+    public_seq: int | None = None
+    public_hash: str | None = None
 
 
 @dataclass(frozen=True)

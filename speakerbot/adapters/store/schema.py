@@ -167,12 +167,18 @@ class Event(Base):
     """One event of the game record."""
 
     __tablename__ = "events"
+    __table_args__ = (Index("ix_events_public_seq", "public_seq", unique=True),)
 
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     type: Mapped[str] = mapped_column(String(100), index=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    # The chains (speakerbot.engine.chain): the hash of this event's line in the full
+    # record; its number and hash in the public record (None for a private event).
+    hash: Mapped[str | None] = mapped_column(String(64))
+    public_seq: Mapped[int | None] = mapped_column(Integer)
+    public_hash: Mapped[str | None] = mapped_column(String(64))
 
 
 class Outbox(Base):

@@ -93,6 +93,12 @@ def last_event_seq() -> Select[Any]:
 
 
 @cache
+def append_linked_events() -> Insert:
+    """Append events with their numbers and links given (executed with many rows)."""
+    return table(Event).insert()
+
+
+@cache
 def append_event() -> Insert:
     """Append one event to the record, returning its number."""
     events = table(Event)

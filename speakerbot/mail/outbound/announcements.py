@@ -18,6 +18,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine.edits import EDITS, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import Clause, ClauseKind, GameState
+from speakerbot.engine.receipts import receipt_line
 from speakerbot.mail.outbound.compose import (
     GameIdentity,
     Outgoing,
@@ -117,6 +118,7 @@ class _Batch:
     before: GameState
     key: str
     rest: Sequence[e.Event]
+    record: tuple[int, str] | None = None  # the public record's head: number, hash
 
     def describe_all(self, events: Sequence[e.Event] | None = None) -> list[str]:
         """Describe each event (the group's own events when none are given)."""
@@ -127,6 +129,13 @@ class _Batch:
         return [ev for ev in self.rest if not isinstance(ev, _ENDINGS)]
 
 
+def receipt_lines(closed: e.VoteClosed, game_id: str) -> list[str]:
+    """Return the published line of each counted ballot that has a receipt, in ballot order."""
+    salts = dict(closed.salts)
+    return [receipt_line(game_id, closed.proposal, voter, choice, salts[voter])
+            for voter, choice in closed.ballots if voter in salts]
+
+
 class Announcer:
     """Turns a batch of events into the messages they call for."""
 
@@ -135,16 +144,18 @@ class Announcer:
         self.renderer = renderer
 
     def messages(self, events: Sequence[e.Event], state: GameState, key: str,
-                 before: GameState | None = None) -> list[Outgoing]:
+                 before: GameState | None = None, *,
+                 record: tuple[int, str] | None = None) -> list[Outgoing]:
         """Compose the messages for ``events``; ``state`` is the state after them.
 
         ``key`` is stable for this batch of events (the first event's number in the record),
         so composing them again gives the same Message-IDs. ``before`` is the state the
-        events started from (for the old text of amended rules).
+        events started from (for the old text of amended rules). ``record`` is the public
+        record's head once the events are in it, quoted by the results.
         """
         out: list[Outgoing] = []
         for index, group in enumerate(_group(events)):
-            batch = _Batch(state, before or state, f"{key}.{index}", group.events)
+            batch = _Batch(state, before or state, f"{key}.{index}", group.events, record)
             out += self._compose(group.head, batch)
         return out
 
@@ -176,10 +187,11 @@ class Announcer:
             batch, f"Proposal {head.proposal} {verdict}: {proposal.title}", "results.txt",
             result=head, proposal=proposal,
             ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
+            receipts=receipt_lines(head, state.game_id),
             non_voters=[name(voter) for voter in head.non_voters],
             changes=batch.plain(), describe=lambda ev: describe(ev, state),
             scores=scoreboard(state), rules=_changed_rules(batch.rest, state),
-            mechanics=state.rules_mechanics,
+            mechanics=state.rules_mechanics, record=batch.record,
         )
 
     def _override(self, head: e.SpeakerOverride, batch: _Batch) -> Outgoing:
@@ -266,15 +278,19 @@ class Announcer:
         return Outgoing("notice", (batch.state.speaker,), "Action needed by the Speaker", body,
                         f"{batch.key}.notice")
 
-    def digest(self, state: GameState, since: Sequence[e.Event], key: str) -> Outgoing:
-        """Compose the digest: open proposals and CFJs, what happened since the last one."""
+    def digest(self, state: GameState, since: Sequence[e.Event], key: str, *,
+               record: tuple[int, str] | None = None) -> Outgoing:
+        """Compose the digest: open proposals and CFJs, what happened since the last one.
+
+        ``record``: the public record's head, quoted so every player holds a copy of it.
+        """
         happened = [describe(ev, state) for ev in since
                     if isinstance(ev, e.VoteClosed | e.JudgementDelivered | e.GameWon
                                   | e.ProposalVoided | e.JudgementOverruled)]
         return self._public(
             _Batch(state, state, key, ()), "Digest", "digest.txt",
             proposals=state.open_proposals(), cfjs=state.open_cfjs(), happened=happened,
-            scores=scoreboard(state),
+            scores=scoreboard(state), record=record,
         )
 
 

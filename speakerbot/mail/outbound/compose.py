@@ -9,6 +9,7 @@ the game's tag. Replies carry In-Reply-To and References; mail to a list carries
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -35,6 +36,10 @@ class GameIdentity:
     name: str
     address: str
     list_address: str | None = None
+    # Kept by the game, never published: Message-IDs are derived with it, so nobody can
+    # work back from one to the key it was made from (a record number would tell how many
+    # sealed ballots came before it).
+    secret: str = ""
 
     @property
     def tag(self) -> str:
@@ -96,7 +101,11 @@ def clean_text(text: str) -> str:
 
 def message_id_for(identity: GameIdentity, key: str) -> str:
     """Derive a Message-ID from a stable key, so a message composed again keeps its ID."""
-    digest = hashlib.sha256(f"{identity.address}\n{key}".encode()).hexdigest()[:24]
+    if identity.secret:
+        digest = hmac.new(identity.secret.encode(), f"{identity.address}\n{key}".encode(),
+                          hashlib.sha256).hexdigest()[:24]
+    else:
+        digest = hashlib.sha256(f"{identity.address}\n{key}".encode()).hexdigest()[:24]
     return f"<sb.{digest}@{identity.domain}>"
 
 

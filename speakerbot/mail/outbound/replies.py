@@ -13,6 +13,7 @@ from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
+from speakerbot.engine.receipts import receipt
 from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.outbound.announcements import scoreboard
 from speakerbot.mail.outbound.compose import Renderer, format_time
@@ -50,6 +51,7 @@ class Outcome:
     line: int
     command: str  # the command as understood, e.g. "VOTE 301 FOR"
     result: str
+    receipts: tuple[str, ...] = ()  # of the ballots it cast (see receipts.py)
 
 
 def command_text(command: object) -> str:
@@ -70,6 +72,12 @@ def command_text(command: object) -> str:
         parts.append(text)
     line = " ".join(parts)
     return line if len(line) <= 68 else line[:65] + "..."
+
+
+def receipts_of(events: Sequence[e.Event], state: GameState) -> tuple[str, ...]:
+    """Return the receipts of the ballots a command cast (none for older, saltless ones)."""
+    return tuple(receipt(state.game_id, event.proposal, event.voter, event.choice, event.salt)
+                 for event in events if isinstance(event, e.BallotCast) and event.salt)
 
 
 def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:

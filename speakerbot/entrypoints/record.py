@@ -1,0 +1,76 @@
+"""``speakerbot record export|verify``: the record as JSONL, and its hash chain checked.
+
+The export is one JSON object a line: ``seq``, ``at``, ``type``, the event's fields, then
+``prev`` and ``hash`` as the database holds them (``speakerbot.engine.chain`` says how a
+hash is made). ``--public`` writes the public record only, as players may see it.
+``verify`` checks the database's two chains, or an export's chain; it exits 0 when the
+chain holds and 1 naming the first event that breaks it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from speakerbot.engine import chain
+from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
+from speakerbot.entrypoints.commands import _open, _settings
+
+USER_ERRORS = (*_COMMAND_ERRORS, OSError, json.JSONDecodeError)
+
+
+def record_export(args: argparse.Namespace) -> int:
+    """Write the record (or the public record) as JSONL to a file or standard output."""
+    with _open(_settings(args)) as service:
+        stored = service.stored_record()
+    count = 0
+    with _output(args.file) as out:
+        for line in chain.lines(stored, public=args.public):
+            out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+            count += 1
+    if args.file != "-":
+        which = "public record" if args.public else "record"
+        print(f"wrote {count} events of the {which} to {args.file}")
+    return 0
+
+
+def record_verify(args: argparse.Namespace) -> int:
+    """Check a chain; print what holds, or the first broken event (exit 1)."""
+    if args.file:
+        lines = _read_lines(Path(args.file))
+        broken = chain.verify(lines)
+        where, count = args.file, len(lines)
+    else:
+        with _open(_settings(args)) as service:
+            stored = service.stored_record(as_stored=True)
+        broken = chain.verify_stored(stored)
+        where, count = "the database", len(stored)
+    if broken is not None:
+        print(f"the record's chain is broken at event {broken.seq}: {broken.problem}")
+        return 1
+    print(f"the record's chain holds: {count} events in {where}")
+    return 0
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for text in handle:
+            if text.strip():
+                value = json.loads(text)
+                lines.append(value if isinstance(value, dict) else {"seq": None})
+    return lines
+
+
+@contextmanager
+def _output(name: str) -> Iterator[TextIO]:
+    if name == "-":
+        yield sys.stdout
+        return
+    with open(name, "w", encoding="utf-8") as handle:
+        yield handle
