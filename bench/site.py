@@ -1,0 +1,116 @@
+"""Web archive benchmark: how long building the whole site takes as a game grows.
+
+Plays a nomicam game on the engine (10 players, every proposal amending or enacting a
+rule, every player voting, a CFJ every 25 proposals), then builds the site from its public
+record (the fold, every page, the chart) and prints the time for a baseline of 50
+proposals beside the game of 500, the best of 3 runs each (and the first, which compiles
+the templates); the bound for 500 is 2 s. Writing the files and swapping them in is
+timed apart.
+
+Run: .venv/bin/python bench/site.py [--proposals N] [--baseline N] [--players N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from speakerbot.engine import GameState, apply, chain, tick
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_to_json
+from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement
+from speakerbot.presets import load_preset
+from speakerbot.resources import templates_dir
+from speakerbot.site import build_site, write_site
+
+SPEAKER = "speaker@example.org"
+
+
+def play(proposals: int, players: int) -> list[dict[str, Any]]:
+    """Return the public record of a nomicam game of ``proposals`` closed proposals."""
+    rng = random.Random(5)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    record: list[e.Event] = []
+
+    def run(command: c.Command) -> None:
+        nonlocal state
+        state, events = apply(state, command, now, rng)
+        assert not any(isinstance(ev, e.CommandRejected) for ev in events), events
+        record.extend(events)
+
+    state = GameState()
+    run(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker",
+                    mechanics={"win_points": "1000000", "reminder_before": "none",
+                               "voting_period": "1h"}, game_id="bench"))
+    voters = [f"p{i}@example.org" for i in range(players)]
+    for i, voter in enumerate(voters):
+        run(c.AddPlayer(SPEAKER, voter, f"Player {i}"))
+    for n in range(proposals):
+        mutable = [rule for rule in state.rules.values() if rule.mutable]
+        target = rng.choice(mutable)
+        clause = (Clause(ClauseKind.AMEND, target.number, target.text + f" Amended {n}.")
+                  if n % 2 else Clause(ClauseKind.ENACT, None, f"New rule {n}: players "
+                                       "may do a thing they could not do before."))
+        run(c.Propose(voters[n % players], f"Proposal number {n}",
+                      f"Text of proposal {n}.\n" * 5, (clause,)))
+        number = max(state.proposals)
+        for voter in voters:
+            run(c.CastBallot(voter, number, rng.choice([Choice.FOR, Choice.FOR, Choice.AGAINST])))
+        if n % 25 == 0:
+            run(c.CallForJudgement(voters[n % players], f"Statement {n}.", "Arguments."))
+            cfj = max(state.cfjs)
+            judge = state.cfjs[cfj].judge or SPEAKER
+            run(c.DeliverJudgement(judge, cfj, Judgement.TRUE, "Reasons."))
+        now += timedelta(hours=1, minutes=1)
+        state, events = tick(state, now, rng)
+        record.extend(events)
+    data = []
+    for event in record:
+        if event.public:
+            item = event_to_json(event)
+            if isinstance(event, e.VoteClosed) and not item.get("salts"):
+                item["salts"] = [[voter, f"{i:032x}"] for i, (voter, _) in
+                                 enumerate(event.ballots)]
+            data.append(item)
+    return list(chain.extend(chain.Head(), data))
+
+
+def measure(lines: list[dict[str, Any]]) -> tuple[float, float, float, dict[str, bytes]]:
+    """Return the first and the best of 3 build times, the best write time, and the files."""
+    folder = templates_dir() / "site"
+    times, writes, files = [], [], {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for _ in range(3):
+            started = time.perf_counter()
+            files = build_site(lines, folder, name="Bench Nomic")
+            built = time.perf_counter()
+            write_site(files, Path(scratch) / "site")
+            times.append(built - started)
+            writes.append(time.perf_counter() - built)
+    return times[0], min(times), min(writes), files
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--proposals", type=int, default=500)
+    parser.add_argument("--baseline", type=int, default=50)
+    parser.add_argument("--players", type=int, default=10)
+    args = parser.parse_args()
+    for count in (args.baseline, args.proposals):
+        lines = play(count, args.players)
+        first, best, write, files = measure(lines)
+        size = sum(len(content) for content in files.values())
+        bound = " (bound: 2 s)" if count == args.proposals else ""
+        print(f"{count:>5} proposals, {len(lines):>6} public events: {len(files)} files "
+              f"({size / 1e6:.1f} MB) built in {best:.2f} s{bound}, the first time "
+              f"{first:.2f} s; written and swapped in {write:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
