@@ -37,6 +37,7 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
     rng = random.Random(5)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     record: list[e.Event] = []
+    state = GameState()
 
     def run(command: c.Command) -> None:
         nonlocal state
@@ -44,7 +45,6 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
         assert not any(isinstance(ev, e.CommandRejected) for ev in events), events
         record.extend(events)
 
-    state = GameState()
     run(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker",
                     mechanics={"win_points": "1000000", "reminder_before": "none",
                                "voting_period": "1h"}, game_id="bench"))
