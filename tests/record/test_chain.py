@@ -178,3 +178,31 @@ def test_a_record_kept_before_the_chains_is_linked_as_if_new(
     relinked = [(ev.seq, ev.links) for ev in game.store.load_events(links=True)]
     assert relinked[:len(linked)] == linked
     assert speakerbot(config, "record", "verify").returncode == 0
+
+
+def _doc_block(after: str) -> str:
+    """Return the indented code block that follows ``after`` in docs/verifying.md."""
+    text = (Path(__file__).parents[2] / "docs" / "verifying.md").read_text()
+    rest = text[text.index(after):].split("\n\n", 1)[1]
+    block = []
+    for line in rest.splitlines():
+        if line and not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return "\n".join(block).strip() + "\n"
+
+
+def test_the_docs_python_check_verifies_an_export_and_finds_a_change(
+        played: tuple[MailGame, Path], tmp_path: Path) -> None:
+    _, config = played
+    script = tmp_path / "check.py"
+    script.write_text(_doc_block("Without speakerbot installed"))
+    export = tmp_path / "record.jsonl"
+    assert speakerbot(config, "record", "export", "--public", str(export)).returncode == 0
+    ok = subprocess.run([sys.executable, str(script), str(export)], capture_output=True,
+                        text=True, check=False)
+    assert ok.returncode == 0 and "holds" in ok.stdout, ok.stderr
+    export.write_text(export.read_text().replace("Tea is served", "Tea is banned", 1))
+    bad = subprocess.run([sys.executable, str(script), str(export)], capture_output=True,
+                         text=True, check=False)
+    assert bad.returncode != 0

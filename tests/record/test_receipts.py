@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -91,3 +92,27 @@ def test_the_receipt_line_is_what_the_verifying_doc_recomputes() -> None:
     assert voter == "alice@example.org" and choice == "FOR" and salt == "0" * 32
     assert shown == hashlib.sha256(f"g1:301:alice@example.org:FOR:{'0' * 32}".encode())\
         .hexdigest()
+
+
+def test_the_docs_shell_loop_checks_every_line_of_a_results_mail(game: MailGame,
+                                                                 tmp_path: Path) -> None:
+    game.send(ALICE, "idea", "PROPOSE Tea\nTea is served.\nEND PROPOSE\n")
+    game.send(BOB, "vote", "VOTE 301 FOR\n")
+    game.send(CAROL, "vote", "VOTE 301 AGAINST\n")
+    game.clock.now += timedelta(days=8)
+    game.service.tick()
+    results = _results(game, 301)
+    game_id = re.search(r"^Game id: (\S+)$", results.body, re.MULTILINE)
+    assert game_id is not None
+    saved = tmp_path / "results.txt"
+    saved.write_text(results.body)
+    text = (Path(__file__).parents[2] / "docs" / "verifying.md").read_text()
+    loop = text[text.index("    grep -E"):].split("\n\n", 1)[0]
+    script = "\n".join(line[4:] for line in loop.splitlines()).replace("GAMEID", game_id.group(1))
+    checked = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
+                             text=True, check=False)
+    assert checked.stdout.count("ok ") == 2 and "BAD" not in checked.stdout, checked.stderr
+    saved.write_text(results.body.replace(" FOR ", " AGAINST ", 1))
+    tampered = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
+                              text=True, check=False)
+    assert "BAD" in tampered.stdout
