@@ -70,7 +70,7 @@ def serve_and_crawl(game: RunningGame, driver: webdriver.Chrome, shots: Path) ->
          "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=game.env, cwd=game.tmp)
     try:
-        assert server.stdout is not None
+        assert server.stdout is not None and server.stderr is not None
         first = server.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:\d+/", first)
         assert match, first + (server.stderr.read() if server.poll() is not None else "")
