@@ -45,6 +45,8 @@ class StartGame(Command):
     mechanics: dict[str, str] = field(default_factory=dict)  # overrides, written values
     open_registration: bool = True
     game_id: str = ""  # unique to this game (the caller draws it), so its mail is told apart
+    # Players in the game from its start (address, name): a game after another keeps them.
+    players: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,10 @@ def replay(events: list[ev.Event]) -> GameState:
 
 @_on(ev.GameStarted)
 def _game_started(state: GameState, e: ev.GameStarted) -> None:
+    # A record may hold several games, one after another: each starts from nothing.
+    fresh = GameState()
+    for name in GameState.__dataclass_fields__:
+        setattr(state, name, getattr(fresh, name))
     state.started = True
     state.preset = e.preset
     state.title = e.title

@@ -61,7 +61,8 @@ def apply(
 
 
 def _start_game(play: Play, cmd: c.StartGame) -> None:
-    if play.state.started:
+    # Once a game is over, the next may start in the same record; it keeps nothing of it.
+    if play.state.started and not play.state.ended:
         raise GameError(Refusal.ALREADY_RUNNING)
     preset = cmd.preset
     values: dict[str, Any] = dict(preset.mechanics)
@@ -91,6 +92,9 @@ def _start_game(play: Play, cmd: c.StartGame) -> None:
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))
+    for address, name in cmd.players:
+        if address.strip().lower() not in play.state.players:
+            players.add_player(play, address, name, by_speaker=True)
 
 
 def _set_mechanic(play: Play, cmd: c.SetMechanic) -> None:

@@ -48,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--force", action="store_true", help="delete an existing game first")
     init.set_defaults(handler="init")
 
+    new_game = command("new-game", "start the next game in this database, once the last is "
+                       "over (the record keeps every game)")
+    new_game.add_argument("--ruleset", help="the preset of the next game (default: the "
+                          "configured one)")
+    new_game.set_defaults(handler="new_game")
+
     player = command("player", "manage players")
     player_commands = player.add_subparsers(dest="player_command", metavar="ACTION")
     add = player_commands.add_parser("add", help="register a player", parents=[config])

@@ -91,6 +91,26 @@ def player_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def new_game(args: argparse.Namespace) -> int:
+    """Start the next game in this database once the last is over (``speakerbot new-game``)."""
+    with _game(args) as (settings, service):
+        if args.ruleset is not None:
+            _known_ruleset(args.ruleset)
+        service.new_game(args.ruleset)
+        state = service.state()
+        print(f"started the next game of {settings.game.name}: preset {state.preset}, "
+              f"{len(state.rules)} rules, {len(state.active_players())} players; "
+              "the games before it stay in the record")
+    return 0
+
+
+def _known_ruleset(name: str) -> None:
+    try:
+        load_preset(name)
+    except PresetError as error:
+        raise CliError(str(error)) from None
+
+
 def db_upgrade(args: argparse.Namespace) -> int:
     """Bring the database's schema up to date."""
     settings = _settings(args)

@@ -79,6 +79,34 @@ class GameService(TicksMixin):
             self._commit(session, events, new, [])
             return events
 
+    def new_game(self, ruleset: str | None = None) -> list[e.Event]:
+        """Start the next game in this database, once the last is over; announce it.
+
+        The record keeps every game before it. The next game is played under ``ruleset``
+        (default: the configured one), with a new game id; the active players of the last
+        game are in it from the start, with no score.
+        """
+        game = self.settings.game
+        preset = load_preset(ruleset or game.ruleset)
+        with self.lock, self._transaction() as session:
+            state = self.state(session)
+            if not state.started:
+                raise ServiceError("the database has no game yet: run speakerbot init first")
+            if not state.ended:
+                raise ServiceError("the current game is not over: end it first "
+                                   "(speakerbot admin END GAME, or ADMIN END GAME by mail)")
+            players = tuple((player.address, player.name) for player in state.players.values()
+                            if player.active)
+            command = c.StartGame(
+                game.speaker, preset, game.speaker_name, game.judge or "",
+                game.judge_name or "", dict(self.settings.mechanics), game.open_registration,
+                secrets.token_hex(8), players,
+            )
+            new, events = apply(state, command, self.clock(), self.rng)
+            _raise_rejection(events)
+            self._commit(session, events, new, self._announce(events, new, state, session))
+            return events
+
     def speaker_command(self, command: c.Command) -> list[e.Event]:
         """Apply an override from the command line as the Speaker; announce it."""
         with self.lock, self._transaction() as session:

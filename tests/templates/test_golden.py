@@ -345,6 +345,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices = [mail for mail in game.outbox() if mail.row.kind in ("notice", "limit")]
         notices += trust_notices(renderer, folder)
         notices += lookup_answers(renderer, folder / "lookups")
+        notices += new_game_announcement(renderer, folder / "new-game")
     finally:
         game.close()
     sent = []
@@ -372,6 +373,20 @@ def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.M
         asked.append(game.send(mailgame.BOB, "lookups", "SHOW PROPOSAL 301\nSHOW RULE 205\n"
                                "HISTORY 6\nSHOW RULE 999\n"))
         return [mail for received in asked for mail in game.replies_to(received.message_id)]
+    finally:
+        game.close()
+
+
+def new_game_announcement(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """The announcement of the next game, started in the same database after one ended."""
+    folder.mkdir()
+    game = mailgame.MailGame(folder, "suber", [mailgame.ALICE, mailgame.BOB])
+    game.service.announcer.renderer = renderer
+    try:
+        game.service.speaker_command(c.EndGame(mailgame.SPEAKER, "we are going on holiday"))
+        start = len(game.outbox())
+        game.service.new_game("nomicam")
+        return game.outbox()[start:]
     finally:
         game.close()
 

@@ -32,12 +32,12 @@ from speakerbot.mail.outbound.describe import describe, names
 # belong to that message.
 _HEADS = (
     e.ProposalSubmitted, e.VoteClosed, e.SpeakerOverride, e.CfjCalled, e.JudgeDeadlineMissed,
-    e.JudgementDelivered, e.JudgementOverruled,
+    e.JudgementDelivered, e.JudgementOverruled, e.GameStarted,
 )
 # Told to the sender in the reply, or bookkeeping: never announced.
 _UNANNOUNCED = (
     e.BallotCast, e.BallotWithdrawn, e.ConsentDeclared, e.TurnConsentGiven, e.OverruleSupported,
-    e.RemindersSent, e.CommandRejected, e.GameStarted,
+    e.RemindersSent, e.CommandRejected,
 )
 _ENDINGS = (e.GameWon, e.NewGameBegun, e.GameEnded)
 _SPEAKER_NOTICES = (e.InformalProposalAdopted, e.ClauseFailed, e.MechanicsMayHaveChanged)
@@ -194,6 +194,15 @@ class Announcer:
             mechanics=state.rules_mechanics, record=batch.record,
         )
 
+    def _game_started(self, head: e.GameStarted, batch: _Batch) -> Outgoing:
+        """Announce the next game in the same record (init starts the first in silence)."""
+        state = batch.state
+        return self._public(
+            batch, f"A new game begins: {head.title}", "new_game.txt", started=head,
+            players=[player.name for player in state.active_players()],
+            speaker=state.name_of(state.speaker),
+        )
+
     def _override(self, head: e.SpeakerOverride, batch: _Batch) -> Outgoing:
         return self._public(
             batch, f"Speaker's override: {head.summary}", "override.txt",
@@ -298,6 +307,7 @@ class Announcer:
 _COMPOSERS: dict[type[e.Event], Callable[[Announcer, Any, _Batch], Outgoing]] = {
     e.ProposalSubmitted: Announcer._proposal,
     e.VoteClosed: Announcer._results,
+    e.GameStarted: Announcer._game_started,
     e.SpeakerOverride: Announcer._override,
     e.CfjCalled: Announcer._cfj,
     e.JudgeDeadlineMissed: Announcer._judge_missed,
