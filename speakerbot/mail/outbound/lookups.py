@@ -331,7 +331,8 @@ def _find_rule(state: GameState, number: int) -> tuple[Rule | None, str]:
     if number in state.rules:
         return state.rules[number], ""
     for rule in (*state.rules.values(), *reversed(state.repealed)):
-        if any(change.previous_number == number for change in rule.history):
+        if rule.number != number and any(change.previous_number == number
+                                         for change in rule.history):
             return rule, f"Rule {number} is now rule {rule.number}."
     for rule in reversed(state.repealed):
         if rule.number == number:
