@@ -21,7 +21,7 @@ from speakerbot.mail.inbound.reading import (
     can_acknowledge,
 )
 from speakerbot.mail.inbound.redaction import RIGHT, WRONG
-from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
+from speakerbot.mail.inbound.translate import DigestRequest, NewGameRequest, Query, translate
 from speakerbot.mail.outbound.compose import (
     Outgoing,
     format_time,
@@ -162,6 +162,13 @@ class ApplyingMixin(AnsweringMixin):
             run.outcomes.append(Outcome(command.line, command_text(command),
                                         "The digest is on its way to every player."))
             return True
+        if isinstance(action, NewGameRequest):
+            started = self._next_game(run.work, action.ruleset)
+            if isinstance(started, str):
+                run.outcomes.append(Outcome(command.line, command_text(command),
+                                            f"Refused: {started}."))
+                return self._undo(run)
+            action = started
         if isinstance(action, c.CastBallot) and action.choice is not Choice.ABSTAIN:
             # Drawn here, not by the engine's source: a salt must be unguessable even when
             # the game's draws are seeded, and a die's sequence must not depend on ballots.
@@ -171,14 +178,18 @@ class ApplyingMixin(AnsweringMixin):
                                     outcome_of(produced, after, sender),
                                     receipts_of(produced, after)))
         if any(isinstance(ev, e.CommandRejected) for ev in produced):
-            # Nothing is applied, so the commands before this one were not done either.
-            run.outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
-                                 for done in run.outcomes[:-1]]
-            run.work, run.events, run.digest_asked = run.start, [], False
-            run.applied = False
-            return False
+            return self._undo(run)
         run.work, run.events = after, [*run.events, *produced]
         return True
+
+    @staticmethod
+    def _undo(run: _Run) -> bool:
+        """Undo a message whose last command was refused: none of its commands are done."""
+        run.outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
+                             for done in run.outcomes[:-1]]
+        run.work, run.events, run.digest_asked = run.start, [], False
+        run.applied = False
+        return False
 
     def _proposal_limits(self, state: GameState, sender: str, commands: Sequence[lang.Command],
                          received: datetime) -> list[tuple[int, str, str]]:
@@ -202,7 +213,7 @@ class ApplyingMixin(AnsweringMixin):
         return []
 
 
-Action = c.Command | Query | DigestRequest
+Action = c.Command | Query | DigestRequest | NewGameRequest
 """What one command of a message becomes: an engine command, a question, or the digest."""
 
 

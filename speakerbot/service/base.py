@@ -20,6 +20,7 @@ from speakerbot.adapters.store import (
 )
 from speakerbot.config import Settings
 from speakerbot.engine import GameState, RandomSource, chain, replay
+from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.mail.inbound import language as lang
@@ -37,6 +38,7 @@ from speakerbot.mail.outbound.compose import (
     compose,
 )
 from speakerbot.mail.outbound.replies import ReplyWriter
+from speakerbot.presets import PresetError, load_preset
 from speakerbot.resources import templates_dir
 from speakerbot.service.policy import (
     ANSWER_KINDS,
@@ -123,6 +125,27 @@ class ServiceBase:
                                   chain.Linked(row.seq, row.links.hash,
                                                row.links.public_seq, row.links.public_hash))
                 for row in rows]
+
+    def _next_game(self, state: GameState, ruleset: str | None) -> c.StartGame | str:
+        """Return the command that starts the next game, or why it cannot start now.
+
+        The next game may start once the last is over, under the configured preset or the
+        one named; the last game's active players are in it from the start.
+        """
+        if not state.started:
+            return "the database has no game yet: run speakerbot init first"
+        if not state.ended:
+            return "the current game is not over: end it first with ADMIN END GAME"
+        try:
+            preset = load_preset(ruleset or self.settings.game.ruleset)
+        except PresetError as error:
+            return str(error)
+        game = self.settings.game
+        players = tuple((player.address, player.name) for player in state.players.values()
+                        if player.active)
+        return c.StartGame(game.speaker, preset, game.speaker_name, game.judge or "",
+                           game.judge_name or "", dict(self.settings.mechanics),
+                           game.open_registration, secrets.token_hex(8), players)
 
     def has_game(self) -> bool:
         """Tell whether a game has been started in this store."""

@@ -86,22 +86,11 @@ class GameService(TicksMixin):
         (default: the configured one), with a new game id; the active players of the last
         game are in it from the start, with no score.
         """
-        game = self.settings.game
-        preset = load_preset(ruleset or game.ruleset)
         with self.lock, self._transaction() as session:
             state = self.state(session)
-            if not state.started:
-                raise ServiceError("the database has no game yet: run speakerbot init first")
-            if not state.ended:
-                raise ServiceError("the current game is not over: end it first "
-                                   "(speakerbot admin END GAME, or ADMIN END GAME by mail)")
-            players = tuple((player.address, player.name) for player in state.players.values()
-                            if player.active)
-            command = c.StartGame(
-                game.speaker, preset, game.speaker_name, game.judge or "",
-                game.judge_name or "", dict(self.settings.mechanics), game.open_registration,
-                secrets.token_hex(8), players,
-            )
+            command = self._next_game(state, ruleset)
+            if isinstance(command, str):
+                raise ServiceError(command)
             new, events = apply(state, command, self.clock(), self.rng)
             _raise_rejection(events)
             self._commit(session, events, new, self._announce(events, new, state, session))

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from speakerbot.engine import commands as c
+from speakerbot.mail.inbound import language as lang
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
-from tests.support.mailgame import ALICE, BOB, CAROL, SPEAKER, MailGame
+from tests.support.mailgame import ALICE, BOB, CAROL, PASSWORD, SPEAKER, MailGame
 
 CONFIG = """
 [game]
@@ -88,3 +89,43 @@ def test_an_unknown_ruleset_is_refused_and_changes_nothing(
     refused = speakerbot(config, "new-game", "--ruleset", "chess")
     assert refused.returncode == 2 and "chess" in refused.stderr
     assert len(played.store.load_events()) == before
+
+
+def test_by_mail_the_host_ends_the_game_and_starts_the_next(
+        game: tuple[MailGame, Path]) -> None:
+    played, _ = game
+    early = played.send(SPEAKER, "next", f"PASSWORD {PASSWORD}\nADMIN NEW GAME\n")
+    (refusal,) = played.replies_to(early.message_id)
+    assert "not over" in refusal.body and played.service.state().preset == "suber"
+    first_id = played.service.state().game_id
+    ended = played.send(SPEAKER, "end", f"PASSWORD {PASSWORD}\nADMIN END GAME holidays\n")
+    assert played.service.state().ended
+    assert played.replies_to(ended.message_id)
+    wrong = played.send(SPEAKER, "next", f"PASSWORD {PASSWORD}\nADMIN NEW GAME chess\n")
+    assert "chess" in played.replies_to(wrong.message_id)[0].body
+    assert played.service.state().game_id == first_id
+    played.send(SPEAKER, "next", f"PASSWORD {PASSWORD}\nADMIN NEW GAME nomicam\n")
+    state = played.service.state()
+    assert state.game_id != first_id and state.preset == "nomicam" and not state.ended
+    assert {ALICE, BOB, CAROL} <= {p.address for p in state.active_players()}
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ("ADMIN END", "ADMIN END needs GAME"),
+    ("ADMIN NEW", "ADMIN NEW needs GAME"),
+    ("ADMIN NEW GAMES", "ADMIN NEW needs GAME"),
+    ("ADMIN NEW GAME a b", "is not one"),
+    ("ADMIN NEW GAME ../../etc", "is not one"),
+])
+def test_the_game_commands_written_wrong_are_errors(line: str, problem: str) -> None:
+    parsed = lang.parse_commands("", f"PASSWORD x\n{line}\n")
+    assert parsed.errors and problem in parsed.errors[0].reason
+
+
+def test_the_game_commands_parse() -> None:
+    parsed = lang.parse_commands("", "PASSWORD x\nADMIN END GAME we are done\n"
+                                     "ADMIN NEW GAME Suber\n")
+    assert not parsed.errors
+    end, new = [cmd for cmd in parsed.commands if isinstance(cmd, lang.AdminCommand)]
+    assert isinstance(end, lang.AdminEndGame) and end.reason == "we are done"
+    assert isinstance(new, lang.AdminNewGame) and new.ruleset == "suber"

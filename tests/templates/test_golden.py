@@ -32,7 +32,7 @@ from speakerbot.engine import apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.translate import DigestRequest, Query, translate
+from speakerbot.mail.inbound.translate import DigestRequest, NewGameRequest, Query, translate
 from speakerbot.mail.outbound.announcements import Announcer
 from speakerbot.mail.outbound.compose import (
     WIDTH,
@@ -133,7 +133,7 @@ class Script:
         ok = not errors
         for command in parsed.commands if ok else ():
             action = translate(command, sender)
-            assert not isinstance(action, DigestRequest)
+            assert not isinstance(action, DigestRequest | NewGameRequest)
             if isinstance(action, Query):
                 queries.append(action.verb)
                 continue

@@ -30,7 +30,15 @@ class DigestRequest:
     line: int
 
 
-Translated = c.Command | Query | DigestRequest
+@dataclass(frozen=True)
+class NewGameRequest:
+    """ADMIN NEW GAME [ruleset]: start the next game (the service knows the settings)."""
+
+    line: int
+    ruleset: str | None
+
+
+Translated = c.Command | Query | DigestRequest | NewGameRequest
 
 
 def translate(command: lang.Command, sender: str) -> Translated:
@@ -96,4 +104,8 @@ def _translate_admin(command: lang.AdminCommand, sender: str) -> Translated:
             return c.HandSpeaker(sender, player)
         case lang.AdminDigest():
             return DigestRequest(command.line)
+        case lang.AdminEndGame(reason=reason):
+            return c.EndGame(sender, reason or "")
+        case lang.AdminNewGame(ruleset=ruleset):
+            return NewGameRequest(command.line, ruleset)
     raise TypeError(f"no translation for {command!r}")

@@ -12,8 +12,10 @@ from speakerbot.mail.inbound.language.results import (
     AdminAdd,
     AdminClose,
     AdminDigest,
+    AdminEndGame,
     AdminExtend,
     AdminJudge,
+    AdminNewGame,
     AdminRemove,
     AdminRule,
     AdminScore,
@@ -185,6 +187,31 @@ def _admin_digest(line: int, rest: str) -> _Outcome:
     return "ADMIN DIGEST takes nothing after it" if rest else _plan(AdminDigest(line))
 
 
+def _game_words(verb: str, rest: str) -> str | None:
+    """Return what follows ``<verb> GAME`` (maybe ""), or None when GAME is not there."""
+    words = rest.split(None, 1)
+    if not words or words[0].upper().rstrip(":") != "GAME":
+        return None
+    return words[1].strip() if len(words) > 1 else ""
+
+
+def _admin_end(line: int, rest: str) -> _Outcome:
+    reason = _game_words("END", rest)
+    if reason is None:
+        return "ADMIN END needs GAME, e.g. ADMIN END GAME the season is over"
+    return _plan(AdminEndGame(line, reason or None))
+
+
+def _admin_new(line: int, rest: str) -> _Outcome:
+    ruleset = _game_words("NEW", rest)
+    if ruleset is None:
+        return "ADMIN NEW needs GAME, e.g. ADMIN NEW GAME or ADMIN NEW GAME suber"
+    if ruleset and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", ruleset):
+        return (f"ADMIN NEW GAME takes a preset's name, or nothing for the configured one; "
+                f"{_shown(ruleset)} is not one")
+    return _plan(AdminNewGame(line, ruleset.lower() or None))
+
+
 ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
     AdminSpec(
         "ADD", "<email> <name>", "add a player with this address and display name", _admin_add
@@ -224,6 +251,10 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
         "make another player the Speaker",
         _admin_player("SPEAKER", AdminSpeaker),
     ),
+    AdminSpec("END", "GAME [reason]", "end the game (the record keeps it)", _admin_end),
+    AdminSpec("NEW", "GAME [ruleset]", "start the next game once the last is over, under "
+              "the configured preset or the one named; the players carry over",
+              _admin_new),
     AdminSpec("DIGEST", "", "send the digest now", _admin_digest),
 )
 _ADMIN_LOOKUP: Mapping[str, AdminSpec] = {spec.action: spec for spec in ADMIN_ACTIONS}

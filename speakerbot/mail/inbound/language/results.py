@@ -28,8 +28,10 @@ __all__ = [
     "AdminClose",
     "AdminCommand",
     "AdminDigest",
+    "AdminEndGame",
     "AdminExtend",
     "AdminJudge",
+    "AdminNewGame",
     "AdminRemove",
     "AdminRule",
     "AdminScore",
@@ -428,9 +430,25 @@ class AdminDigest(_AdminBase):
     action: ClassVar[str] = "digest"
 
 
+@dataclass(frozen=True)
+class AdminEndGame(_AdminBase):
+    """``ADMIN END GAME [reason]``: end the game; ``reason`` is None when not given."""
+
+    reason: str | None
+    action: ClassVar[str] = "end-game"
+
+
+@dataclass(frozen=True)
+class AdminNewGame(_AdminBase):
+    """``ADMIN NEW GAME [ruleset]``: start the next game once the last is over."""
+
+    ruleset: str | None
+    action: ClassVar[str] = "new-game"
+
+
 AdminCommand: TypeAlias = (
     AdminAdd | AdminRemove | AdminScore | AdminSet | AdminExtend | AdminClose | AdminVoid
-    | AdminRule | AdminJudge | AdminSpeaker | AdminDigest
+    | AdminRule | AdminJudge | AdminSpeaker | AdminDigest | AdminEndGame | AdminNewGame
 )  # fmt: skip
 Command: TypeAlias = (
     Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
