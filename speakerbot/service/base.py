@@ -60,7 +60,8 @@ class ServiceBase:
         self.clock = clock
         game = settings.game
         secret = store.message_id_secret() if store.is_initialised() else ""
-        self.identity = GameIdentity(game.name, game.address, game.list, secret)
+        self.identity = GameIdentity(game.name, game.address, game.list, secret,
+                                     settings.site.url)
         renderer = Renderer(templates_dir())
         self.announcer = Announcer(self.identity, renderer)
         self.replies = ReplyWriter(renderer, lang.help_text())

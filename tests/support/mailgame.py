@@ -44,7 +44,8 @@ _numbers = itertools.count(1)
 def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None,
                   limits: Mapping[str, Any] | None = None,
                   mechanics: Mapping[str, Any] | None = None,
-                  auth: Mapping[str, Any] | None = None) -> Settings:
+                  auth: Mapping[str, Any] | None = None,
+                  site: Mapping[str, Any] | None = None) -> Settings:
     """Build checked settings for a game whose database lives in ``folder``."""
     game: dict[str, Any] = {
         "name": NAME, "ruleset": ruleset, "address": GAME, "speaker": SPEAKER,
@@ -61,6 +62,8 @@ def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None
     }
     if limits:
         data["limits"] = dict(limits)
+    if site:
+        data["site"] = dict(site)
     return parse_settings(data, path=folder / "speakerbot.toml", environ={})
 
 

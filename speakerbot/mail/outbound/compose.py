@@ -40,6 +40,12 @@ class GameIdentity:
     # work back from one to the key it was made from (a record number would tell how many
     # sealed ballots came before it).
     secret: str = ""
+    # The web archive's public address ([site] url), for links in mail; None: no links.
+    site_url: str | None = None
+
+    def page(self, path: str) -> str | None:
+        """Return the archive's address of a page (``proposals/301.html``), or None."""
+        return None if not self.site_url else f"{self.site_url.rstrip('/')}/{path}"
 
     @property
     def tag(self) -> str:
