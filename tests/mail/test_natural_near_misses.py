@@ -7,8 +7,11 @@ depend on something, leaves the proposal informal, with the lines quoted back.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from speakerbot.mail.inbound.language import parse_commands
 from tests.mail.test_natural_forms import clauses, read, replace
 
 # Each: (id, text); the first line is the one quoted back (line 2 of the message).
@@ -70,3 +73,17 @@ def test_a_condition_leaves_the_changes_to_the_host(text: str, line: int) -> Non
 def test_what_is_no_condition_of_the_changes(text: str) -> None:
     assert clauses(text) == [replace(5, "x", "")]
 
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["Amend Rule 5 (T)", "Enact a new rule", 'Remove "x"', "In Rule 5", "Repeal Rule 5",
+     'Amend Rule 5 by replacing "a"', 'Amend Rule 5 by deleting "a",'],
+)  # fmt: skip
+def test_a_long_run_of_spaces_is_read_quickly(head: str) -> None:
+    # Adjacent optional spaces in a pattern once made such a line take minutes to refuse.
+    body = f"PROPOSE T\n{head}{' ' * 20000}x\nEND PROPOSE\n"
+    start = time.perf_counter()
+    result = parse_commands("", body)
+    assert time.perf_counter() - start < 1.0
+    assert result.errors == ()

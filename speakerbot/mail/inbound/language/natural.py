@@ -69,69 +69,69 @@ NATURAL_FORMS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 """The forms players write in prose, with an example of each: read by HELP and the docs."""
 
-_TITLE = r"(?:\s*,?\s*(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"))?"
-_RULE = rf"(?:rule\s+#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}"
-_AMEND = rf"amend\s+{_RULE}\s*,?\s*"
+_TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"))?"
+_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}"
+_AMEND = rf"amend\s++{_RULE}\s*+,?\s*+"
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (
-    r"\s*,\s*(?-i:(?!(?:If|Unless|When|Provided|Only)\b)[A-Z][\w'’.-]*"
-    r"(?:\s+(?:[A-Z][\w'’.-]*|of|the|and|a|an|in|on|for|to|or|at)){0,8})\s*(?=,)"
+    r"\s*+,\s*+(?-i:(?!(?:If|Unless|When|Provided|Only)\b)[A-Z][\w'’.-]*"
+    r"(?:\s++(?:[A-Z][\w'’.-]*|of|the|and|a|an|in|on|for|to|or|at)){0,8})\s*+(?=,)"
 )
 _PART = (
-    r"\s*,?\s*(?:in\s+)?(?:(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|last|final)"
-    r"\s+(?:paragraph|section|subsection|list\s+item|item|clause)"
-    r"|(?:section|subsection|paragraph|item|list\s+item|clause)\s+\(?[0-9a-z]{1,3}\)?)"
+    r"\s*+,?\s*+(?:in\s++)?(?:(?:the\s++)?(?:first|second|third|fourth|fifth|sixth|last|final)"
+    r"\s++(?:paragraph|section|subsection|list\s++item|item|clause)"
+    r"|(?:section|subsection|paragraph|item|list\s++item|clause)\s++\(?[0-9a-z]{1,3}\)?)"
 )
 _SCOPE = rf"(?P<scope>(?:{_BARE_TITLE}|{_PART})+)?"
-_BY = r"\s*,?\s*by\b\s*(?:,\s*as\s+a\s+single\s+amendment\s*,\s*)?(?:by\s+)?"
-_AMEND_BY = form(rf"amend\s+{_RULE}{_SCOPE}{_BY}(?P<body>.*)")
-_IN_RULE = form(rf"in\s+{_RULE}{_SCOPE}\s*,?\s*(?P<body>.*)")
-_SAME_RULE = form(rf"(?:also\s+)?amend\s+the\s+same\s+rule{_BY}(?P<body>.*)")
-_GOES_ON = form(r"(?:and|also)\s+(?:also\s+)?by\s+(?P<body>.*)")
+_BY = r"\s*+,?\s*+by\b\s*+(?:,\s*+as\s++a\s++single\s++amendment\s*+,\s*+)?(?:by\s++)?"
+_AMEND_BY = form(rf"amend\s++{_RULE}{_SCOPE}{_BY}(?P<body>.*)")
+_IN_RULE = form(rf"in\s++{_RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
+_SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
+_GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
 
 _TO_READ = form(
-    rf"{_AMEND}(?:by\s+(?:changing|amending)\s+it\s+)?(?:so\s+as\s+)?to\s+read\s*,?"
-    r"(?:\s*in\s+(?:its\s+)?(?:entirety|full|whole))?(?:\s*as\s+follows)?"
-    rf"\s*(?::\s*(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"{_AMEND}(?:by\s++(?:changing|amending)\s++it\s++)?(?:so\s++as\s++)?to\s++read\s*+,?"
+    r"(?:\s*+in\s++(?:its\s++)?(?:entirety|full|whole))?(?:\s*+as\s++follows)?"
+    rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _WHOLE_TEXT = form(
-    rf"{_AMEND}by\s+replacing\s+(?:its|the(?:\s+entire|\s+whole)?)\s+text(?:\s+of\s+the\s+rule)?"
-    rf"(?:\s+in\s+its\s+entirety)?\s+with\s*(?:{FOLLOWING}\s*)?(?::\s*(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"{_AMEND}by\s++replacing\s++(?:its|the(?:\s++entire|\s++whole)?)\s++text(?:\s++of\s++the\s++rule)?"
+    rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _REMOVE_FROM = form(
-    rf"(?:remove|delete|strike)(?:\s+out)?\s+{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
-    rf"\s*(?:from|in)\s+{_RULE}{END}"
+    rf"(?:remove|delete|strike)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
+    rf"\s*+(?:from|in)\s++{_RULE}{END}"
 )
 _APPEND_TO = form(
-    rf"(?:append|add)\s+(?:(?P<q>{Q})|{FOLLOWING})\s*(?:to|at\s+the\s+end\s+of)\s+{_RULE}"
-    rf"\s*(?::\s*(?P<text>.*)|{END})"
+    rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{_RULE}"
+    rf"\s*+(?::\s*+(?P<text>.*)|{END})"
 )
 _REPLACE_IN = form(
-    rf"replace\s+{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*in\s+{_RULE}\s*,?\s*"
-    rf"with\s+{KIND_OF_TEXT}(?P<new>{Q}){END}"
+    rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{_RULE}\s*+,?\s*+"
+    rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
-_REPEAL = form(rf"repeal\s+{_RULE}{END}")
+_REPEAL = form(rf"repeal\s++{_RULE}{END}")
 # "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
-_REPEAL_FIRST = form(r"repeal\s+rules?\s+(?=#?[0-9])|repeal\s+(?=r#?[0-9])")
-_REPEALED = form(rf"(?:(?:rule\s+)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}")
-_REPEAL_AND = form(r"\s*(?:,\s*(?:and\s+)?|,?\s*and\s+)")
+_REPEAL_FIRST = form(r"repeal\s++rules?\s++(?=#?[0-9])|repeal\s++(?=r#?[0-9])")
+_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}")
+_REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
 _TRANSMUTE = form(
-    rf"transmute\s+{_RULE}(?:\s*,?\s*to\s+(?:be\s+)?(?P<target>mutable|immutable))?{END}")
+    rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
-    r"(?:enact|create)\s+an?\s+(?:new\s+)?(?P<immutable>immutable\s+)?(?:[\w.=-]+\s+){0,2}?"
-    r"rule\s*,?\s*(?:(?:titled|entitled|named|called|with\s+the\s+title)\s+"
-    rf"(?P<title>{Q})\s*,?\s*|(?P<bare>{Q})\s*,\s*(?=with\b))?(?:(?:with|at)\s+power\s*[=:]?\s*[0-9.]+\s*,?\s*(?:and\s+)?)?"
-    r"(?:(?:with\s+)?(?:the\s+following\s+text|the\s+text|text\s+as\s+follows)|reading"
-    r"(?:\s+as\s+follows)?|which\s+reads|as\s+follows)?"
-    rf"\s*(?::\s*(?P<text>.*)|(?P<q>{Q}){END})"
+    r"(?:enact|create)\s++an?\s++(?:new\s++)?(?P<immutable>immutable\s++)?(?:[\w.=-]+\s++){0,2}?"
+    r"rule\s*+,?\s*+(?:(?:titled|entitled|named|called|with\s++the\s++title)\s++"
+    rf"(?P<title>{Q})\s*+,?\s*+|(?P<bare>{Q})\s*+,\s*+(?=with\b))?(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
+    r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|text\s++as\s++follows)|reading"
+    r"(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
+    rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
-    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s+#?|\br)[0-9]"
-    r"|(?:enact|create)\b.*?\bnew\s+(?:[\w-]+\s+){0,2}?rule\b"
-    r"|(?:also\s+)?amend\s+the\s+same\s+rule\b"
-    r"|rules?\s+#?[0-9]+.*?\b(?:is|are)\s+(?:hereby\s+)?(?:amended|repealed|enacted|transmuted)"
-    r"|in\s+(?:rule\s+#?|r)[0-9]+\s*,?\s*(?:replace|insert|append|delete|remove|change|strike))"
+    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
+    r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
+    r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
+    r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
 )
 
 
@@ -281,7 +281,7 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
 
 
 _MAX_WRAPPED = 3
-_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*$", re.IGNORECASE)
+_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
 """How many wrapped lines after a clause's first line are joined to it."""
 
 

@@ -28,61 +28,61 @@ from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__: list[str] = []
 
-END = r"\s*[.;,]?\s*(?:and|or)?\s*"
+END = r"\s*+[.;,]?\s*+(?:and|or)?\s*+"
 KIND_OF_TEXT = (
-    r"(?:(?:the|this)\s+(?:new\s+)?(?:text|words?|phrases?|sentences?|string)\s*)?"
+    r"(?:(?:the|this)\s++(?:new\s++)?(?:text|words?|phrases?|sentences?|string)\s*+)?"
 )
-EVERY = r"(?P<every>(?:every|each|all)\s+(?:occurrences?|instances?)\s+of\s+)?"
+EVERY = r"(?P<every>(?:every|each|all)\s++(?:occurrences?|instances?)\s++of\s++)?"
 EVERY_AFTER = (
-    r"(?P<every2>\s*,?\s*(?:wherever\s+it\s+(?:appears|occurs)|everywhere"
-    r"|throughout(?:\s+the\s+rule)?)\s*,?)?"
+    r"(?P<every2>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)|everywhere"
+    r"|throughout(?:\s++the\s++rule)?)\s*+,?)?"
 )
 FOLLOWING = (
-    r"(?:the\s+following(?:\s+(?:new\s+)?(?:text|paragraph|sentence|list\s+item|item|words?))?)"
+    r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|paragraph|sentence|list\s++item|item|words?))?)"
 )
-_POSITION = r"(?:immediately\s+)?(?P<position>before|after|prior\s+to|following|preceding)"
-_COLON_TEXT = r"\s*:\s*(?P<text>.*)"
+_POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|following|preceding)"
+_COLON_TEXT = r"\s*+:\s*+(?P<text>.*)"
 
 _REPLACE = form(
-    rf"(?:replac|chang)(?:ing|e)\s+{EVERY}{KIND_OF_TEXT}(?::\s*)?(?P<old>{Q}){EVERY_AFTER}"
-    rf"\s*(?:with|to\s+read|to|by)\s*{KIND_OF_TEXT}"
-    rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*)?{_COLON_TEXT})"
+    rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
+    rf"\s*+(?:with|to\s++read|to|by)\s*+{KIND_OF_TEXT}"
+    rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
 )
 _DELETE = form(
-    rf"(?:delet|remov|strik)(?:ing|e)(?:\s+out)?\s+{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
-    r"(?:\s+from\s+(?:it|the\s+rule|th(?:at|is)\s+rule))?"
+    rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
+    r"(?:\s++from\s++(?:it|the\s++rule|th(?:at|is)\s++rule))?"
 )
 _INSERT = form(
-    rf"insert(?:ing)?\s+(?:(?P<q>{Q})|(?P<following>{FOLLOWING}))\s*,?\s*{_POSITION}\s+"
-    rf"{KIND_OF_TEXT}(?P<anchor>{Q})(?:\s*,?{_COLON_TEXT})?"
+    rf"insert(?:ing)?\s++(?:(?P<q>{Q})|(?P<following>{FOLLOWING}))\s*+,?\s*+{_POSITION}\s++"
+    rf"{KIND_OF_TEXT}(?P<anchor>{Q})(?:\s*+,?{_COLON_TEXT})?"
 )
 _INSERT_FIRST = form(
-    rf"insert(?:ing)?\s*,?\s*{_POSITION}\s+{KIND_OF_TEXT}(?P<anchor>{Q})\s*,?\s*"
-    rf"(?:{FOLLOWING}\s*)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
+    rf"insert(?:ing)?\s*+,?\s*+{_POSITION}\s++{KIND_OF_TEXT}(?P<anchor>{Q})\s*+,?\s*+"
+    rf"(?:{FOLLOWING}\s*+)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 _APPEND = form(
-    rf"(?:append|add)(?:ing)?\s*,?\s*(?:{FOLLOWING}\s*)?(?:as\s+a\s+new\s+paragraph\s*)?"
-    r"(?:(?:to\s+the\s+end|at\s+the\s+end|to\s+it)(?:\s+of\s+(?:the|that|this)\s+rule)?\s*)?"
-    rf"(?:,?\s*after\s+the\s+(?:final|last)\s+sentence\s*,?\s*(?:{FOLLOWING}\s*)?)?"
+    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+)?(?:as\s++a\s++new\s++paragraph\s*+)?"
+    r"(?:(?:to\s++the\s++end|at\s++the\s++end|to\s++it)(?:\s++of\s++(?:the|that|this)\s++rule)?\s*+)?"
+    rf"(?:,?\s*+after\s++the\s++(?:final|last)\s++sentence\s*+,?\s*+(?:{FOLLOWING}\s*+)?)?"
     rf"(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 # More of the same edit after the first, its verb understood: "and "C" with "D"".
-_MORE_REPLACE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})\s*(?:with|to)\s+(?P<new>{Q})")
+_MORE_REPLACE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})\s*+(?:with|to)\s++(?P<new>{Q})")
 _MORE_DELETE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})")
-_MORE_INSERT = form(rf"(?P<q>{Q})\s*,?\s*{_POSITION}\s+{KIND_OF_TEXT}(?P<anchor>{Q})")
-_SEPARATOR = re.compile(r"\s*[,;]?\s*(?:(?:and|then)\b\s*(?:also\s+)?)?(?:by\s+)?", re.I)
+_MORE_INSERT = form(rf"(?P<q>{Q})\s*+,?\s*+{_POSITION}\s++{KIND_OF_TEXT}(?P<anchor>{Q})")
+_SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by\s++)?", re.I)
 _END = form(END)
 
 _REPLACE_BLOCK = form(
-    rf"(?:replac|chang)(?:ing|e)\s*(?:{FOLLOWING}\s*)?{KIND_OF_TEXT}(?P<colon>:)?\s*"
+    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}(?P<colon>:)?\s*+"
 )
 _DELETE_BLOCK = form(
-    rf"(?:delet|remov|strik)(?:ing|e)(?:\s+out)?\s*(?:{FOLLOWING}\s*)?{KIND_OF_TEXT}"
-    r"(?P<colon>:)?\s*"
+    rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}"
+    r"(?P<colon>:)?\s*+"
 )
 _WITH_LINE = form(
-    r"\s*(?:with|by|to(?:\s+read)?(?:\s+as\s+follows)?)\s*"
-    rf"(?:{FOLLOWING}\s*|{KIND_OF_TEXT})(?::\s*(?P<text>.*)|(?P<brace>\{{.*))?"
+    r"\s*+(?:with|by|to(?:\s++read)?(?:\s++as\s++follows)?)\s*+"
+    rf"(?:{FOLLOWING}\s*+|{KIND_OF_TEXT})(?::\s*+(?P<text>.*)|(?P<brace>\{{.*))?"
 )
 
 _FIRST = ("replace", "delete", "insert", "insert-first", "append")
