@@ -189,9 +189,9 @@ class _Folder:
         if record is None:
             return
         record.closed = event
-        # The salts join the record in the close (``VoteClosed.salts``, parallel to the
-        # ballots); an older record has none, and its ballots are shown without receipts.
-        salts = dict(getattr(event, "salts", ()) or ())
+        # The salts join the record in the close (parallel to the ballots); an older record
+        # has none, and its ballots are shown without receipts.
+        salts = dict(event.salts)
         record.receipts = bool(salts)
         game_id, name = self.game.game_id, self.state.name_of
         record.ballots = tuple(
