@@ -181,6 +181,9 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
      [replace(2464, "a", "b")]),
     ("section", 'Amend Rule 2162 (Switches) section 2 by replacing "a" with "b".',
      [replace(2162, "a", "b")]),
+    ("by-list", 'Amend R2493 by:\n\n      * replacing "an x" with "a x"; and\n      * deleting'
+     ' "an\n        y".\n\nAmend R9 by deleting "z".',
+     [replace(2493, "an x", "a x"), replace(2493, "an y", ""), replace(9, "z", "")]),
     # More edits of the rule just changed.
     ("and-by", "Amend rule 2591 \"S\" by changing:\n\n  * a\n\nto:\n\n  * b\n\nand by "
      "appending the following to the end of the rule:\n\n  If c.\n\nFlip every switch.",

@@ -22,10 +22,11 @@ _CLAUSE = re.compile(
     r"\s*(ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:(IMMUTABLE)\s+)?RULE\b(.*)", re.IGNORECASE | re.DOTALL
 )
 _SET_CLAUSE = re.compile(r"\s*SET\s(.*)", re.IGNORECASE | re.DOTALL)
-_SET_BODY = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*(\S.*?)\s*")
+_SET_BODY = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*(\S(?:.*\S)?)\s*")
 _ENACT_REST = re.compile(r"\s*(?::\s*(.*))?", re.DOTALL)
 _AMEND_REST = re.compile(r"\s+#?([0-9]{1,9})\s*(?::\s*(.*))?", re.DOTALL)
-_NUMBERED_REST = re.compile(r"\s+#?([0-9]{1,9})\s*[.:]?\s*")
+# Possessive spaces: with two runs side by side, a long run of spaces took seconds to refuse.
+_NUMBERED_REST = re.compile(r"\s+#?([0-9]{1,9})\s*+[.:]?\s*+")
 
 
 @dataclass(frozen=True)

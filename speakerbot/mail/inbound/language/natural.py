@@ -8,7 +8,7 @@ or ``-``):
 - ``Amend Rule N by <edits>`` and ``In Rule N, <edits>``, where the edits (read by
   :mod:`~speakerbot.mail.inbound.language.natural_edits`) replace, delete, insert or append
   text: ``by replacing "X" with "Y" and "C" with "D"``, ``by replacing:`` <block> ``with:``
-  <block> → REPLACE, INSERT, APPEND;
+  <block> → REPLACE, INSERT, APPEND; also ``Amend Rule N by:`` with the edits as list items;
 - ``and by <edits>`` or ``Also amend the same rule by <edits>`` right after a change to a
   rule: more edits of that rule;
 - ``Remove "X" from Rule N``, ``Append the following paragraph to Rule N: <text>``,
@@ -39,6 +39,7 @@ from speakerbot.mail.inbound.language.natural_edits import (
     read_edits,
 )
 from speakerbot.mail.inbound.language.natural_text import (
+    MARKER,
     Cursor,
     Lines,
     Q,
@@ -168,7 +169,10 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
     for pattern in (_AMEND_BY, _IN_RULE):
         match = pattern.fullmatch(head)
         if match is not None:
-            clauses = read_edits(cursor, _rule(match), match["body"])
+            body = match["body"]
+            if body.strip() == ":":  # "Amend Rule 5 by:" and the edits as list items below
+                return _listed(cursor, _rule(match)) if not match["scope"] else None
+            clauses = read_edits(cursor, _rule(match), body)
             if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
                 return None
             return clauses
@@ -179,6 +183,27 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
         if match is not None:
             return read_edits(cursor, previous, match["body"])
     return None
+
+
+def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
+    """Read ``by:`` followed by the edits as an indented list, one edit or more an item.
+
+    The items are read as one sentence; an item that takes a block of its own is too much
+    to guess at, so none may read past the list.
+    """
+    items: list[str] = []
+    for line in cursor.block().split("\n"):
+        if MARKER.match(line):
+            items.append(unmarked(line))
+        elif items and line.strip():
+            items[-1] += " " + line.strip()  # an item wrapped over lines
+        elif line.strip():
+            return None
+    if not items or any(item.endswith(":") for item in items):
+        return None  # an item whose text would be the next item is a guess
+    after = cursor.index
+    clauses = read_edits(cursor, rule, " ".join(items))
+    return clauses if cursor.index == after else None
 
 
 def _whole(cursor: Cursor, head: str) -> Clause | None:
