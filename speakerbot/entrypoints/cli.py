@@ -44,22 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     rulesets.add_argument("name", nargs="?", help="the preset to show")
     rulesets.set_defaults(handler="rulesets")
 
-    init = command("init", "create the database and start the configured game")
-    init.add_argument("--force", action="store_true", help="delete an existing game first")
-    init.set_defaults(handler="init")
-
-    new_game = command("new-game", "start the next game in this database, once the last is "
-                       "over (the record keeps every game)")
-    new_game.add_argument("--ruleset", help="the preset of the next game (default: the "
-                          "configured one)")
-    new_game.set_defaults(handler="new_game")
-
-    player = command("player", "manage players")
-    player_commands = player.add_subparsers(dest="player_command", metavar="ACTION")
-    add = player_commands.add_parser("add", help="register a player", parents=[config])
-    add.add_argument("email")
-    add.add_argument("name")
-    add.set_defaults(handler="player_add")
+    _add_games(command, config)
 
     run = command("run", "run the daemon in the foreground")
     run.add_argument("--once", action="store_true",
@@ -124,6 +109,27 @@ def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) ->
                                      "127.0.0.1 for a preview", parents=[config])
     serve.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free)")
     serve.set_defaults(handler="site_serve")
+
+
+def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
+               config: argparse.ArgumentParser) -> None:
+    """Add ``init [--force]``, ``new-game [--ruleset NAME]`` and ``player add EMAIL NAME``."""
+    init = command("init", "create the database and start the configured game")
+    init.add_argument("--force", action="store_true", help="delete an existing game first")
+    init.set_defaults(handler="init")
+
+    new_game = command("new-game", "start the next game in this database, once the last is "
+                       "over (the record keeps every game)")
+    new_game.add_argument("--ruleset", help="the preset of the next game (default: the "
+                          "configured one)")
+    new_game.set_defaults(handler="new_game")
+
+    player = command("player", "manage players")
+    player_commands = player.add_subparsers(dest="player_command", metavar="ACTION")
+    add = player_commands.add_parser("add", help="register a player", parents=[config])
+    add.add_argument("email")
+    add.add_argument("name")
+    add.set_defaults(handler="player_add")
 
 
 def _add_record(record: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:

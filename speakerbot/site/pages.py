@@ -46,9 +46,13 @@ def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *,
     common = {"site_name": name, "games": games}
     for game in games:
         past = game is not games[-1]
-        base = f"games/{game.folder}/" if past else ""
-        pages = _GamePages(environment, game, past, common)
-        files.update((base + path, content) for path, content in pages.render_all())
+        pages = _GamePages(environment, game, past, common, nested=True)
+        files.update((f"games/{game.folder}/{path}", content)
+                     for path, content in pages.render_all())
+        if not past:
+            # The current game is also at the root, where players bookmark it; mail links
+            # to its games/<id>/ copy, which stays where it is once the next game begins.
+            files.update(_GamePages(environment, game, past, common).render_all())
     top = _Page(environment, common, games[-1] if games else None, False)
     files["games.html"] = top.render("games.html", "games.html")
     if not games:
@@ -97,11 +101,12 @@ class _Page:
     common: Mapping[str, Any]
     game: GameArchive | None
     past: bool
+    nested: bool = False  # under games/<id>/ (every past game; the current one's copy too)
 
     def render(self, template: str, path: str, **context: Any) -> bytes:
         """Render ``template`` as the page at ``path`` (relative to its game's root)."""
         root = "../" * path.count("/")
-        top = root + ("../../" if self.past else "")
+        top = root + ("../../" if self.past or self.nested else "")
         html = self.environment.get_template(template).render(
             **self.common, game=self.game, past=self.past, root=root, top=top, **context)
         return html.encode("utf-8")
@@ -111,8 +116,8 @@ class _GamePages(_Page):
     """Every page of one game."""
 
     def __init__(self, environment: Environment, game: GameArchive, past: bool,
-                 common: Mapping[str, Any]) -> None:
-        super().__init__(environment, common, game, past)
+                 common: Mapping[str, Any], *, nested: bool = False) -> None:
+        super().__init__(environment, common, game, past, nested)
         self.archive = game
 
     def render_all(self) -> Iterator[tuple[str, bytes]]:

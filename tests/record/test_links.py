@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def test_results_and_digests_link_to_the_archive(tmp_path: Path, url: str) -> No
         results, digest = _results_and_digest(game)
     finally:
         game.close()
-    assert f"  {URL}/proposals/301.html\n" in results
+    assert re.search(rf"  {re.escape(URL)}/games/[0-9a-f]{{16}}/proposals/301\.html\n", results)
     assert f"  {URL}/index.html\n" in digest
 
 
@@ -43,3 +44,4 @@ def test_without_an_address_no_link_is_written(tmp_path: Path) -> None:
     finally:
         game.close()
     assert "http" not in results and "http" not in digest
+

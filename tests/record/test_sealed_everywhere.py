@@ -54,7 +54,7 @@ def published(game: MailGame) -> dict[str, str]:
                               for line in lines)
     for number, mail in enumerate(m for m in game.outbox() if len(m.recipients) > 1):
         out[f"mail/{number}"] = f"{mail.subject}\n{mail.body}"
-    return {where: _HASH.sub("HASH", text.replace(game_id, "GAME-ID"))
+    return {where.replace(game_id, "GAME-ID"): _HASH.sub("HASH", text.replace(game_id, "GAME-ID"))
             for where, text in out.items()}
 
 

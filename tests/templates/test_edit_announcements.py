@@ -11,7 +11,7 @@ from datetime import timedelta
 from speakerbot.engine import commands as c
 from speakerbot.engine import replay
 from speakerbot.engine.model import Clause, ClauseKind
-from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.announcements import Announcer, text_diff
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.resources import templates_dir
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, Game
@@ -79,3 +79,11 @@ def test_several_edits_of_one_rule_show_each_step_from_the_text_the_last_left() 
     assert "     - The prescribed voting period for a proposal shall be three days," in body
     assert ("     + The prescribed voting period for a proposal shall be three\n"
             "     + calendar days,") in body
+
+
+def test_a_rule_diff_keeps_lines_that_begin_like_diff_headers() -> None:
+    shown = text_diff("Rule text.\n-- signed, the Speaker\n++ extra", "Rule text.\nNew line.")
+    assert "- -- signed, the Speaker" in shown
+    assert "- ++ extra" in shown
+    assert "+ New line." in shown
+    assert text_diff("same", "same") == ""

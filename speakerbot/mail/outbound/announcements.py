@@ -9,6 +9,8 @@ sender speaks of them. Nothing announced before a vote closes mentions its ballo
 from __future__ import annotations
 
 import difflib
+import itertools
+import re
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -68,8 +70,10 @@ def text_diff(old: str, new: str, width: int = 64) -> str:
     Every physical line keeps its mark, so the diff survives wrapping at 72 columns.
     """
     out: list[str] = []
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1):
-        if line.startswith(("---", "+++", "@@")):
+    diff = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1)
+    # The first two lines name the files; a rule line may itself begin with "--" or "++".
+    for line in itertools.islice(diff, 2, None):
+        if line.startswith("@@"):
             continue
         mark, body = line[:1], line[1:]
         out += [f"{mark} {part}" for part in textwrap.wrap(body, width) or [""]]
@@ -127,6 +131,11 @@ class _Batch:
     def plain(self) -> list[e.Event]:
         """Return the group's events but those that end a game (they get their own message)."""
         return [ev for ev in self.rest if not isinstance(ev, _ENDINGS)]
+
+
+def game_folder(game_id: str) -> str:
+    """Return where a game's pages stay in the archive (``games/<id>/``), or the root."""
+    return f"games/{game_id}/" if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", game_id) else ""
 
 
 def receipt_lines(closed: e.VoteClosed, game_id: str) -> list[str]:
@@ -192,6 +201,7 @@ class Announcer:
             changes=batch.plain(), describe=lambda ev: describe(ev, state),
             scores=scoreboard(state), rules=_changed_rules(batch.rest, state),
             mechanics=state.rules_mechanics, record=batch.record,
+            archive=game_folder(state.game_id),
         )
 
     def _game_started(self, head: e.GameStarted, batch: _Batch) -> Outgoing:

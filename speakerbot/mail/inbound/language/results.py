@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import timedelta
-from enum import StrEnum
 from typing import ClassVar, Literal, TypeAlias
 
 from speakerbot.engine.durations import parse_duration
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.model import Judgement as JudgementValue
+from speakerbot.mail.inbound.language.json_values import _json_value, clause_json
 
 __all__ = [
     "HISTORY_DEFAULT",
@@ -88,41 +88,6 @@ Who: TypeAlias = Literal["anyone", "player", "judge", "Speaker"]
 
 REDACTED = "********"
 """What stands in place of the Speaker's password wherever it would be shown."""
-
-
-def clause_json(clause: Clause) -> dict[str, object]:
-    """Return a proposal's (or ADMIN RULE's) clause as in ``speakerbot parse`` output.
-
-    The engine keeps a SET clause's value as its ``text``; the JSON shows the clause line's
-    ``"<parameter> = <value>"`` as ``text`` and the value again as ``value``. REPLACE adds
-    ``old``, ``new`` and ``every``; INSERT adds ``anchor`` and ``position`` (``"before"`` or
-    ``"after"``) to its ``text``; APPEND's added text is its ``text``.
-    """
-    is_set = clause.kind is ClauseKind.SET
-    out: dict[str, object] = {
-        "kind": clause.kind.value,
-        "rule": clause.rule,
-        "text": f"{clause.parameter} = {clause.text}" if is_set else clause.text,
-        "immutable": clause.immutable,
-    }
-    if is_set:
-        out["parameter"] = clause.parameter
-        out["value"] = clause.text
-    elif clause.kind is ClauseKind.REPLACE:
-        out.update(old=clause.old, new=clause.new, every=clause.every)
-    elif clause.kind is ClauseKind.INSERT:
-        out.update(anchor=clause.anchor, position=clause.position)
-    return out
-
-
-def _json_value(value: object) -> object:
-    if isinstance(value, Clause):
-        return clause_json(value)
-    if isinstance(value, StrEnum):
-        return value.value
-    if isinstance(value, tuple):
-        return [_json_value(item) for item in value]
-    return value
 
 
 @dataclass(frozen=True)
