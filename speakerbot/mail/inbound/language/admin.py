@@ -258,9 +258,10 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
     AdminSpec("DIGEST", "", "send the digest now", _admin_digest),
 )
 _ADMIN_LOOKUP: Mapping[str, AdminSpec] = {spec.action: spec for spec in ADMIN_ACTIONS}
-_ADMIN_LIST = (
-    ", ".join(spec.action for spec in ADMIN_ACTIONS[:-1]) + " or " + ADMIN_ACTIONS[-1].action
-)
+# END and NEW are said with their GAME, as they are written.
+_SAID = [spec.action + (" GAME" if spec.syntax.startswith("GAME") else "")
+         for spec in ADMIN_ACTIONS]
+_ADMIN_LIST = ", ".join(_SAID[:-1]) + " or " + _SAID[-1]
 
 
 def _admin(line: int, rest: str) -> _Outcome:
