@@ -108,11 +108,13 @@ class AnsweringMixin(ServiceBase):
             if (query.verb, query.number) in asked:
                 continue
             asked.add((query.verb, query.number))
-            if query.verb not in _LOOKUP_VERBS:
+            if not self._is_known(state, sender):
+                # A stranger whose JOIN was refused is still a stranger: answering RULES
+                # would send far more than they sent.
+                lookup.refuse(answers, "Questions (RULES, STATUS, SCORES, SHOW, HISTORY) "
+                              "are answered for players, the host and the Speaker only.")
+            elif query.verb not in _LOOKUP_VERBS:
                 answers.append(self.replies.answer(query.verb, state, sender))
-            elif not self._is_known(state, sender):
-                lookup.refuse(answers, "Lookups (SHOW and HISTORY) are answered for "
-                              "players, the host and the Speaker only.")
             elif lookup.count >= LOOKUPS_PER_MESSAGE:
                 lookup.refuse(answers, f"Only the first {LOOKUPS_PER_MESSAGE} lookups of a "
                               "message are answered; send the others in another message.")

@@ -230,6 +230,19 @@ def test_a_stranger_gets_nothing_larger_than_what_it_sent(game: MailGame) -> Non
     assert latest.row.kind == "stranger" and len(latest.row.raw) < 1000
 
 
+def test_a_stranger_whose_join_is_refused_gets_no_answers_to_questions(
+        make_game: MakeGame) -> None:
+    """Registration closed: JOIN with RULES and STATUS answers no question (nor the rules)."""
+    game = make_game(open_registration=False)
+    start = len(game.outbox())
+    sent = game.send(STRANGER, "hello", "RULES\nSTATUS\nSCORES\nHELP\nJOIN Zed\n")
+    replies = new_mail(game, start)
+    assert STRANGER not in game.service.state().players
+    for reply in replies:
+        assert "Rule 101" not in reply.body and "Scores" not in reply.body
+        assert len(reply.row.raw) <= 4 * len(sent.raw)
+
+
 def test_refuse_mode_says_nothing_was_done_but_join_still_asks(make_game: MakeGame) -> None:
     game = make_game(auth={"unauthenticated": "refuse"})
     sent = game.send(BOB, "vote", "VOTE 301 FOR\n", authenticated=False)

@@ -45,11 +45,13 @@ def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None
                   limits: Mapping[str, Any] | None = None,
                   mechanics: Mapping[str, Any] | None = None,
                   auth: Mapping[str, Any] | None = None,
-                  site: Mapping[str, Any] | None = None) -> Settings:
+                  site: Mapping[str, Any] | None = None,
+                  open_registration: bool = True) -> Settings:
     """Build checked settings for a game whose database lives in ``folder``."""
     game: dict[str, Any] = {
         "name": NAME, "ruleset": ruleset, "address": GAME, "speaker": SPEAKER,
         "speaker_name": "Chuck", "admin_password": PASSWORD,
+        "open_registration": open_registration,
     }
     if list_address is not None:
         game["list"] = list_address
