@@ -353,8 +353,18 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         subject = mail.subject.removeprefix(mailgame.TAG + " ")
         slug = re.sub(r"[^a-z0-9]+", "-", subject.lower()).strip("-")
         sent.append(Sent(f"service-{n:02d}-{slug}", Outgoing(
-            mail.row.kind, mail.recipients, subject, mail.body, mail.row.message_id)))
+            mail.row.kind, mail.recipients, subject, _drawn_masked(mail.body),
+            mail.row.message_id)))
     return sent
+
+
+def _drawn_masked(body: str) -> str:
+    """Mask what the service draws afresh for each game (its id, salts, hashes)."""
+    body = re.sub(r"^Game id: \S+$", "Game id: <game id>", body, flags=re.MULTILINE)
+    body = re.sub(r"^(Receipt:|Record: \d+) [0-9a-f]{64}$", r"\1 <sha-256>", body,
+                  flags=re.MULTILINE)
+    return re.sub(r"^[0-9a-f]{64} (\S+) (FOR|AGAINST) [0-9a-f]{32}$", r"<receipt> \1 \2 <salt>",
+                  body, flags=re.MULTILINE)
 
 
 def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:

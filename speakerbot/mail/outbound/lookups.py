@@ -19,7 +19,7 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
-from speakerbot.mail.outbound.announcements import _clause_views, text_diff
+from speakerbot.mail.outbound.announcements import _clause_views, receipt_lines, text_diff
 from speakerbot.mail.outbound.compose import Renderer, format_time, points
 from speakerbot.mail.outbound.wording import clause_failure_text
 
@@ -307,6 +307,8 @@ def show_proposal(renderer: Renderer, state: GameState, number: int,
         ballots=[(name(voter), choice.value) for voter, choice in closing.ballots]
         if closing else [],
         non_voters=[name(voter) for voter in closing.non_voters] if closing else [],
+        receipts=receipt_lines(closing, state.game_id) if closing else [],
+        game_id=state.game_id,
         consent=state.mechanics is not None and state.mechanics.speaker_consent,
         close_when_all_voted=state.mechanics is not None
         and state.mechanics.close_when_all_voted,
