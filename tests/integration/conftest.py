@@ -96,3 +96,5 @@ def make_game(tmp_path: Path, dovecot: DovecotServer, smtp_sink: SmtpSink,
     yield make
     for game in games:
         game.kill()
+    for game in games:  # every game played in a test keeps an unbroken record
+        game.verify_record()

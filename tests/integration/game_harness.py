@@ -106,6 +106,15 @@ security = "none"
             assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
         return result
 
+    def verify_record(self) -> None:
+        """``speakerbot record verify`` must not find the record's chain broken (exit 1).
+
+        A database where no game was started (exit 2) has no record to check.
+        """
+        result = self.cli("record", "verify", check=False)
+        assert result.returncode != 1, result.stdout
+        assert result.returncode == 0 or "no game" in result.stderr, result.stderr
+
     def start(self, **env: str) -> None:
         assert self.process is None or self.process.poll() is not None
         with self.log.open("ab") as log:
