@@ -99,7 +99,7 @@ def event_from_json(data: dict[str, Any]) -> Event:
     if kind is None:
         raise ValueError(f"unknown event type {data.get('type')!r}")
     if kind is e.GameStarted:
-        fields["mechanics"] = Mechanics.from_strings(fields["mechanics"])
+        fields["mechanics"] = Mechanics.from_strings(fields["mechanics"], recorded=True)
     elif kind in (e.CommandRejected, e.ClauseFailed) and "reason" in fields:
         _recorded_refusal(fields)
     try:

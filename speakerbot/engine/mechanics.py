@@ -142,8 +142,16 @@ class Mechanics:
         return {name: self.formatted(name) for name in PARAMETERS}
 
     @classmethod
-    def from_strings(cls, values: Mapping[str, object]) -> Mechanics:
-        """Build mechanics from written values (a preset file); every mechanic must be given."""
+    def from_strings(cls, values: Mapping[str, object], *,
+                     recorded: bool = False) -> Mechanics:
+        """Build mechanics from written values (a preset file); every mechanic must be given.
+
+        ``recorded``: the values come from a game's record, where a game started before a
+        mechanic existed does not name it; it then has the value that keeps the game's old
+        meaning (:data:`ADDED_LATER`). A preset file must name every mechanic.
+        """
+        if recorded:
+            values = {**ADDED_LATER, **values}
         missing = sorted(set(PARAMETERS) - set(values))
         unknown = sorted(set(values) - set(PARAMETERS))
         if missing or unknown:
@@ -321,6 +329,11 @@ _ROWS = [
 ]
 
 PARAMETERS: dict[str, Parameter] = {row.name: row for row in _ROWS}
+
+ADDED_LATER: dict[str, str] = {}
+"""Mechanics added after games were first recorded, with the written value each has in a
+game whose record does not name it: the value under which that game was played (a pause,
+a debate or a turn's deadline it never had must not appear when its record is replayed)."""
 """Every mechanic by name, in the order of the Mechanics record."""
 
 assert list(PARAMETERS) == [field.name for field in dataclasses.fields(Mechanics)]
