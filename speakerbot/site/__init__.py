@@ -4,8 +4,9 @@
 ``GameService.public_record`` gives them) into ``{relative path: bytes}``: pure, apart from
 reading its templates. ``write_site(files, target)`` writes them beside ``target`` and
 swaps them in whole. The modules: ``folding`` (the record into one ``GameArchive`` per
-game), ``archive`` (what the pages know), ``sayings`` (one line per event), ``chart``
-(scores over time, drawn by pygal), ``pages`` (the pages), ``writer`` (the folder).
+game), ``archive`` (what the pages know), ``sayings`` (one line per event, as HISTORY
+says it), ``chart`` (scores over time, drawn by pygal), ``pages`` (the pages), ``writer``
+(the folder).
 """
 
 from speakerbot.site.pages import build_site, record_bytes
