@@ -22,7 +22,10 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "site_build": "speakerbot.entrypoints.site",
             "site_serve": "speakerbot.entrypoints.site",
             "record_export": "speakerbot.entrypoints.record",
-            "record_verify": "speakerbot.entrypoints.record"}
+            "record_verify": "speakerbot.entrypoints.record",
+            "admin": "speakerbot.entrypoints.desk",
+            "show": "speakerbot.entrypoints.desk",
+            "history": "speakerbot.entrypoints.desk"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 
@@ -61,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_inbound(command("inbound", "see stored inbound mail and put set-aside mail back"),
                  config)
+    _add_desk(command)
 
     parse = command("parse", "show how a message is understood, as JSON")
     parse.add_argument("file", help="the message file, or - for standard input")
@@ -95,6 +99,36 @@ def _add_inbound(inbound: argparse.ArgumentParser, config: argparse.ArgumentPars
                                         parents=[config])
     retry.add_argument("id", type=int)
     retry.set_defaults(handler="inbound_retry")
+
+
+def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``admin WORDS...``, ``show proposal|rule|cfj N`` and ``history [N]``."""
+    admin = command("admin", "run an ADMIN command as the host (admin SCORE alice@example.org "
+                    "+5 why), recorded and announced as by mail")
+    admin.add_argument("words", nargs="+", metavar="WORD",
+                       help="the ADMIN line without ADMIN (put -- before words that begin "
+                            "with --)")
+    admin.add_argument("--text", metavar="FILE",
+                       help="the lines that follow the ADMIN line, as in a mail (ADMIN RULE "
+                            "ENACT or AMEND: the text, then END RULE); - for standard input")
+    admin.set_defaults(handler="admin")
+
+    show = command("show", "print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail")
+    show.add_argument("what", choices=["proposal", "rule", "cfj"])
+    show.add_argument("number", type=_count)
+    show.set_defaults(handler="show")
+
+    history = command("history", "print what HISTORY sends by mail: the last N events of the "
+                      "public record (20)")
+    history.add_argument("count", nargs="?", type=_count, metavar="N")
+    history.set_defaults(handler="history")
+
+
+def _count(text: str) -> int:
+    """Read a positive whole number (a proposal's, rule's or CFJ's, or a count of events)."""
+    if not text.isascii() or not text.isdigit() or not 0 < int(text) < 10**9:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 999999999")
+    return int(text)
 
 
 def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:

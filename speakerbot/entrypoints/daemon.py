@@ -12,6 +12,7 @@ import logging
 import os
 import random
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,7 @@ DONE = ("processed", "skipped", "set_aside", "held", "unconfirmed")
 SYNC_TIMEOUT = 30.0
 LMTP_GRACE = timedelta(seconds=2)  # how long after a deadline LMTP mail may still be landing
 IDLE_WAIT = 300.0  # seconds the loop sleeps at most when nothing is due (a safety net)
+WATCH_EVERY = 1.0  # seconds between looks at the store for another process's writes
 
 
 def imap_settings(settings: Settings) -> ImapSettings | None:
@@ -171,6 +173,31 @@ class Daemon:
                                   id=job_id, replace_existing=True, misfire_grace_time=None)
         return sleep
 
+    def _sleep(self, longest: float, mark: object) -> None:
+        """Wait until woken, or ``longest`` seconds, or until another process wrote.
+
+        The command line (``admin``, ``player add``, ``new-game``, ``inbound retry``) writes
+        from a process of its own. Every ``WATCH_EVERY`` seconds the loop compares the
+        store's change mark (the record's last number, the outbox's next due time, the
+        oldest waiting mail: three indexed reads) with ``mark``, taken after the last
+        cycle; a difference starts a cycle, which announces the change. Polling works the
+        same on SQLite and PostgreSQL and needs no signal: the daemon may run on another
+        host than the command (PostgreSQL), and its lock holds no process id.
+        """
+        end = time.monotonic() + longest
+        warned = False
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or self.wake.wait(min(WATCH_EVERY, left)):
+                return
+            try:
+                if self.service.change_mark() != mark:
+                    return
+            except Exception as error:  # the database away for a moment: keep waiting
+                if not warned:
+                    log.warning("could not look for changes in the database: %s", error)
+                    warned = True
+
     def _digest(self) -> None:
         self.digest_due.set()
         self.wake.set()
@@ -197,8 +224,11 @@ class Daemon:
                         log.exception("a cycle failed; retrying shortly")
                         stop.wait(5)
                     # The scheduler or an inbound adapter sets wake; the timeout is a safety
-                    # net, short while a message waits to be retried.
-                    self.wake.wait(self._schedule())
+                    # net, short while a message waits to be retried. The mark is taken
+                    # before the wake-ups are computed, so that a write landing in between
+                    # is seen by one or the other.
+                    mark = self.service.change_mark()
+                    self._sleep(self._schedule(), mark)
             finally:
                 self._stop_inbound()
                 self.scheduler.shutdown(wait=False)

@@ -4,8 +4,9 @@ The daemon and the command line reach the game's storage only through :class:`Ga
 """
 
 from speakerbot.adapters.store import AlreadyRunning, NotPending
+from speakerbot.service.desk import DeskOutcome, Unreadable
 from speakerbot.service.game import GameService
 from speakerbot.service.policy import Processed, Received, ServiceError
 
-__all__ = ["AlreadyRunning", "GameService", "NotPending", "Processed", "Received",
-           "ServiceError"]
+__all__ = ["AlreadyRunning", "DeskOutcome", "GameService", "NotPending", "Processed",
+           "Received", "ServiceError", "Unreadable"]

@@ -15,15 +15,15 @@ from speakerbot.engine import GameState, RandomSource, apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.presets import load_preset
+from speakerbot.service.desk import DeskMixin
 from speakerbot.service.outbox import Outbox, OutboxPolicy, Sender
 from speakerbot.service.policy import (
     ServiceError,
     _raise_rejection,
 )
-from speakerbot.service.ticks import TicksMixin
 
 
-class GameService(TicksMixin):
+class GameService(DeskMixin):
     """Runs one game on one store. Thread-safe: every transaction holds one lock."""
 
     @classmethod
@@ -117,6 +117,17 @@ class GameService(TicksMixin):
         return {"deadline": self.next_deadline(),
                 "outbox": self.store.next_outbox_attempt(),
                 "inbound-retry": self.store.next_inbound_retry()}
+
+    def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
+        """Return what another process's write changes (three indexed reads, no transaction).
+
+        The record's last number, the outbox's next due time and the oldest mail waiting.
+        The daemon compares it each second with what its last cycle left, so that a
+        command-line write (``admin``, ``player add``, ``new-game``, ``inbound retry``) is
+        acted on at once; the state itself is keyed by the record's last number.
+        """
+        return (self.store.last_event_seq(), self.store.next_outbox_attempt(),
+                self.store.earliest_pending())
 
     def mail_due(self) -> bool:
         """Whether a stored message is due to be processed now (new, or its retry is due)."""

@@ -62,6 +62,9 @@ def _split_lines(body: str) -> list[str]:
 class _Reader(_Lines):
     """Reads one message: the Subject, then the body; the state of :func:`parse_commands`."""
 
+    # The host at the server's desk (``speakerbot admin``): ADMIN needs no PASSWORD line.
+    host = False
+
     # ------------------------------------------------------------------ subject
 
     def subject(self, subject: str) -> int | None:
@@ -260,7 +263,7 @@ class _Reader(_Lines):
         consents: dict[int, tuple[int, str]] = {}
         for command in self.commands:
             reason = None
-            if isinstance(command, _AdminBase) and not self.passwords:
+            if isinstance(command, _AdminBase) and not (self.passwords or self.host):
                 reason = (
                     "admin commands need a PASSWORD line; add a line PASSWORD followed by "
                     "the Speaker's password to this message"
@@ -288,16 +291,19 @@ class _Reader(_Lines):
 
 
 def parse_commands(
-    subject: str, body: str, *, max_command_lines: int = MAX_COMMAND_LINES
+    subject: str, body: str, *, max_command_lines: int = MAX_COMMAND_LINES, host: bool = False
 ) -> ParseResult:
     """Read the commands of one message from its decoded Subject and plain-text body.
 
     A message with more than ``max_command_lines`` command lines is refused whole.
+    ``host``: the words come from the host at the server (``speakerbot admin``), who is
+    trusted without a password: ADMIN needs no PASSWORD line.
 
     See the module docstring for what is counted as a line and what is skipped,
     and ``docs/email-language.md`` for the language. Never raises.
     """
     reader = _Reader(_split_lines(body), max_command_lines)
+    reader.host = host
     start = reader.subject(subject)
     if start is not None:
         reader.body(start)

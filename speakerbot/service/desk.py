@@ -1,0 +1,128 @@
+"""The host's desk: ADMIN commands and lookups from the command line, as mail would have them.
+
+``speakerbot admin WORDS...`` is one ADMIN line, read by the mail language and applied by
+the mail path's own translation and apply code (``applying``), as the host, who needs no
+password on the server. Time passes up to the command first, as it does before a message
+is read; the events, the announcements and any digest commit in one transaction, exactly
+as the mail twin's would. ``speakerbot show`` and ``history`` answer with the mail's own
+lookups (``answering``).
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from speakerbot.engine import GameState, tick
+from speakerbot.engine import events as e
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.translate import Query
+from speakerbot.service.answering import _Lookups
+from speakerbot.service.applying import _Run
+from speakerbot.service.policy import ServiceError, _Batch
+from speakerbot.service.ticks import TicksMixin
+
+LOOKUPS = ("SHOW PROPOSAL", "SHOW RULE", "SHOW CFJ", "HISTORY")
+"""The lookups the desk answers, named as the mail commands are."""
+
+
+class Unreadable(ServiceError):
+    """The words are not an ADMIN command the mail language can read: its reason."""
+
+
+@dataclass(frozen=True)
+class DeskOutcome:
+    """What one ADMIN command from the desk did.
+
+    ``command``: the command as understood (as the mail reply writes it); ``result``: what
+    was done, or the refusal, in the words of the mail reply; ``applied``: whether it was
+    done; ``events``: what the record gained (the deadlines settled first, then the
+    command's own).
+    """
+
+    command: str
+    result: str
+    applied: bool
+    events: tuple[e.Event, ...]
+
+
+def admin_lines(words: Sequence[str] | str, text: str = "") -> str:
+    """Return the body a mail would hold for ``words``: one ADMIN line, then ``text``.
+
+    The words are one line (a line break in them is refused: each command is a command of
+    its own); a leading ``ADMIN`` is allowed and not doubled. ``text``: the lines that follow
+    the ADMIN line in a mail, for ADMIN RULE ENACT or AMEND (END RULE included).
+    """
+    joined = words if isinstance(words, str) else " ".join(words)
+    if any(mark in joined for mark in ("\n", "\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029")):
+        raise Unreadable("the words are one ADMIN line; give each command its own "
+                         "speakerbot admin")
+    said = joined.split(None, 1)
+    if said and said[0].upper() == "ADMIN":
+        joined = said[1] if len(said) > 1 else ""
+    body = f"ADMIN {joined.strip()}"
+    return f"{body}\n{text}" if text else body
+
+
+class DeskMixin(TicksMixin):
+    """ADMIN from the command line as the host, and the lookups, through the mail's code."""
+
+    def host_command(self, words: Sequence[str] | str, text: str = "") -> DeskOutcome:
+        """Run one ADMIN command as the host, recorded and announced as its mail twin.
+
+        ``Unreadable`` (with the parser's reason) when the words are not one ADMIN command;
+        a refusal is an outcome (``applied`` False), with the mail reply's reason.
+        """
+        parsed = lang.parse_commands("", admin_lines(words, text), host=True,
+                                     max_command_lines=self.settings.limits.max_command_lines)
+        if parsed.errors:
+            raise Unreadable("; ".join(error.reason for error in parsed.errors))
+        if len(parsed.commands) != 1 or not isinstance(parsed.commands[0], lang.AdminCommand):
+            raise Unreadable("the words are not one ADMIN command")
+        with self.lock, self._transaction() as session:
+            batch = self._settled(session)
+            sender = self._host_address(batch.state)
+            translated, errors = self._translated(parsed, batch.state, sender, self.clock(),
+                                                  None)
+            if errors:
+                raise Unreadable("; ".join(reason for _, _, reason in errors))
+            run = _Run(batch.state)
+            for command, action in translated:
+                self._run_one(run, command, action, sender, self.clock())
+            batch.outgoing += self._announce(run.events, run.work, batch.state, session,
+                                             earlier=batch.events)
+            self._commit(session, [*batch.events, *run.events], run.work, batch.outgoing)
+            if run.digest_asked:
+                stamp = self.clock().strftime("%Y%m%d%H%M%S%f")
+                self._queue_digest(session, run.work, f"digest:desk:{stamp}")
+            outcome = run.outcomes[-1]
+            return DeskOutcome(outcome.command, outcome.result, run.applied,
+                               (*batch.events, *run.events))
+
+    def _settled(self, session: Any) -> _Batch:
+        """Let time pass up to now, as before a message is read (not past waiting mail)."""
+        start = self.state(session)
+        now = self.clock()
+        waiting = self.store.earliest_pending(session)
+        until = now if waiting is None else min(now, waiting)
+        state, events = tick(start, until, self.rng)
+        return _Batch(session, state, list(events),
+                      self._announce(events, state, start, session))
+
+    def _host_address(self, state: GameState) -> str:
+        """Return the address ADMIN runs as: the configured host's, as its mail twin's sender."""
+        host = self.settings.game.speaker
+        return host if host in (state.speaker, state.host) else state.host
+
+    def lookup(self, verb: str, number: int | None = None) -> str:
+        """Answer SHOW PROPOSAL, SHOW RULE, SHOW CFJ or HISTORY as the mail reply does.
+
+        ``number``: what SHOW shows, or how many events HISTORY gives (default as by mail).
+        """
+        if verb not in LOOKUPS:
+            raise ValueError(f"no lookup {verb!r}")
+        if verb == "HISTORY" and number is None:
+            number = lang.HISTORY_DEFAULT
+        return _Lookups(self, self.state(), None, ()).answer(Query(0, verb, number))
