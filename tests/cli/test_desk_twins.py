@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,6 +37,15 @@ def _ended(game: mg.MailGame) -> None:
     game.service.speaker_command(c.EndGame(mg.SPEAKER, "the season is over"))
 
 
+def _paused(game: mg.MailGame) -> None:
+    _open_business(game)
+    game.send(mg.SPEAKER, "pause", f"PASSWORD {mg.PASSWORD}\nADMIN PAUSE tea break\n")
+
+
+def _nothing(game: mg.MailGame) -> None:
+    """The game as its players joined it (suber: turn 1, Alice to move)."""
+
+
 @dataclass(frozen=True)
 class Twin:
     """One ADMIN action's example: the words, what follows the line, the game before it."""
@@ -43,10 +53,11 @@ class Twin:
     words: str
     text: str = ""
     setup: Callable[[mg.MailGame], None] = _open_business
+    ruleset: str = "nomicam"
 
 
 EXAMPLES: dict[str, list[Twin]] = {
-    "ADD": [Twin("ADD dave@example.org Dave")],
+    "ADD": [Twin("ADD erin@example.org Erin Smith"), Twin("ADD dave@example.org Dave")],
     "REMOVE": [Twin("REMOVE bob@example.org")],
     "SCORE": [Twin("SCORE alice@example.org +5 solved the riddle"),
               Twin("SCORE Bob -3 late")],
@@ -61,6 +72,11 @@ EXAMPLES: dict[str, list[Twin]] = {
     "END": [Twin("END GAME the season is over")],
     "NEW": [Twin("NEW GAME suber", setup=_ended), Twin("NEW GAME")],
     "DIGEST": [Twin("DIGEST")],
+    "PAUSE": [Twin("PAUSE the host is on holiday"), Twin("PAUSE again", setup=_paused)],
+    "RESUME": [Twin("RESUME", setup=_paused), Twin("RESUME")],
+    "ABSENT": [Twin("ABSENT bob@example.org UNTIL 2026-01-10 on holiday"),
+               Twin("ABSENT bob@example.org UNTIL 2025-12-01")],
+    "SKIP": [Twin("SKIP", setup=_nothing, ruleset="suber"), Twin("SKIP")],
 }
 """At least one example of every ADMIN action the language knows (a refusal among them)."""
 
@@ -76,7 +92,7 @@ def _pair(folder: Path, twin: Twin, monkeypatch: pytest.MonkeyPatch,
     for name in ("mail", "desk"):
         (folder / name).mkdir()
         monkeypatch.setattr(secrets, "token_hex", _draws())
-        game = mg.MailGame(folder / name, "nomicam", [mg.ALICE, mg.BOB, mg.CAROL, mg.DAVE])
+        game = mg.MailGame(folder / name, twin.ruleset, [mg.ALICE, mg.BOB, mg.CAROL, mg.DAVE])
         twin.setup(game)
         games.append(game)
     try:
@@ -147,7 +163,7 @@ def _seen(mail: mg.Mail) -> tuple[object, ...]:
     return (mail.row.kind, mail.recipients, mail.subject, mail.body, message_id)
 
 
-def _record(game: mg.MailGame) -> list[str]:
+def _record(game: mg.MailGame) -> list[dict[str, Any]]:
     return [row.data for row in game.store.load_events()]
 
 
