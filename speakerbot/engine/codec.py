@@ -27,7 +27,7 @@ import msgspec
 
 from speakerbot.engine import events as e
 from speakerbot.engine.events import EVENT_TYPES, Event
-from speakerbot.engine.mechanics import Mechanics
+from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
 from speakerbot.engine.model import Clause
 from speakerbot.engine.refusals import Facts, Refusal
 
@@ -35,7 +35,8 @@ _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
 # Fields added with the clause kinds players write (REPLACE, APPEND, INSERT).
 _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "position": ""}
 # Event fields added with ballot receipts, and their values in older records (as JSON).
-_EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": []}
+# A proposal's debate (debate.py) likewise: a proposal distributed without one encodes as before.
+_EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None}
 
 
 def to_json(value: Any) -> Any:
@@ -89,7 +90,20 @@ def event_to_json(event: Event) -> dict[str, Any]:
     for name, default in _EVENT_FIELDS_ADDED.items():
         if name in data and data[name] == default:
             del data[name]
+    if isinstance(event, e.GameStarted):
+        data["mechanics"] = _without_legacy(event.mechanics, data["mechanics"])
     return {"type": type(event).__name__, **data}
+
+
+def _without_legacy(mechanics: Mechanics, written: dict[str, str]) -> dict[str, str]:
+    """Leave out each mechanic added later whose value is the one an older record implies.
+
+    Decoding puts it back (``Mechanics.from_strings(..., recorded=True)``), so the meaning is
+    the same, and a game started before the mechanic existed encodes exactly as it always did.
+    """
+    return {name: value for name, value in written.items()
+            if name not in ADDED_LATER
+            or getattr(mechanics, name) != PARAMETERS[name].parse(ADDED_LATER[name])}
 
 
 def event_from_json(data: dict[str, Any]) -> Event:

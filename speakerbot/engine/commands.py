@@ -8,7 +8,7 @@ overrides, accepted only from the current Speaker and announced to everyone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from speakerbot.engine.model import Choice, Clause, Judgement, RuleSpec
@@ -121,6 +121,47 @@ class AgreeToNextTurn(Command):
     """Agree that the next turn may begin although a CFJ is undecided (suber 212)."""
 
 
+@dataclass(frozen=True)
+class DeclareAbsence(Command):
+    """Say one will be away until ``until`` (``longest``: the longest absence allowed).
+
+    ``longest`` comes from the settings (``[limits] max_absence``); None allows any length.
+    """
+
+    until: datetime
+    reason: str = ""
+    longest: timedelta | None = None
+
+
+@dataclass(frozen=True)
+class EndAbsence(Command):
+    """Say one is back before the declared date."""
+
+
+@dataclass(frozen=True)
+class ReviseProposal(Command):
+    """The proposer replaces a proposal in debate with its whole new text (suber 111)."""
+
+    proposal: int
+    text: str
+    clauses: tuple[Clause, ...] = ()
+
+
+@dataclass(frozen=True)
+class CallVote(Command):
+    """The proposer ends a proposal's debate: its vote starts now."""
+
+    proposal: int
+
+
+@dataclass(frozen=True)
+class DebateProposal(Command):
+    """A player argues about a proposal in debate; the argument goes to every player."""
+
+    proposal: int
+    text: str
+
+
 # --- The Speaker's overrides ---------------------------------------------------------------
 
 
@@ -209,6 +250,32 @@ class EndGame(Command):
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class PauseGame(Command):
+    """Pause the game: no vote closes, no deadline runs, no reminder goes out."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ResumeGame(Command):
+    """Resume a paused game; every running deadline moves on by the time it was paused."""
+
+
+@dataclass(frozen=True)
+class SetAbsence(Command):
+    """Declare a player absent until ``until`` (any length: the host decides)."""
+
+    player: str
+    until: datetime
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SkipTurn(Command):
+    """Pass the turn of a mover who has not proposed to the next player."""
+
+
 SPEAKER_COMMANDS: tuple[type[Command], ...] = (
     AddPlayer,
     RemovePlayer,
@@ -221,5 +288,9 @@ SPEAKER_COMMANDS: tuple[type[Command], ...] = (
     AssignJudge,
     HandSpeaker,
     EndGame,
+    PauseGame,
+    ResumeGame,
+    SetAbsence,
+    SkipTurn,
 )
 """The overrides: accepted only from the current Speaker, recorded and announced."""

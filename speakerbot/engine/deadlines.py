@@ -1,19 +1,27 @@
-"""What time brings: reminders, votes closing, and Judges' deadlines; ``tick`` runs them."""
+"""What time brings: reminders, votes closing, Judges' and turns' deadlines; ``tick`` runs them.
+
+While the game is paused only absences end (at their dates); nothing else falls due.
+"""
 
 from __future__ import annotations
 
 import copy
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from speakerbot.engine import events as e
+from speakerbot.engine.absence import absences_due, end_at_date
+from speakerbot.engine.debate import start_vote
 from speakerbot.engine.judgement import replace_judge
 from speakerbot.engine.model import GameState
+from speakerbot.engine.pace import mover_reminder_due, overdue_due, remind_mover, tell_overdue
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
 from speakerbot.engine.scoring import check_winners
 from speakerbot.engine.voting import close_vote
 
 # What time brings, in the order it is done when several fall due at the same moment.
-_REMIND_VOTERS, _CLOSE_VOTE, _REMIND_JUDGE, _JUDGE_MISSED = range(4)
+(_ABSENCE_ENDS, _REMIND_VOTERS, _CLOSE_VOTE, _REMIND_JUDGE, _JUDGE_MISSED, _REMIND_MOVER,
+ _TURN_OVERDUE) = range(7)
+_START_VOTE = 7  # a debate running out (debate.py)
 
 
 def tick(
@@ -31,7 +39,8 @@ def tick(
         return state, []  # nothing to do: no copy (every message ticks first)
     work = copy.deepcopy(state)
     play = Play(work, now, rng)
-    actions = (_remind_voters, close_vote, _remind_judge, _judge_missed)
+    actions = (end_at_date, _remind_voters, close_vote, _remind_judge, _judge_missed,
+               remind_mover, tell_overdue, start_vote)
     for _ in range(100_000):
         due = _earliest_due(work)
         if due is None or due[0] > now or work.ended:
@@ -52,26 +61,51 @@ def next_deadline(state: GameState) -> datetime | None:
 
 
 def _earliest_due(state: GameState) -> tuple[datetime, int, int] | None:
-    """Find the earliest scheduled thing: (when, what, proposal or CFJ number)."""
-    before = state.rules_mechanics.reminder_before
-    found: list[tuple[datetime, int, int]] = []
+    """Find the earliest scheduled thing: (when, what, proposal or CFJ number, or place)."""
+    found = [(until, _ABSENCE_ENDS, place) for until, place in absences_due(state)]
+    if state.paused_at is None:
+        before = state.rules_mechanics.reminder_before
+        found += _votes_due(state, before) + _judges_due(state, before) + _turn_due(state)
+    return min(found) if found else None
+
+
+_Due = list[tuple[datetime, int, int]]
+
+
+def _votes_due(state: GameState, before: timedelta | None) -> _Due:
+    found: _Due = []
     for proposal in state.open_proposals():
+        if proposal.debate_until is not None:
+            found.append((proposal.debate_until, _START_VOTE, proposal.number))
         if proposal.closes_at is None:
             continue
         found.append((proposal.closes_at, _CLOSE_VOTE, proposal.number))
         remind_at = proposal.closes_at - before if before is not None else None
         if remind_at is not None and not proposal.reminded and remind_at > proposal.submitted_at:
             found.append((remind_at, _REMIND_VOTERS, proposal.number))
+    return found
+
+
+def _judges_due(state: GameState, before: timedelta | None) -> _Due:
+    found: _Due = []
     for cfj in state.open_cfjs():
         if cfj.deadline is None:
             continue
         found.append((cfj.deadline, _JUDGE_MISSED, cfj.number))
         remind_at = cfj.deadline - before if before is not None else None
-        if remind_at is not None and not cfj.reminded and (
+        # An absent Judge is reminded only once back (absence.py), if still before the deadline.
+        if remind_at is not None and not cfj.reminded and cfj.judge not in state.absences and (
             cfj.assigned_at is None or remind_at > cfj.assigned_at
         ):
             found.append((remind_at, _REMIND_JUDGE, cfj.number))
-    return min(found) if found else None
+    return found
+
+
+def _turn_due(state: GameState) -> _Due:
+    turn = state.turn.number if state.turn is not None else 0
+    return [(when, what, turn) for when, what in ((mover_reminder_due(state), _REMIND_MOVER),
+                                                  (overdue_due(state), _TURN_OVERDUE))
+            if when is not None]
 
 
 def _remind_voters(play: Play, number: int) -> None:
@@ -79,7 +113,8 @@ def _remind_voters(play: Play, number: int) -> None:
     play.emit(e.RemindersSent(play.now, number))
     assert proposal.closes_at is not None
     for voter in play.state.voters():
-        if voter not in proposal.ballots:
+        # An absent voter is not reminded; their missing ballot counts as any other's.
+        if voter not in proposal.ballots and voter not in play.state.absences:
             play.emit(e.VoteReminder(play.now, number, voter, proposal.closes_at))
 
 

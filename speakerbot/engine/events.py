@@ -108,6 +108,9 @@ class ProposalSubmitted(Event):
     closes_at: datetime | None
     quorum_base: int
     turn: int | None
+    # Set where the proposal opens for debate (debate.py): the vote starts by itself then,
+    # and ``closes_at`` is None until it starts. Left out of the record when None.
+    debate_until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -456,6 +459,15 @@ class CommandRejected(Event):
         """Return the sender of the refused command."""
         return (self.actor,)
 
+
+# The pace of play's events live in pace_events.py (this module's length); importing it here
+# puts them in EVENT_TYPES below.
+from speakerbot.engine import pace_events  # noqa: E402, F401
+from speakerbot.engine.debate_events import (  # noqa: E402 (debate.py's, for the same reason)
+    DebateContributed as DebateContributed,
+)
+from speakerbot.engine.debate_events import ProposalRevised as ProposalRevised  # noqa: E402
+from speakerbot.engine.debate_events import VoteStarted as VoteStarted  # noqa: E402
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls for cls in Event.__subclasses__()  # every event is a direct subclass

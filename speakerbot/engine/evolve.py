@@ -6,12 +6,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
 from speakerbot.engine import events as ev
+from speakerbot.engine import pace_events as pe
 from speakerbot.engine.mechanics import PARAMETERS, Adoption
 from speakerbot.engine.model import (
+    Absence,
     Ballot,
     Cfj,
     GameState,
@@ -85,13 +88,14 @@ def _player_joined(state: GameState, e: ev.PlayerJoined) -> None:
 @_on(ev.PlayerLeft)
 def _player_left(state: GameState, e: ev.PlayerLeft) -> None:
     state.players[e.address].active = False
+    state.absences.pop(e.address, None)
     for proposal in state.open_proposals():
         proposal.ballots.pop(e.address, None)
 
 
 @_on(ev.TurnPassed)
 def _turn_passed(state: GameState, e: ev.TurnPassed) -> None:
-    state.turn = Turn(e.number, e.mover)
+    state.turn = Turn(e.number, e.mover, began_at=e.at)
     state.circuits_completed = e.circuits_completed
 
 
@@ -119,7 +123,8 @@ def _hand_speaker(state: GameState, old: str, new: str) -> None:
 @_on(ev.ProposalSubmitted)
 def _proposal_submitted(state: GameState, e: ev.ProposalSubmitted) -> None:
     state.proposals[e.number] = Proposal(
-        e.number, e.title, e.text, e.clauses, e.proposer, e.at, e.closes_at, e.quorum_base, e.turn
+        e.number, e.title, e.text, e.clauses, e.proposer, e.at, e.closes_at, e.quorum_base, e.turn,
+        debate_until=e.debate_until,
     )
     state.next_proposal = e.number + 1
     if state.turn is not None and e.turn == state.turn.number:
@@ -170,6 +175,9 @@ def _proposal_voided(state: GameState, e: ev.ProposalVoided) -> None:
     proposal.closed_at = e.at
     if state.turn is not None and state.turn.proposal == e.proposal:
         state.turn.proposal = None  # the mover's turn is not done: they propose again
+        # ...and their time to propose (pace.py) runs afresh from now.
+        state.turn.began_at, state.turn.moved_by = e.at, timedelta(0)
+        state.turn.reminded = state.turn.overdue_told = False
 
 
 @_on(ev.ScoreChanged)
@@ -311,3 +319,77 @@ def _overruled(state: GameState, e: ev.JudgementOverruled) -> None:
 @_on(ev.JudgeReminder)
 def _judge_reminder(state: GameState, e: ev.JudgeReminder) -> None:
     state.cfjs[e.cfj].reminded = True
+
+
+# --- The pace of play: pauses, absences, a turn's deadline (pace.py, absence.py) -----------
+
+
+@_on(pe.GamePaused)
+def _game_paused(state: GameState, e: pe.GamePaused) -> None:
+    state.paused_at = e.at
+    state.pause_reason = e.reason
+
+
+@_on(pe.GameResumed)
+def _game_resumed(state: GameState, e: pe.GameResumed) -> None:
+    # Every running deadline moves on by the time the game was paused (never back).
+    moved = max(e.at - e.paused_at, timedelta(0))
+    state.paused_at, state.pause_reason = None, ""
+    for proposal in state.open_proposals():
+        if proposal.closes_at is not None:
+            proposal.closes_at += moved
+        if proposal.debate_until is not None:
+            proposal.debate_until += moved
+    for cfj in state.open_cfjs():
+        if cfj.deadline is not None:
+            cfj.deadline += moved
+    if state.turn is not None:
+        state.turn.moved_by += moved
+
+
+@_on(pe.AbsenceDeclared)
+def _absence_declared(state: GameState, e: pe.AbsenceDeclared) -> None:
+    state.absences[e.player] = Absence(e.until, e.reason, e.by_speaker)
+
+
+@_on(pe.AbsenceEnded)
+def _absence_ended(state: GameState, e: pe.AbsenceEnded) -> None:
+    state.absences.pop(e.player, None)
+
+
+@_on(pe.TurnReminder)
+def _turn_reminder(state: GameState, e: pe.TurnReminder) -> None:
+    if state.turn is not None and state.turn.number == e.turn:
+        state.turn.reminded = True
+
+
+@_on(pe.TurnOverdue)
+def _turn_overdue(state: GameState, e: pe.TurnOverdue) -> None:
+    if state.turn is not None and state.turn.number == e.turn:
+        state.turn.overdue_told = True
+
+
+# --- Debate before the vote (debate.py) ----------------------------------------------------
+
+
+@_on(ev.ProposalRevised)
+def _proposal_revised(state: GameState, e: ev.ProposalRevised) -> None:
+    proposal = state.proposals[e.proposal]
+    if proposal.first_text is None:  # the text as distributed, for the vote's diff
+        proposal.first_text, proposal.first_clauses = proposal.text, proposal.clauses
+    proposal.text, proposal.clauses = e.text, e.clauses
+
+
+@_on(ev.VoteStarted)
+def _vote_started(state: GameState, e: ev.VoteStarted) -> None:
+    proposal = state.proposals[e.proposal]
+    proposal.debate_until = None
+    proposal.closes_at = e.closes_at
+    proposal.quorum_base = e.quorum_base
+    proposal.reminded = False
+
+
+@_on(ev.DebateContributed)
+def _debate_contributed(state: GameState, e: ev.DebateContributed) -> None:
+    proposal = state.proposals[e.proposal]
+    proposal.debated = (*proposal.debated, (e.player, e.at))

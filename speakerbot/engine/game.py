@@ -18,13 +18,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from speakerbot.engine import absence, debate, judgement, pace, players, voting
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
-from speakerbot.engine import judgement, players, voting
 from speakerbot.engine.clauses import edit_directly
 from speakerbot.engine.deadlines import next_deadline, tick
 from speakerbot.engine.durations import format_duration
-from speakerbot.engine.mechanics import PARAMETERS, Mechanics
+from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
 from speakerbot.engine.model import Clause, ClauseKind, GameState, Role, RuleSpec
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
 from speakerbot.engine.refusals import Facts, GameError, Refusal
@@ -50,8 +50,8 @@ def apply(
         handler(play, command)
         if isinstance(command, c.SPEAKER_COMMANDS):
             # Announced first, though composed last: only a valid override is described.
-            override = e.SpeakerOverride(now, command.actor, type(command).__name__,
-                                         _override_summary(command))
+            summary = pace.override_summary(command, state) or _override_summary(command)
+            override = e.SpeakerOverride(now, command.actor, type(command).__name__, summary)
             play.events.insert(0, override)
     except GameError as error:
         rejected = e.CommandRejected(now, command.actor, type(command).__name__,
@@ -86,7 +86,7 @@ def _start_game(play: Play, cmd: c.StartGame) -> None:
                 text = text.replace(seed_name, names[role])
         rules.append(RuleSpec(spec.number, text, spec.mutable))
     play.emit(e.GameStarted(
-        play.now, preset.name, preset.title, mechanics, tuple(sorted(preset.sources.items())),
+        play.now, preset.name, preset.title, mechanics, _sources(preset, mechanics),
         tuple(rules), host, cmd.host_name, judge, judge_name, cmd.open_registration,
         cmd.game_id,
     ))
@@ -95,6 +95,18 @@ def _start_game(play: Play, cmd: c.StartGame) -> None:
     for address, name in cmd.players:
         if address.strip().lower() not in play.state.players:
             players.add_player(play, address, name, by_speaker=True)
+
+
+def _sources(preset: c.Preset, mechanics: Mechanics) -> tuple[tuple[str, int], ...]:
+    """Return the rule each mechanic comes from, for the record.
+
+    A mechanic added later that a game keeps at its older value (ADDED_LATER) names no rule:
+    such a game starts, and is recorded, exactly as it would have been before the mechanic.
+    """
+    legacy = {name for name, written in ADDED_LATER.items()
+              if getattr(mechanics, name) == PARAMETERS[name].parse(written)}
+    return tuple(sorted((name, rule) for name, rule in preset.sources.items()
+                        if name not in legacy))
 
 
 def _set_mechanic(play: Play, cmd: c.SetMechanic) -> None:
@@ -115,6 +127,9 @@ _HANDLERS: dict[type[c.Command], Callable[[Play, Any], None]] = {
     c.Forfeit: players.forfeit,
     c.Propose: voting.propose,
     c.CastBallot: voting.cast_ballot,
+    c.ReviseProposal: debate.revise,
+    c.CallVote: debate.call_vote,
+    c.DebateProposal: debate.argue,
     c.DeclareConsent: voting.declare_consent,
     c.CallForJudgement: judgement.call_for_judgement,
     c.DeliverJudgement: judgement.deliver_judgement,
@@ -131,6 +146,13 @@ _HANDLERS: dict[type[c.Command], Callable[[Play, Any], None]] = {
     c.AssignJudge: judgement.assign_judge,
     c.HandSpeaker: players.hand_speaker,
     c.EndGame: _end_game,
+    # The pace of play.
+    c.PauseGame: pace.pause,
+    c.ResumeGame: pace.resume,
+    c.SkipTurn: pace.skip_turn,
+    c.DeclareAbsence: absence.declare,
+    c.EndAbsence: absence.back,
+    c.SetAbsence: absence.set_by_host,
 }
 
 

@@ -63,6 +63,14 @@ class OnWin(StrEnum):
     NEW_GAME = "new-game"
 
 
+class Debate(StrEnum):
+    """What comes between a proposal's distribution and its vote."""
+
+    NONE = "none"  # the vote starts at once
+    PROPONENT = "proponent"  # the proposer revises it and calls the vote (suber 111, rurru 109)
+    PERIOD = "period"  # the vote starts once the debate period is over (locked-open 111)
+
+
 class TransmuteUnanimity(StrEnum):
     """Which transmutations need a unanimous vote."""
 
@@ -125,6 +133,13 @@ class Mechanics:
     turn_consent_overrides_cfj: bool  # ...unless a majority of the other players agree (suber)
     # Reminders.
     reminder_before: timedelta | None
+    # The pace of play: how long the mover has to propose before everyone is told (pace.py).
+    turn_period: timedelta | None
+    # Debate before the vote (debate.py): who ends it, how long it lasts at most, and
+    # whether the players vote in their usual turn order (locked-open 203).
+    debate: Debate
+    debate_period: timedelta
+    vote_in_turn_order: bool
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Mechanics:
         return self  # frozen: states may share it
@@ -326,11 +341,24 @@ _ROWS = [
               _boolean, str),
     Parameter("reminder_before", "how long before a deadline reminders go out",
               _duration(_SECOND, _YEAR), format_duration, optional=True),
+    Parameter("turn_period", "how long the mover has to propose before everyone is told",
+              _duration(_SECOND, _YEAR), format_duration, optional=True),
+    Parameter("debate", "debate before the vote: none, proponent (who revises and calls the "
+              "vote) or period", _choice(Debate), str),
+    Parameter("debate_period", "how long a debate lasts at most before the vote starts",
+              _duration(_SECOND, _YEAR), format_duration),
+    Parameter("vote_in_turn_order", "the players vote in their usual turn order",
+              _boolean, str),
 ]
 
 PARAMETERS: dict[str, Parameter] = {row.name: row for row in _ROWS}
 
-ADDED_LATER: dict[str, str] = {}
+ADDED_LATER: dict[str, str] = {
+    "turn_period": "none",
+    "debate": "none",
+    "debate_period": "2d",
+    "vote_in_turn_order": "false",
+}
 """Mechanics added after games were first recorded, with the written value each has in a
 game whose record does not name it: the value under which that game was played (a pause,
 a debate or a turn's deadline it never had must not appear when its record is replayed)."""

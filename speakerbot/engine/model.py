@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
@@ -193,6 +193,19 @@ class Proposal:
     status: ProposalStatus = ProposalStatus.OPEN
     closed_at: datetime | None = None
     reminded: bool = False
+    # Debate before the vote (debate.py): while ``debate_until`` is set the proposal is in
+    # debate and takes no ballots; the text as distributed is kept once it is revised; and
+    # each argument forwarded, (player, when), for the players' daily limits. All immutable,
+    # so the copy below may share them.
+    debate_until: datetime | None = None
+    first_text: str | None = None
+    first_clauses: tuple[Clause, ...] | None = None
+    debated: tuple[tuple[str, datetime], ...] = ()
+
+    @property
+    def in_debate(self) -> bool:
+        """Tell whether the proposal is being debated: distributed, its vote not begun."""
+        return self.debate_until is not None and self.status is ProposalStatus.OPEN
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Proposal:
         # A closed proposal never changes again, so every later state may share it; this
@@ -241,6 +254,21 @@ class Turn:
     mover: str
     proposal: int | None = None  # set when the turn begins with its proposal
     consenters: list[str] = field(default_factory=list)  # agreed to begin despite a CFJ
+    # The pace of play (pace.py): when the mover's time began, how far pauses moved it on,
+    # and whether the mover was reminded and everyone told that the turn is overdue.
+    began_at: datetime | None = None
+    moved_by: timedelta = timedelta(0)
+    reminded: bool = False
+    overdue_told: bool = False
+
+
+@dataclass(frozen=True)
+class Absence:
+    """A player's declared absence (absence.py): until when, and why."""
+
+    until: datetime
+    reason: str
+    by_speaker: bool = False
 
 
 @dataclass
@@ -273,6 +301,9 @@ class GameState:
     ended: bool = False
     end_reason: str = ""
     winners: list[str] = field(default_factory=list)
+    paused_at: datetime | None = None  # while the host has paused the game (pace.py)
+    pause_reason: str = ""
+    absences: dict[str, Absence] = field(default_factory=dict)  # by player's address
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the
@@ -291,6 +322,7 @@ class GameState:
         copied.cfjs = copy.deepcopy(self.cfjs, memo)
         copied.turn = copy.deepcopy(self.turn, memo)
         copied.winners = list(self.winners)
+        copied.absences = dict(self.absences)
         return copied
 
     @property

@@ -96,7 +96,24 @@ class Refusal(StrEnum):
     NO_OTHER_JUDGE = "no-other-judge"
     NO_JUDGE_LEFT = "no-judge-left"
     NO_VOTER_TO_JUDGE = "no-voter-to-judge"
+    # The pace of play: pauses, absences, a turn's deadline.
+    ALREADY_PAUSED = "already-paused"
+    NOT_PAUSED = "not-paused"
+    ABSENCE_IN_PAST = "absence-in-past"
+    ABSENCE_TOO_LONG = "absence-too-long"
+    NOT_ABSENT = "not-absent"
+    NO_TURN_TO_SKIP = "no-turn-to-skip"
+    MOVER_HAS_PROPOSED = "mover-has-proposed"
 
+    # Debate before the vote (debate.py).
+    IN_DEBATE = "in-debate"
+    NOT_IN_DEBATE = "not-in-debate"
+    REVISE_TOO_LATE = "revise-too-late"
+    NO_REVISION_RULE = "no-revision-rule"
+    NO_CALL_RULE = "no-call-rule"
+    NOT_PROPOSER = "not-proposer"
+    ARGUMENT_TOO_LONG = "argument-too-long"
+    NO_ARGUMENT = "no-argument"
 
 @dataclass(frozen=True)
 class Facts:

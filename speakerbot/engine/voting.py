@@ -7,6 +7,7 @@ from datetime import timedelta
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.clauses import carry_out, check_proposal
+from speakerbot.engine.debate import opening_debate, require_vote_started
 from speakerbot.engine.mechanics import Flow
 from speakerbot.engine.model import Choice, ClauseKind, Proposal, ProposalStatus, Role
 from speakerbot.engine.play import MAX_TEXT, MAX_TITLE, Play
@@ -33,10 +34,11 @@ def propose(play: Play, cmd: c.Propose) -> None:
     number = state.next_proposal
     check_proposal(play, cmd.clauses, number)
     period = mechanics.voting_period
-    closes_at = play.now + period if period is not None else None
+    debate_until = opening_debate(play)  # while debated, the voting period has not begun
+    closes_at = play.now + period if period is not None and debate_until is None else None
     play.emit(e.ProposalSubmitted(
         play.now, number, title, cmd.text.strip("\n"), tuple(cmd.clauses), cmd.actor, closes_at,
-        len(state.voters()), turn_number,
+        len(state.voters()), turn_number, debate_until,
     ))
 
 
@@ -61,10 +63,13 @@ def cast_ballot(play: Play, cmd: c.CastBallot) -> None:
     # Lateness first: after downtime the vote may already be closed when a late ballot
     # is read, and its voter should hear that it came too late, not just that it is over.
     proposal = play.proposal(number, open_only=False)
-    if proposal.closes_at is not None and play.now >= proposal.closes_at:
+    # While the game is paused the deadline does not run: ballots are still taken in.
+    running = play.state.paused_at is None
+    if running and proposal.closes_at is not None and play.now >= proposal.closes_at:
         raise GameError(Refusal.BALLOT_TOO_LATE,
                         Facts(number=number, at=play.now, deadline=proposal.closes_at))
     proposal = play.proposal(number)
+    require_vote_started(play, proposal)
     if player.role is Role.SPEAKER:
         raise GameError(Refusal.SPEAKER_MAY_NOT_VOTE, Facts(rule=play.source("speaker_role")))
     if cmd.choice is Choice.ABSTAIN:
@@ -81,7 +86,8 @@ def declare_consent(play: Play, cmd: c.DeclareConsent) -> None:
     if not play.mechanics.speaker_consent:
         raise GameError(Refusal.NO_CONSENT_RULE)
     proposal = play.proposal(cmd.proposal)
-    if proposal.closes_at is not None and play.now >= proposal.closes_at:
+    running = play.state.paused_at is None
+    if running and proposal.closes_at is not None and play.now >= proposal.closes_at:
         raise GameError(Refusal.VOTING_PERIOD_OVER, Facts(number=cmd.proposal))
     play.emit(e.ConsentDeclared(play.now, cmd.proposal, cmd.actor, cmd.consent))
 
@@ -99,6 +105,7 @@ def adjust_score(play: Play, cmd: c.AdjustScore) -> None:
 def extend_vote(play: Play, cmd: c.ExtendVote) -> None:
     """Move a vote's deadline later, as the Speaker directs."""
     proposal = play.proposal(cmd.proposal)
+    require_vote_started(play, proposal)
     if cmd.by <= timedelta(0):
         raise GameError(Refusal.NO_EXTENSION)
     base = proposal.closes_at or play.now
@@ -107,7 +114,7 @@ def extend_vote(play: Play, cmd: c.ExtendVote) -> None:
 
 def close_vote_now(play: Play, cmd: c.CloseVote) -> None:
     """Close a vote early, as the Speaker directs."""
-    play.proposal(cmd.proposal)
+    require_vote_started(play, play.proposal(cmd.proposal))
     close_vote(play, cmd.proposal)
 
 
@@ -118,10 +125,14 @@ def void_proposal(play: Play, cmd: c.VoidProposal) -> None:
 
 
 def close_if_all_voted(play: Play, proposal: Proposal) -> None:
-    """Close a vote early where the rules say so and every voter has voted."""
+    """Close a vote early where the rules say so and every voter has voted.
+
+    Never while the game is paused: such a vote closes when the game resumes (pace.py).
+    """
     voters = play.state.voters()
     if (
-        play.mechanics.close_when_all_voted
+        play.state.paused_at is None
+        and play.mechanics.close_when_all_voted
         and proposal.status is ProposalStatus.OPEN
         and voters
         and all(v in proposal.ballots for v in voters)

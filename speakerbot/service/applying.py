@@ -28,6 +28,7 @@ from speakerbot.mail.outbound.compose import (
 )
 from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of, receipts_of
 from speakerbot.service.answering import AnsweringMixin
+from speakerbot.service.debating import argument_limit_errors
 from speakerbot.service.policy import (
     ADMIN_DATE_SKEW,
     NOT_DONE,
@@ -115,6 +116,9 @@ class ApplyingMixin(AnsweringMixin):
                                                  problem=mail.problem), False
         ignored = [(item.line, item.text) for item in parsed.ignored]
         translated, errors = self._translated(parsed, state, sender, received, admin_error)
+        if not errors and batch is not None:
+            errors = argument_limit_errors(self, batch.session, state, sender, parsed.commands,
+                                           received)
         if errors:
             return state, [], self.replies.reply(state, sender, outcomes=(), errors=errors,
                                                  ignored=ignored, answers=(), applied=False,
@@ -169,6 +173,9 @@ class ApplyingMixin(AnsweringMixin):
                                             f"Refused: {started}."))
                 return self._undo(run)
             action = started
+        if isinstance(action, c.DeclareAbsence):  # [limits] max_absence: the engine knows no config
+            longest = timedelta(seconds=self.settings.limits.max_absence)
+            action = dataclasses.replace(action, longest=longest)
         if isinstance(action, c.CastBallot) and action.choice is not Choice.ABSTAIN:
             # Drawn here, not by the engine's source: a salt must be unguessable even when
             # the game's draws are seeded, and a die's sequence must not depend on ballots.

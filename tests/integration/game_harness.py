@@ -24,6 +24,7 @@ from speakerbot.adapters.store import Store
 from speakerbot.engine import GameState, replay
 from speakerbot.engine.codec import event_from_json
 from tests.support.dovecot import DovecotServer
+from tests.support.mailgame import OTHER_BEHAVIOUR
 from tests.support.smtp_sink import CapturedMessage, SmtpSink
 
 GAME = "game@nomic.test"
@@ -57,7 +58,9 @@ class RunningGame:
         self.user = f"game{next(_users)}-{os.getpid()}"
         dovecot.add_user(self.user, "imap-password")
         self.config = tmp / "speakerbot.toml"
-        mechanics_lines = "\n".join(f'{k} = "{v}"' for k, v in (mechanics or {}).items())
+        # Newer mechanics stay off unless the test names them (see OTHER_BEHAVIOUR).
+        mechanics = {**OTHER_BEHAVIOUR, **(mechanics or {})}
+        mechanics_lines = "\n".join(f'{k} = "{v}"' for k, v in mechanics.items())
         self.config.write_text(f"""
 [game]
 name = "Test Nomic"

@@ -41,6 +41,12 @@ MX = "mx.camford.example"
 _numbers = itertools.count(1)
 
 
+# The mechanics of newer features that would change what tests of other behaviour see (a
+# debate before every vote in the turn-based presets): games keep them off unless a test
+# names them in ``mechanics``.
+OTHER_BEHAVIOUR: dict[str, str] = {"debate": "none", "turn_period": "none"}
+
+
 def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None,
                   limits: Mapping[str, Any] | None = None,
                   mechanics: Mapping[str, Any] | None = None,
@@ -57,7 +63,7 @@ def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None
         game["list"] = list_address
     data: dict[str, Any] = {
         "game": game,
-        "mechanics": dict(mechanics or {}),
+        "mechanics": {**OTHER_BEHAVIOUR, **dict(mechanics or {})},
         "database": {"url": f"sqlite:///{folder / 'game.db'}"},
         "smtp": {"host": "127.0.0.1", "port": 25, "security": "none"},
         "auth": {"require": "dmarc", "authserv_id": [MX], **dict(auth or {})},

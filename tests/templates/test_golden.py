@@ -306,10 +306,87 @@ def rurru_game(renderer: RecordingRenderer) -> Script:
     return s
 
 
+def debate_game(renderer: RecordingRenderer) -> Script:
+    """Rurru's debate (109): an argument, refusals, a revision, the vote called, then one
+    whose debate runs out; the vote counts the revised text."""
+    s = Script("debate", Game("rurru", [ALICE, BOB, CAROL], judge=DAVE, judge_name="Dave",
+                              mechanics={"debate": "proponent"}),
+               RURRU, renderer)
+    s.mail(ALICE, "PROPOSE: Faster votes", body("""
+        AMEND RULE 205:
+        An adopted rurru-change takes full effect at once.
+        """))
+    s.mail(BOB, "votes", "VOTE 300 FOR\n", applied=False)
+    s.mail(BOB, "my view", body("""
+        DEBATE 300
+        "At once" is unclear: at the close of the vote?
+        END DEBATE
+        """))
+    s.mail(CAROL, "fix", "REVISE 300\nAMEND RULE 205:\nMine.\nEND REVISE\n", applied=False)
+    s.game.now += timedelta(hours=3)
+    s.mail(ALICE, "revised", body("""
+        REVISE 300
+        AMEND RULE 205:
+        An adopted rurru-change takes full effect when its vote closes.
+        END REVISE
+        """))
+    s.mail(ALICE, "go", "CALL VOTE 300\n")
+    s.mail(ALICE, "again", "REVISE 300\nAMEND RULE 205:\nOther.\nEND REVISE\n", applied=False)
+    s.mail(BOB, "votes", "VOTE 300 FOR\n")
+    s.mail(CAROL, "votes", "VOTE 300 FOR\n")
+    s.mail(ALICE, "votes", "VOTE 300 FOR\n")  # adopted: rule 300 reads the revised text
+    s.mail(BOB, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every turn.\n")
+    s.wait(timedelta(days=2))  # Bob never calls the vote: it starts by itself
+    return s
+
+
+def turn_order_game(renderer: RecordingRenderer) -> Script:
+    """locked-open (111, 203): a debate period no one shortens, then ballots in turn order."""
+    s = Script("turnorder", Game("locked-open", [ALICE, BOB, CAROL],
+                                 mechanics={"debate": "period"}), SUBER, renderer)
+    s.mail(ALICE, "PROPOSE: Dice", "ENACT RULE:\nDice have six faces.\n")
+    s.mail(ALICE, "go", "CALL VOTE 301\n", applied=False)
+    s.wait(timedelta(days=2))
+    s.mail(CAROL, "votes", "VOTE 301 FOR\n")  # held: Alice and Bob vote before her
+    s.mail(ALICE, "votes", "VOTE 301 FOR\n")
+    s.game.dice.load(4)
+    s.mail(BOB, "votes", "VOTE 301 FOR\n")
+    return s
+
+
+def pace_game(renderer: RecordingRenderer) -> Script:
+    """The pace of play: an absence, a silent mover reminded and everyone told, ADMIN SKIP,
+    a pause across a voting deadline and the resumption; STATUS and the digest show them."""
+    s = Script("pace", Game("suber", [ALICE, BOB, CAROL], mechanics={"turn_period": "3d"}),
+               SUBER, renderer)
+    s.mail(CAROL, "away", "ABSENT UNTIL 2026-01-15 visiting family\n")
+    s.mail(BOB, "away", "ABSENT UNTIL 2026-01-01\n", applied=False)  # a date in the past
+    s.mail(BOB, "back", "BACK\n", applied=False)  # Bob is not away
+    s.wait(timedelta(days=2))  # Alice, the mover, is reminded
+    s.wait(timedelta(days=1))  # her time is up: everyone is told who holds the game
+    s.mail(SPEAKER, "skip", "ADMIN SKIP\n")
+    s.mail(BOB, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every turn.\n")
+    s.mail(ALICE, "votes", "VOTE 301 FOR\n")
+    s.mail(SPEAKER, "holidays", "ADMIN PAUSE the holidays\n")
+    s.mail(SPEAKER, "again", "ADMIN PAUSE\n", applied=False)
+    s.mail(BOB, "status", "STATUS\n")
+    s.digest()
+    s.wait(timedelta(days=10))  # across the vote's deadline: only Carol's absence ends
+    s.mail(SPEAKER, "back to it", "ADMIN RESUME\n")
+    s.mail(SPEAKER, "again", "ADMIN RESUME\n", applied=False)
+    s.mail(BOB, "votes", "VOTE 301 FOR\n")
+    s.game.dice.load(5)
+    s.wait(timedelta(days=7))  # the moved deadline: Carol never voted
+    return s
+
+
 SCENARIOS: dict[str, Callable[[RecordingRenderer], Script]] = {
     "nomicam": nomicam_game,
     "suber": suber_game,
     "rurru": rurru_game,
+    "debate": debate_game,
+    "turnorder": turn_order_game,
+    "pace": pace_game,
 }
 
 

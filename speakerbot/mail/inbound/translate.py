@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
 from speakerbot.engine import commands as c
@@ -43,6 +44,9 @@ Translated = c.Command | Query | DigestRequest | NewGameRequest
 
 def translate(command: lang.Command, sender: str) -> Translated:
     """Translate one parsed command from ``sender``. Raises ValueError for a bad duration."""
+    paced = _translate_pace(command, sender)
+    if paced is not None:
+        return paced
     if isinstance(command, lang.AdminCommand):
         return _translate_admin(command, sender)
     return _translate_player(command, sender)
@@ -59,6 +63,12 @@ def _translate_player(command: lang.Command, sender: str) -> Translated:
             return c.CallForJudgement(sender, statement, arguments, paradox)
         case lang.Judgement(cfj=number, value=value, reasons=reasons):
             return c.DeliverJudgement(sender, number, value, reasons)
+        case lang.Revise(proposal=number, text=text, clauses=clauses):
+            return c.ReviseProposal(sender, number, text, clauses)
+        case lang.CallVote(proposal=number):
+            return c.CallVote(sender, number)
+        case lang.Debate(proposal=number, text=text):
+            return c.DebateProposal(sender, number, text)
         case lang.Consent(proposal=number):
             return c.DeclareConsent(sender, number, True)
         case lang.Refuse(proposal=number):
@@ -109,3 +119,26 @@ def _translate_admin(command: lang.AdminCommand, sender: str) -> Translated:
         case lang.AdminNewGame(ruleset=ruleset):
             return NewGameRequest(command.line, ruleset)
     raise TypeError(f"no translation for {command!r}")
+
+
+def _translate_pace(command: lang.Command, sender: str) -> c.Command | None:
+    """Translate the pace's commands (absences, the pause, a skipped turn); None for others."""
+    match command:
+        case lang.Absent(until=until, reason=reason):
+            return c.DeclareAbsence(sender, _day_start(until), reason or "")
+        case lang.Back():
+            return c.EndAbsence(sender)
+        case lang.AdminPause(reason=reason):
+            return c.PauseGame(sender, reason or "")
+        case lang.AdminResume():
+            return c.ResumeGame(sender)
+        case lang.AdminAbsent(player=player, until=until, reason=reason):
+            return c.SetAbsence(sender, player, _day_start(until), reason or "")
+        case lang.AdminSkip():
+            return c.SkipTurn(sender)
+    return None
+
+
+def _day_start(written: str) -> datetime:
+    """Return the start (UTC) of a day written YYYY-MM-DD: when an absence until it ends."""
+    return datetime.combine(date.fromisoformat(written), time(0), tzinfo=UTC)

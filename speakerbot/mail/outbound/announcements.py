@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine import events as e
+from speakerbot.engine import pace_events as pe
 from speakerbot.engine.edits import EDITS, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.engine.receipts import receipt_line
+from speakerbot.mail.outbound import debate, pace
 from speakerbot.mail.outbound.compose import (
     GameIdentity,
     Outgoing,
@@ -35,6 +37,8 @@ from speakerbot.mail.outbound.describe import describe, names
 _HEADS = (
     e.ProposalSubmitted, e.VoteClosed, e.SpeakerOverride, e.CfjCalled, e.JudgeDeadlineMissed,
     e.JudgementDelivered, e.JudgementOverruled, e.GameStarted,
+    e.ProposalRevised, e.VoteStarted, e.DebateContributed,  # debate.py
+    pe.TurnOverdue,  # pace.py
 )
 # Told to the sender in the reply, or bookkeeping: never announced.
 _UNANNOUNCED = (
@@ -83,8 +87,9 @@ def text_diff(old: str, new: str, width: int = 64) -> str:
 def _belongs(head: e.Event | None, event: e.Event) -> bool:
     """Tell whether an event is part of the message its group's head began."""
     match head:
-        case e.ProposalSubmitted():
-            return False  # a distribution is about the proposal alone
+        case e.ProposalSubmitted() | e.ProposalRevised() | e.VoteStarted() \
+                | e.DebateContributed():
+            return False  # a distribution (or revision, vote's start, argument) stands alone
         case e.CfjCalled(number=number):
             return isinstance(event, e.JudgeAssigned) and event.cfj == number
         case e.JudgementDelivered():
@@ -101,7 +106,7 @@ def _group(events: Sequence[e.Event]) -> list[_Group]:
         if isinstance(event, _HEADS):
             current = _Group(event)
             groups.append(current)
-        elif isinstance(event, e.VoteReminder | e.JudgeReminder):
+        elif isinstance(event, e.VoteReminder | e.JudgeReminder | pe.TurnReminder):
             groups.append(_Group(event))
         else:
             if current is None or not _belongs(current.head, event):
@@ -325,6 +330,11 @@ _COMPOSERS: dict[type[e.Event], Callable[[Announcer, Any, _Batch], Outgoing]] = 
     e.JudgementOverruled: Announcer._overruled,
     e.VoteReminder: Announcer._vote_reminder,
     e.JudgeReminder: Announcer._judge_reminder,
+    e.ProposalRevised: debate.revised,
+    e.VoteStarted: debate.vote_started,
+    e.DebateContributed: debate.argument,
+    pe.TurnReminder: pace.turn_reminder,
+    pe.TurnOverdue: pace.turn_overdue,
 }
 
 

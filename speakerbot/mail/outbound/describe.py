@@ -12,6 +12,7 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState
 from speakerbot.mail.outbound.compose import format_time, points
+from speakerbot.mail.outbound.pace import SAYERS as PACE_SAYERS
 from speakerbot.mail.outbound.wording import clause_failure_text
 
 
@@ -89,4 +90,9 @@ _SAYERS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
     e.JudgementDelivered: lambda ev, _: f"CFJ {ev.cfj} judged {ev.judgement.value}",
     e.CfjCalled: lambda ev, _: f"CFJ {ev.number} called: {ev.statement}",
     e.ProposalSubmitted: lambda ev, _: f"Proposal {ev.number} submitted: {ev.title}",
+    e.ProposalRevised: lambda ev, _: f"Proposal {ev.proposal} revised by its proposer",
+    e.VoteStarted: lambda ev, _: f"The vote on proposal {ev.proposal} began",
+    e.DebateContributed: lambda ev, state: (
+        f"{state.name_of(ev.player)} argued about proposal {ev.proposal}"),
+    **PACE_SAYERS,
 }

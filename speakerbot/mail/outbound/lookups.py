@@ -21,6 +21,7 @@ from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
 from speakerbot.mail.outbound.announcements import _clause_views, receipt_lines, text_diff
 from speakerbot.mail.outbound.compose import Renderer, format_time, points
+from speakerbot.mail.outbound.pace import HISTORY_SAYERS as PACE_HISTORY
 from speakerbot.mail.outbound.wording import clause_failure_text
 
 __all__ = [
@@ -80,6 +81,8 @@ _Sayer = Callable[[Any, Callable[[str], str]], str]
 def _proposal_submitted(ev: e.ProposalSubmitted, name: Callable[[str], str]) -> str:
     closes = (f"voting closes {format_time(ev.closes_at)}" if ev.closes_at
               else "voting is open until every player has voted")
+    if ev.debate_until is not None:
+        closes = f"in debate until {format_time(ev.debate_until)} at the latest"
     return f"Proposal {ev.number} “{_short(ev.title)}” submitted by {name(ev.proposer)}; {closes}"
 
 
@@ -161,6 +164,15 @@ _SAYERS: dict[type[e.Event], _Sayer] = {
     e.JudgeDeadlineMissed: lambda ev, name: (
         f"CFJ {ev.cfj}: {name(ev.judge)} did not judge in time"),
     e.SpeakerOverride: lambda ev, _: f"The Speaker acted: {_short(ev.summary)}",
+    # Debate before the vote.
+    e.ProposalRevised: lambda ev, _: f"Proposal {ev.proposal} was revised by its proposer",
+    e.VoteStarted: lambda ev, _: (
+        f"The vote on proposal {ev.proposal} began"
+        + (" (called by its proposer)" if ev.how == "called" else " (the debate ended)")
+        + (f"; voting closes {format_time(ev.closes_at)}" if ev.closes_at else "")),
+    e.DebateContributed: lambda ev, name: (
+        f"{name(ev.player)} argued about proposal {ev.proposal}"),
+    **PACE_HISTORY,  # the pace of play
 }
 
 

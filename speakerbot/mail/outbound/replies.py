@@ -15,6 +15,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
 from speakerbot.engine.receipts import receipt
 from speakerbot.engine.tally import fraction_words
+from speakerbot.mail.outbound import debate, pace
 from speakerbot.mail.outbound.announcements import scoreboard
 from speakerbot.mail.outbound.compose import Renderer, format_time
 from speakerbot.mail.outbound.describe import describe
@@ -113,10 +114,12 @@ def _ballot_cast(event: e.BallotCast, state: GameState) -> str:
     closes = proposal.closes_at
     until = f" until {format_time(closes)}" if closes else " until the vote closes"
     return (f"Your ballot on proposal {number} is {choice}. It stays sealed, and you may "
-            f"change it{until}.")
+            f"change it{until}.{debate.held_ballot(event, state)}")
 
 
 def _proposal_submitted(event: e.ProposalSubmitted, state: GameState) -> str:
+    if event.debate_until is not None:
+        return debate.said_submitted(event)
     deadline = f" Voting closes {format_time(event.closes_at)}." if event.closes_at else ""
     return (f"Your proposal is number {event.number}, \"{event.title}\"; it has been sent to "
             f"every player.{deadline}")
@@ -161,6 +164,10 @@ _SAYINGS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
     e.GameEnded: _described,
     e.NewGameBegun: _described,
     e.TurnPassed: _described,
+    e.ProposalRevised: debate.said_revised,
+    e.VoteStarted: debate.said_vote_started,
+    e.DebateContributed: debate.said_argument,
+    **pace.SAYINGS,
 }
 
 

@@ -118,6 +118,38 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.NO_OTHER_JUDGE: ("there is no other player to judge", ""),
     R.NO_JUDGE_LEFT: ("there is no player left who may judge", ""),
     R.NO_VOTER_TO_JUDGE: ("there is no Voter who may judge", ""),
+    # The pace of play.
+    R.ALREADY_PAUSED: ("the game is already paused (since {at}{colon_text})",
+                       "ADMIN RESUME resumes it"),
+    R.NOT_PAUSED: ("the game is not paused", "ADMIN PAUSE [reason] pauses it"),
+    R.ABSENCE_IN_PAST: ("an absence must end after now ({deadline}), and {at} does not",
+                        "give a later date, e.g. ABSENT UNTIL YYYY-MM-DD"),
+    R.ABSENCE_TOO_LONG: ("an absence may last at most {text}: until {deadline} at the latest, "
+                         "not {at}", "give an earlier date, or ask the Speaker (ADMIN ABSENT "
+                         "<player> UNTIL <date> has no limit)"),
+    R.NOT_ABSENT: ("you are not absent", "ABSENT UNTIL YYYY-MM-DD [reason] declares an absence"),
+    R.NO_TURN_TO_SKIP: ("there is no turn to skip: this game is not played in turns", ""),
+    R.MOVER_HAS_PROPOSED: ("{name} has proposed this turn (proposal {number}); the turn ends "
+                           "when its vote closes", "ADMIN CLOSE {number} closes the vote now"),
+    # Debate before the vote.
+    R.IN_DEBATE: ("proposal {number} is in debate{per}: voting starts when the debate ends, "
+                  "at {deadline} at the latest", "{debate_remedy}"),
+    R.NOT_IN_DEBATE: ("proposal {number} is not in debate: {not_debating}",
+                      "vote on it with VOTE {number} FOR or VOTE {number} AGAINST"),
+    R.REVISE_TOO_LATE: ("the vote on proposal {number} has started, so the proposal can no "
+                        "longer be revised", "vote on it as it stands; a change can be "
+                        "proposed again later"),
+    R.NO_REVISION_RULE: ("under these rules proposal {number} is voted on in the form it was "
+                         "distributed{per}", "argue for a change with DEBATE {number} ... END "
+                         "DEBATE while it is in debate, or propose the change again later"),
+    R.NO_CALL_RULE: ("the vote on proposal {number} starts by itself when its debate ends, at "
+                     "{deadline}{per}", "argue with DEBATE {number} ... END DEBATE until then"),
+    R.NOT_PROPOSER: ("only proposal {number}'s proposer, {name}, may revise it or call its vote",
+                     "argue for your change with DEBATE {number} ... END DEBATE"),
+    R.ARGUMENT_TOO_LONG: ("the argument on proposal {number} has {count} characters; at most "
+                          "{limit} go to every player", "shorten it, or say it in two messages"),
+    R.NO_ARGUMENT: ("the DEBATE block on proposal {number} holds no argument",
+                    "write your argument on the lines between DEBATE {number} and END DEBATE"),
 }
 
 
@@ -161,6 +193,12 @@ _DERIVED: dict[str, _Derived] = {
         "wait for the judgement, or for a majority of the other players to agree "
         f"(each sends CONSENT TURN); {f.count} of {f.limit} have"
         if f.allowed else "play resumes once the Judge has settled it"),
+    "debate_remedy": lambda f: (
+        f"argue with DEBATE {f.number} ... END DEBATE meanwhile"
+        + (f"; its proposer may start the vote sooner with CALL VOTE {f.number}"
+           if f.allowed else "") + "; vote once the vote is announced"),
+    "not_debating": lambda f: (
+        "its vote has started" if f.allowed else "proposals in this game are voted on at once"),
     "at": lambda f: when(f.at) if f.at is not None else "",
     "deadline": lambda f: when(f.deadline) if f.deadline is not None else "",
 }

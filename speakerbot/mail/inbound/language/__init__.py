@@ -50,6 +50,14 @@ What is listed as ignored
 from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
 from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
 from speakerbot.mail.inbound.language.help import help_text
+from speakerbot.mail.inbound.language.pace_commands import (
+    Absent,
+    AdminAbsent,
+    AdminPause,
+    AdminResume,
+    AdminSkip,
+    Back,
+)
 from speakerbot.mail.inbound.language.parsing import parse_commands
 from speakerbot.mail.inbound.language.password import redact
 from speakerbot.mail.inbound.language.results import (
@@ -70,6 +78,7 @@ from speakerbot.mail.inbound.language.results import (
     AdminSet,
     AdminSpeaker,
     AdminVoid,
+    CallVote,
     Cfj,
     Choice,
     Clause,
@@ -78,6 +87,7 @@ from speakerbot.mail.inbound.language.results import (
     Confirm,
     Consent,
     ConsentTurn,
+    Debate,
     Forfeit,
     Help,
     History,
@@ -90,6 +100,7 @@ from speakerbot.mail.inbound.language.results import (
     ParseResult,
     Propose,
     Refuse,
+    Revise,
     Rules,
     Scores,
     Show,
@@ -114,6 +125,8 @@ __all__ = [
     "MAX_COMMAND_LINES",
     "NOT_TYPOS",
     "SUBJECT_SHORTCUTS",
+    "Absent",
+    "AdminAbsent",
     "AdminAdd",
     "AdminClose",
     "AdminCommand",
@@ -122,13 +135,18 @@ __all__ = [
     "AdminExtend",
     "AdminJudge",
     "AdminNewGame",
+    "AdminPause",
     "AdminRemove",
+    "AdminResume",
     "AdminRule",
     "AdminScore",
     "AdminSet",
+    "AdminSkip",
     "AdminSpeaker",
     "AdminSpec",
     "AdminVoid",
+    "Back",
+    "CallVote",
     "Cfj",
     "Choice",
     "Clause",
@@ -138,6 +156,7 @@ __all__ = [
     "Confirm",
     "Consent",
     "ConsentTurn",
+    "Debate",
     "Forfeit",
     "Help",
     "History",
@@ -150,6 +169,7 @@ __all__ = [
     "ParseResult",
     "Propose",
     "Refuse",
+    "Revise",
     "Rules",
     "Scores",
     "Show",

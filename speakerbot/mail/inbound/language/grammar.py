@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from speakerbot.engine.debate import MAX_ARGUMENT
+from speakerbot.mail.inbound.language import pace
 from speakerbot.mail.inbound.language.admin import _admin
+from speakerbot.mail.inbound.language.debating import (
+    DEBATE_ENDS,
+    REVISE_ENDS,
+    _call,
+    _call_is_prose,
+    _debate,
+    _debate_is_prose,
+    _revise,
+    _revise_is_prose,
+)
 from speakerbot.mail.inbound.language.heads import (
     _JUDGEMENT_ENDS,
     _bare,
@@ -88,6 +100,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
         example="JUDGEMENT 12 TRUE",
         ends=_JUDGEMENT_ENDS,
     ),
+    CommandSpec("DEBATE", "<n>",
+                "argue about proposal n while it is in debate: your argument follows on the "
+                f"next lines, ended by END DEBATE, and is sent to every player (at most "
+                f"{MAX_ARGUMENT} characters; each counts as one of your replies of the day)",
+                "player", _debate, example="DEBATE 301", ends=DEBATE_ENDS,
+                prose=_debate_is_prose),
+    CommandSpec("REVISE", "<n>",
+                "revise your proposal n while it is in debate: its whole new text follows on "
+                "the next lines, ended by END REVISE (clauses as in PROPOSE)",
+                "player", _revise, example="REVISE 301", ends=REVISE_ENDS,
+                prose=_revise_is_prose),
+    CommandSpec("CALL", "VOTE <n>",
+                "end the debate on your proposal n: its vote starts now", "player", _call,
+                example="CALL VOTE 301", prose=_call_is_prose),
     CommandSpec("CONSENT", "<n> | TURN",
                 "give your consent to proposal n where the rules ask for it; CONSENT TURN "
                 "agrees that the next turn may begin while a CFJ is undecided",
@@ -97,6 +123,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("OVERRULE", "<cfj>", "vote to overrule the judgement of a CFJ", "player",
                 _numbered("OVERRULE", "a CFJ", Overrule), example="OVERRULE 12"),
     CommandSpec("FORFEIT", "", "leave the game", "player", _bare(Forfeit), bare=True),
+    CommandSpec("ABSENT", "UNTIL <YYYY-MM-DD> [reason]",
+                "say you are away until that day: no reminders, not drawn as Judge; a missing "
+                "ballot counts as usual", "player", pace.absent,
+                example="ABSENT UNTIL 2026-12-01 on holiday", prose=pace.absent_is_prose),
+    CommandSpec("BACK", "", "say you are back before the day you gave", "player", pace.back,
+                bare=True),
     CommandSpec("CONFIRM", "<code>", "confirm a message the Speaker could not authenticate, "
                 "with the code from its request", "anyone", _confirm,
                 example="CONFIRM 3f9c2a7d41b0e8c6a5d2f1e0b9c8a7d6"),

@@ -195,7 +195,8 @@ class _Reader(_Lines):
         line = index + 1
         if key == "END" and rest:
             name = _end_name(text)
-            if name in ("END PROPOSE", "END PROPOSAL", "END CFJ", "END RULE", *_JUDGEMENT_ENDS):
+            if name in ("END PROPOSE", "END PROPOSAL", "END CFJ", "END RULE", *_JUDGEMENT_ENDS,
+                        "END REVISE", "END DEBATE"):
                 opener = name.split()[1].replace("PROPOSAL", "PROPOSE")
                 self.error(
                     line,

@@ -15,7 +15,16 @@ from typing import ClassVar, Literal, TypeAlias
 from speakerbot.engine.durations import parse_duration
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.model import Judgement as JudgementValue
+from speakerbot.mail.inbound.language.debate_commands import CallVote, Debate, Revise
 from speakerbot.mail.inbound.language.json_values import _json_value, clause_json
+from speakerbot.mail.inbound.language.pace_commands import (
+    Absent,
+    AdminAbsent,
+    AdminPause,
+    AdminResume,
+    AdminSkip,
+    Back,
+)
 
 __all__ = [
     "HISTORY_DEFAULT",
@@ -38,6 +47,7 @@ __all__ = [
     "AdminSet",
     "AdminSpeaker",
     "AdminVoid",
+    "CallVote",
     "Cfj",
     "Choice",
     "Clause",
@@ -46,6 +56,7 @@ __all__ = [
     "Confirm",
     "Consent",
     "ConsentTurn",
+    "Debate",
     "Forfeit",
     "Help",
     "History",
@@ -58,6 +69,7 @@ __all__ = [
     "ParseResult",
     "Propose",
     "Refuse",
+    "Revise",
     "Rules",
     "Scores",
     "Show",
@@ -414,11 +426,14 @@ class AdminNewGame(_AdminBase):
 AdminCommand: TypeAlias = (
     AdminAdd | AdminRemove | AdminScore | AdminSet | AdminExtend | AdminClose | AdminVoid
     | AdminRule | AdminJudge | AdminSpeaker | AdminDigest | AdminEndGame | AdminNewGame
+    | AdminPause | AdminResume | AdminAbsent | AdminSkip
 )  # fmt: skip
 Command: TypeAlias = (
     Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
     | Forfeit | Confirm | Status | Rules | Scores | Help | Show | History
     | AdminCommand
+    | Revise | CallVote | Debate
+    | Absent | Back
 )  # fmt: skip
 
 

@@ -1,0 +1,121 @@
+"""The heads of the debate's lines: ``REVISE <n>``, ``CALL VOTE <n>`` and ``DEBATE <n>``.
+
+A proposal in debate (suber 111, rurru 109, locked-open 111) may be argued about by any
+player (``DEBATE <n>`` ... ``END DEBATE``), revised by its proposer (``REVISE <n>`` ...
+``END REVISE``, the whole new text, clauses read and checked as in a proposal) and its vote
+started by its proposer (``CALL VOTE <n>``). CALL, REVISE and DEBATE are everyday words:
+a line that starts with one of them but does not go on with a proposal's number (or, for
+CALL, with VOTE) is a sentence, listed as ignored.
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.mail.inbound.language.clauses import _parse_clauses
+from speakerbot.mail.inbound.language.debate_commands import CallVote, Debate, Revise
+from speakerbot.mail.inbound.language.results import Command, ParseError
+from speakerbot.mail.inbound.language.spec import (
+    _Block,
+    _Build,
+    _join_text,
+    _number,
+    _Outcome,
+    _Plan,
+    _plan,
+    _word,
+)
+
+__all__: list[str] = []
+
+REVISE_ENDS = ("END REVISE", "END REVISION")
+DEBATE_ENDS = ("END DEBATE",)
+_NUMBERISH = re.compile(r"#?[0-9]+:?[.!]?")
+
+
+def _starts_with_number(rest: str) -> bool:
+    words = rest.split()
+    return bool(words) and _NUMBERISH.fullmatch(words[0]) is not None
+
+
+def _revise_is_prose(rest: str) -> bool:
+    """REVISE (or DEBATE) not followed by a number is a sentence, or a heading ("Debate:")."""
+    return not _starts_with_number(rest)
+
+
+_debate_is_prose = _revise_is_prose
+
+
+def _call_is_prose(rest: str) -> bool:
+    """CALL not followed by VOTE is a sentence ("Call me tomorrow")."""
+    words = rest.split()
+    return not words or _word(words[0]) != "VOTE"
+
+
+def _block_number(verb: str, rest: str, what: str) -> int | str:
+    """Read the one proposal number of a block command's first line, or say what is wrong."""
+    words = rest.split()
+    number = _number(words[0].rstrip(".!")) if words else None
+    if number is None:
+        return f"{verb} needs the proposal's number, e.g. {verb} 301, then {what}"
+    if len(words) > 1:
+        return (f"{verb} takes only the proposal's number on its line, e.g. {verb} {number}; "
+                f"write {what}")
+    return number
+
+
+def _revise_build(line: int, number: int) -> _Build:
+    def build(block: _Block | None) -> Command | list[ParseError]:
+        lines = block.lines if block is not None else ()
+        text = _join_text([t for _, t in lines])
+        if not text:
+            return [ParseError(line, "", f"the revision of proposal {number} has no text; "
+                               "write the proposal's whole new text on the lines between "
+                               f"REVISE {number} and END REVISE")]
+        clauses, errors, unclear = _parse_clauses(
+            lines, f"in the revision of proposal {number} on line {line}, which was not made")
+        if errors:
+            return errors
+        return Revise(line, number, text, tuple(clauses), tuple(unclear))
+
+    return build
+
+
+def _revise(line: int, rest: str) -> _Outcome:
+    number = _block_number("REVISE", rest, "the proposal's whole new text on the next lines "
+                           "and END REVISE after it")
+    if isinstance(number, str):
+        return number
+    return _Plan(_revise_build(line, number), block="required", ends=REVISE_ENDS,
+                 opener="REVISE")
+
+
+def _debate_build(line: int, number: int) -> _Build:
+    def build(block: _Block | None) -> Command | list[ParseError]:
+        text = block.text() if block is not None else ""
+        if not text:
+            return [ParseError(line, "", f"the DEBATE on proposal {number} holds no argument; "
+                               f"write it on the lines between DEBATE {number} and END DEBATE")]
+        return Debate(line, number, text)
+
+    return build
+
+
+def _debate(line: int, rest: str) -> _Outcome:
+    number = _block_number("DEBATE", rest, "your argument on the next lines and END DEBATE "
+                           "after it")
+    if isinstance(number, str):
+        return number
+    return _Plan(_debate_build(line, number), block="required", ends=DEBATE_ENDS,
+                 opener="DEBATE")
+
+
+def _call(line: int, rest: str) -> _Outcome:
+    words = rest.split()
+    number = _number(words[1].rstrip(".!")) if len(words) > 1 else None
+    if number is None:
+        return "CALL VOTE needs the proposal's number, e.g. CALL VOTE 301"
+    if len(words) > 2:
+        return (f"CALL VOTE takes only the proposal's number, e.g. CALL VOTE {number}; write "
+                "anything else on a line of its own")
+    return _plan(CallVote(line, number))
