@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
@@ -166,3 +168,27 @@ def test_in_turn_order_an_absent_player_is_not_waited_for() -> None:
     number = g.propose(ALICE)
     g.vote(CAROL, number, "FOR")
     assert waiting_for(g.state, g.state.proposals[number], CAROL, g.now) == [ALICE]
+
+
+@given(order=st.permutations([ALICE, BOB, CAROL]),
+       choices=st.lists(st.sampled_from(["FOR", "AGAINST"]), min_size=3, max_size=3),
+       voting=st.integers(min_value=0, max_value=3))
+@settings(max_examples=40, deadline=None)
+def test_holding_ballots_in_turn_order_never_changes_a_tally(
+        order: list[str], choices: list[str], voting: int) -> None:
+    """The same ballots, cast in any order (some never), give the same result with or without
+    turn order: a held ballot always counts by the close."""
+    closed = []
+    for in_order in ("true", "false"):
+        g = Game("locked-open", [ALICE, BOB, CAROL],
+                 mechanics={"vote_in_turn_order": in_order, "debate": "none"})
+        number = g.propose(ALICE)
+        g.dice.load(1)
+        for voter, choice in list(zip(order, choices, strict=True))[:voting]:
+            g.vote(voter, number, choice)
+        if not g.of(e.VoteClosed):
+            g.later(8 * DAY)
+        closed.append(g.last(e.VoteClosed))
+    held, free = closed
+    assert (held.adopted, held.ballots, held.non_voters, held.for_votes) == (
+        free.adopted, free.ballots, free.non_voters, free.for_votes)
