@@ -229,8 +229,8 @@ def inbound_retry(args: argparse.Namespace) -> int:
             row = service.requeue(args.id)
         except (LookupError, NotPending) as error:
             raise CliError(f"{error}; only a message set aside can be retried") from None
-        print(f"inbound message {row.id} is queued again; the daemon processes it at its next "
-              "cycle (or run speakerbot run --once)")
+        print(f"inbound message {row.id} is queued again; a running daemon processes it "
+              "within a second or two (else run speakerbot run --once)")
     return 0
 
 
