@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_commands import speakerbot
+from tests.cli.test_startup import _heavy_imports
 from tests.support import mailgame as mg
 
 CONFIG = f"""
@@ -127,3 +128,8 @@ def test_admin_needs_a_game(tmp_path: Path) -> None:
     config.write_text(CONFIG.format(db=tmp_path / "game.db"))
     status, _, err = _desk(config, "admin", "DIGEST")
     assert status == 2 and "speakerbot init" in err
+
+
+def test_the_desk_commands_help_imports_no_database() -> None:
+    for command in ("admin", "show", "history"):
+        assert _heavy_imports(command, "--help") == "", command
