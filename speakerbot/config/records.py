@@ -109,6 +109,7 @@ class LimitsSettings:
     max_command_lines: int = 200
     proposals_per_message: int = 5
     proposals_per_day: int = 20
+    max_absence: float = 14 * 86400  # seconds: the longest absence a player may declare
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,7 @@ class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):
     max_command_lines: Count = _LIMITS.max_command_lines
     proposals_per_message: PerMessage = _LIMITS.proposals_per_message
     proposals_per_day: Count = _LIMITS.proposals_per_day
+    max_absence: Duration = "14d"
 
 
 class AuthTable(Struct, forbid_unknown_fields=True, frozen=True):

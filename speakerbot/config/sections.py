@@ -108,6 +108,8 @@ def limits(check: Checker, table: LimitsTable) -> LimitsSettings:
         max_command_lines=table.max_command_lines,
         proposals_per_message=table.proposals_per_message,
         proposals_per_day=table.proposals_per_day,
+        max_absence=check.duration("limits", "max_absence", table.max_absence, 86400,
+                                   365 * 86400),
     )
 
 

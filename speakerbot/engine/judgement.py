@@ -94,15 +94,20 @@ def preceding(play: Play, address: str, skip: set[str]) -> str | None:
         return None
     here = everyone.index(address)
     ring = everyone[here + 1:] + everyone[:here]  # everyone else, the one just before last
-    for candidate in reversed(ring):
-        if players[candidate].active and candidate not in skip:
-            return candidate
+    # An absent player is passed over while anyone else may judge (absence.py).
+    for passed_over in (skip | set(play.state.absences), skip):
+        for candidate in reversed(ring):
+            if players[candidate].active and candidate not in passed_over:
+                return candidate
     return None
 
 
 def random_voter(play: Play, exclude: set[str]) -> tuple[str, tuple[str, ...]]:
     """Draw a Voter who may judge; return them and every candidate of the draw."""
     candidates = tuple(v for v in play.state.voters() if v not in exclude)
+    # An absent Voter is not drawn while anyone else may be (absence.py).
+    present = tuple(v for v in candidates if v not in play.state.absences)
+    candidates = present or candidates
     if not candidates:
         raise GameError(Refusal.NO_VOTER_TO_JUDGE)
     return play.draw(candidates), candidates

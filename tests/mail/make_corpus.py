@@ -1973,7 +1973,8 @@ ADMIN SCROE bob@contoso.com +2
                 5,
                 "ADMIN FROB 3",
                 "unknown ADMIN action FROB; ADMIN needs one of ADD, REMOVE, SCORE, SET, EXTEND, "
-                "CLOSE, VOID, RULE, JUDGE, SPEAKER, END GAME, NEW GAME or DIGEST",
+                "CLOSE, VOID, RULE, JUDGE, SPEAKER, END GAME, NEW GAME, DIGEST, PAUSE, RESUME, "
+                "ABSENT or SKIP",
             ),
             err(
                 6,

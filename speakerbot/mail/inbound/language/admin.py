@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 from speakerbot.engine.durations import parse_duration
+from speakerbot.mail.inbound.language import pace
 from speakerbot.mail.inbound.language.clauses import _clause_head, _finish_clause
 from speakerbot.mail.inbound.language.results import (
     AdminAdd,
@@ -256,6 +257,15 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
               "the configured preset or the one named; the players carry over",
               _admin_new),
     AdminSpec("DIGEST", "", "send the digest now", _admin_digest),
+    # The pace of play (pace.py).
+    AdminSpec("PAUSE", "[reason]", "pause the game: no vote closes, no deadline runs, no "
+              "reminder goes out; proposals and ballots are still taken in", pace.admin_pause),
+    AdminSpec("RESUME", "", "resume the game: every running deadline moves on by the time "
+              "it was paused", pace.admin_resume),
+    AdminSpec("ABSENT", "<player> UNTIL <YYYY-MM-DD> [reason]",
+              "declare a player absent until that day (any length)", pace.admin_absent),
+    AdminSpec("SKIP", "", "pass the turn of a mover who has not proposed to the next player",
+              pace.admin_skip),
 )
 _ADMIN_LOOKUP: Mapping[str, AdminSpec] = {spec.action: spec for spec in ADMIN_ACTIONS}
 # END and NEW are said with their GAME, as they are written.

@@ -1,0 +1,70 @@
+"""The pace of play's events: the host's pause, players' absences, a turn's deadline.
+
+They are re-exported by :mod:`speakerbot.engine.events`, which lists every kind of event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
+
+from speakerbot.engine.events import Event
+
+
+@dataclass(frozen=True)
+class GamePaused(Event):
+    """The host paused the game: no vote closes, no deadline runs, no reminder goes out."""
+
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GameResumed(Event):
+    """The host resumed the game: every running deadline moves on by the time it was paused."""
+
+    by: str
+    paused_at: datetime
+
+
+@dataclass(frozen=True)
+class AbsenceDeclared(Event):
+    """A player is away until ``until``: no reminders, not drawn as Judge."""
+
+    player: str
+    until: datetime
+    reason: str
+    by_speaker: bool = False
+
+
+@dataclass(frozen=True)
+class AbsenceEnded(Event):
+    """A player's absence ended: ``early`` when they (or the host) said so, else its date came."""
+
+    player: str
+    early: bool
+
+
+@dataclass(frozen=True)
+class TurnReminder(Event):
+    """A private reminder to the mover that their turn's deadline is near."""
+
+    public: ClassVar[bool] = False
+    turn: int
+    mover: str
+    deadline: datetime
+
+    def recipients(self) -> tuple[str, ...]:
+        """Return the mover."""
+        return (self.mover,)
+
+
+@dataclass(frozen=True)
+class TurnOverdue(Event):
+    """A turn's deadline passed with no proposal: everyone is told who holds the game."""
+
+    turn: int
+    mover: str
+    deadline: datetime
+    absent: bool = False

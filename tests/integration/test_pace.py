@@ -1,0 +1,126 @@
+"""The pace of play through the running daemon: a pause across a voting deadline, a silent
+mover reminded and skipped, an absent player neither reminded nor drawn as Judge.
+
+Real Dovecot, a real SMTP sink, SQLite and PostgreSQL; the periods are seconds long.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+from speakerbot.engine import events as e
+from speakerbot.engine import pace_events as pe
+from speakerbot.engine.codec import event_from_json
+from tests.integration.game_harness import (
+    PASSWORD,
+    SPEAKER,
+    MakeGame,
+    RunningGame,
+    body_of,
+    subject_of,
+)
+
+ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
+
+
+def _running(make_game: MakeGame, ruleset: str, mechanics: dict[str, str]) -> RunningGame:
+    game = make_game(ruleset, mechanics)
+    game.cli("init")
+    for address, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
+        game.cli("player", "add", address, name)
+    game.start()
+    game.wait_log("running the game")
+    return game
+
+
+def _admin(game: RunningGame, subject: str, line: str) -> str:
+    game.send(SPEAKER, subject, f"PASSWORD {PASSWORD}\n{line}\n")
+    return body_of(game.wait_subject(f"Re: {subject}", to=SPEAKER))
+
+
+def _recorded(game: RunningGame, kind: type[e.Event]) -> list[e.Event]:
+    return [event for event in (event_from_json(dict(data)) for data in game.events())
+            if isinstance(event, kind)]
+
+
+def _until(moment: datetime) -> None:
+    """Wait until the wall clock has passed ``moment`` (the deadline itself is what is tested)."""
+    while datetime.now(UTC) <= moment:
+        time.sleep(0.1)
+
+
+def test_a_vote_paused_across_its_deadline_closes_only_after_resume_at_the_moved_deadline(
+        make_game: MakeGame) -> None:
+    game = _running(make_game, "nomicam", {"voting_period": "6s", "reminder_before": "none",
+                                           "win_points": "1000"})
+    game.send(ALICE, "PROPOSE: Sing", "Players may sing.\n")
+    game.wait_subject("Proposal 301: Sing")
+    assert "Done: paused the game: snow" in _admin(game, "pause", "ADMIN PAUSE snow")
+    paused = game.wait_subject("Speaker's override: paused the game: snow")
+    assert {ALICE, BOB, CAROL, SPEAKER} <= set(paused.rcpt_tos)
+    deadline = game.state().proposals[301].closes_at
+    assert deadline is not None
+
+    _until(deadline + timedelta(seconds=2))
+    game.send(BOB, "vote", "VOTE 301 FOR\nSTATUS\n")  # ballots are still taken in
+    reply = body_of(game.wait_subject("Re: vote", to=BOB))
+    assert "Your ballot on proposal 301 is FOR" in reply and "The game is paused" in reply
+    assert game.sent("Proposal 301 ADOPTED") == game.sent("Proposal 301 REJECTED") == []
+    assert _recorded(game, e.VoteClosed) == []
+
+    _admin(game, "resume", "ADMIN RESUME")
+    game.wait_subject("Speaker's override: resumed the game")
+    (resumed,) = _recorded(game, pe.GameResumed)
+    assert isinstance(resumed, pe.GameResumed)
+    moved = deadline + (resumed.at - resumed.paused_at)
+    assert game.state().proposals[301].closes_at == moved
+    results = game.wait_for(lambda m: "Proposal 301" in subject_of(m)
+                            and ("ADOPTED" in subject_of(m) or "REJECTED" in subject_of(m)))
+    (closed,) = _recorded(game, e.VoteClosed)
+    assert closed.at >= moved > deadline
+    assert "Bob" in body_of(results)
+    game.stop()
+
+
+def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_mail(
+        make_game: MakeGame) -> None:
+    game = _running(make_game, "suber", {"turn_period": "8s", "reminder_before": "4s"})
+    reminder = game.wait_subject("Reminder: your turn 1 ends", to=ALICE)
+    assert "have not proposed yet" in " ".join(body_of(reminder).split())
+    told = game.wait_subject("Turn 1: waiting for Alice")
+    assert {ALICE, BOB, CAROL, SPEAKER} <= set(told.rcpt_tos)
+    assert "ADMIN SKIP" in body_of(told)
+    assert len(game.sent("Reminder: your turn 1")) == 1
+
+    assert "Done: skipped Alice's turn" in _admin(game, "skip", "ADMIN SKIP")
+    skipped = game.wait_subject("Speaker's override: skipped Alice's turn")
+    assert "Turn 2: it is Bob's turn to propose" in body_of(skipped)
+    state = game.state()
+    assert state.turn is not None and (state.turn.number, state.turn.mover) == (2, BOB)
+    assert len(game.sent("Turn 1: waiting for Alice")) == 1  # told once
+    game.stop()
+
+
+def test_an_absent_player_gets_no_reminder_and_is_not_drawn_as_judge(
+        make_game: MakeGame) -> None:
+    game = _running(make_game, "nomicam", {"voting_period": "8s", "reminder_before": "5s",
+                                           "win_points": "1000"})
+    back = (datetime.now(UTC) + timedelta(days=5)).date().isoformat()
+    game.send(BOB, "away", f"ABSENT UNTIL {back} sailing\n")
+    assert "You are away until" in body_of(game.wait_subject("Re: away", to=BOB))
+    game.wait_subject(f"Bob is away until {back}")
+
+    game.send(SPEAKER, "CFJ: Rule 101 holds", "")  # the Speaker's CFJ: a random Voter judges
+    game.wait_subject("CFJ 1:")
+    (assigned,) = _recorded(game, e.JudgeAssigned)
+    assert isinstance(assigned, e.JudgeAssigned)
+    assert assigned.judge != BOB and BOB not in assigned.drawn_from and assigned.drawn_from
+
+    game.send(ALICE, "PROPOSE: Sing", "Players may sing.\n")
+    game.wait_subject("Proposal 301: Sing")
+    for voter in (ALICE, CAROL):
+        game.wait_subject("Reminder: vote on proposal 301", to=voter)
+    game.wait_subject("Proposal 301 REJECTED")  # no quorum: nobody voted
+    assert game.sent("Reminder", to=BOB) == []
+    game.stop()
