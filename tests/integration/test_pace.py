@@ -1,5 +1,6 @@
 """The pace of play through the running daemon: a pause across a voting deadline, a silent
-mover reminded and skipped, an absent player neither reminded nor drawn as Judge.
+mover reminded and skipped (by mail, then with ``speakerbot admin SKIP`` from the server),
+an absent player neither reminded nor drawn as Judge.
 
 Real Dovecot, a real SMTP sink, SQLite and PostgreSQL; the periods are seconds long.
 """
@@ -83,7 +84,7 @@ def test_a_vote_paused_across_its_deadline_closes_only_after_resume_at_the_moved
     game.stop()
 
 
-def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_mail(
+def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_mail_and_cli(
         make_game: MakeGame) -> None:
     game = _running(make_game, "suber", {"turn_period": "8s", "reminder_before": "4s"})
     reminder = game.wait_subject("Reminder: your turn 1 ends", to=ALICE)
@@ -99,6 +100,15 @@ def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_ma
     state = game.state()
     assert state.turn is not None and (state.turn.number, state.turn.mover) == (2, BOB)
     assert len(game.sent("Turn 1: waiting for Alice")) == 1  # told once
+
+    # Bob is silent too; the host skips him from the server, while the daemon runs.
+    game.wait_subject("Turn 2: waiting for Bob")
+    done = game.cli("admin", "SKIP")
+    assert "skipped Bob's turn" in done.stdout
+    by_desk = game.wait_subject("Speaker's override: skipped Bob's turn")
+    assert "Turn 3: it is Carol's turn to propose" in body_of(by_desk)
+    state = game.state()
+    assert state.turn is not None and (state.turn.number, state.turn.mover) == (3, CAROL)
     game.stop()
 
 
