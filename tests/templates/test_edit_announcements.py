@@ -6,13 +6,14 @@ results mail then gives the rule's new text, and a clause that failed says why.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
+from speakerbot.engine import apply, replay
 from speakerbot.engine import commands as c
-from speakerbot.engine import replay
-from speakerbot.engine.model import Clause, ClauseKind
-from speakerbot.mail.outbound.announcements import Announcer, text_diff
+from speakerbot.engine.model import Clause, ClauseKind, GameState
+from speakerbot.mail.outbound.announcements import Announcer, public_recipients, text_diff
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
+from speakerbot.presets import load_preset
 from speakerbot.resources import templates_dir
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, Game
 
@@ -87,3 +88,11 @@ def test_a_rule_diff_keeps_lines_that_begin_like_diff_headers() -> None:
     assert "- ++ extra" in shown
     assert "+ New line." in shown
     assert text_diff("same", "same") == ""
+
+
+def test_public_mail_names_the_host_once_when_the_host_is_also_the_named_judge() -> None:
+    start = c.StartGame("host@example.org", load_preset("rurru"), "Host")
+    state, _ = apply(GameState(), start, datetime(2026, 1, 1, tzinfo=UTC))
+    assert state.named_judge == state.speaker == "host@example.org"
+    recipients = public_recipients(state, GameIdentity("Nomic", "nomic@example.org"))
+    assert recipients.count("host@example.org") == 1

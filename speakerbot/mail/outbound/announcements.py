@@ -65,7 +65,7 @@ def public_recipients(state: GameState, identity: GameIdentity) -> tuple[str, ..
     if state.mechanics is not None and state.mechanics.judge_policy is JudgePolicy.NAMED:
         extra.append(state.named_judge)
     everyone += [address for address in extra if address and address not in everyone]
-    return tuple(everyone)
+    return tuple(dict.fromkeys(everyone))  # the host may be both Speaker and named Judge
 
 
 def text_diff(old: str, new: str, width: int = 64) -> str:
