@@ -9,7 +9,11 @@
   taking the message for others: the caller sends it to them again later;
 * temporary_failure: the whole message should be sent again later (a 4xx at any
   other stage, or for every recipient; connection refused or reset; timeout; TLS
-  or login failure; a greeting other than 220). Then nothing counts as sent.
+  or login failure; a greeting other than 220). Then nothing counts as sent;
+* over_limit: recipients not offered because the relay said the transaction had too many
+  recipients (452, or the older 552, "too many recipients", RFC 5321 4.5.3.1.10) while
+  taking the message for the ones before: the caller sends it to them at once, in a
+  smaller transaction of their own.
 
 Retrying when the connection broke after the message's final dot can deliver it twice;
 a resend carries the same bytes, so the same Message-ID, and the duplicate is
@@ -48,7 +52,8 @@ class SmtpSettings:
     leaves ``password`` None). ``give_up_after`` is how long, in seconds, the
     outbox keeps retrying a message before it gives up; ``allow_plaintext``
     records that the configuration allowed a login in clear to another machine.
-    ``timeout`` bounds each network operation, in seconds.
+    ``timeout`` bounds each network operation, in seconds. ``max_recipients`` is the
+    most envelope recipients the outbox puts in one transaction.
     """
 
     host: str
@@ -59,8 +64,11 @@ class SmtpSettings:
     give_up_after: float = 5 * 86400.0
     allow_plaintext: bool = False
     timeout: float = 30.0
+    max_recipients: int = 50
 
     def __post_init__(self) -> None:
+        if self.max_recipients < 1:
+            raise ValueError(f"max_recipients must be at least 1, not {self.max_recipients}")
         if self.security not in SECURITY_MODES:
             raise ValueError(
                 f"security must be one of {', '.join(SECURITY_MODES)}, not {self.security!r}"
@@ -76,6 +84,8 @@ class DeliveryResult:
     temporary_failure: str | None
     deferred: dict[str, str] = field(default_factory=dict)
     """Recipients refused for now (4xx at RCPT) while others took the message: retry them."""
+    over_limit: tuple[str, ...] = ()
+    """Recipients left out because the transaction had too many: send to them at once."""
 
     @property
     def sent(self) -> bool:
@@ -242,8 +252,13 @@ class SmtpSender:
         accepted: list[str] = []
         refused: dict[str, str] = {}
         deferred: dict[str, str] = {}
-        for recipient in recipients:
+        over_limit: tuple[str, ...] = ()
+        for index, recipient in enumerate(recipients):
             code, text = client.rcpt(recipient)
+            if accepted and _too_many(code, text):
+                # The relay takes no more in this transaction: the rest go in the next.
+                over_limit = tuple(recipients[index:])
+                break
             if 400 <= code < 500:
                 # One full mailbox must not hold the message back from everyone else.
                 deferred[recipient] = _answer(code, text)
@@ -268,9 +283,18 @@ class SmtpSender:
         if code >= 500:
             answer = _answer(code, text)
             refused.update((recipient, answer) for recipient in accepted)
-            return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
+            return DeliveryResult(accepted=(), refused=refused, temporary_failure=None,
+                                  deferred=deferred, over_limit=over_limit)
         return DeliveryResult(accepted=tuple(accepted), refused=refused, temporary_failure=None,
-                              deferred=deferred)
+                              deferred=deferred, over_limit=over_limit)
+
+
+def _too_many(code: int, text: bytes) -> bool:
+    """Whether a RCPT answer says the transaction has too many recipients (not this one)."""
+    if code not in (452, 552):
+        return False
+    words = text.decode("utf-8", "replace").lower()
+    return "too many recipients" in words or words.startswith(("4.5.3", "5.5.3"))
 
 
 def _mail_options(

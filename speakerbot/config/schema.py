@@ -150,6 +150,7 @@ class SmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
     password_file: str | UnsetType = UNSET
     give_up_after: Duration = "5d"
     allow_plaintext: bool = False
+    max_recipients: PerMessage = 50
 
 
 class SiteTable(Struct, forbid_unknown_fields=True, frozen=True):

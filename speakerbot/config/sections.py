@@ -202,6 +202,7 @@ def smtp(check: Checker, table: SmtpTable, game_address: str) -> SmtpSettings:
         give_up_after=check.duration(s, "give_up_after", table.give_up_after, 1, 60 * 86400),
         allow_plaintext=check.plaintext(s, host, security, password is not None,
                                         table.allow_plaintext),
+        max_recipients=table.max_recipients,
     )
 
 

@@ -79,7 +79,7 @@ class Daemon:
         # retry backoff, so that the recovery tests need not wait up to 30 s for a retry.
         retry_base = float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30"))
         self.outbox_policy = OutboxPolicy(smtp_settings(settings).give_up_after, retry_base,
-                                          self.rng)
+                                          self.rng, smtp_settings(settings).max_recipients)
         self.wake = threading.Event()
         self.ready = threading.Event()  # set once inbound mail is being taken in
         self.digest_due = threading.Event()

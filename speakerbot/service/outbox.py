@@ -3,6 +3,13 @@
 The SMTP adapter only sends what it is handed and says how the server answered; the store
 only keeps the queue. Deciding what an answer means (sent, retry with backoff, give up)
 is the Speaker's business, and lives here.
+
+Public mail to a big game goes out in chunks of at most ``max_recipients`` envelope
+recipients, one SMTP transaction each. Once a chunk is taken, and more remain, the
+message's recipients in the store are narrowed to those still to be sent, in a transaction
+of its own: a chunk that fails later, or a crash, never sends an earlier chunk again. A
+relay that answers "too many recipients" part way through a chunk took the message for
+those before; the chunk shrinks to that many and the rest go at once, without backoff.
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ class OutboxPolicy:
     give_up_after: float
     retry_base: float = 30.0
     rng: random.Random | None = None
+    max_recipients: int = 50
+    """The most envelope recipients in one SMTP transaction ([smtp] max_recipients)."""
 
     def retry_delay(self, attempts: int) -> timedelta:
         """Return how long to wait before the next try of a message tried ``attempts`` times."""
@@ -57,6 +66,20 @@ class OutboxPolicy:
 Done = list[tuple[int, Mapping[str, str] | None]]
 
 
+@dataclass
+class _Progress:
+    """What became of one message's recipients so far, chunk by chunk."""
+
+    pending: list[str]
+    accepted: list[str]
+    refused: dict[str, str]
+    deferred: dict[str, str]
+
+    def remaining(self) -> tuple[str, ...]:
+        """Return the recipients the message has still to reach (pending, then deferred)."""
+        return (*self.pending, *self.deferred)
+
+
 class Outbox:
     """Delivers what is due, over one connection, by the policy."""
 
@@ -65,6 +88,9 @@ class Outbox:
         self.store = store
         self.policy = policy
         self.clock = clock
+        # The chunk's size: the configured maximum, shrunk for good (in this pass) by a
+        # relay that says it takes fewer.
+        self.chunk = max(1, policy.max_recipients)
 
     def send_due(self, sender: Sender, *, everything: bool = False) -> int:
         """Deliver the messages due now, over one connection; return how many went.
@@ -105,24 +131,53 @@ class Outbox:
         sent = 0
         now = self.clock()
         for row in self._due(tried, now):
-            result = sender.send(row.mail_from, row.recipients, row.raw)
-            if result.temporary_failure is not None:
-                self._deferred(row, result.temporary_failure, tried, now)
+            progress = _Progress(list(row.recipients), [], {}, {})
+            failure = self._send_chunks(sender, row, progress)
+            if failure is not None:
+                self._deferred(row, failure, progress, tried, now)
                 # The server is unhappy: end this pass; each message keeps its backoff.
                 return sent, True
-            crashpoint("after-smtp")
+            result = DeliveryResult(accepted=tuple(progress.accepted), refused=progress.refused,
+                                    temporary_failure=None, deferred=progress.deferred)
             self._delivered(row, result, tried, done, now)
             sent += 1
         return sent, False
 
-    def _deferred(self, row: OutboxRow, failure: str, tried: set[int], now: datetime) -> None:
-        """Retry later, or give up: the server put the whole message off."""
+    def _send_chunks(self, sender: Sender, row: OutboxRow, progress: _Progress) -> str | None:
+        """Send ``row`` chunk by chunk until every recipient is tried; return any failure.
+
+        After each chunk taken with more still to go, the store keeps who is left, so that
+        nothing taken is sent again. A temporary failure stops at once (it is returned).
+        """
+        while progress.pending:
+            chunk = progress.pending[:self.chunk]
+            result = sender.send(row.mail_from, chunk, row.raw)
+            if result.temporary_failure is not None:
+                return result.temporary_failure
+            crashpoint("after-smtp")
+            progress.accepted += result.accepted
+            progress.refused.update(result.refused)
+            progress.deferred.update(result.deferred)
+            progress.pending = [*result.over_limit, *progress.pending[len(chunk):]]
+            if result.over_limit:
+                self.chunk = max(1, len(result.accepted))
+                log.info("the relay takes %d recipients at a time: chunks shrink to that",
+                         self.chunk)
+            if progress.pending:
+                self.store.mark_partly_sent(row.id, progress.remaining(),
+                                            refused=progress.refused or None)
+        return None
+
+    def _deferred(self, row: OutboxRow, failure: str, progress: _Progress, tried: set[int],
+                  now: datetime) -> None:
+        """Retry later, or give up: the server put the message off for those still to go."""
         if self.policy.given_up(row.created_at, now):
-            gave_up = {rcpt: f"given up: {failure}" for rcpt in row.recipients}
-            self.store.mark_failed(row.id, failure, refused=gave_up)
+            gave_up = {rcpt: f"given up: {failure}" for rcpt in progress.remaining()}
+            self.store.mark_failed(row.id, failure, refused={**progress.refused, **gave_up})
         else:
             tried.add(row.id)
-            self.store.mark_retry(row.id, failure, now + self.policy.retry_delay(row.attempts))
+            self.store.mark_retry(row.id, failure, now + self.policy.retry_delay(row.attempts),
+                                  refused=progress.refused or None, only=progress.remaining())
         log.warning("delivery of %s deferred: %s", row.message_id, failure)
 
     def _delivered(self, row: OutboxRow, result: DeliveryResult, tried: set[int], done: Done,

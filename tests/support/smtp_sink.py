@@ -2,7 +2,8 @@
 
 Tests send mail to it with any SMTP client and then wait, on a condition variable,
 for the message they expect. The sink can be told to refuse mail for a while
-(4xx), or to refuse some recipients for good (5xx).
+(4xx), to refuse some recipients for good (5xx), or to take at most so many recipients in
+one transaction (452 after them, as hosted relays do).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class SmtpSink:
         self._refusals: list[Refusal] = []
         self._temporary: _TemporaryRefusal | None = None
         self._refused_recipients: dict[str, tuple[int, str]] = {}
+        self._max_recipients: int | None = None
         self._controller: Controller | None = None
 
     # -- lifecycle ---------------------------------------------------------------
@@ -192,12 +194,27 @@ class SmtpSink:
         with self._cond:
             self._refused_recipients[address.lower()] = (code, message)
 
+    def limit_recipients(self, limit: int | None) -> None:
+        """Refuse every RCPT after the first ``limit`` of a transaction (None: no limit).
+
+        The answer is ``452 4.5.3 Too many recipients``, as RFC 5321 4.5.3.1.10 has it.
+        """
+        with self._cond:
+            self._max_recipients = limit
+
     def accept_recipient(self, address: str) -> None:
         """Stop refusing ``address``."""
         with self._cond:
             self._refused_recipients.pop(address.lower(), None)
 
     # -- called by the handler, on the server's thread ---------------------------
+
+    def _over_limit(self, address: str, taken: int) -> str | None:
+        with self._cond:
+            if self._max_recipients is None or taken < self._max_recipients:
+                return None
+            self._refusals.append(Refusal("rcpt", address, 452))
+            return "452 4.5.3 Too many recipients"
 
     def _refusal(self, stage: Stage, address: str) -> str | None:
         with self._cond:
@@ -249,6 +266,8 @@ class _Handler:
         rcpt_options: list[str],
     ) -> str:
         refusal = self._sink._refusal("rcpt", address)
+        if refusal is None:
+            refusal = self._sink._over_limit(address, len(envelope.rcpt_tos))
         if refusal is not None:
             return refusal
         envelope.rcpt_tos.append(address)

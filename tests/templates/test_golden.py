@@ -615,7 +615,12 @@ def test_composed_messages_carry_the_required_headers(played: Played, scenario: 
         subject = str(message["Subject"]).strip()
         assert subject == f"{identity.tag} {outgoing.subject}", sent.name
         to = [address.addr_spec for address in message["To"].addresses]
-        assert to == list(outgoing.recipients)
+        # No header hands one player's address to another: public mail goes to the list,
+        # else to the game, with the players only in the envelope.
+        if outgoing.public:
+            assert to == [identity.list_address or identity.address], sent.name
+        else:
+            assert to == list(outgoing.recipients), sent.name
         if reply:
             assert outgoing.in_reply_to is not None
             assert message["In-Reply-To"] == outgoing.in_reply_to

@@ -171,6 +171,19 @@ class OutboxStore(StoreBase):
             row.next_attempt_at = next_attempt_at
             self._add_refused(row, refused)
 
+    def mark_partly_sent(self, outbox_id: int, remaining: Sequence[str], *,
+                         refused: Mapping[str, str] | None = None) -> None:
+        """Record that a pending message reached some of its recipients, in one transaction.
+
+        ``remaining``: the recipients it has still to reach; it stays pending and due, with
+        no attempt counted (the relay took what it was given).
+        """
+        if not remaining:
+            raise ValueError("a message partly sent has recipients left")
+        with self._pending_outbox(outbox_id) as row:
+            row.recipients = list(remaining)
+            self._add_refused(row, refused)
+
     def mark_failed(
         self, outbox_id: int, error: str, *, refused: Mapping[str, str] | None = None
     ) -> None:

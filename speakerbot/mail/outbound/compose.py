@@ -124,10 +124,15 @@ def compose(identity: GameIdentity, outgoing: Outgoing, date: datetime) -> tuple
 
 def headers_of(identity: GameIdentity, outgoing: Outgoing, date: datetime,
                message_id: str) -> list[tuple[str, str]]:
-    """Return a message's headers, in order, as (name, value) before any encoding."""
+    """Return a message's headers, in order, as (name, value) before any encoding.
+
+    No header names more than one player's address: public mail is addressed to the list
+    when there is one, otherwise to the game's own address, with the players only in the
+    envelope (a big game's To line would hand every player's address to everyone).
+    """
     headers = [
         ("From", f"{identity.name} <{identity.address}>"),
-        ("To", ", ".join(outgoing.recipients)),
+        ("To", addressee_of(identity, outgoing)),
         ("Reply-To", identity.address),
         ("Subject", f"{identity.tag} {clean_text(outgoing.subject)}"),
         ("Date", format_datetime(date.astimezone(UTC))),
@@ -144,6 +149,18 @@ def headers_of(identity: GameIdentity, outgoing: Outgoing, date: datetime,
     if outgoing.public and identity.list_address:
         headers += [("List-Id", identity.list_id), ("Precedence", "list")]
     return headers
+
+
+def addressee_of(identity: GameIdentity, outgoing: Outgoing) -> str:
+    """Return the To header: public mail's list (else the game), or the one recipient.
+
+    Mail to several that is not public (none is composed today) goes to the game too.
+    """
+    if outgoing.public:
+        return identity.list_address or identity.address
+    if len(outgoing.recipients) == 1:
+        return outgoing.recipients[0]
+    return identity.address
 
 
 # --- Rendering ------------------------------------------------------------------------------
