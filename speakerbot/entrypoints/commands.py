@@ -23,6 +23,7 @@ from speakerbot.entrypoints.cli import CliError
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.presets import PresetError, load_preset, preset_names
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
+from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
 
 
 def rulesets(args: argparse.Namespace) -> int:
@@ -152,9 +153,20 @@ def status(args: argparse.Namespace) -> int:
         oldest = (f", oldest from {format_time(summary.oldest_pending)}"
                   if summary.oldest_pending else "")
         print(f"\nOutbox: {summary.pending} waiting{oldest}, {summary.failed} given up")
+        if summary.pending:
+            _print_backlog(service.outbox_backlog(summary))
         for message_id, recipient, answer in summary.refused:
             print(f"  refused: {recipient} ({message_id}): {answer}")
     return 0
+
+
+def _print_backlog(backlog: Backlog) -> None:
+    """Print the waiting mail as a table: a row per kind, a column per age."""
+    ages = [name for name, _ in BACKLOG_AGES]
+    print(f"  {'waiting':<14}{'total':>6}" + "".join(f"{age:>13}" for age in ages))
+    for kind in BACKLOG_KINDS:
+        counts = backlog.counts[kind]
+        print(f"  {kind:<14}{backlog.total(kind):>6}" + "".join(f"{n:>13}" for n in counts))
 
 
 def run(args: argparse.Namespace) -> int:

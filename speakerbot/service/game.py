@@ -16,7 +16,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.presets import load_preset
 from speakerbot.service.desk import DeskMixin
-from speakerbot.service.outbox import Outbox, OutboxPolicy, Sender
+from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import (
     ServiceError,
     _raise_rejection,
@@ -146,6 +146,10 @@ class GameService(DeskMixin):
     def outbox_summary(self) -> OutboxSummary:
         """Count the outbox's waiting and given-up mail, with the refusals."""
         return self.store.outbox_summary()
+
+    def outbox_backlog(self, summary: OutboxSummary) -> Backlog:
+        """Count ``summary``'s waiting mail by kind (results, distributions, ...) and age."""
+        return backlog(summary, self.clock())
 
     def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
         """Return the newest stored messages (with ``status`` only, if given), newest first."""

@@ -10,6 +10,7 @@ message may carry more than one player's address in To or Cc.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
@@ -76,6 +77,10 @@ def test_a_big_game_gets_every_distribution_once_per_player_in_chunks(
     game.config.write_text(game.config.read_text() + "max_recipients = 80\n")
     game.cli("init")
     _add_players(game)
+    # Before the daemon runs, the welcome of each player waits, and status says so by kind.
+    status = game.cli("status").stdout
+    assert re.search(rf"announcements +{len(PLAYERS)} +{len(PLAYERS)} +0 +0 +0\n", status), status
+    assert re.search(r"results +0 ", status) and re.search(r"replies +0 ", status), status
     smtp_sink.limit_recipients(LIMIT)
     game.start()
     game.wait_log("running the game")

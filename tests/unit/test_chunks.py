@@ -18,7 +18,7 @@ import pytest
 from speakerbot.adapters.smtp import DeliveryResult
 from speakerbot.adapters.store import OutgoingMail, Store, sqlite_url
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, compose
-from speakerbot.service.outbox import Outbox, OutboxPolicy
+from speakerbot.service.outbox import Outbox, OutboxPolicy, backlog, backlog_kind
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 PLAYERS = tuple(f"player{n:03}@example.org" for n in range(120))
@@ -152,3 +152,26 @@ def test_no_header_names_more_than_one_player(identity: GameIdentity, outgoing: 
     assert message["Cc"] is None and message["Bcc"] is None
     head = raw.split(b"\r\n\r\n", 1)[0].decode()
     assert sum(player in head for player in PLAYERS) <= 1
+
+
+def test_the_backlog_counts_waiting_mail_by_kind_and_age(store: Store) -> None:
+    def queue(kind: str, subject: str, public: bool, minutes: int) -> None:
+        outgoing = Outgoing(kind, PLAYERS[:1], subject, "b", f"{subject}{minutes}", public=public)
+        message_id, raw = compose(IDENTITY, outgoing, T0)
+        with store.transaction() as session:
+            store.enqueue(session, OutgoingMail(message_id, IDENTITY.address, PLAYERS[:1], raw,
+                                                kind, None, T0 - timedelta(minutes=minutes)))
+
+    queue("announcement", "Proposal 301 ADOPTED: Tea", True, 0)
+    queue("announcement", "Proposal 302 REJECTED: Caf\u00e9 \u00e0 cinq heures", True, 90)
+    queue("announcement", "Proposal 303: Cake", True, 2)
+    queue("announcement", "CFJ 1: Tea is hot", True, 2000)
+    queue("reminder", "Reminder: vote on proposal 303 closes soon", False, 0)
+    queue("reply", "Re: Proposal 301: Tea", False, 0)
+    queue("limit", "No more replies today", False, 30)
+    counts = backlog(store.outbox_summary(), T0).counts
+    # The fixture's own message (queued at T0) is an announcement with no proposal's subject.
+    assert counts == {"results": [1, 0, 1, 0], "distributions": [0, 1, 0, 0],
+                      "announcements": [1, 0, 0, 1], "reminders": [1, 0, 0, 0],
+                      "replies": [1, 1, 0, 0]}
+    assert backlog_kind("announcement", b"no headers at all") == "announcements"

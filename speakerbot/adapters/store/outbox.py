@@ -33,6 +33,9 @@ from speakerbot.adapters.store.schema import (
     Outbox,
 )
 
+HEAD = 2048
+"""How much of a waiting message ``outbox_summary`` hands out: enough for its headers."""
+
 
 class OutboxStore(StoreBase):
     """The outbox: queued mail, delivery attempts, retries and give-ups."""
@@ -217,11 +220,20 @@ class OutboxStore(StoreBase):
                 for message_id, by_recipient in refusals
                 for recipient, answer in sorted((by_recipient or {}).items())
             ]
+            waiting = [
+                (kind, created_at, bytes(head or b""))
+                for kind, created_at, head in session.execute(
+                    select(Outbox.kind, Outbox.created_at, func.substr(Outbox.raw, 1, HEAD))
+                    .where(Outbox.status == "pending")
+                    .order_by(Outbox.id)
+                )
+            ]
         return OutboxSummary(
             pending=counts.get("pending", 0),
             failed=counts.get("failed", 0),
             oldest_pending=oldest,
             refused=refused,
+            waiting=waiting,
         )
 
     def next_outbox_attempt(self) -> datetime | None:

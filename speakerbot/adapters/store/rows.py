@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -160,6 +160,8 @@ class OutboxSummary:
     oldest_pending: datetime | None
     refused: list[tuple[str, str, str]]
     """(message_id, recipient, the server's answer) for every recipient refused for good."""
+    waiting: list[tuple[str, datetime, bytes]] = field(default_factory=list)
+    """(kind, queued at, the start of its bytes) for every message waiting, oldest first."""
 
 
 def _aware(value: datetime, name: str) -> datetime:
