@@ -7,9 +7,10 @@ test would hide that nothing was tested.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -72,13 +73,29 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     postgres_server.drop_database(name)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The URL of a new, empty game database: each test using it runs on both backends."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'game.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
+def db_url_on(*backends: str) -> Any:
+    """Make a ``db_url`` fixture that runs its tests on ``backends`` only.
+
+    For scenarios bound to the wall clock (periods of seconds, waited out), whose subject is
+    the game's time and not the store: each backend is exercised by the other daemon tests.
+    ``SPEAKERBOT_ALL_BACKENDS=1`` runs them on every backend all the same.
+    """
+    chosen = ["sqlite", "postgresql"] if os.environ.get("SPEAKERBOT_ALL_BACKENDS") else \
+        list(backends)
+
+    @pytest.fixture(params=chosen)
+    def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+        """The URL of a new, empty game database, on each chosen backend."""
+        if request.param == "sqlite":
+            return f"sqlite:///{tmp_path / 'game.db'}"
+        url: str = request.getfixturevalue("postgres_url")
+        return url
+
+    return db_url
+
+
+db_url = db_url_on("sqlite", "postgresql")
+"""The URL of a new, empty game database: each test using it runs on both backends."""
 
 
 @pytest.fixture

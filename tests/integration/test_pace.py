@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json
+from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import (
     PASSWORD,
     SPEAKER,
@@ -23,6 +24,10 @@ from tests.integration.game_harness import (
 )
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
+
+# These scenarios wait out periods of seconds: their subject is the game's time, not the
+# store, so they run on SQLite (SPEAKERBOT_ALL_BACKENDS=1 adds PostgreSQL; both pass).
+db_url = db_url_on("sqlite")
 
 
 def _running(make_game: MakeGame, ruleset: str, mechanics: dict[str, str]) -> RunningGame:
