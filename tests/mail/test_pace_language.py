@@ -31,10 +31,12 @@ ALICE = "alice@example.org"
       "reason": None}),
 ])
 def test_pace_lines_are_read(line: str, expected: dict[str, object]) -> None:
-    result = lang.parse_commands("", line + "\n")
+    # An ADMIN line is read only with the PASSWORD line, like every ADMIN action.
+    password = "PASSWORD kettle-42\n" if line.startswith("ADMIN") else ""
+    result = lang.parse_commands("", password + line + "\n")
     assert not result.errors, result.errors
     (command,) = result.commands
-    assert command.to_json() == {"line": 1, **expected}
+    assert command.to_json() == {"line": 2 if password else 1, **expected}
 
 
 @pytest.mark.parametrize(("line", "words"), [
@@ -72,7 +74,8 @@ def test_translation_gives_the_engine_commands_with_the_day_start_in_utc() -> No
         ("ADMIN ABSENT bob UNTIL 2026-12-01", c.SetAbsence(ALICE, "bob", until, "")),
     ]
     for line, expected in pairs:
-        (command,) = lang.parse_commands("", line + "\n").commands
+        password = "PASSWORD kettle-42\n" if line.startswith("ADMIN") else ""
+        (command,) = lang.parse_commands("", password + line + "\n").commands
         assert translate(command, ALICE) == expected, line
 
 

@@ -364,16 +364,16 @@ def pace_game(renderer: RecordingRenderer) -> Script:
     s.mail(BOB, "back", "BACK\n", applied=False)  # Bob is not away
     s.wait(timedelta(days=2))  # Alice, the mover, is reminded
     s.wait(timedelta(days=1))  # her time is up: everyone is told who holds the game
-    s.mail(SPEAKER, "skip", "ADMIN SKIP\n")
+    s.mail(SPEAKER, "skip", "PASSWORD kettle-42\nADMIN SKIP\n")
     s.mail(BOB, "PROPOSE: Tea", "ENACT RULE:\nTea is served at every turn.\n")
     s.mail(ALICE, "votes", "VOTE 301 FOR\n")
-    s.mail(SPEAKER, "holidays", "ADMIN PAUSE the holidays\n")
-    s.mail(SPEAKER, "again", "ADMIN PAUSE\n", applied=False)
+    s.mail(SPEAKER, "holidays", "PASSWORD kettle-42\nADMIN PAUSE the holidays\n")
+    s.mail(SPEAKER, "again", "PASSWORD kettle-42\nADMIN PAUSE\n", applied=False)
     s.mail(BOB, "status", "STATUS\n")
     s.digest()
     s.wait(timedelta(days=10))  # across the vote's deadline: only Carol's absence ends
-    s.mail(SPEAKER, "back to it", "ADMIN RESUME\n")
-    s.mail(SPEAKER, "again", "ADMIN RESUME\n", applied=False)
+    s.mail(SPEAKER, "back to it", "PASSWORD kettle-42\nADMIN RESUME\n")
+    s.mail(SPEAKER, "again", "PASSWORD kettle-42\nADMIN RESUME\n", applied=False)
     s.mail(BOB, "votes", "VOTE 301 FOR\n")
     s.game.dice.load(5)
     s.wait(timedelta(days=7))  # the moved deadline: Carol never voted

@@ -6,34 +6,17 @@ debate's part of the language stays in modules of its own.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
 from speakerbot.engine.model import Clause
-from speakerbot.mail.inbound.language.json_values import _json_value
+from speakerbot.mail.inbound.language.command_base import _CommandBase
 
 __all__ = ["CallVote", "Debate", "Revise"]
 
 
 @dataclass(frozen=True)
-class _DebateLine:
-    """The line a debate command was read from, and its JSON as ``speakerbot parse`` shows it."""
-
-    line: int
-    verb: ClassVar[str]
-
-    def to_json(self) -> dict[str, object]:
-        """Return the command as in ``speakerbot parse`` output."""
-        out: dict[str, object] = {"line": self.line, "verb": self.verb}
-        for item in dataclasses.fields(self):
-            if item.name != "line":
-                out[item.name] = _json_value(getattr(self, item.name))
-        return out
-
-
-@dataclass(frozen=True)
-class Revise(_DebateLine):
+class Revise(_CommandBase):
     """``REVISE <n>``, the proposal's whole new text, ``END REVISE``: its proposer's revision."""
 
     proposal: int
@@ -55,7 +38,7 @@ class Revise(_DebateLine):
 
 
 @dataclass(frozen=True)
-class CallVote(_DebateLine):
+class CallVote(_CommandBase):
     """``CALL VOTE <n>``: the proposer ends the debate; the vote starts."""
 
     proposal: int
@@ -63,7 +46,7 @@ class CallVote(_DebateLine):
 
 
 @dataclass(frozen=True)
-class Debate(_DebateLine):
+class Debate(_CommandBase):
     """``DEBATE <n>``, an argument, ``END DEBATE``: forwarded to every player."""
 
     proposal: int

@@ -9,33 +9,16 @@ pace's part of the language stays in modules of its own.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
-from speakerbot.mail.inbound.language.json_values import _json_value
+from speakerbot.mail.inbound.language.command_base import _AdminBase, _CommandBase
 
 __all__ = ["Absent", "AdminAbsent", "AdminPause", "AdminResume", "AdminSkip", "Back"]
 
 
 @dataclass(frozen=True)
-class _PaceLine:
-    """The line a pace command was read from, and its JSON as ``speakerbot parse`` shows it."""
-
-    line: int
-    verb: ClassVar[str]
-
-    def to_json(self) -> dict[str, object]:
-        """Return the command as in ``speakerbot parse`` output."""
-        out: dict[str, object] = {"line": self.line, "verb": self.verb}
-        for item in dataclasses.fields(self):
-            if item.name != "line":
-                out[item.name] = _json_value(getattr(self, item.name))
-        return out
-
-
-@dataclass(frozen=True)
-class Absent(_PaceLine):
+class Absent(_CommandBase):
     """``ABSENT UNTIL <YYYY-MM-DD> [reason]``: away until that day (it ends at its start, UTC)."""
 
     until: str
@@ -44,27 +27,14 @@ class Absent(_PaceLine):
 
 
 @dataclass(frozen=True)
-class Back(_PaceLine):
+class Back(_CommandBase):
     """``BACK``: back before the declared date."""
 
     verb: ClassVar[str] = "BACK"
 
 
 @dataclass(frozen=True)
-class _PaceAdmin(_PaceLine):
-    """The host's pace actions; JSON has verb ADMIN and the action, as every ADMIN's."""
-
-    verb: ClassVar[str] = "ADMIN"
-    action: ClassVar[str]
-
-    def to_json(self) -> dict[str, object]:
-        """Return the command as in ``speakerbot parse`` output."""
-        out = super().to_json()
-        return {"line": out.pop("line"), "verb": out.pop("verb"), "action": self.action, **out}
-
-
-@dataclass(frozen=True)
-class AdminPause(_PaceAdmin):
+class AdminPause(_AdminBase):
     """``ADMIN PAUSE [reason]``: pause the game; ``reason`` is None when not given."""
 
     reason: str | None
@@ -72,14 +42,14 @@ class AdminPause(_PaceAdmin):
 
 
 @dataclass(frozen=True)
-class AdminResume(_PaceAdmin):
+class AdminResume(_AdminBase):
     """``ADMIN RESUME``: resume a paused game."""
 
     action: ClassVar[str] = "resume"
 
 
 @dataclass(frozen=True)
-class AdminAbsent(_PaceAdmin):
+class AdminAbsent(_AdminBase):
     """``ADMIN ABSENT <player> UNTIL <YYYY-MM-DD> [reason]``: declare a player absent."""
 
     player: str
@@ -89,7 +59,7 @@ class AdminAbsent(_PaceAdmin):
 
 
 @dataclass(frozen=True)
-class AdminSkip(_PaceAdmin):
+class AdminSkip(_AdminBase):
     """``ADMIN SKIP``: pass the turn of a mover who has not proposed."""
 
     action: ClassVar[str] = "skip"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from speakerbot.mail.inbound.language.blocks import _end_name, _keyword, _Lines
+from speakerbot.mail.inbound.language.command_base import _AdminBase
 from speakerbot.mail.inbound.language.grammar import _LOOKUP, NOT_TYPOS, _near_candidates
 from speakerbot.mail.inbound.language.heads import (
     _JUDGEMENT_ENDS,
@@ -27,7 +28,6 @@ from speakerbot.mail.inbound.language.results import (
     ParseResult,
     Refuse,
     Vote,
-    _AdminBase,
 )
 from speakerbot.mail.inbound.language.spec import (
     _BARE_TRAILING,

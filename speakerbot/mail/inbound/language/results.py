@@ -7,7 +7,6 @@ Only the ``speakerbot parse`` JSON is shaped here.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import ClassVar, Literal, TypeAlias
@@ -15,8 +14,9 @@ from typing import ClassVar, Literal, TypeAlias
 from speakerbot.engine.durations import parse_duration
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.model import Judgement as JudgementValue
+from speakerbot.mail.inbound.language.command_base import _AdminBase, _CommandBase
 from speakerbot.mail.inbound.language.debate_commands import CallVote, Debate, Revise
-from speakerbot.mail.inbound.language.json_values import _json_value, clause_json
+from speakerbot.mail.inbound.language.json_values import clause_json
 from speakerbot.mail.inbound.language.pace_commands import (
     Absent,
     AdminAbsent,
@@ -100,22 +100,6 @@ Who: TypeAlias = Literal["anyone", "player", "judge", "Speaker"]
 
 REDACTED = "********"
 """What stands in place of the Speaker's password wherever it would be shown."""
-
-
-@dataclass(frozen=True)
-class _CommandBase:
-    """Fields and JSON shared by every command: the line it was read from."""
-
-    line: int
-    verb: ClassVar[str]
-
-    def to_json(self) -> dict[str, object]:
-        """Return the command as in ``speakerbot parse`` output."""
-        out: dict[str, object] = {"line": self.line, "verb": self.verb}
-        for item in dataclasses.fields(self):
-            if item.name != "line":
-                out[item.name] = _json_value(getattr(self, item.name))
-        return out
 
 
 @dataclass(frozen=True)
@@ -293,19 +277,6 @@ class History(_CommandBase):
 
     count: int
     verb: ClassVar[str] = "HISTORY"
-
-
-@dataclass(frozen=True)
-class _AdminBase(_CommandBase):
-    """The Speaker's ``ADMIN <action> ...`` commands; JSON has verb ADMIN and the action."""
-
-    verb: ClassVar[str] = "ADMIN"
-    action: ClassVar[str]
-
-    def to_json(self) -> dict[str, object]:
-        """Return the command as in ``speakerbot parse`` output."""
-        out = super().to_json()
-        return {"line": out.pop("line"), "verb": out.pop("verb"), "action": self.action, **out}
 
 
 @dataclass(frozen=True)
