@@ -15,13 +15,14 @@ from speakerbot.engine.judgement import replace_judge
 from speakerbot.engine.model import GameState
 from speakerbot.engine.pace import mover_reminder_due, overdue_due, remind_mover, tell_overdue
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
+from speakerbot.engine.reminders import judge_reminder_at, remind_round, vote_reminder_at
 from speakerbot.engine.scoring import check_winners
 from speakerbot.engine.voting import close_vote
 
 # What time brings, in the order it is done when several fall due at the same moment.
-(_ABSENCE_ENDS, _REMIND_VOTERS, _CLOSE_VOTE, _REMIND_JUDGE, _JUDGE_MISSED, _REMIND_MOVER,
- _TURN_OVERDUE) = range(7)
-_START_VOTE = 7  # a debate running out (debate.py)
+# A reminder round (reminders.py) sends every reminder due, to voters and Judges alike.
+(_ABSENCE_ENDS, _REMIND, _CLOSE_VOTE, _JUDGE_MISSED, _REMIND_MOVER, _TURN_OVERDUE) = range(6)
+_START_VOTE = 6  # a debate running out (debate.py)
 
 
 def tick(
@@ -39,10 +40,10 @@ def tick(
         return state, []  # nothing to do: no copy (every message ticks first)
     work = copy.deepcopy(state)
     play = Play(work, now, rng)
-    actions = (end_at_date, _remind_voters, close_vote, _remind_judge, _judge_missed,
-               remind_mover, tell_overdue, start_vote)
+    actions = (end_at_date, remind_round, close_vote, _judge_missed, remind_mover, tell_overdue,
+               start_vote)
     for _ in range(100_000):
-        due = _earliest_due(work)
+        due = _earliest_due(work, now)
         if due is None or due[0] > now or work.ended:
             break
         _, what, number = due
@@ -60,19 +61,26 @@ def next_deadline(state: GameState) -> datetime | None:
     return due[0] if due is not None else None
 
 
-def _earliest_due(state: GameState) -> tuple[datetime, int, int] | None:
-    """Find the earliest scheduled thing: (when, what, proposal or CFJ number, or place)."""
+_Next = tuple[datetime, int, int]
+
+
+def _earliest_due(state: GameState, now: datetime | None = None) -> _Next | None:
+    """Find the earliest scheduled thing: (when, what, proposal or CFJ number, or place).
+
+    Given ``now``, a reminder whose deadline has passed by then is left out: it is moot.
+    """
     found = [(until, _ABSENCE_ENDS, place) for until, place in absences_due(state)]
     if state.paused_at is None:
         before = state.rules_mechanics.reminder_before
-        found += _votes_due(state, before) + _judges_due(state, before) + _turn_due(state)
+        found += (_votes_due(state, before, now) + _judges_due(state, before, now)
+                  + _turn_due(state))
     return min(found) if found else None
 
 
 _Due = list[tuple[datetime, int, int]]
 
 
-def _votes_due(state: GameState, before: timedelta | None) -> _Due:
+def _votes_due(state: GameState, before: timedelta | None, now: datetime | None) -> _Due:
     found: _Due = []
     for proposal in state.open_proposals():
         if proposal.debate_until is not None:
@@ -80,24 +88,19 @@ def _votes_due(state: GameState, before: timedelta | None) -> _Due:
         if proposal.closes_at is None:
             continue
         found.append((proposal.closes_at, _CLOSE_VOTE, proposal.number))
-        remind_at = proposal.closes_at - before if before is not None else None
-        if remind_at is not None and not proposal.reminded and remind_at > proposal.submitted_at:
-            found.append((remind_at, _REMIND_VOTERS, proposal.number))
+        if (remind_at := vote_reminder_at(proposal, before, now)) is not None:
+            found.append((remind_at, _REMIND, proposal.number))
     return found
 
 
-def _judges_due(state: GameState, before: timedelta | None) -> _Due:
+def _judges_due(state: GameState, before: timedelta | None, now: datetime | None) -> _Due:
     found: _Due = []
     for cfj in state.open_cfjs():
         if cfj.deadline is None:
             continue
         found.append((cfj.deadline, _JUDGE_MISSED, cfj.number))
-        remind_at = cfj.deadline - before if before is not None else None
-        # An absent Judge is reminded only once back (absence.py), if still before the deadline.
-        if remind_at is not None and not cfj.reminded and cfj.judge not in state.absences and (
-            cfj.assigned_at is None or remind_at > cfj.assigned_at
-        ):
-            found.append((remind_at, _REMIND_JUDGE, cfj.number))
+        if (remind_at := judge_reminder_at(state, cfj, before, now)) is not None:
+            found.append((remind_at, _REMIND, cfj.number))
     return found
 
 
@@ -106,22 +109,6 @@ def _turn_due(state: GameState) -> _Due:
     return [(when, what, turn) for when, what in ((mover_reminder_due(state), _REMIND_MOVER),
                                                   (overdue_due(state), _TURN_OVERDUE))
             if when is not None]
-
-
-def _remind_voters(play: Play, number: int) -> None:
-    proposal = play.state.proposals[number]
-    play.emit(e.RemindersSent(play.now, number))
-    assert proposal.closes_at is not None
-    for voter in play.state.voters():
-        # An absent voter is not reminded; their missing ballot counts as any other's.
-        if voter not in proposal.ballots and voter not in play.state.absences:
-            play.emit(e.VoteReminder(play.now, number, voter, proposal.closes_at))
-
-
-def _remind_judge(play: Play, number: int) -> None:
-    cfj = play.state.cfjs[number]
-    assert cfj.judge is not None and cfj.deadline is not None
-    play.emit(e.JudgeReminder(play.now, number, cfj.judge, cfj.deadline))
 
 
 def _judge_missed(play: Play, number: int) -> None:

@@ -321,6 +321,13 @@ def _judge_reminder(state: GameState, e: ev.JudgeReminder) -> None:
     state.cfjs[e.cfj].reminded = True
 
 
+@_on(pe.Reminded)
+def _reminded(state: GameState, e: pe.Reminded) -> None:
+    for owed in e.owed:  # a vote is marked by its RemindersSent, which every voter shares
+        if owed.what == "judgement":
+            state.cfjs[owed.number].reminded = True
+
+
 # --- The pace of play: pauses, absences, a turn's deadline (pace.py, absence.py) -----------
 
 

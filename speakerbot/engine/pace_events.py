@@ -1,4 +1,4 @@
-"""The pace of play's events: the host's pause, players' absences, a turn's deadline.
+"""The pace of play's events: the host's pause, players' absences, a turn's deadline, reminders.
 
 They are re-exported by :mod:`speakerbot.engine.events`, which lists every kind of event.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from speakerbot.engine.events import Event
 
@@ -68,3 +68,29 @@ class TurnOverdue(Event):
     mover: str
     deadline: datetime
     absent: bool = False
+
+
+@dataclass(frozen=True)
+class Owed:
+    """One thing a player owes: a ballot on a proposal, or a judgement on a CFJ, and when."""
+
+    what: Literal["vote", "judgement"]
+    number: int
+    due: datetime
+
+
+@dataclass(frozen=True)
+class Reminded(Event):
+    """One reminder mail to one player: everything they owe that falls due soon, soonest first.
+
+    It replaces a reminder per player per proposal (``VoteReminder``) and per CFJ
+    (``JudgeReminder``), which older records still hold and replay as before.
+    """
+
+    public: ClassVar[bool] = False
+    player: str
+    owed: tuple[Owed, ...]
+
+    def recipients(self) -> tuple[str, ...]:
+        """Return the player reminded."""
+        return (self.player,)

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from speakerbot.engine import GameState, apply, replay, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.mail.outbound.wording import refusal_text
@@ -140,6 +141,17 @@ class Game:
     def of(self, kind: type[EventT], events: Iterable[e.Event] | None = None) -> list[EventT]:
         return [event for event in (self.events if events is None else events)
                 if isinstance(event, kind)]
+
+    def reminded(self, events: Iterable[e.Event] | None = None) -> set[tuple[int, str]]:
+        """Return (proposal or CFJ number, player) for everything the reminders listed.
+
+        Checks that each player got at most one reminder, and each thing was listed once.
+        """
+        reminders = self.of(pe.Reminded, events)
+        assert len({r.player for r in reminders}) == len(reminders), "two reminders to one"
+        found = [(owed.number, r.player) for r in reminders for owed in r.owed]
+        assert len(set(found)) == len(found)
+        return set(found)
 
     def last(self, kind: type[EventT]) -> EventT:
         found = self.of(kind)

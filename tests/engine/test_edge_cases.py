@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import Judgement
 from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game, set_
 
@@ -61,4 +62,4 @@ def test_no_judge_reminder_when_the_judging_period_is_shorter_than_the_lead() ->
     g.step(timedelta(seconds=1))  # nothing due: no reminder at once
     g.dice.load(0)  # the new Judge, drawn when the deadline is missed
     missed = g.later(timedelta(hours=12))
-    assert not g.of(e.JudgeReminder) and g.of(e.JudgeDeadlineMissed, missed)
+    assert not g.of(pe.Reminded) and g.of(e.JudgeDeadlineMissed, missed)

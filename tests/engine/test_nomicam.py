@@ -10,6 +10,7 @@ import pytest
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import Choice, Judgement, ProposalStatus, Role
 from tests.engine.harness import (
     ALICE,
@@ -54,8 +55,10 @@ def test_a_vote_runs_one_week_with_changeable_sealed_ballots_and_211_scoring() -
     g.step(6 * DAY - timedelta(minutes=1))
 
     reminders = g.later(timedelta(minutes=1))  # 24 hours before the end
-    reminded = {(r.proposal, r.voter) for r in g.of(e.VoteReminder, reminders)}
-    assert reminded == {(first, DAVE), (first, ERIN)} | {(informal, v) for v in VOTERS}
+    # One reminder each: Dave and Erin owe both votes, the others the informal one.
+    assert {(r.player, len(r.owed)) for r in g.of(pe.Reminded, reminders)} == {
+        (DAVE, 2), (ERIN, 2), (ALICE, 1), (BOB, 1), (CAROL, 1)}
+    assert g.reminded(reminders) == {(first, DAVE), (first, ERIN)} | {(informal, v) for v in VOTERS}
 
     closing = g.later(DAY)
     first_result, informal_result = g.of(e.VoteClosed, closing)
@@ -168,7 +171,9 @@ def test_a_voter_calling_judgement_gets_the_speaker_then_random_voters_on_missed
     g.refused(c.DeliverJudgement(ALICE, 1, Judgement.TRUE), "only the Judge of CFJ 1")
 
     reminder = g.later(6 * DAY)
-    assert [(r.cfj, r.judge) for r in g.of(e.JudgeReminder, reminder)] == [(1, SPEAKER)]
+    assert cfj.deadline is not None
+    assert [(r.player, r.owed) for r in g.of(pe.Reminded, reminder)] == [
+        (SPEAKER, (pe.Owed("judgement", 1, cfj.deadline),))]
     g.dice.load(1)  # the second of the candidates below
     missed = g.later(DAY)
     assert g.of(e.JudgeDeadlineMissed, missed)[0].judge == SPEAKER

@@ -38,7 +38,7 @@ def test_a_pause_holds_the_vote_and_resuming_moves_its_deadline_on() -> None:
     assert moved == closes + 4 * DAY
     g.refused(c.ResumeGame(SPEAKER), "not paused", "ADMIN PAUSE")
     reminded = g.later(moved - g.now - HOUR)
-    assert {r.voter for r in g.of(e.VoteReminder, reminded)} == {ALICE, CAROL}
+    assert g.reminded(reminded) == {(number, ALICE), (number, CAROL)}
     closed = g.later(HOUR)
     assert g.of(e.VoteClosed, closed)[0].at == moved
 
@@ -73,7 +73,7 @@ def test_an_absent_player_is_not_reminded_nor_drawn_as_judge() -> None:
     assert g.last(pe.AbsenceDeclared).reason == "at sea"
     number = g.propose(ALICE)
     reminded = g.later(7 * DAY - HOUR)
-    assert {r.voter for r in g.of(e.VoteReminder, reminded)} == {ALICE, CAROL, DAVE}
+    assert g.reminded(reminded) == {(number, ALICE), (number, CAROL), (number, DAVE)}
     # The Speaker's CFJ goes to a random Voter other than the caller: Bob is not drawn.
     g.dice.load(0)
     g.ok(c.CallForJudgement(SPEAKER, "Rule 101 holds"))

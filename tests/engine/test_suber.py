@@ -60,7 +60,7 @@ def test_a_suber_game_through_its_mechanics() -> None:
     third = g.propose(CAROL, title="Informal")
     g.votes(third, carol="FOR", alice="FOR")
     g.later(6 * DAY)  # reminders
-    assert [r.voter for r in g.of(e.VoteReminder)] == [BOB]
+    assert g.reminded() == {(third, BOB)}
     g.dice.load(2)
     g.later(DAY)
     assert g.last(e.VoteClosed).non_voters == (BOB,) and not g.last(e.VoteClosed).adopted

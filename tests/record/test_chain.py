@@ -135,7 +135,7 @@ def test_the_public_export_verifies_holds_no_sealed_ballot_and_matches_the_resul
     lines = [json.loads(text) for text in export.read_text().splitlines()]
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
     assert not any(line["type"] in ("BallotCast", "BallotWithdrawn", "ConsentDeclared",
-                                    "VoteReminder") for line in lines)
+                                    "VoteReminder", "Reminded") for line in lines)
     assert speakerbot(config, "record", "verify", str(export)).returncode == 0
     results = next(mail for mail in game.outbox() if "ADOPTED" in mail.subject
                    or "REJECTED" in mail.subject)

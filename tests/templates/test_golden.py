@@ -376,7 +376,23 @@ def pace_game(renderer: RecordingRenderer) -> Script:
     s.mail(SPEAKER, "again", "PASSWORD kettle-42\nADMIN RESUME\n", applied=False)
     s.mail(BOB, "votes", "VOTE 301 FOR\n")
     s.game.dice.load(5)
-    s.wait(timedelta(days=7))  # the moved deadline: Carol never voted
+    s.wait(timedelta(days=6))  # Carol, back, is reminded before the moved deadline
+    s.wait(timedelta(days=1))  # the moved deadline: Carol never voted
+    return s
+
+
+def reminders_game(renderer: RecordingRenderer) -> Script:
+    """One reminder per player: Bob owes two votes and a judgement, Alice one vote."""
+    s = Script("reminders", Game("nomicam", [ALICE, BOB, CAROL], judge=BOB, judge_name="Bob",
+                                 mechanics={"judge_policy": "named"}), CAMFORD, renderer)
+    s.mail(ALICE, "PROPOSE: Tea", "Tea is served at every meeting.\n")
+    s.mail(CAROL, "CFJ: Tea is compulsory", "")
+    s.game.step(timedelta(minutes=5))
+    s.mail(CAROL, "PROPOSE: Biscuits", "Biscuits are served with the tea.\n")
+    s.mail(ALICE, "votes", "VOTE 302 FOR\n")
+    s.mail(CAROL, "votes", "VOTE 301 FOR\nVOTE 302 FOR\n")
+    s.wait(timedelta(days=6))  # one round: Bob owes 301, 302 and CFJ 1; Alice owes 301
+    s.mail(BOB, "Re: [Camford Nomic] Reminder", "VOTE 301 FOR\nVOTE 302 AGAINST\n")
     return s
 
 
@@ -387,6 +403,7 @@ SCENARIOS: dict[str, Callable[[RecordingRenderer], Script]] = {
     "debate": debate_game,
     "turnorder": turn_order_game,
     "pace": pace_game,
+    "reminders": reminders_game,
 }
 
 

@@ -22,12 +22,11 @@ from speakerbot.engine.edits import EDITS, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.engine.receipts import receipt_line
-from speakerbot.mail.outbound import debate, pace
+from speakerbot.mail.outbound import debate, pace, reminders
 from speakerbot.mail.outbound.compose import (
     GameIdentity,
     Outgoing,
     Renderer,
-    format_time,
     points,
 )
 from speakerbot.mail.outbound.describe import describe, names
@@ -106,7 +105,7 @@ def _group(events: Sequence[e.Event]) -> list[_Group]:
         if isinstance(event, _HEADS):
             current = _Group(event)
             groups.append(current)
-        elif isinstance(event, e.VoteReminder | e.JudgeReminder | pe.TurnReminder):
+        elif isinstance(event, e.VoteReminder | e.JudgeReminder | pe.Reminded | pe.TurnReminder):
             groups.append(_Group(event))
         else:
             if current is None or not _belongs(current.head, event):
@@ -251,26 +250,6 @@ class Announcer:
             cfj=batch.state.cfjs[head.cfj], effects=batch.describe_all(),
         )
 
-    def _vote_reminder(self, head: e.VoteReminder, batch: _Batch) -> Outgoing:
-        state = batch.state
-        proposal = state.proposals[head.proposal]
-        body = self.renderer.render("reminder_vote.txt", game=state, proposal=proposal,
-                                    reminder=head, voter=state.name_of(head.voter),
-                                    identity=self.identity)
-        subject = (f"Reminder: vote on proposal {proposal.number} closes "
-                   f"{format_time(head.closes_at)}")
-        return Outgoing("reminder", (head.voter,), subject, body, batch.key)
-
-    def _judge_reminder(self, head: e.JudgeReminder, batch: _Batch) -> Outgoing:
-        state = batch.state
-        cfj = state.cfjs[head.cfj]
-        body = self.renderer.render("reminder_judge.txt", game=state, cfj=cfj,
-                                    reminder=head, judge=state.name_of(head.judge),
-                                    identity=self.identity)
-        subject = (f"Reminder: your judgement on CFJ {cfj.number} is due "
-                   f"{format_time(head.deadline)}")
-        return Outgoing("reminder", (head.judge,), subject, body, batch.key)
-
     def _news(self, batch: _Batch) -> Outgoing | None:
         plain = batch.plain()
         if not plain:
@@ -328,8 +307,9 @@ _COMPOSERS: dict[type[e.Event], Callable[[Announcer, Any, _Batch], Outgoing]] = 
     e.JudgeDeadlineMissed: Announcer._judge_missed,
     e.JudgementDelivered: Announcer._judgement,
     e.JudgementOverruled: Announcer._overruled,
-    e.VoteReminder: Announcer._vote_reminder,
-    e.JudgeReminder: Announcer._judge_reminder,
+    e.VoteReminder: reminders.reminded,  # an older record's (reminders.py)
+    e.JudgeReminder: reminders.reminded,
+    pe.Reminded: reminders.reminded,
     e.ProposalRevised: debate.revised,
     e.VoteStarted: debate.vote_started,
     e.DebateContributed: debate.argument,

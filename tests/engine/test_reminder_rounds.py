@@ -1,0 +1,140 @@
+"""One reminder per player per round, listing everything owed soon; at scale and at random.
+
+The scale test is the issue's: 1,000 players and 200 open proposals under nomicam, closed
+together. The property test plays small random games (proposals at random times, ballots,
+absences, Judges) and checks that every owed vote and judgement is reminded exactly once,
+before its deadline, in one mail per player per round.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from speakerbot.engine import GameState, apply, replay, tick
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.engine import pace_events as pe
+from speakerbot.engine.model import Choice
+from speakerbot.presets import load_preset
+
+T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+SPEAKER = "speaker@example.org"
+DAY = timedelta(days=1)
+
+
+def _big_game(players: int, proposals: int) -> tuple[GameState, list[e.Event], list[str]]:
+    rng = random.Random(5)
+    record: list[e.Event] = []
+    state, events = apply(GameState(), c.StartGame(
+        SPEAKER, load_preset("nomicam"), "Speaker", mechanics={"win_points": "1000000"}),
+        T0, rng)
+    record += events
+    voters = [f"v{i}@example.org" for i in range(players)]
+    for i, voter in enumerate(voters):
+        state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {i}"), T0, rng)
+        record += events
+    for n in range(proposals):
+        # Spread over an hour: a round takes in what falls due within its slack.
+        at = T0 + timedelta(seconds=17 * n)
+        state, events = apply(state, c.Propose(voters[n % players], f"P{n}", "Text."), at, rng)
+        record += events
+    return state, record, voters
+
+
+def test_closing_200_proposals_with_1000_players_reminds_each_player_at_most_once() -> None:
+    state, record, voters = _big_game(1000, 200)
+    rng = random.Random(6)
+    now = T0 + timedelta(hours=1)
+    # Two ballots from two players in three (casting 60,000 through apply would take minutes).
+    for i, voter in enumerate(voters):
+        for number in {301 + i % 200, 301 + (7 * i) % 200} if i % 3 else ():
+            state, events = apply(state, c.CastBallot(voter, number, Choice.FOR), now, rng)
+            record += events
+    owes = {voter: {p.number for p in state.open_proposals() if voter not in p.ballots}
+            for voter in voters}
+    first_due = min(p.closes_at for p in state.open_proposals() if p.closes_at)
+    state, reminding = tick(state, first_due - DAY, rng)  # a day ahead of the first close
+    state, closing = tick(state, first_due + DAY, rng)  # every vote closes
+    record += reminding + closing
+
+    reminders = [ev for ev in reminding + closing if isinstance(ev, pe.Reminded)]
+    per_player = Counter(reminder.player for reminder in reminders)
+    assert max(per_player.values()) == 1
+    assert {r.player: {owed.number for owed in r.owed} for r in reminders} == {
+        voter: owed for voter, owed in owes.items() if owed}
+    assert all([o.due for o in r.owed] == sorted(o.due for o in r.owed) for r in reminders)
+    assert not any(isinstance(ev, e.VoteReminder) for ev in record)
+    assert sum(isinstance(ev, e.VoteClosed) for ev in closing) == 200
+    assert len(reminding) <= 200 + len(voters)  # a RemindersSent per vote, a mail per player
+    assert replay(record) == state
+
+
+# --- at random -------------------------------------------------------------------------------
+
+PLAYERS = [f"p{i}@example.org" for i in range(5)]
+_ACTIONS = st.lists(st.tuples(
+    st.sampled_from(["propose", "vote", "cfj", "away", "wait"]),
+    st.integers(0, 4), st.integers(0, 5), st.integers(1, 40)), min_size=5, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(actions=_ACTIONS, seed=st.integers(0, 1000))
+def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
+        actions: list[tuple[str, int, int, int]], seed: int) -> None:
+    rng = random.Random(seed)
+    now = T0
+    state, record = GameState(), []
+
+    def do(command: c.Command) -> None:
+        nonlocal state
+        state, events = apply(state, command, now, rng)
+        record.extend(events)
+
+    do(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker", mechanics={
+        "win_points": "1000000", "voting_period": "3d", "judge_period": "3d",
+        "reminder_before": "1d", "judge_policy": "random"}))
+    for i, player in enumerate(PLAYERS):
+        do(c.AddPlayer(SPEAKER, player, f"Player {i}"))
+    for action, who, number, hours in actions:
+        player = PLAYERS[who]
+        if action == "propose":
+            do(c.Propose(player, "A proposal", "Text."))
+        elif action == "vote":
+            do(c.CastBallot(player, 301 + number, Choice.FOR))
+        elif action == "cfj":
+            do(c.CallForJudgement(player, "Is it so?"))
+        elif action == "away":
+            do(c.DeclareAbsence(player, now + timedelta(hours=hours), "", longest=30 * DAY))
+        else:
+            now += timedelta(hours=hours)
+            state, events = tick(state, now, rng)
+            record.extend(events)
+    for _ in range(40):  # every deadline passes, a tick every six hours
+        now += timedelta(hours=6)
+        state, events = tick(state, now, rng)
+        record.extend(events)
+
+    reminders = [ev for ev in record if isinstance(ev, pe.Reminded)]
+    rounds = Counter((r.at, r.player) for r in reminders)
+    assert all(count == 1 for count in rounds.values())
+    # Each thing reminded once (a Judge drawn again for a CFJ has a new deadline to meet).
+    listed = Counter((r.player, owed) for r in reminders for owed in r.owed)
+    assert all(count == 1 for count in listed.values())
+    for index, event in enumerate(record):  # a vote's round reminds every voter who owes it
+        if isinstance(event, e.RemindersSent):
+            then = replay(record[:index])
+            proposal = then.proposals[event.proposal]
+            owing = {v for v in then.voters() if v not in proposal.ballots
+                     and v not in then.absences}
+            assert owing == {r.player for r in reminders if r.at == event.at
+                             and ("vote", event.proposal) in {(o.what, o.number) for o in r.owed}}
+    for reminder in reminders:
+        assert all(reminder.at < owed.due <= reminder.at + DAY + timedelta(hours=1)
+                   for owed in reminder.owed)
+        assert reminder.player != SPEAKER or all(o.what == "judgement" for o in reminder.owed)
+    assert replay(record) == state
