@@ -29,7 +29,7 @@ from speakerbot.mail.outbound.compose import (
     Renderer,
     points,
 )
-from speakerbot.mail.outbound.describe import describe, names
+from speakerbot.mail.outbound.describe import describe, names, without_addresses
 
 # Events that begin a message of their own; the events after them, up to the next one,
 # belong to that message.
@@ -218,9 +218,10 @@ class Announcer:
         )
 
     def _override(self, head: e.SpeakerOverride, batch: _Batch) -> Outgoing:
+        summary = without_addresses(head.summary, batch.state.name_of)
         return self._public(
-            batch, f"Speaker's override: {head.summary}", "override.txt",
-            override=head, speaker_name=batch.state.name_of(head.speaker),
+            batch, f"Speaker's override: {summary}", "override.txt",
+            summary=summary, speaker_name=batch.state.name_of(head.speaker),
             effects=batch.describe_all(batch.plain()),
             rules=_changed_rules(batch.rest, batch.state),
         )

@@ -6,6 +6,7 @@ is written as its name (nothing announced should reach that).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,6 +21,27 @@ def describe(event: e.Event, state: GameState) -> str:
     """Say in one line what an event did, in the game's words."""
     sayer = _SAYERS.get(type(event))
     return sayer(event, state) if sayer else type(event).__name__
+
+
+# A player named with their address ("Bob <bob@example.org>"), and an address on its own.
+_NAMED_ADDRESS = re.compile(r"\s*<[^<>\s@]+@[^<>\s]+>")
+_ADDRESS = re.compile(r"[^\s<>@,;:'\"()]+@[^\s<>@,;:'\"()]+")
+
+
+def without_addresses(text: str, name: Callable[[str], str]) -> str:
+    """Write a player's address as their name, for what every player reads.
+
+    An override's summary is the host's words, kept in the record as written ("added player
+    Bob <bob@example.org>", "removed player bob@example.org"): names are public, addresses
+    are shown only where a rule needs them (the receipts). An address with no name is
+    withheld.
+    """
+    def named(match: re.Match[str]) -> str:
+        address = match.group(0).rstrip(".")
+        shown = name(address.lower())
+        return (shown if "@" not in shown else "(an address)") + match.group(0)[len(address):]
+
+    return _ADDRESS.sub(named, _NAMED_ADDRESS.sub("", text))
 
 
 def names(addresses: Sequence[str], state: GameState) -> str:
@@ -53,7 +75,7 @@ def _mechanics_may_have_changed(event: e.MechanicsMayHaveChanged, state: GameSta
 
 # One sayer per kind of event: a flat table, each entry a sentence with the event's fields.
 _SAYERS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
-    e.PlayerJoined: lambda ev, _: f"{ev.name} <{ev.address}> joined the game",
+    e.PlayerJoined: lambda ev, _: f"{ev.name} joined the game",
     e.PlayerLeft: _player_left,
     e.TurnPassed: lambda ev, state: (
         f"Turn {ev.number}: it is {state.name_of(ev.mover)}'s turn to propose"),

@@ -21,6 +21,7 @@ from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
 from speakerbot.mail.outbound.announcements import _clause_views, receipt_lines, text_diff
 from speakerbot.mail.outbound.compose import Renderer, format_time, points
+from speakerbot.mail.outbound.describe import without_addresses
 from speakerbot.mail.outbound.pace import HISTORY_SAYERS as PACE_HISTORY
 from speakerbot.mail.outbound.wording import clause_failure_text
 
@@ -163,7 +164,8 @@ _SAYERS: dict[type[e.Event], _Sayer] = {
     e.JudgementOverruled: lambda ev, _: f"The judgement on CFJ {ev.cfj} was overruled",
     e.JudgeDeadlineMissed: lambda ev, name: (
         f"CFJ {ev.cfj}: {name(ev.judge)} did not judge in time"),
-    e.SpeakerOverride: lambda ev, _: f"The Speaker acted: {_short(ev.summary)}",
+    e.SpeakerOverride: lambda ev, name: (
+        f"The Speaker acted: {_short(without_addresses(ev.summary, name))}"),
     # Debate before the vote.
     e.ProposalRevised: lambda ev, _: f"Proposal {ev.proposal} was revised by its proposer",
     e.VoteStarted: lambda ev, _: (
