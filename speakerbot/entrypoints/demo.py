@@ -170,7 +170,7 @@ def _play(lmtp_port: int, printer: _Printer, show: Callable[[str], None], timeou
     """Play the script: joins, a proposal, votes, a CFJ and its judgement; wait for results."""
     for address, name in PLAYERS:
         _send(lmtp_port, (address, name), "Joining", f"JOIN {name}\n", show)
-        printer.wait_for(f"{name} <{address}> joined", timeout)
+        printer.wait_for(f"{name} joined", timeout)
     _send(lmtp_port, PLAYERS[0], "PROPOSE: A three-day voting period",
           "A week is too long for a demo.\n\n"
           f"AMEND RULE {RULE}:\n{NEW_TEXT}\nSET voting_period = 3d\n\n-- \nAlice\n",

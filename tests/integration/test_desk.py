@@ -48,7 +48,8 @@ def _announcement(game: RunningGame, fragment: str, seen: int) -> tuple[str, str
 def test_admin_from_the_desk_is_announced_within_seconds_as_its_mail_twin(
         make_game: MakeGame) -> None:
     game = _running(make_game)
-    override = "Speaker's override: changed alice@nomic.test's score by +5"
+    # The host wrote Alice's address; every player reads her name.
+    override = "Speaker's override: changed Alice's score by +5"
 
     done = game.cli("admin", "SCORE", ALICE, "+5", "solved", "the", "riddle")
     issued = time.monotonic()

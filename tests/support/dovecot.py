@@ -487,6 +487,8 @@ class DovecotServer:
             fetched: Mapping[int, Mapping[bytes, object]] = client.fetch(uids, [b"BODY.PEEK[]"])
         messages = []
         for uid in uids:
+            if uid not in fetched:
+                continue  # moved away (by the daemon) between the SEARCH and the FETCH
             body = fetched[uid][b"BODY[]"]
             assert isinstance(body, bytes)
             messages.append(body)
