@@ -132,9 +132,13 @@ class DatabaseSettings:
     """The [database] section: an SQLAlchemy URL (a secret: it may hold a password)."""
 
     url: str = DEFAULT_DATABASE_URL
+    # The state is written out whole every this many events (0: never), so that a start
+    # replays only the events after the latest snapshot.
+    snapshot_every: int = 2000
 
     def __repr__(self) -> str:
-        return f"DatabaseSettings(url={self.display_url!r})"
+        return (f"DatabaseSettings(url={self.display_url!r}, "
+                f"snapshot_every={self.snapshot_every})")
 
     @property
     def display_url(self) -> str:

@@ -68,6 +68,7 @@ Unauthenticated = Annotated[str, Meta(extra={"choices": ("confirm", "refuse")})]
 Port = Annotated[int, Meta(ge=1, le=65535)]
 Count = Annotated[int, Meta(ge=1, le=100_000)]
 PerMessage = Annotated[int, Meta(ge=1, le=1000)]
+SnapshotEvery = Annotated[int, Meta(ge=0, le=1_000_000)]
 
 _LIMITS = LimitsSettings()
 
@@ -114,6 +115,7 @@ class DatabaseTable(Struct, forbid_unknown_fields=True, frozen=True):
 
     url: Secret | UnsetType = UNSET
     url_file: str | UnsetType = UNSET
+    snapshot_every: SnapshotEvery = 2000
 
 
 class ImapTable(Struct, forbid_unknown_fields=True, frozen=True):

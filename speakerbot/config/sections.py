@@ -131,7 +131,7 @@ def database(check: Checker, table: DatabaseTable) -> DatabaseSettings:
     """Build [database]: an SQLite or PostgreSQL URL, from the file or the environment."""
     found = check.secret_and_origin("database", "url", table.url, table.url_file)
     if found is None:
-        return DatabaseSettings()
+        return DatabaseSettings(snapshot_every=table.snapshot_every)
     url, origin = found[0].strip(), found[1]
     key = "url" if isinstance(table.url_file, UnsetType) else "url_file"
     try:
@@ -143,7 +143,7 @@ def database(check: Checker, table: DatabaseTable) -> DatabaseSettings:
     if backend not in ("sqlite", "postgresql"):
         raise check.fail("database", key, f"{origin} names the {backend} backend; "
                          "speakerbot works with sqlite and postgresql")
-    return DatabaseSettings(url)
+    return DatabaseSettings(url, table.snapshot_every)
 
 
 def imap(check: Checker, table: ImapTable, game_address: str) -> ImapSettings:

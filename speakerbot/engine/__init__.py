@@ -11,6 +11,7 @@ from speakerbot.engine.game import (
     GameError,
     RandomSource,
     apply,
+    due_by,
     next_deadline,
     tick,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "GameState",
     "RandomSource",
     "apply",
+    "due_by",
     "evolve",
     "next_deadline",
     "replay",

@@ -26,11 +26,16 @@ _START_VOTE = 6  # a debate running out (debate.py)
 
 
 def tick(
-    state: GameState, now: datetime, rng: RandomSource = NO_RANDOMNESS
+    state: GameState, now: datetime, rng: RandomSource = NO_RANDOMNESS, *,
+    budget: int | None = None,
 ) -> tuple[GameState, list[e.Event]]:
     """Let time pass up to ``now``: send reminders, close votes, enforce judge deadlines.
 
-    Idempotent: a second tick at the same time changes nothing.
+    Idempotent: a second tick at the same time changes nothing. ``budget``: do at most this
+    many things (a vote closed, a reminder round, a deadline missed...), so that a caller
+    can commit a backlog in bounded pieces; ticking again at the same ``now`` goes on where
+    this one stopped, with the same events as one tick would have had (``due_by`` tells
+    whether anything is left).
     """
     require_aware(now)
     if not state.started or state.ended:
@@ -42,7 +47,7 @@ def tick(
     play = Play(work, now, rng)
     actions = (end_at_date, remind_round, close_vote, _judge_missed, remind_mover, tell_overdue,
                start_vote)
-    for _ in range(100_000):
+    for _ in range(100_000 if budget is None else budget):
         due = _earliest_due(work, now)
         if due is None or due[0] > now or work.ended:
             break
@@ -51,6 +56,14 @@ def tick(
     if not play.events:
         return state, []
     return work, play.events
+
+
+def due_by(state: GameState, now: datetime) -> bool:
+    """Tell whether ``tick`` at ``now`` has anything to do."""
+    if not state.started or state.ended:
+        return False
+    due = _earliest_due(state, now)
+    return due is not None and due[0] <= now
 
 
 def next_deadline(state: GameState) -> datetime | None:

@@ -22,14 +22,15 @@ from speakerbot.engine import absence, debate, judgement, pace, players, voting
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.clauses import edit_directly
-from speakerbot.engine.deadlines import next_deadline, tick
+from speakerbot.engine.deadlines import due_by, next_deadline, tick
 from speakerbot.engine.durations import format_duration
 from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
 from speakerbot.engine.model import Clause, ClauseKind, GameState, Role, RuleSpec
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
 from speakerbot.engine.refusals import Facts, GameError, Refusal
 
-__all__ = ["NO_RANDOMNESS", "GameError", "RandomSource", "apply", "next_deadline", "tick"]
+__all__ = ["NO_RANDOMNESS", "GameError", "RandomSource", "apply", "due_by", "next_deadline",
+           "tick"]
 
 
 def apply(

@@ -129,6 +129,8 @@ class Daemon:
             self.service.process_pending()
         # A message LMTP timestamped an instant ago may still be on its way into the store.
         self.service.tick(self.clock() - (LMTP_GRACE if self.lmtp is not None else timedelta(0)))
+        if self.service.mail_due():  # mail that came in behind a backlog of deadlines
+            self.service.process_pending()
         if self.digest_due.is_set():
             self.digest_due.clear()
             self.service.send_digest(self.clock())

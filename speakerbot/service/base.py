@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import secrets
@@ -10,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from speakerbot.adapters.store import (
     EventLinks,
@@ -19,10 +20,11 @@ from speakerbot.adapters.store import (
     Store,
 )
 from speakerbot.config import Settings
-from speakerbot.engine import GameState, RandomSource, chain, replay
+from speakerbot.engine import GameState, RandomSource, chain, evolve
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.snapshot import SnapshotError, decode_state, encode_state
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.authentication import Authentication, AuthPolicy, authenticate
 from speakerbot.mail.inbound.reading import (
@@ -42,11 +44,21 @@ from speakerbot.presets import PresetError, load_preset
 from speakerbot.resources import templates_dir
 from speakerbot.service.policy import (
     ANSWER_KINDS,
+    GIVE_WAY_SECONDS,
     REPLAY_WINDOW,
     RETRY_DELAYS,
     Known,
     log,
 )
+from speakerbot.service.snapshots import snapshot_format
+
+
+class _Known(NamedTuple):
+    """The state after event ``seq`` of the record, and that event's chain hash."""
+
+    seq: int
+    state: GameState
+    hash: str | None
 
 
 class ServiceBase:
@@ -70,8 +82,12 @@ class ServiceBase:
         # Codes and Message-IDs of requests for confirmation: unguessable, 128 bits each.
         self.new_secret: Callable[[], str] = lambda: secrets.token_hex(16)
         self.lock = threading.RLock()
-        self._cache: tuple[int, GameState] = (-1, GameState())
-        self._committing: tuple[int, GameState] | None = None
+        # Mail waiting for the lock, so that a backlog of deadlines settled in several
+        # transactions lets it in between them (the lock itself is not fair).
+        self._turns = threading.Condition()
+        self._waiting_for_lock = 0
+        self._cache = _Known(-1, GameState(), None)
+        self._committing: _Known | None = None
         # The record's last number as this transaction sees it: read once per transaction.
         self._unit_seq: int | None = None
         # What intake read of the messages stored in this transaction (by inbound id).
@@ -92,12 +108,88 @@ class ServiceBase:
         it, with whatever it applied so far.
         """
         seq = self._seq(session) if session is not None else self.store.last_event_seq()
-        if self._committing is not None and self._committing[0] == seq:
-            return self._committing[1]
-        if self._cache[0] != seq:
-            events = [event_from_json(row.data) for row in self.store.load_events(session)]
-            self._cache = (seq, replay(events))
-        return self._cache[1]
+        if self._committing is not None and self._committing.seq == seq:
+            return self._committing.state
+        if self._cache.seq != seq:
+            self._cache = self._caught_up(session) or self._rebuilt(seq, session)
+        return self._cache.state
+
+    @contextmanager
+    def _intake_lock(self) -> Iterator[None]:
+        """Hold the lock for mail coming in: a backlog being settled gives way to it."""
+        with self._turns:
+            self._waiting_for_lock += 1
+        try:
+            self.lock.acquire()
+        finally:
+            with self._turns:
+                self._waiting_for_lock -= 1
+                self._turns.notify_all()
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    def _give_way(self) -> None:
+        """Let mail waiting for the lock have it first (called without holding it)."""
+        with self._turns:
+            self._turns.wait_for(lambda: self._waiting_for_lock == 0, timeout=GIVE_WAY_SECONDS)
+
+    def _caught_up(self, session: Any) -> _Known | None:
+        """Move the state known on by the events since (another process wrote them).
+
+        Only if the event it was known at is still the record's, with the same hash: the
+        chain then vouches for everything before it. None otherwise (rebuild it instead).
+        """
+        known = self._cache
+        if known.seq <= 0 or not known.hash:
+            return None
+        rows = self.store.load_events(session, after=known.seq - 1, links=True)
+        if not rows or rows[0].seq != known.seq or rows[0].links is None \
+                or rows[0].links.hash != known.hash:
+            return None
+        state = copy.deepcopy(known.state)
+        for row in rows[1:]:
+            evolve(state, event_from_json(row.data))
+        last = rows[-1]
+        return _Known(last.seq, state, last.links.hash if last.links else None)
+
+    def _rebuilt(self, seq: int, session: Any) -> _Known:
+        """Rebuild the state from the latest snapshot this code wrote and the tail after it.
+
+        A snapshot of other code, of another record or that cannot be read is ignored: the
+        state is then rebuilt from the whole record, and (outside a transaction) a new
+        snapshot is kept for the next start.
+        """
+        state, after, hash_ = GameState(), 0, None
+        found = self.store.latest_snapshot(snapshot_format(), seq, session)
+        if found is not None:
+            try:
+                state, after, hash_ = decode_state(found.data), found.seq, found.hash
+            except SnapshotError as error:
+                log.warning("ignored the snapshot at event %d: %s", found.seq, error)
+        rows = self.store.load_events(session, after=after, links=True)
+        for row in rows:
+            evolve(state, event_from_json(row.data))
+        if rows:
+            after, hash_ = rows[-1].seq, rows[-1].links.hash if rows[-1].links else None
+        every = self.settings.database.snapshot_every
+        if session is None and every and hash_ and len(rows) >= every:
+            self._keep_snapshot(after, hash_, state)
+        return _Known(after, state, hash_)
+
+    def _keep_snapshot(self, seq: int, hash_: str, state: GameState,
+                       session: Any = None) -> None:
+        """Write the state after event ``seq`` out whole (in its own transaction if none)."""
+        data = encode_state(state)
+        if session is not None:
+            self.store.save_snapshot(session, seq, snapshot_format(), hash_, data)
+            return
+        try:
+            with self.store.transaction() as own:
+                self.store.save_snapshot(own, seq, snapshot_format(), hash_, data)
+        except Exception as error:  # a shortcut for the next start: never worth failing for
+            log.warning("could not keep a snapshot of the state at event %d: %s", seq, error)
 
     def public_record(self, session: Any = None) -> list[dict[str, Any]]:
         """Return the public record, every game in this database, as its chained lines.
@@ -217,7 +309,11 @@ class ServiceBase:
             seq = self.store.append_events(session, data, inbound_id=inbound_id, links=[
                 EventLinks(p.seq, p.hash, p.public_seq, p.public_hash) for p in placed])
             self._unit_seq = seq
-            self._committing = (seq, state)  # the cache takes it once the commit succeeded
+            # The cache takes it once the commit succeeded.
+            self._committing = _Known(seq, state, placed[-1].hash)
+            every = self.settings.database.snapshot_every
+            if every and seq // every > (seq - len(events)) // every:
+                self._keep_snapshot(seq, placed[-1].hash, state, session)
         now = self.clock()
         for message in outgoing:
             # The game's own id makes Message-IDs unique across games on one address.

@@ -81,6 +81,7 @@ class DeskMixin(TicksMixin):
             raise Unreadable("; ".join(error.reason for error in parsed.errors))
         if len(parsed.commands) != 1 or not isinstance(parsed.commands[0], lang.AdminCommand):
             raise Unreadable("the words are not one ADMIN command")
+        self.tick()  # a backlog of deadlines first, in bounded transactions
         with self.lock, self._transaction() as session:
             batch = self._settled(session)
             sender = self._host_address(batch.state)

@@ -15,6 +15,7 @@ from speakerbot.engine import GameState, RandomSource, apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.presets import load_preset
+from speakerbot.service.base import _Known
 from speakerbot.service.desk import DeskMixin
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import (
@@ -59,7 +60,7 @@ class GameService(DeskMixin):
         with self.lock:
             self.store.reset()
             self.store.upgrade()
-            self._cache = (-1, GameState())
+            self._cache = _Known(-1, GameState(), None)
 
     def start_game(self) -> list[e.Event]:
         """Start the configured game (the store must be upgraded and empty)."""

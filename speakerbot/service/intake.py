@@ -61,7 +61,7 @@ class IntakeMixin(ProcessingMixin):
         as ``process_pending`` does, each in its own transaction.
         """
         taken = [self._intake(message) for message in messages]
-        with self.lock:
+        with self._intake_lock():
             stored = self._store_items([item for item, _ in taken])
             crashpoint("after-fetch")
             try:

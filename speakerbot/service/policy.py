@@ -103,6 +103,19 @@ WRONG_PASSWORDS = 5
 _NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm, lang.Show,
                    lang.History)
 
+TICK_BUDGET = 20
+"""The most a transaction settles of what time brought (votes closed, reminder rounds...).
+
+A backlog (an outage, a hundred votes closing at once) is settled in transactions of this
+many things, the lock let go between them, so that mail is taken in meanwhile; a message
+that arrives behind a backlog waits until the deadlines before it are settled."""
+
+GIVE_WAY_SECONDS = 5.0
+"""The longest a backlog being settled waits between its transactions for mail to come in."""
+
+DEFERRED = "deferred"
+"""A message left to wait while the deadlines before it are settled (it stays stored)."""
+
 LOOKUPS_PER_MESSAGE = 10
 """A message's first this many lookups (SHOW, HISTORY) are answered, the same one once: a
 reply must not grow with the number of lines the sender wrote."""

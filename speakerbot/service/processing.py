@@ -9,7 +9,7 @@ from typing import Any
 from speakerbot.adapters.store import (
     InboundRow,
 )
-from speakerbot.engine import tick
+from speakerbot.engine import due_by, tick
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.reading import (
     NEVER_ANSWER,
@@ -18,7 +18,9 @@ from speakerbot.mail.inbound.reading import (
 from speakerbot.service.confirmations import ConfirmationsMixin
 from speakerbot.service.policy import (
     _NEEDS_NO_TRUST,
+    DEFERRED,
     REPLY_KINDS,
+    TICK_BUDGET,
     Known,
     Processed,
     _Batch,
@@ -48,6 +50,8 @@ class ProcessingMixin(ConfirmationsMixin):
                 if row.sender in waiting:
                     continue
                 done.append(self.process(row))
+                if done[-1].status == DEFERRED:
+                    break  # the mail after it waits too, in the order received
                 if done[-1].status == "retry" and row.authenticated:
                     waiting.add(row.sender)  # a forger's failing mail holds back no one
         return done
@@ -86,7 +90,8 @@ class ProcessingMixin(ConfirmationsMixin):
                 passed_over.append(row.received_at)
                 continue
             earliest = None if waiting else (min(passed_over, default=None),)
-            self._process_in(session, row, earliest)
+            if self._process_in(session, row, earliest).status == DEFERRED:
+                break  # the mail after it waits too, in the order received
 
     def _process(self, row: InboundRow) -> Processed:
         with self._transaction() as session:
@@ -108,9 +113,14 @@ class ProcessingMixin(ConfirmationsMixin):
         # earlier and still waiting (a retry): its ballots must count.
         waiting = self.store.earliest_pending(session) if earlier is None else earlier[0]
         until = received if waiting is None else min(received, waiting)
-        state, tick_events = tick(start, until, self.rng)
+        state, tick_events = tick(start, until, self.rng, budget=TICK_BUDGET)
         batch = _Batch(session, state, list(tick_events),
                        self._announce(tick_events, state, start, session))
+        if due_by(state, until):
+            # A backlog of deadlines before it: this transaction settles a bounded piece,
+            # and the message is read once the rest is settled (it stays stored, in order).
+            self._finish(batch, row, DEFERRED)
+            return Processed(row.id, DEFERRED, False)
         if mail.skipped in NEVER_ANSWER or not mail.sender:
             self._finish(batch, row, "skipped", mail.skipped or "no sender")
             return Processed(row.id, "skipped", False)
@@ -133,7 +143,7 @@ class ProcessingMixin(ConfirmationsMixin):
                      inbound_id=row.id)
         for key in batch.digests:
             self._queue_digest(batch.session, batch.state, key)
-        if status != "held":
+        if status not in ("held", DEFERRED):
             self.store.mark_inbound(batch.session, row.id, status, note)
 
     def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail,

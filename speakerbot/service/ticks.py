@@ -8,9 +8,10 @@ from datetime import datetime
 from speakerbot.adapters.store import (
     InboundRow,
 )
+from speakerbot.engine import due_by, next_deadline, tick
 from speakerbot.engine import events as e
-from speakerbot.engine import next_deadline, tick
 from speakerbot.service.intake import IntakeMixin
+from speakerbot.service.policy import TICK_BUDGET
 
 
 class TicksMixin(IntakeMixin):
@@ -26,14 +27,20 @@ class TicksMixin(IntakeMixin):
         # Looked at first without the lock or a write transaction: the daemon ticks after
         # every batch of mail, and most ticks find nothing due even at ``now``.
         if self._due_by(now or self.clock()):
-            with self.lock:
-                events = self._tick(now)
+            more = True
+            while more:  # in bounded transactions; mail waiting for the lock goes between
+                with self.lock:
+                    done, more = self._tick(now)
+                events += done
+                if more:
+                    self._give_way()
         # A notice held back by the hourly limit goes out once the hour has passed.
         self._tell_host_set_aside()
         self.ask_waiting()
         return events
 
-    def _tick(self, now: datetime | None) -> list[e.Event]:
+    def _tick(self, now: datetime | None) -> tuple[list[e.Event], bool]:
+        """Settle up to TICK_BUDGET things due in one transaction; and whether more are due."""
         # Under the lock: no message is stored and waiting to be processed but those the
         # store knows of (being retried, or come by LMTP), and time stops at the first.
         until = now or self.clock()
@@ -41,17 +48,17 @@ class TicksMixin(IntakeMixin):
         if waiting is not None:
             until = min(until, waiting)
         events: list[e.Event] = []
-        if self._due_by(until):
-            with self._transaction() as session:
-                state = self.state(session)
-                new, events = tick(state, until, self.rng)
-                if events:
-                    self._commit(session, events, new,
-                                 self._announce(events, new, state, session))
-                # A confirmation received in time but not yet read must still find its
-                # request.
-                self.store.expire_confirmations(session, until)
-        return events
+        if not self._due_by(until):
+            return events, False
+        with self._transaction() as session:
+            state = self.state(session)
+            new, events = tick(state, until, self.rng, budget=TICK_BUDGET)
+            if events:
+                self._commit(session, events, new,
+                             self._announce(events, new, state, session))
+            # A confirmation received in time but not yet read must still find its request.
+            self.store.expire_confirmations(session, until)
+        return events, bool(events) and due_by(new, until)
 
     def _due_by(self, until: datetime) -> bool:
         """Whether a deadline of the game, or a request's expiry, falls by ``until``."""

@@ -7,12 +7,13 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from speakerbot.engine import GameState, apply, replay, tick
+from speakerbot.engine import GameState, apply, evolve, replay, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.model import Choice, Clause, ClauseKind
+from speakerbot.engine.snapshot import decode_state, encode_state
 from speakerbot.mail.outbound.wording import refusal_text
 from speakerbot.presets import load_preset
 
@@ -163,6 +164,19 @@ class Game:
         stored = [event_from_json(event_to_json(event)) for event in self.events]
         assert stored == self.events, "events do not survive storage as JSON"
         assert replay(stored) == self.state
+        self.check_snapshots()
+
+    def check_snapshots(self) -> None:
+        """A snapshot after any event, plus the events after it, gives the state replay does."""
+        state = GameState()
+        for taken, event in enumerate([*self.events, None]):
+            resumed = decode_state(encode_state(state))
+            assert resumed == state, f"the snapshot after event {taken} reads back otherwise"
+            for later in self.events[taken:]:
+                evolve(resumed, later)
+            assert resumed == self.state, f"a snapshot after event {taken} and the tail differ"
+            if event is not None:
+                evolve(state, event)
 
 
 def enact(text: str, immutable: bool = False) -> Clause:

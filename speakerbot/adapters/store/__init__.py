@@ -38,6 +38,7 @@ from speakerbot.adapters.store.rows import (
     OutgoingMail,
     StoredEvent,
     StoredInbound,
+    StoredSnapshot,
 )
 from speakerbot.adapters.store.schema import (
     PENDING_INBOUND,
@@ -74,6 +75,7 @@ __all__ = [
     "Store",
     "StoredEvent",
     "StoredInbound",
+    "StoredSnapshot",
     "UtcDateTime",
     "make_engine",
     "message_id_of",

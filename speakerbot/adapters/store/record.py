@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
+    delete,
     select,
     update,
 )
@@ -25,11 +26,13 @@ from speakerbot.adapters.store.database import StoreBase
 from speakerbot.adapters.store.rows import (
     EventLinks,
     StoredEvent,
+    StoredSnapshot,
     _aware,
 )
 from speakerbot.adapters.store.schema import (
     Event,
     Meta,
+    Snapshot,
 )
 
 _MESSAGE_ID_SECRET = "message_id_secret"
@@ -107,6 +110,32 @@ class RecordStore(StoreBase):
                    "created_at": created_at}
             seq = connection.execute(append, row).scalar_one()
         return seq
+
+    def save_snapshot(self, session: Session, seq: int, format_: str, hash_: str,
+                      data: bytes, *, keep: int = 2) -> None:
+        """Keep the state after event ``seq``; only the last ``keep`` snapshots are kept."""
+        session.execute(delete(Snapshot).where(Snapshot.seq >= seq))
+        session.add(Snapshot(seq=seq, format=format_, hash=hash_, data=data))
+        session.flush()
+        older = session.scalars(select(Snapshot.seq).order_by(Snapshot.seq.desc())
+                                .offset(keep)).all()
+        if older:
+            session.execute(delete(Snapshot).where(Snapshot.seq.in_(older)))
+
+    def latest_snapshot(self, format_: str, upto: int,
+                        session: Session | None = None) -> StoredSnapshot | None:
+        """Return the latest snapshot of ``format_`` at or before event ``upto``, if any.
+
+        Only one whose event's chain hash is the one kept with it: a snapshot of another
+        record (the database was reset, or an event changed since) is not returned.
+        """
+        with self._reading(session) as reading:
+            row = reading.execute(
+                select(Snapshot.seq, Snapshot.hash, Snapshot.data)
+                .join(Event, (Event.seq == Snapshot.seq) & (Event.hash == Snapshot.hash))
+                .where(Snapshot.format == format_, Snapshot.seq <= upto)
+                .order_by(Snapshot.seq.desc()).limit(1)).first()
+            return None if row is None else StoredSnapshot(row.seq, row.hash, bytes(row.data))
 
     def last_event_seq(self, session: Session | None = None) -> int:
         """Return the seq of the last event, 0 if there is none."""

@@ -104,6 +104,15 @@ class StoredEvent:
 
 
 @dataclass(frozen=True)
+class StoredSnapshot:
+    """The state after event ``seq``, written out whole, with that event's chain hash."""
+
+    seq: int
+    hash: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class EventLinks:
     """An event's place in the record's hash chains, as stored (see the engine's chain).
 

@@ -181,6 +181,19 @@ class Event(Base):
     public_hash: Mapped[str | None] = mapped_column(String(64))
 
 
+class Snapshot(Base):
+    """The game's state after event ``seq``, written out whole (engine/snapshot.py)."""
+
+    __tablename__ = "snapshots"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    # The fingerprint of the code that wrote it: a snapshot of another format is not read.
+    format: Mapped[str] = mapped_column(String(64))
+    # The chain hash of event ``seq``: the snapshot belongs to this record, not a reset one.
+    hash: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Outbox(Base):
     """A message to send, with its delivery attempts."""
 
