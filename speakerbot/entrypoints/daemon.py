@@ -279,5 +279,6 @@ class Daemon:
                     mailbox.close()
             self.service.process_pending()
             self.service.tick(self.clock())
+            self.service.process_pending()  # mail that came in behind a backlog of deadlines
             self.send_outbox(everything=True)
             self.site.refresh()

@@ -148,7 +148,7 @@ def test_a_forged_from_acts_for_nobody_and_the_real_owner_confirms(make_game: Ma
 
 
 def test_a_utf7_trap_and_a_huge_message_stall_nothing(make_game: MakeGame) -> None:
-    game = start(make_game, voting_period="20s")
+    game = start(make_game, voting_period="12s")
     game.send(ALICE, "PROPOSE: Tea", "Tea at four.\n")
     game.wait_subject("Proposal 301:")
     game.append(b"From: <carol@nomic.test>\r\nTo: game@nomic.test\r\nSubject: trap\r\n"

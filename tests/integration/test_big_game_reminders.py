@@ -31,7 +31,7 @@ TITLES = ("Tea", "Cake", "Scones", "Jam")
 
 def test_a_player_who_owes_four_votes_gets_one_reminder_naming_all_four(
         make_game: MakeGame, smtp_sink: SmtpSink) -> None:
-    game = make_game("nomicam", {"voting_period": "16s", "reminder_before": "9s",
+    game = make_game("nomicam", {"voting_period": "10s", "reminder_before": "6s",
                                  "win_points": "1000"})
     game.cli("init")
     _add_players(game)

@@ -76,3 +76,36 @@ def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
         assert {row.status for row in store.list_inbound(limit=2000)} == {"processed"}
     # The distribution, and one reply per message (the daily reply limit aside).
     assert len(smtp_sink.messages) >= 1 + len(players) * 20
+
+
+def test_run_once_settles_a_backlog_and_then_reads_the_mail_behind_it(
+        tmp_path: Path, smtp_sink: SmtpSink) -> None:
+    config = tmp_path / "once.toml"
+    config.write_text(CONFIG.format(mx=MX, db=tmp_path / "game.db", port=smtp_sink.port))
+    settings = load_settings(config, {})
+    players = [f"p{n}@once.test" for n in range(4)]
+    then = datetime.now(UTC) - timedelta(days=10)  # every vote closed days ago
+    late = datetime.now(UTC) - timedelta(minutes=1)
+    with Store(settings.database.url) as store:
+        store.upgrade()
+        service = GameService(store, settings, rng=random.Random(1), clock=lambda: then)
+        service.start_game()
+        for n, address in enumerate(players):
+            service.speaker_command(c.AddPlayer(settings.game.speaker, address, f"P{n}"))
+        for n in range(45):  # more than two transactions' worth of closes
+            service.speaker_command(c.Propose(players[n % 4], f"Idea {n}", "Text."))
+        service.receive(raw_mail(players[0], "votes", "VOTE 301 FOR\nSTATUS\n", date=late,
+                                 to="game@once.test"), late, source="test")
+    result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
+                             str(config)], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ}, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with Store(settings.database.url) as store:
+        assert not store.pending_inbound()
+        assert {row.status for row in store.list_inbound(limit=10)} == {"processed"}
+        assert store.outbox_summary().pending == 0
+    subjects = [str(m.parsed()["Subject"]) for m in smtp_sink.messages]
+    assert sum(" ADOPTED" in s or " REJECTED" in s for s in subjects) == 45
+    [reply] = [m for m in smtp_sink.messages if m.rcpt_tos == (players[0],)
+               and "Re: votes" in str(m.parsed()["Subject"])]
+    assert b"is over for it; it does not count" in reply.data
