@@ -59,18 +59,21 @@ def remind_round(play: Play, _number: int = 0) -> None:
     if before is None:
         return
     until = play.now + min(before / 10, _MOST_SLACK)
-    proposals = [p for p in state.open_proposals()
+    proposals = [(p, at) for p in state.open_proposals()
                  if (at := vote_reminder_at(p, before, play.now)) is not None and at <= until]
     cfjs = [c for c in state.open_cfjs()
             if (at := judge_reminder_at(state, c, before, play.now)) is not None and at <= until]
     owed: dict[str, list[Owed]] = {}
-    # An absent voter is not reminded; their missing ballot counts as any other's.
-    present = [voter for voter in state.voters() if voter not in state.absences]
-    for proposal in proposals:
+    voters = state.voters()
+    for proposal, at in proposals:
         play.emit(e.RemindersSent(play.now, proposal.number))
         assert proposal.closes_at is not None
-        for voter in present:
-            if voter not in proposal.ballots:
+        for voter in voters:
+            # A voter away when the reminder falls due is not reminded (their missing ballot
+            # counts as any other's); one back by then is, though a tick after an outage may
+            # settle the reminder before the end of the absence.
+            absence = state.absences.get(voter)
+            if voter not in proposal.ballots and (absence is None or absence.until <= at):
                 owed.setdefault(voter, []).append(Owed("vote", proposal.number, proposal.closes_at))
     for cfj in cfjs:
         assert cfj.judge is not None and cfj.deadline is not None

@@ -277,8 +277,12 @@ class Daemon:
                         mailbox.move_to_processed(sorted(done - too_large))
                 finally:
                     mailbox.close()
+            # Mail that came in behind a backlog of deadlines waits for them to be settled;
+            # then what fell due after it is settled in turn.
             self.service.process_pending()
             self.service.tick(self.clock())
-            self.service.process_pending()  # mail that came in behind a backlog of deadlines
+            while self.service.mail_due():
+                self.service.process_pending()
+                self.service.tick(self.clock())
             self.send_outbox(everything=True)
             self.site.refresh()

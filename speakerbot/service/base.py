@@ -110,9 +110,11 @@ class ServiceBase:
         seq = self._seq(session) if session is not None else self.store.last_event_seq()
         if self._committing is not None and self._committing.seq == seq:
             return self._committing.state
-        if self._cache.seq != seq:
-            self._cache = self._caught_up(session) or self._rebuilt(seq, session)
-        return self._cache.state
+        known = self._cache  # read once: another thread may replace it meanwhile
+        if known.seq != seq:
+            known = self._caught_up(known, session) or self._rebuilt(seq, session)
+            self._cache = known
+        return known.state
 
     @contextmanager
     def _intake_lock(self) -> Iterator[None]:
@@ -135,13 +137,12 @@ class ServiceBase:
         with self._turns:
             self._turns.wait_for(lambda: self._waiting_for_lock == 0, timeout=GIVE_WAY_SECONDS)
 
-    def _caught_up(self, session: Any) -> _Known | None:
+    def _caught_up(self, known: _Known, session: Any) -> _Known | None:
         """Move the state known on by the events since (another process wrote them).
 
         Only if the event it was known at is still the record's, with the same hash: the
         chain then vouches for everything before it. None otherwise (rebuild it instead).
         """
-        known = self._cache
         if known.seq <= 0 or not known.hash:
             return None
         rows = self.store.load_events(session, after=known.seq - 1, links=True)
@@ -181,14 +182,17 @@ class ServiceBase:
     def _keep_snapshot(self, seq: int, hash_: str, state: GameState,
                        session: Any = None) -> None:
         """Write the state after event ``seq`` out whole (in its own transaction if none)."""
-        data = encode_state(state)
-        if session is not None:
-            self.store.save_snapshot(session, seq, snapshot_format(), hash_, data)
-            return
+        # A shortcut for the next start: never worth failing the game's own transaction for.
+        # In it, the snapshot is written in a savepoint, so a failure undoes only that.
         try:
+            data = encode_state(state)
+            if session is not None:
+                with session.begin_nested():
+                    self.store.save_snapshot(session, seq, snapshot_format(), hash_, data)
+                return
             with self.store.transaction() as own:
                 self.store.save_snapshot(own, seq, snapshot_format(), hash_, data)
-        except Exception as error:  # a shortcut for the next start: never worth failing for
+        except Exception as error:
             log.warning("could not keep a snapshot of the state at event %d: %s", seq, error)
 
     def public_record(self, session: Any = None) -> list[dict[str, Any]]:

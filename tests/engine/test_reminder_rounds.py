@@ -74,6 +74,29 @@ def test_closing_200_proposals_with_1000_players_reminds_each_player_at_most_onc
     assert replay(record) == state
 
 
+def test_after_an_outage_a_voter_back_before_a_reminder_fell_due_is_reminded() -> None:
+    """Away until day 1.7: not reminded of a vote whose reminder fell due before (1.5), but of
+    one whose reminder fell due after (1.8), though the tick after an outage (day 2) settles
+    both reminders in one round, before the absence's end.
+    """
+    rng = random.Random(1)
+    state, _ = apply(GameState(), c.StartGame(
+        SPEAKER, load_preset("nomicam"), "Speaker",
+        mechanics={"voting_period": "2d", "reminder_before": "1d"}), T0, rng)
+    for n, player in enumerate(PLAYERS[:3]):
+        state, _ = apply(state, c.AddPlayer(SPEAKER, player, f"P{n}"), T0, rng)
+    away = PLAYERS[2]
+    state, _ = apply(state, c.DeclareAbsence(away, T0 + DAY * 1.7, ""), T0, rng)
+    state, _ = apply(state, c.Propose(PLAYERS[0], "First", "Text."), T0 + DAY / 2, rng)
+    state, _ = apply(state, c.Propose(PLAYERS[0], "Second", "Text."), T0 + DAY * 0.8, rng)
+    state, events = tick(state, T0 + DAY * 2, rng)
+    reminded = {(r.player, owed.number) for r in events if isinstance(r, pe.Reminded)
+                for owed in r.owed}
+    assert (away, 302) in reminded and (away, 301) not in reminded
+    assert {(PLAYERS[1], 301), (PLAYERS[1], 302)} <= reminded
+    assert any(isinstance(ev, pe.AbsenceEnded) for ev in events)
+
+
 # --- at random -------------------------------------------------------------------------------
 
 PLAYERS = [f"p{i}@example.org" for i in range(5)]
@@ -129,8 +152,10 @@ def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
         if isinstance(event, e.RemindersSent):
             then = replay(record[:index])
             proposal = then.proposals[event.proposal]
+            assert proposal.closes_at is not None
+            due = proposal.closes_at - DAY  # when its reminder fell due: who was away then
             owing = {v for v in then.voters() if v not in proposal.ballots
-                     and v not in then.absences}
+                     and (v not in then.absences or then.absences[v].until <= due)}
             assert owing == {r.player for r in reminders if r.at == event.at
                              and ("vote", event.proposal) in {(o.what, o.number) for o in r.owed}}
     for reminder in reminders:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from speakerbot.adapters.store import Store, StoredEvent
 from speakerbot.config import Settings, parse_settings
@@ -171,3 +172,22 @@ def test_a_record_reset_and_played_again_is_rebuilt_not_caught_up_with(
         assert reads.after[0] == known_seq - 1 and reads.after[-1] != known_seq - 1
         assert state == _whole(daemon.store)
         assert not any(address.startswith("p") for address in state.players)
+
+
+def test_a_snapshot_that_fails_to_be_written_fails_nothing_else(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    with GameService.open(settings, rng=random.Random(1)) as service:
+        before = service.store.last_event_seq()
+
+        def failing(session: Any, *_: Any, **__: Any) -> None:
+            session.execute(text("SELECT * FROM no_such_table"))  # a real database error
+
+        monkeypatch.setattr(service.store, "save_snapshot", failing)
+        with caplog.at_level(logging.WARNING):
+            for n in range(4):  # crosses the next multiple of EVERY
+                service.speaker_command(c.AddPlayer(SPEAKER, f"r{n}@snap.test", f"R {n}"))
+        assert "could not keep a snapshot" in caplog.text
+        assert service.store.last_event_seq() >= before + 8
+        assert _whole(service.store) == service.state()
+        assert {f"r{n}@snap.test" for n in range(4)} <= set(service.state().players)
