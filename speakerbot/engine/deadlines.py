@@ -38,10 +38,7 @@ def tick(
     whether anything is left).
     """
     require_aware(now)
-    if not state.started or state.ended:
-        return state, []
-    due = _earliest_due(state)
-    if due is None or due[0] > now:
+    if not due_by(state, now):
         return state, []  # nothing to do: no copy (every message ticks first)
     work = copy.deepcopy(state)
     play = Play(work, now, rng)
@@ -90,7 +87,7 @@ def _earliest_due(state: GameState, now: datetime | None = None) -> _Next | None
     return min(found) if found else None
 
 
-_Due = list[tuple[datetime, int, int]]
+_Due = list[_Next]
 
 
 def _votes_due(state: GameState, before: timedelta | None, now: datetime | None) -> _Due:
