@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from speakerbot.adapters.store import Store
-from speakerbot.config import load_settings
+from speakerbot.config import Settings, load_settings
 from speakerbot.engine import commands as c
 from speakerbot.service import GameService
 from tests.support.mailgame import MX, raw_mail
@@ -45,11 +45,24 @@ security = "none"
 """
 
 
-def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
-        tmp_path: Path, smtp_sink: SmtpSink) -> None:
+def _configured(tmp_path: Path, smtp_sink: SmtpSink) -> tuple[Path, Settings]:
+    """Write the game's configuration in ``tmp_path``; return it and its settings."""
     config = tmp_path / "once.toml"
     config.write_text(CONFIG.format(mx=MX, db=tmp_path / "game.db", port=smtp_sink.port))
-    settings = load_settings(config, {})
+    return config, load_settings(config, {})
+
+
+def _run_once(config: Path) -> None:
+    """Run ``speakerbot run --once`` as a process of its own; it must succeed."""
+    result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
+                             str(config)], capture_output=True, text=True, cwd=config.parent,
+                            env={**os.environ}, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
+        tmp_path: Path, smtp_sink: SmtpSink) -> None:
+    config, settings = _configured(tmp_path, smtp_sink)
     players = [f"p{n}@once.test" for n in range(40)]
     now = datetime.now(UTC) - timedelta(minutes=5)
     with Store(settings.database.url) as store:
@@ -65,10 +78,7 @@ def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
             body = "VOTE 301 FOR\n" + ("STATUS\n" if n % 5 == 0 else "")
             service.receive(raw_mail(voter, f"vote {n}", body, date=now, to="game@once.test"),
                             now, source="test")
-    result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
-                             str(config)], capture_output=True, text=True, cwd=tmp_path,
-                            env={**os.environ}, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
+    _run_once(config)
     with Store(settings.database.url) as store:
         summary = store.outbox_summary()
         assert summary.pending == 0 and summary.failed == 0
@@ -80,9 +90,7 @@ def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
 
 def test_run_once_settles_a_backlog_and_then_reads_the_mail_behind_it(
         tmp_path: Path, smtp_sink: SmtpSink) -> None:
-    config = tmp_path / "once.toml"
-    config.write_text(CONFIG.format(mx=MX, db=tmp_path / "game.db", port=smtp_sink.port))
-    settings = load_settings(config, {})
+    config, settings = _configured(tmp_path, smtp_sink)
     players = [f"p{n}@once.test" for n in range(4)]
     then = datetime.now(UTC) - timedelta(days=10)  # every vote closed days ago
     late = datetime.now(UTC) - timedelta(minutes=1)
@@ -96,10 +104,7 @@ def test_run_once_settles_a_backlog_and_then_reads_the_mail_behind_it(
             service.speaker_command(c.Propose(players[n % 4], f"Idea {n}", "Text."))
         service.receive(raw_mail(players[0], "votes", "VOTE 301 FOR\nSTATUS\n", date=late,
                                  to="game@once.test"), late, source="test")
-    result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
-                             str(config)], capture_output=True, text=True, cwd=tmp_path,
-                            env={**os.environ}, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
+    _run_once(config)
     with Store(settings.database.url) as store:
         assert not store.pending_inbound()
         assert {row.status for row in store.list_inbound(limit=10)} == {"processed"}
