@@ -111,17 +111,17 @@ class Checker:
                             f"{format_duration(timedelta(seconds=high))}, not {value!r}")
         return seconds
 
-    def size(self, value: int | str) -> int:
-        """Return [limits] max_message_size in bytes: a number, or "256KiB" and the like."""
+    def size(self, value: int | str, key: str = "max_message_size") -> int:
+        """Return a [limits] size in bytes: a number, or "256KiB" and the like."""
         wanted = f"expected {SIZE_WANTED}, not {shown(value)}"
         if isinstance(value, int):
             size = value
         elif match := _SIZE.fullmatch(value.strip()):
             size = int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()]
         else:
-            raise self.fail("limits", "max_message_size", wanted)
+            raise self.fail("limits", key, wanted)
         if not 1024 <= size <= 1024**3:
-            raise self.fail("limits", "max_message_size", wanted)
+            raise self.fail("limits", key, wanted)
         return size
 
     def authserv_ids(self, value: str | list[str]) -> tuple[str, ...]:

@@ -110,6 +110,7 @@ class LimitsSettings:
     proposals_per_message: int = 5
     proposals_per_day: int = 20
     max_absence: float = 14 * 86400  # seconds: the longest absence a player may declare
+    max_rule_bytes: int = 65536  # the longest a rule's text may become (UTF-8 bytes)
 
 
 @dataclass(frozen=True)

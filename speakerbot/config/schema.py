@@ -99,6 +99,7 @@ class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):
     proposals_per_message: PerMessage = _LIMITS.proposals_per_message
     proposals_per_day: Count = _LIMITS.proposals_per_day
     max_absence: Duration = "14d"
+    max_rule_bytes: Size = _LIMITS.max_rule_bytes
 
 
 class AuthTable(Struct, forbid_unknown_fields=True, frozen=True):

@@ -110,6 +110,7 @@ def limits(check: Checker, table: LimitsTable) -> LimitsSettings:
         proposals_per_day=table.proposals_per_day,
         max_absence=check.duration("limits", "max_absence", table.max_absence, 86400,
                                    365 * 86400),
+        max_rule_bytes=check.size(table.max_rule_bytes, "max_rule_bytes"),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from speakerbot.engine import events as e
-from speakerbot.engine.edits import EDITS, check_edit, edited_text
+from speakerbot.engine.edits import EDITS, check_edit, check_rule_size, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, parse_setting
 from speakerbot.engine.model import Clause, ClauseKind, Rule
 from speakerbot.engine.play import Play
@@ -34,7 +34,7 @@ def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None
     for clause in clauses:
         if clause.kind in EDITS and clause.rule in edited:
             assert clause.rule is not None
-            check_edit(clause.rule, edited[clause.rule], clause)
+            check_edit(clause.rule, edited[clause.rule], clause, play.max_rule_bytes)
             edited[clause.rule] = edited_text(edited[clause.rule], clause)
             continue
         if clause.kind not in (ClauseKind.SET, ClauseKind.ENACT) and clause.rule in touched:
@@ -73,6 +73,7 @@ def check_clause(play: Play, clause: Clause, proposal: int | None, *, by_speaker
 def _check_enactment(play: Play, clause: Clause, proposal: int | None) -> None:
     if not clause.text.strip():
         raise GameError(Refusal.ENACT_WITHOUT_TEXT)
+    check_rule_size(None, len(clause.text.strip().encode()), play.max_rule_bytes)
     if clause.immutable and not play.mechanics.immutability:
         raise GameError(Refusal.NO_IMMUTABLE_RULES)
     number = proposal if proposal is not None else clause.rule
@@ -85,12 +86,13 @@ def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, 
     number = rule.number
     _check_mutable(clause, rule, by_speaker=by_speaker)
     if clause.kind in EDITS:
-        check_edit(number, rule.text, clause)
+        check_edit(number, rule.text, clause, play.max_rule_bytes)
     if clause.kind is ClauseKind.AMEND:
         if not clause.text.strip():
             raise GameError(Refusal.AMEND_WITHOUT_TEXT, Facts(number=number))
         if clause.text.strip() == rule.text.strip():
             raise GameError(Refusal.AMEND_NO_CHANGE, Facts(number=number))
+        check_rule_size(number, len(clause.text.strip().encode()), play.max_rule_bytes)
     if clause.kind is ClauseKind.TRANSMUTE and not play.mechanics.immutability:
         raise GameError(Refusal.NO_TRANSMUTATION)
     if clause.kind is ClauseKind.TRANSMUTE and clause.text == _state_of(rule):
@@ -226,7 +228,7 @@ def _carry_out_edits(play: Play, proposal: int, edits: Sequence[Clause],
     made = 0
     for clause in edits:
         try:
-            check_edit(rule, text, clause)
+            check_edit(rule, text, clause, play.max_rule_bytes)
         except GameError as error:
             play.emit(e.ClauseFailed(play.now, proposal, clause, error.refusal, error.facts))
             continue

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from speakerbot.engine import events as e
 from speakerbot.engine.absence import absences_due, end_at_date
 from speakerbot.engine.debate import start_vote
+from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.judgement import replace_judge
 from speakerbot.engine.model import GameState
 from speakerbot.engine.pace import mover_reminder_due, overdue_due, remind_mover, tell_overdue
@@ -27,7 +28,7 @@ _START_VOTE = 6  # a debate running out (debate.py)
 
 def tick(
     state: GameState, now: datetime, rng: RandomSource = NO_RANDOMNESS, *,
-    budget: int | None = None,
+    budget: int | None = None, max_rule_bytes: int = MAX_RULE_BYTES,
 ) -> tuple[GameState, list[e.Event]]:
     """Let time pass up to ``now``: send reminders, close votes, enforce judge deadlines.
 
@@ -35,13 +36,14 @@ def tick(
     many things (a vote closed, a reminder round, a deadline missed...), so that a caller
     can commit a backlog in bounded pieces; ticking again at the same ``now`` goes on where
     this one stopped, with the same events as one tick would have had (``due_by`` tells
-    whether anything is left).
+    whether anything is left). ``max_rule_bytes``: as for ``apply``; an adopted proposal's
+    edit that would make a rule longer fails.
     """
     require_aware(now)
     if not due_by(state, now):
         return state, []  # nothing to do: no copy (every message ticks first)
     work = copy.deepcopy(state)
-    play = Play(work, now, rng)
+    play = Play(work, now, rng, max_rule_bytes=max_rule_bytes)
     actions = (end_at_date, remind_round, close_vote, _judge_missed, remind_mover, tell_overdue,
                start_vote)
     for _ in range(100_000 if budget is None else budget):

@@ -8,14 +8,21 @@ so that what players are shown is what the rule will read.
 Quoted text is looked for exactly as written; when it is not there, it is looked for again
 with any run of whitespace standing for any other (a mail client rewraps what it quotes, and
 a rule's line breaks are not something players can see in a quotation).
+
+Anyone who may propose can write an edit, so an edit costs time and memory in proportion to
+the text it reads and the text it writes, never more: looking text up is linear (no pattern
+that backtracks), and the size of a rule once edited is counted before it is made, so that
+"replace every e with eeeeeeeeee", written six times, is refused at the first step that
+would make the rule longer than ``max_bytes`` instead of building gigabytes.
 """
 
 from __future__ import annotations
 
-import re
-
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.refusals import Facts, GameError, Refusal
+
+MAX_RULE_BYTES = 65_536
+"""The longest a rule's text may be, in UTF-8 bytes, unless the host sets another bound."""
 
 EDITS = (ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
 POSITIONS = ("before", "after")
@@ -27,23 +34,59 @@ _PARAGRAPH = "\n\n"
 def spans(text: str, needle: str) -> list[tuple[int, int]]:
     """Return where ``needle`` stands in ``text`` (non-overlapping, in order).
 
-    Exact occurrences are preferred; only when there are none is whitespace matched loosely.
+    Exact occurrences are preferred; only when there are none is whitespace matched loosely:
+    any run of whitespace in the needle stands for any run in the text. Linear in the sizes
+    of both (``str.find`` is, and so is the folding of whitespace).
     """
     if not needle.strip():
         return []
+    found = _occurrences(text, needle)
+    if found:
+        return found
+    folded, starts = _fold_whitespace(text)
+    loose = " ".join(needle.split())
+    # A loose needle neither starts nor ends with whitespace: its last character is one
+    # character of the text.
+    return [(starts[start], starts[end - 1] + 1) for start, end in _occurrences(folded, loose)]
+
+
+def _occurrences(text: str, needle: str) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     start = text.find(needle)
     while start != -1:
         found.append((start, start + len(needle)))
         start = text.find(needle, start + len(needle))
-    if found:
-        return found
-    pattern = r"\s+".join(re.escape(word) for word in needle.split())
-    return [match.span() for match in re.finditer(pattern, text)]
+    return found
 
 
-def check_edit(number: int, text: str, clause: Clause) -> None:
-    """Refuse a REPLACE, APPEND or INSERT that could not be made to rule ``number``'s ``text``."""
+def _fold_whitespace(text: str) -> tuple[str, list[int]]:
+    """Return ``text`` with each run of whitespace made one space.
+
+    And, for each character of the folded text, where it starts in ``text``.
+    """
+    folded: list[str] = []
+    starts: list[int] = []
+    in_space = False
+    for index, char in enumerate(text):
+        if char.isspace():
+            if not in_space:
+                folded.append(" ")
+                starts.append(index)
+            in_space = True
+        else:
+            folded.append(char)
+            starts.append(index)
+            in_space = False
+    return "".join(folded), starts
+
+
+def check_edit(number: int, text: str, clause: Clause,
+               max_bytes: int = MAX_RULE_BYTES) -> None:
+    """Refuse a REPLACE, APPEND or INSERT that could not be made to rule ``number``'s ``text``.
+
+    Also refused: an edit that would make the rule longer than ``max_bytes`` (UTF-8), counted
+    before the text is made.
+    """
     if clause.kind is ClauseKind.REPLACE:
         if not clause.old.strip():
             raise GameError(Refusal.NOTHING_TO_REPLACE, Facts(number=number))
@@ -60,8 +103,33 @@ def check_edit(number: int, text: str, clause: Clause) -> None:
             raise GameError(Refusal.ANCHOR_NOT_FOUND, Facts(number=number, text=clause.anchor))
         _check_found(number, text, clause.anchor, False,
                      Refusal.ANCHOR_NOT_FOUND, Refusal.ANCHOR_NOT_UNIQUE)
+    check_rule_size(number, edited_size(text, clause), max_bytes)
     if edited_text(text, clause).strip() == text.strip():
         raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
+
+
+def check_rule_size(number: int | None, size: int, max_bytes: int) -> None:
+    """Refuse a rule text of ``size`` UTF-8 bytes over ``max_bytes``."""
+    if size > max_bytes:
+        raise GameError(Refusal.RULE_TOO_LONG, Facts(number=number, count=size,
+                                                     limit=max_bytes))
+
+
+def edited_size(text: str, clause: Clause) -> int:
+    """Return how many UTF-8 bytes the rule's text would have once the edit is made.
+
+    A REPLACE is counted without being made (every occurrence may multiply the text); an
+    APPEND or INSERT adds no more than its own text, so it is simply made.
+    """
+    if clause.kind is not ClauseKind.REPLACE:
+        return len(edited_text(text, clause).encode())
+    found = spans(text, clause.old)
+    if not clause.every:
+        found = found[:1]
+    new = len(clause.new.encode())
+    removed = sum(len(text[start:end].encode()) for start, end in found)
+    # A deletion may also take a space with it: counting it kept only errs on the long side.
+    return len(text.encode()) - removed + new * len(found)
 
 
 def _check_found(number: int, text: str, needle: str, every: bool,

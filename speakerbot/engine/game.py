@@ -24,6 +24,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine.clauses import edit_directly
 from speakerbot.engine.deadlines import due_by, next_deadline, tick
 from speakerbot.engine.durations import format_duration
+from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
 from speakerbot.engine.model import Clause, ClauseKind, GameState, Role, RuleSpec
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
@@ -34,15 +35,19 @@ __all__ = ["NO_RANDOMNESS", "GameError", "RandomSource", "apply", "due_by", "nex
 
 
 def apply(
-    state: GameState, command: c.Command, now: datetime, rng: RandomSource = NO_RANDOMNESS
+    state: GameState, command: c.Command, now: datetime, rng: RandomSource = NO_RANDOMNESS,
+    *, max_rule_bytes: int = MAX_RULE_BYTES,
 ) -> tuple[GameState, list[e.Event]]:
-    """Apply one command at time ``now``; return the new state and the events it caused."""
+    """Apply one command at time ``now``; return the new state and the events it caused.
+
+    ``max_rule_bytes``: the longest a rule's text may become (the host's ``[limits]``).
+    """
     require_aware(now)
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise TypeError(f"not an engine command: {command!r}")
     work = copy.deepcopy(state)
-    play = Play(work, now, rng)
+    play = Play(work, now, rng, max_rule_bytes=max_rule_bytes)
     try:
         if not isinstance(command, c.StartGame):
             play.require_running()

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.evolve import evolve
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.model import Cfj, GameState, Player, Proposal, ProposalStatus
@@ -44,10 +45,13 @@ NO_RANDOMNESS: RandomSource = _NoRandomness()
 class Play:
     """One decision in progress: the state as it evolves, and the events emitted so far."""
 
-    def __init__(self, state: GameState, now: datetime, rng: RandomSource) -> None:
+    def __init__(self, state: GameState, now: datetime, rng: RandomSource, *,
+                 max_rule_bytes: int = MAX_RULE_BYTES) -> None:
         self.state = state
         self.now = now
         self.rng = rng
+        # The host's bound on a rule's text: no record of it, it only refuses.
+        self.max_rule_bytes = max_rule_bytes
         self.events: list[e.Event] = []
 
     @property

@@ -82,6 +82,7 @@ class Refusal(StrEnum):
     ANCHOR_NOT_UNIQUE = "anchor-not-unique"
     BAD_POSITION = "bad-position"
     EDIT_NO_CHANGE = "edit-no-change"
+    RULE_TOO_LONG = "rule-too-long"
     # Judgement.
     NO_SUCH_CFJ = "no-such-cfj"
     BAD_STATEMENT = "bad-statement"

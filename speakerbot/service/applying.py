@@ -180,7 +180,8 @@ class ApplyingMixin(AnsweringMixin):
             # Drawn here, not by the engine's source: a salt must be unguessable even when
             # the game's draws are seeded, and a die's sequence must not depend on ballots.
             action = dataclasses.replace(action, salt=self.new_secret())
-        after, produced = apply(run.work, action, received, self.rng)
+        after, produced = apply(run.work, action, received, self.rng,
+                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
         run.outcomes.append(Outcome(command.line, command_text(command),
                                     outcome_of(produced, after, sender),
                                     receipts_of(produced, after)))

@@ -108,7 +108,8 @@ class DeskMixin(TicksMixin):
         now = self.clock()
         waiting = self.store.earliest_pending(session)
         until = now if waiting is None else min(now, waiting)
-        state, events = tick(start, until, self.rng)
+        state, events = tick(start, until, self.rng,
+                              max_rule_bytes=self.settings.limits.max_rule_bytes)
         return _Batch(session, state, list(events),
                       self._announce(events, state, start, session))
 

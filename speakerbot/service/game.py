@@ -75,7 +75,8 @@ class GameService(DeskMixin):
                 game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
                 game.open_registration, secrets.token_hex(8),
             )
-            new, events = apply(state, command, self.clock(), self.rng)
+            new, events = apply(state, command, self.clock(), self.rng,
+                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
             _raise_rejection(events)
             self._commit(session, events, new, [])
             return events
@@ -92,7 +93,8 @@ class GameService(DeskMixin):
             command = self._next_game(state, ruleset)
             if isinstance(command, str):
                 raise ServiceError(command)
-            new, events = apply(state, command, self.clock(), self.rng)
+            new, events = apply(state, command, self.clock(), self.rng,
+                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
             _raise_rejection(events)
             self._commit(session, events, new, self._announce(events, new, state, session))
             return events
@@ -101,7 +103,8 @@ class GameService(DeskMixin):
         """Apply an override from the command line as the Speaker; announce it."""
         with self.lock, self._transaction() as session:
             state = self.state(session)
-            new, events = apply(state, command, self.clock(), self.rng)
+            new, events = apply(state, command, self.clock(), self.rng,
+                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
             _raise_rejection(events)
             self._commit(session, events, new, self._announce(events, new, state, session))
             return events

@@ -113,7 +113,8 @@ class ProcessingMixin(ConfirmationsMixin):
         # earlier and still waiting (a retry): its ballots must count.
         waiting = self.store.earliest_pending(session) if earlier is None else earlier[0]
         until = received if waiting is None else min(received, waiting)
-        state, tick_events = tick(start, until, self.rng, budget=TICK_BUDGET)
+        state, tick_events = tick(start, until, self.rng, budget=TICK_BUDGET,
+                                   max_rule_bytes=self.settings.limits.max_rule_bytes)
         batch = _Batch(session, state, list(tick_events),
                        self._announce(tick_events, state, start, session))
         if due_by(state, until):

@@ -52,7 +52,8 @@ class TicksMixin(IntakeMixin):
             return events, False
         with self._transaction() as session:
             state = self.state(session)
-            new, events = tick(state, until, self.rng, budget=TICK_BUDGET)
+            new, events = tick(state, until, self.rng, budget=TICK_BUDGET,
+                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
             if events:
                 self._commit(session, events, new,
                              self._announce(events, new, state, session))

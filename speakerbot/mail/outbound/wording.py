@@ -104,6 +104,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
                           "it stands once"),
     R.BAD_POSITION: ("text can be inserted before or after other text, not {text!r}", ""),
     R.EDIT_NO_CHANGE: ("the change to rule {number} would make no difference", ""),
+    R.RULE_TOO_LONG: ("{the_rule} would be {count} bytes long, over the limit of {limit} "
+                      "bytes for a rule's text", "make the change smaller"),
     R.NO_SUCH_CFJ: ("there is no CFJ {number}", "STATUS lists the open CFJs"),
     R.BAD_STATEMENT: ("a CFJ needs a statement of 1 to {limit} characters", ""),
     R.ALREADY_JUDGED: ("CFJ {number} has already been judged{space_text}", ""),
@@ -186,6 +188,7 @@ _DERIVED: dict[str, _Derived] = {
     "colon_text": lambda f: f": {f.text}" if f.text else "",
     "space_text": lambda f: f" {f.text}" if f.text else "",
     "detail_lower": lambda f: f.detail.lower(),
+    "the_rule": lambda f: f"rule {f.number}" if f.number is not None else "the new rule",
     "quoted": lambda f: _quoted(f.text),
     "join_remedy": lambda f: (
         "send JOIN <your name> to join" if f.allowed else "ask the Speaker to add you"),
