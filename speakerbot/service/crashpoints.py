@@ -2,7 +2,10 @@
 
 Set ``SPEAKERBOT_CRASHPOINT`` to one of ``CRASHPOINTS`` (and ``SPEAKERBOT_CRASHPOINT_MARKER``
 to a file path, so that the crash happens once: the file is written just before dying and a
-restarted daemon sees it and goes on). Without the variable nothing happens.
+restarted daemon sees it and goes on). ``SPEAKERBOT_CRASHPOINT_MATCH``, for a point that
+names what it is doing (the subject of the message being processed): die only when that
+contains the text (a poison message, which kills every process that reads it). Without the
+variable nothing happens.
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ import os
 import signal
 from pathlib import Path
 
-CRASHPOINTS = ("after-fetch", "after-commit", "after-smtp")
+CRASHPOINTS = ("after-fetch", "after-commit", "after-smtp", "processing")
 
 
-def crashpoint(name: str) -> None:
+def crashpoint(name: str, doing: str = "") -> None:
     """Die with SIGKILL here if a crash test asked for this point (and has not had it yet)."""
     if os.environ.get("SPEAKERBOT_CRASHPOINT") != name:
+        return
+    match = os.environ.get("SPEAKERBOT_CRASHPOINT_MATCH")
+    if match and match not in doing:
         return
     marker = os.environ.get("SPEAKERBOT_CRASHPOINT_MARKER")
     if marker:

@@ -64,6 +64,14 @@ class IntakeMixin(ProcessingMixin):
         with self._intake_lock():
             stored = self._store_items([item for item, _ in taken])
             crashpoint("after-fetch")
+            now = self.clock()
+            if self.store.unfinished_due(now):
+                # The last process died in the middle of some of this mail: take it one
+                # message at a time, so that what killed it is found and set aside alone.
+                self.process_pending()
+                statuses = self.store.inbound_statuses([place.id for place in stored])
+                return [statuses.get(place.id, "") for place in stored]
+            self.store.start_due(now)
             try:
                 with self._transaction() as session:
                     self._known = {place.id: known for place, (_, known)

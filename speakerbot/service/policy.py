@@ -63,6 +63,10 @@ RETRY_DELAYS = (30.0, 60.0, 120.0, 240.0, 480.0)
 
 """Seconds a failing message waits before each retry: 15.5 minutes in all, then set aside."""
 
+UNFINISHED_STARTS = 3
+
+"""A message whose processing began this often and never finished is set aside (poison)."""
+
 CONFIRM_GAP = timedelta(minutes=10)
 
 """At most one request for confirmation to an address in this long..."""

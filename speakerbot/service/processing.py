@@ -16,11 +16,13 @@ from speakerbot.mail.inbound.reading import (
     InboundMail,
 )
 from speakerbot.service.confirmations import ConfirmationsMixin
+from speakerbot.service.crashpoints import crashpoint
 from speakerbot.service.policy import (
     _NEEDS_NO_TRUST,
     DEFERRED,
     REPLY_KINDS,
     TICK_BUDGET,
+    UNFINISHED_STARTS,
     Known,
     Processed,
     _Batch,
@@ -49,6 +51,9 @@ class ProcessingMixin(ConfirmationsMixin):
             for row in self.store.pending_inbound(now):
                 if row.sender in waiting:
                     continue
+                if self.store.start_one(row.id) > UNFINISHED_STARTS:
+                    done.append(self._set_aside_unfinished(row))
+                    continue
                 done.append(self.process(row))
                 if done[-1].status == DEFERRED:
                     break  # the mail after it waits too, in the order received
@@ -68,6 +73,15 @@ class ProcessingMixin(ConfirmationsMixin):
                 if failed.status == "set_aside":
                     self._tell_host_set_aside()
                 return Processed(row.id, failed.status, False)
+
+    def _set_aside_unfinished(self, row: InboundRow) -> Processed:
+        """Set aside a message whose processing began too often and never finished."""
+        reason = (f"processing began {UNFINISHED_STARTS} times and never finished: the "
+                  "process died in it each time (killed, out of memory, or a crash)")
+        log.error("inbound message %s is set aside: %s", row.id, reason)
+        self.store.set_aside_unfinished(row.id, reason)
+        self._tell_host_set_aside()
+        return Processed(row.id, "set_aside", False)
 
     def _process_due(self, session: Any) -> None:
         """Process every message that is due, in the order received, in ``session``.
@@ -106,6 +120,7 @@ class ProcessingMixin(ConfirmationsMixin):
         """
         known = self._known.pop(row.id, None)
         mail = known.mail if known is not None else self._read(row)
+        crashpoint("processing", mail.subject)
         received = row.received_at
         start = self.state(session)
         # First let time pass up to the moment the message was received: deadlines
@@ -146,6 +161,8 @@ class ProcessingMixin(ConfirmationsMixin):
             self._queue_digest(batch.session, batch.state, key)
         if status not in ("held", DEFERRED):
             self.store.mark_inbound(batch.session, row.id, status, note)
+        elif status == DEFERRED:
+            self.store.end_start(batch.session, row.id)  # it ended; it is read again later
 
     def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail,
               read: Known | None = None) -> None:

@@ -29,6 +29,14 @@ def test_how_it_runs() -> None:
     assert service["TimeoutStopSec"] == "30"
 
 
+def test_memory_is_bounded_and_a_kill_restarts_it() -> None:
+    service = unit()["Service"]
+    # Killed by the bound (SIGKILL) is a failure, so on-failure restarts it.
+    assert service["MemoryMax"] == "1G"
+    assert service["MemorySwapMax"] == "0"
+    assert service["Restart"] in ("on-failure", "always")
+
+
 def test_a_dedicated_user_and_its_state_directory() -> None:
     service = unit()["Service"]
     assert service["User"] == "speakerbot"

@@ -98,6 +98,7 @@ class InboundStore(StoreBase):
             "raw": raw,
             "status": "set_aside" if item.set_aside is not None else "new",
             "attempts": 0,
+            "started": 0,
             "error": item.set_aside,
             "note": "",
             "processed_at": None,
@@ -159,11 +160,9 @@ class InboundStore(StoreBase):
 
     def any_due_inbound(self, now: datetime) -> bool:
         """Tell whether a message is due to be handled (new, or its retry is due by ``now``)."""
-        due = or_(Inbound.status == "new",
-                  (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
         with self._reading() as reading:
             return reading.connection().scalar(
-                select(Inbound.id).where(due).limit(1)) is not None
+                select(Inbound.id).where(_due(now)).limit(1)) is not None
 
     def retry_waiting(
         self, session: Session | None = None,
@@ -204,7 +203,7 @@ class InboundStore(StoreBase):
                 raise LookupError(f"no inbound message {inbound_id}")
             if row.status != "set_aside":
                 raise NotPending(f"inbound message {inbound_id} is {row.status}, not set aside")
-            row.status, row.attempts, row.retry_at = "new", 0, None
+            row.status, row.attempts, row.retry_at, row.started = "new", 0, None, 0
             row.note = (row.note + " requeued by the operator").strip()
             return _inbound_row(row)
 
@@ -284,6 +283,7 @@ class InboundStore(StoreBase):
             if row is None:
                 raise LookupError(f"no inbound message {inbound_id}")
             if row.status in PENDING_INBOUND:
+                row.started = 0  # this start ended, in a failure that was counted
                 row.attempts += 1
                 row.error = error
                 if row.attempts > len(delays):
@@ -292,6 +292,47 @@ class InboundStore(StoreBase):
                     row.status = "retry"
                     row.retry_at = now + timedelta(seconds=delays[row.attempts - 1])
             return _inbound_row(row)
+
+    # -- Starts that never finished (a poison message) -------------------------------------
+
+    def unfinished_due(self, now: datetime) -> bool:
+        """Tell whether a message due by ``now`` was started before and never finished."""
+        with self._reading() as reading:
+            return reading.connection().scalar(
+                select(Inbound.id).where(_due(now), Inbound.started > 0).limit(1)) is not None
+
+    def start_due(self, now: datetime) -> None:
+        """Count a start for every message due by ``now``, committed before they are begun.
+
+        So that a process that dies processing them (killed, out of memory) leaves a trace
+        that the next one reads: it then takes them one at a time.
+        """
+        with self.transaction() as session:
+            session.execute(update(Inbound).where(_due(now))
+                            .values(started=Inbound.started + 1)
+                            .execution_options(synchronize_session=False))
+
+    def start_one(self, inbound_id: int) -> int:
+        """Count a start for one message, committed before it is begun; return the count."""
+        with self.transaction() as session:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None:
+                raise LookupError(f"no inbound message {inbound_id}")
+            row.started += 1
+            return row.started
+
+    def end_start(self, session: Session, inbound_id: int) -> None:
+        """Clear a message's unfinished starts in the transaction that finishes one."""
+        session.execute(update(Inbound).where(Inbound.id == inbound_id, Inbound.started > 0)
+                        .values(started=0).execution_options(synchronize_session=False))
+
+    def set_aside_unfinished(self, inbound_id: int, reason: str) -> None:
+        """Set aside a pending message whose processing keeps dying, with the reason."""
+        with self.transaction() as session:
+            session.execute(update(Inbound).where(Inbound.id == inbound_id,
+                                                  Inbound.status.in_(PENDING_INBOUND))
+                            .values(status="set_aside", error=reason, retry_at=None)
+                            .execution_options(synchronize_session=False))
 
     # -- Held mail and confirmations -------------------------------------------------------
 
@@ -305,7 +346,7 @@ class InboundStore(StoreBase):
         result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
             update(Inbound)
             .where(Inbound.id == inbound_id, Inbound.status.in_((*PENDING_INBOUND, "held")))
-            .values(status="held", confirmation_id=confirmation_id, note=note)
+            .values(status="held", confirmation_id=confirmation_id, note=note, started=0)
             .execution_options(synchronize_session=False)
         )
         if result.rowcount != 1:
@@ -325,3 +366,9 @@ class InboundStore(StoreBase):
                 Inbound.status == "held", Inbound.confirmation_id.is_(None))
                 .order_by(Inbound.received_at, Inbound.id))
             return [_inbound_row(row) for row in rows]
+
+
+def _due(now: datetime) -> Any:
+    """Select the messages due to be handled by ``now``: new, or their retry is due."""
+    return or_(Inbound.status == "new",
+               (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))

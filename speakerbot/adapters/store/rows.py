@@ -49,6 +49,7 @@ class InboundRow:
     confirmation_id: int | None = None
     size: int | None = None
     authenticated: bool | None = None
+    started: int = 0
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,7 @@ def _inbound_row(row: Any) -> InboundRow:
         confirmation_id=row.confirmation_id,
         size=row.size,
         authenticated=row.authenticated,
+        started=row.started,
     )
 
 

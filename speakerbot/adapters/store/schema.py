@@ -130,6 +130,9 @@ class Inbound(Base):
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16))
     attempts: Mapped[int] = mapped_column(Integer)
+    # Times its processing began and did not finish (the process died in it): counted in a
+    # transaction of its own before each start, cleared when a start ends either way.
+    started: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text)
     note: Mapped[str] = mapped_column(Text)
     processed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

@@ -1,0 +1,35 @@
+"""Count the starts of a message's processing that never finished (a poison message).
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-11-25
+
+A message that kills the process processing it (out of memory, a crash) would otherwise be
+read again after every restart, forever; counted before each start and cleared when a start
+ends, the count lets the next process set it aside after three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0005"
+down_revision: str | None = "0004"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    """Add inbound.started, zero for every message already stored."""
+    with op.batch_alter_table("inbound") as batch:
+        batch.add_column(sa.Column("started", sa.Integer(), nullable=False,
+                                   server_default="0"))
+
+
+def downgrade() -> None:
+    """Drop inbound.started."""
+    with op.batch_alter_table("inbound") as batch:
+        batch.drop_column("started")
