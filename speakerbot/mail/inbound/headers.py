@@ -9,7 +9,7 @@ Message-ID) uses them, so that no check sees other headers than the reader.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from email import policy
 from email.header import decode_header
 from email.message import Message
@@ -157,15 +157,24 @@ def skip_reason(message: Message, sender: str | None, loop_token: str | None) ->
 
 
 
+_UNKNOWN_ZONE = re.compile(r"\s-0000\s*(?:\([^()]*\)\s*)?$")
+
+
 def date_of(head: Message) -> datetime | None:
     """Return the Date header as an aware datetime; None when missing or unreadable."""
     value = first_header(head, "Date")
     if not value:
         return None
+    text = _undo_8bit(value)
     try:
-        moment = parsedate_to_datetime(_undo_8bit(value))
+        moment = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
+    if moment.tzinfo is None and _UNKNOWN_ZONE.search(text):
+        # RFC 5322: "-0000" is UTC written by a host that does not say its own zone (what
+        # Python's formatdate() writes); the standard library reads it as naive. A date
+        # with no zone at all stays unreadable.
+        return moment.replace(tzinfo=UTC)
     return moment if moment.tzinfo is not None else None
 
 
