@@ -10,10 +10,6 @@ and the mail behind it goes on.
 
 from __future__ import annotations
 
-import resource
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 
@@ -22,6 +18,7 @@ import pytest
 from speakerbot.adapters.store import InboundRow, Store
 from speakerbot.engine.edits import MAX_RULE_BYTES
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of
+from tests.support.supervisor import Supervisor
 
 pytestmark = pytest.mark.integration
 
@@ -34,49 +31,6 @@ def bomb(lines: int) -> str:
     edits = "\n".join('Amend Rule 202 by replacing every occurrence of "e" with "eeeeeeeeee".'
                       for _ in range(lines))
     return f"PROPOSE Longer rules\n{edits}\nEND PROPOSE\n"
-
-
-class Supervisor:
-    """Run the daemon and start it again whenever it exits, as systemd's Restart=always.
-
-    ``address_space``: the daemon's RLIMIT_AS in bytes (as a MemoryMax would bound it).
-    """
-
-    def __init__(self, game: RunningGame, address_space: int | None = None,
-                 **env: str) -> None:
-        self.game = game
-        self.address_space = address_space
-        self.env = env
-        self.exits: list[int] = []
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _limit(self) -> None:
-        if self.address_space is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (self.address_space, self.address_space))
-
-    def _run(self) -> None:
-        game = self.game
-        while not self._stopping.is_set():
-            with game.log.open("ab") as log:
-                game.process = subprocess.Popen(
-                    [sys.executable, "-m", "speakerbot", "run", "--config", str(game.config)],
-                    stdout=log, stderr=log, env={**game.env, **self.env}, cwd=game.tmp,
-                    preexec_fn=self._limit)
-            code = game.process.wait()
-            if self._stopping.is_set():
-                return
-            self.exits.append(code)
-
-    def __enter__(self) -> Supervisor:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stopping.set()
-        if self.game.process is not None and self.game.process.poll() is None:
-            self.game.stop()
-        self._thread.join(30)
 
 
 def inbound(game: RunningGame) -> list[InboundRow]:
