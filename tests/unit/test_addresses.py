@@ -105,3 +105,10 @@ _ASCII_UPPER = str.maketrans(string.ascii_lowercase, string.ascii_uppercase)
 def test_ascii_case_never_matters(local: str, domain: str) -> None:
     shouted = f"{local.upper()}@{domain.translate(_ASCII_UPPER)}"
     assert canonical_address(shouted) == canonical_address(f"{local.lower()}@{domain}")
+
+
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
+       | st.builds(lambda a, b: f"{a}@xn--{b}", st.text(max_size=5), st.text(max_size=12)))
+def test_never_raises_and_gives_a_canonical_address_or_none(text: str) -> None:
+    canonical = canonical_address(text)
+    assert canonical is None or canonical_address(canonical) == canonical
