@@ -20,6 +20,7 @@ from apscheduler.triggers.cron import CronTrigger
 from msgspec import UNSET, UnsetType
 
 from speakerbot.adapters.transport import is_loopback
+from speakerbot.addresses import canonical_address
 from speakerbot.config.records import SECRET_ENV, ConfigError
 from speakerbot.config.schema import (
     AUTHSERV_WANTED,
@@ -68,7 +69,11 @@ class Checker:
         return None if isinstance(value, UnsetType) else self.text(section, key, value)
 
     def address(self, section: str, key: str, value: str) -> str:
-        """Return one plain address, lower-cased; refuse a display name or a list."""
+        """Return one plain address in its canonical form; refuse a display name or a list.
+
+        The canonical form is the one every sender is compared in
+        (:mod:`speakerbot.addresses`), so the host is known by their mail.
+        """
         text = self.text(section, key, value)
         if not text.isascii():
             raise self.fail(section, key, f"expected a plain ASCII address (speakerbot does "
@@ -79,8 +84,9 @@ class Checker:
             # The header parser raises bare ValueErrors and IndexErrors on some bad input.
             pass
         else:
-            if parsed.username and parsed.domain and " " not in parsed.domain:
-                return parsed.addr_spec.lower()
+            canonical = canonical_address(parsed.addr_spec)
+            if parsed.username and parsed.domain and canonical is not None:
+                return canonical
         raise self.fail(section, key, f"expected one address such as someone@example.org, "
                         f"with no display name or angle brackets, not {text!r}")
 

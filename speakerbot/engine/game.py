@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from speakerbot.addresses import as_compared, canonical_address
 from speakerbot.engine import absence, debate, judgement, pace, players, voting
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
@@ -80,8 +81,8 @@ def _start_game(play: Play, cmd: c.StartGame) -> None:
         mechanics = Mechanics.from_strings(values)
     except ValueError as error:
         raise GameError(Refusal.BAD_MECHANICS, Facts(text=str(error))) from None
-    host = cmd.actor.strip().lower()
-    judge = (cmd.named_judge or host).strip().lower()
+    host = as_compared(cmd.actor)
+    judge = as_compared(cmd.named_judge or host)
     judge_name = cmd.named_judge_name or (cmd.host_name if judge == host else judge)
     names = {"speaker": cmd.host_name, "judge": judge_name}
     rules = []
@@ -99,7 +100,7 @@ def _start_game(play: Play, cmd: c.StartGame) -> None:
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))
     for address, name in cmd.players:
-        if address.strip().lower() not in play.state.players:
+        if canonical_address(address) not in play.state.players:
             players.add_player(play, address, name, by_speaker=True)
 
 

@@ -13,6 +13,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
+from speakerbot.addresses import canonical_address
 from speakerbot.engine.mechanics import Mechanics
 
 
@@ -345,10 +346,15 @@ class GameState:
         return [p.address for p in self.active_players() if p.role is not Role.SPEAKER]
 
     def find_player(self, reference: str) -> Player | None:
-        """Find an active player by address or display name (case does not matter)."""
-        wanted = reference.strip().lower()
+        """Find an active player by address (as addresses are compared) or display name.
+
+        A name's case does not matter; an address is compared in its canonical form only
+        (:mod:`speakerbot.addresses`), never lower-cased.
+        """
+        wanted = reference.strip()
+        address = canonical_address(wanted)
         for player in self.active_players():
-            if player.address == wanted or player.name.lower() == wanted:
+            if player.address == address or player.name.lower() == wanted.lower():
                 return player
         return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from speakerbot.addresses import canonical_address
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.judgement import replace_judge
@@ -61,7 +62,10 @@ def agree_to_next_turn(play: Play, cmd: c.AgreeToNextTurn) -> None:
 
 def add_player(play: Play, address: str, name: str, *, by_speaker: bool) -> None:
     """Register a player; in the turn-based presets the first one (again) takes the turn."""
-    address = address.strip().lower()
+    canonical = canonical_address(address)
+    if canonical is None:
+        raise GameError(Refusal.NOT_AN_ADDRESS, Facts(address=address.strip()))
+    address = canonical
     name = " ".join(name.split())
     _check_newcomer(play, address, name, by_speaker=by_speaker)
     role = Role.PLAYER if play.mechanics.flow is Flow.TURNS else Role.VOTER
@@ -76,8 +80,6 @@ def add_player(play: Play, address: str, name: str, *, by_speaker: bool) -> None
 
 
 def _check_newcomer(play: Play, address: str, name: str, *, by_speaker: bool) -> None:
-    if "@" not in address or any(ch.isspace() for ch in address):
-        raise GameError(Refusal.NOT_AN_ADDRESS, Facts(address=address))
     if not name or len(name) > MAX_NAME:
         raise GameError(Refusal.BAD_NAME, Facts(limit=MAX_NAME))
     existing = play.state.players.get(address)

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
 from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
 from speakerbot.entrypoints.cli import CliError
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.presets import PresetError, load_preset, preset_names
@@ -87,8 +88,10 @@ def player_add(args: argparse.Namespace) -> int:
     """Register a player as the Speaker would (``speakerbot player add EMAIL NAME``)."""
     with _game(args) as (_, service):
         state = service.state()
-        service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
-        print(f"added {args.name} <{args.email.lower()}>")
+        events = service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
+        # The address as the game will compare it (speakerbot.addresses).
+        added = next(event.address for event in events if isinstance(event, e.PlayerJoined))
+        print(f"added {args.name} <{added}>")
     return 0
 
 

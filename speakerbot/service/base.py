@@ -19,6 +19,7 @@ from speakerbot.adapters.store import (
     OutgoingMail,
     Store,
 )
+from speakerbot.addresses import as_compared
 from speakerbot.config import Settings
 from speakerbot.engine import GameState, RandomSource, chain, evolve
 from speakerbot.engine import commands as c
@@ -274,7 +275,7 @@ class ServiceBase:
 
         Asked of the store once per transaction; what the transaction queues is added.
         """
-        key = (address.strip().lower(), kinds, since)
+        key = (as_compared(address), kinds, since)
         if key not in self._reply_counts:
             self._write_queued(session)  # the count must see them
             self._reply_counts[key] = self.store.replies_since(address, since, kinds, session)
@@ -292,7 +293,7 @@ class ServiceBase:
         """Add a message just queued to the reply counts it belongs to."""
         if len(message.recipients) != 1:
             return
-        addressee = message.recipients[0].strip().lower()
+        addressee = as_compared(message.recipients[0])
         for (address, kinds, since), count in self._reply_counts.items():
             if address == addressee and message.kind in kinds and now >= since:
                 self._reply_counts[(address, kinds, since)] = count + 1

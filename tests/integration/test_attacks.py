@@ -3,7 +3,8 @@
 Real Dovecot, a real SMTP sink, SQLite and PostgreSQL: a forger writes any header, a
 flooder sends much, a broken client sends junk. Each test failed on the main before the
 trust work (the ADMIN bypass, forged senders, the utf-7 stall, the amplifier, the copied
-Message-ID, the whole-message IMAP fetch, the host locked out after a win).
+Message-ID, the whole-message IMAP fetch, the host locked out after a win, a KELVIN SIGN
+read as k).
 """
 
 from __future__ import annotations
@@ -228,4 +229,30 @@ def test_the_host_keeps_admin_after_a_win_moves_the_speakers_role(make_game: Mak
     assert "Nothing in your message was done" in body_of(refused)
     assert game.state().proposals == {} or all(
         p.status is not ProposalStatus.OPEN for p in game.state().proposals.values())
+    assert game.stop() == 0
+
+
+def test_a_kelvin_sign_k_is_not_kates_k(make_game: MakeGame) -> None:
+    kate, kelvin = "kate@nomic.test", "\u212aate@nomic.test"  # U+212A KELVIN SIGN
+    game = start(make_game, (ALICE, BOB, kate))
+    game.send(ALICE, "PROPOSE: Tea", "Tea at four.\n")
+    game.wait_subject("Proposal 301:")
+    game.send(kate, "my vote", "VOTE 301 FOR\n")
+    game.wait_subject("Re: my vote", to=kate)
+    # DMARC passes: nomic.test is the look-alike's domain too. Its From header is raw UTF-8
+    # (SMTPUTF8 style); str.lower() read it as kate@nomic.test and cast her ballot.
+    game.append(raw_from(kelvin, "changed my mind", "VOTE 301 AGAINST\r\n"
+                         + "-- \r\nLong enough to be worth a stranger's reply.\r\n" * 30))
+    game.append(raw_from("\u212aATE@nomic.test", "bye", "FORFEIT\r\n"))
+    game.send(ALICE, "sync", "STATUS\n")  # mail is answered in order: all before it is out
+    game.wait_subject("Re: sync", to=ALICE)
+    settled(game, 5)
+    state = game.state()
+    assert state.proposals[301].ballots[kate].choice.value == "FOR"
+    assert state.players[kate].active and kelvin not in state.players
+    assert not game.sent("Re: changed my mind") and not game.sent("Re: bye")
+    # At most a stranger's reply, to the look-alike address as written.
+    stranger = game.wait_subject("Not a player", to=kelvin)
+    assert stranger.rcpt_tos == (kelvin,)
+    assert game.sent(to=kelvin) == [stranger]  # one reply, a stranger's
     assert game.stop() == 0

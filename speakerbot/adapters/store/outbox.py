@@ -32,6 +32,7 @@ from speakerbot.adapters.store.schema import (
     NotPending,
     Outbox,
 )
+from speakerbot.addresses import as_compared
 
 HEAD = 2048
 """How much of a waiting message ``outbox_summary`` hands out: enough for its headers."""
@@ -73,7 +74,7 @@ class OutboxStore(StoreBase):
             "last_error": None,
             "sent_at": None,
             "refused": None,
-            "addressee": mail.recipients[0].strip().lower() if len(mail.recipients) == 1
+            "addressee": as_compared(mail.recipients[0]) if len(mail.recipients) == 1
             else None,
             "priority": mail.priority,
         }
@@ -246,9 +247,9 @@ class OutboxStore(StoreBase):
     def replies_since_each(self, recipients: Sequence[str], since: datetime,
                            kinds: Sequence[str], session: Session | None = None,
                            ) -> dict[str, int]:
-        """Count as ``replies_since`` does, for several addresses at once (lower-cased keys)."""
+        """Count as ``replies_since`` does, for several addresses at once (canonical keys)."""
         _aware(since, "since")
-        wanted = sorted({recipient.strip().lower() for recipient in recipients})
+        wanted = sorted({as_compared(recipient) for recipient in recipients})
         counts = dict.fromkeys(wanted, 0)
         if not wanted:
             return counts
@@ -267,12 +268,13 @@ class OutboxStore(StoreBase):
                       session: Session | None = None) -> int:
         """Count mail of ``kinds`` (replies and the limit notice) to ``recipient`` alone.
 
-        Only mail to that one address counts (any case), created at or after ``since``;
+        Only mail to that one address counts (compared in its canonical form, so in any ASCII
+        case: :mod:`speakerbot.addresses`), created at or after ``since``;
         the count comes from an index, whatever the size of the outbox.
         """
         _aware(since, "since")
         with self._reading(session) as reading:
             return reading.connection().scalar(statements.replies_since(tuple(kinds)), {
-                "addressee": recipient.strip().lower(), "since": since}) or 0
+                "addressee": as_compared(recipient), "since": since}) or 0
 
     # -- Metadata --------------------------------------------------------------------------

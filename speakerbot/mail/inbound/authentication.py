@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from speakerbot.addresses import canonical_domain
+
 __all__ = ["AuthPolicy", "Authentication", "authenticate", "not_checked"]
 
 Require = Literal["dmarc", "none"]
@@ -70,11 +72,14 @@ def authenticate(sender: str | None, results: Sequence[str], policy: AuthPolicy)
     if not policy.authserv_ids:
         return Authentication(True, False, None, "no [auth] authserv_id is configured, so no "
                               "Authentication-Results header is trusted")
-    trusted = {_domain(name) for name in policy.authserv_ids}
+    from_domain = _domain(sender.rsplit("@", 1)[1])
+    if from_domain is None:
+        return Authentication(True, False, None, "the From domain is not a valid domain name")
+    trusted = {_domain(name) for name in policy.authserv_ids} - {None}
     for value in results:
         if _domain(_lexical_authserv_id(value)) not in trusted:
             continue
-        return _judge(_domain(sender.rsplit("@", 1)[1]), value)
+        return _judge(from_domain, value)
     return Authentication(True, False, None, "no Authentication-Results header from "
                           f"{', '.join(policy.authserv_ids)}")
 
@@ -98,9 +103,10 @@ def _judge(from_domain: str, value: str) -> Authentication:
             # domain, so that domain is the same or a parent): it counts only when header.d
             # is absent.
             signer = _property(result, "header", "d") or _property(result, "header", "i")
-            if signer is not None and _aligned(_domain(signer), from_domain):
+            signing = _domain(signer or "")
+            if signing is not None and _aligned(signing, from_domain):
                 return Authentication(True, True, "dkim",
-                                      f"dkim=pass by {_domain(signer)} for {from_domain}")
+                                      f"dkim=pass by {signing} for {from_domain}")
     found = ", ".join(f"{_method(r)}={_result(r)}" for r in results) or "no results"
     return Authentication(True, False, None, f"no dmarc=pass or aligned dkim=pass for "
                           f"{from_domain} ({found})")
@@ -141,8 +147,10 @@ def _without_comments(text: str) -> str:
     return "".join(out)
 
 
-def _domain(name: str) -> str:
-    return name.strip().strip("<>").lower().rstrip(".")
+def _domain(name: str) -> str | None:
+    # Compared as the sender's address is (speakerbot.addresses): a domain that
+    # only a Unicode case mapping would make equal to another is not that domain.
+    return canonical_domain(name.strip().strip("<>").rstrip("."))
 
 
 def _method(result: Any) -> str:

@@ -16,6 +16,7 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses, parsedate_to_datetime
 
+from speakerbot.addresses import canonical_address
 from speakerbot.mail.inbound.charsets import decode_bytes
 from speakerbot.rfc5322 import split_header_block
 
@@ -94,7 +95,11 @@ def decode_header_text(value: str) -> str:
 
 
 def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
-    """Return (sender, sender_name, problem) from the From header only."""
+    """Return (sender, sender_name, problem) from the From header only.
+
+    The sender is in its canonical form (:mod:`speakerbot.addresses`); an address
+    that has none (a domain that is not valid IDNA) is no sender at all.
+    """
     values = header_values(message, "From")
     if len(values) != 1:
         return None, "", FROM_PROBLEM
@@ -122,8 +127,11 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
         return None, "", FROM_PROBLEM
     if not addr_spec.isprintable():  # a NUL or a control character: no real address
         return None, "", FROM_PROBLEM
+    sender = canonical_address(addr_spec)
+    if sender is None:
+        return None, "", FROM_PROBLEM
     name = " ".join(str(address.display_name).split())
-    return addr_spec.lower(), name, None
+    return sender, name, None
 
 
 def skip_reason(message: Message, sender: str | None, loop_token: str | None) -> str | None:
@@ -179,7 +187,7 @@ def date_of(head: Message) -> datetime | None:
 
 
 def recipients_of(head: Message) -> tuple[str, ...]:
-    """Return the addresses of To and Cc, lower case (leniently: junk is skipped)."""
+    """Return the addresses of To and Cc, canonical (leniently: junk is skipped)."""
     values = [_undo_8bit(v) for name in ("To", "Cc") for v in header_values(head, name)]
     if sum(len(v) for v in values) > MAX_HEADER_BYTES // 4:
         return ()  # the address parser is slow on huge junk; such mail names nobody here
@@ -187,4 +195,5 @@ def recipients_of(head: Message) -> tuple[str, ...]:
         pairs = getaddresses(values)
     except Exception:
         return ()
-    return tuple(address.lower() for _, address in pairs if "@" in address)
+    canonical = (canonical_address(address) for _, address in pairs)
+    return tuple(address for address in canonical if address is not None)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from speakerbot.addresses import as_compared
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState
 from speakerbot.mail.outbound.compose import format_time, points
@@ -42,7 +43,7 @@ def without_addresses(text: str, name: Callable[[str], str]) -> str:
     withheld.
     """
     def shown(address: str) -> str:
-        said = name(address.lower())
+        said = name(as_compared(address))
         return said if "@" not in said else "(an address)"
 
     def bracketed(match: re.Match[str]) -> str:

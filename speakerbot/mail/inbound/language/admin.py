@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 
+from speakerbot.addresses import as_compared
 from speakerbot.engine.durations import parse_duration
 from speakerbot.mail.inbound.language import pace
 from speakerbot.mail.inbound.language.clauses import _clause_head, _finish_clause
@@ -60,7 +61,7 @@ def _admin_add(line: int, rest: str) -> _Outcome:
         name = _name(words[1], "ADMIN ADD")
     except ValueError as exc:
         return str(exc)
-    return _plan(AdminAdd(line, match.group(1).lower(), name))
+    return _plan(AdminAdd(line, as_compared(match.group(1)), name))
 
 
 def _admin_player(action: str, make: Callable[[int, str], Command]) -> _Head:

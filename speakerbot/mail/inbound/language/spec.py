@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from speakerbot.addresses import as_compared
 from speakerbot.mail.inbound.language.results import (
     MAX_NAME_LENGTH,
     MAX_SHOWN,
@@ -154,10 +155,10 @@ def _name(value: str, verb: str) -> str:
 
 
 def _player(value: str) -> str:
-    """Tidy a player reference: an email address (lower-cased, <> removed) or a display name."""
+    """Tidy a player reference: an email address (canonical, <> removed) or a display name."""
     value = " ".join(value.split())
     match = _EMAIL.fullmatch(value)
-    return match.group(1).lower() if match else value
+    return as_compared(match.group(1)) if match else value
 
 
 def _shown(text: str) -> str:
