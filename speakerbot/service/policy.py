@@ -63,14 +63,6 @@ RETRY_DELAYS = (30.0, 60.0, 120.0, 240.0, 480.0)
 
 """Seconds a failing message waits before each retry: 15.5 minutes in all, then set aside."""
 
-CONFIRM_GAP = timedelta(minutes=10)
-
-"""At most one request for confirmation to an address in this long..."""
-
-CONFIRM_PER_DAY = 5
-
-"""...and at most this many in a day."""
-
 ADMIN_DATE_SKEW = timedelta(days=1)
 
 """ADMIN mail must be dated within this of its arrival: an old message replayed is not obeyed."""
