@@ -100,11 +100,16 @@ class ConfirmationsMixin(ApplyingMixin):
         """Apply the messages these codes confirm (one each), in the order received, at ``when``."""
         rows = [(held, found.address) for found in confirmations
                 for held in self.store.held(batch.session, found.id)]
+        # What was said about the codes is for the confirming message's reply, and what one
+        # released message causes is for its own: none of it goes into another's reply.
+        about_codes = batch.notes
         for row, address in sorted(rows, key=lambda pair: (pair[0].received_at, pair[0].id)):
+            batch.notes = []
             mail = self._read(row)
             self._apply_trusted(batch, row, mail, self._parse(mail), when, trusted=True)
             self.store.mark_inbound(batch.session, row.id, "processed",
                                     f"confirmed by {address}")
+        batch.notes = about_codes
 
     def ask_waiting(self) -> None:
         """Send the requests for confirmation that waited for the gap between requests."""

@@ -162,7 +162,7 @@ class ProcessingMixin(ConfirmationsMixin):
         trusted = verdict.authenticated or bool(confirmed)
         wanting = [cmd for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]
         joining = any(isinstance(cmd, lang.Join) for cmd in parsed.commands)
-        if confirmed and not parsed.errors and all(
+        if confirmed and not parsed.errors and not batch.notes and all(
                 isinstance(cmd, lang.Confirm) for cmd in parsed.commands):
             batch.note = "a confirmation"
             return  # each message it released has had its own reply

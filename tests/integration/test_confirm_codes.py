@@ -214,3 +214,16 @@ def test_typed_codes_confirm_their_messages_in_the_order_received(game: MailGame
     # Another address's code confirms nothing of Bob's.
     game.send(CAROL, "mine?", f"CONFIRM {listed['third']}\n", authenticated=False)
     assert status(game, third) == "held"
+
+
+def test_what_is_said_about_the_codes_goes_to_the_confirming_message_alone(
+        game: MailGame) -> None:
+    held = game.send(BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
+    [request] = requests_to(game, BOB)
+    confirm = game.send(BOB, "yes", f"CONFIRM {codes(request)['my vote']}\n"
+                        f"CONFIRM {'0' * 32}\n", authenticated=False)
+    assert ballot(game, BOB) == "FOR"
+    [released] = game.replies_to(held.message_id)
+    assert "no request for confirmation has that code" not in released.body
+    [answer] = game.replies_to(confirm.message_id)
+    assert "no request for confirmation has that code" in " ".join(answer.body.split())
