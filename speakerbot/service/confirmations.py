@@ -45,23 +45,23 @@ class ConfirmationsMixin(ApplyingMixin):
         A code confirms one held message. The codes that count are those on CONFIRM lines
         of the sender's own, or else those quoted in the message (a reply to the request:
         a reply that leaves them out, or a bare "this was not me", confirms nothing). Each
-        must be the sender's own and unexpired. Every code of a request that listed
-        several messages at once is no choice but a whole request quoted back (a forger's
-        messages may be among them): none of that request's codes counts.
+        must be the sender's own and unexpired. A message carrying every code of a request
+        that listed several messages made no choice: it quotes the whole request back (a
+        forger's messages may be among them), and none of that request's codes counts.
         """
         typed = [cmd.token for cmd in parsed.commands if isinstance(cmd, lang.Confirm)]
         # The sender's own lines decide: codes quoted below them are the request's echo.
         tokens = typed or [code.lower() for code in _CODE_ANYWHERE.findall(mail.body)]
         carried = self._own_codes(batch, mail.sender or "", tokens)
-        if typed and len(carried) < len(set(typed)):
-            batch.notes.append("no request for confirmation has that code; nothing held "
-                               "was done")
         usable = [found for found in carried
                   if found.status == "open" and found.expires_at > row.received_at]
+        chosen = self._chosen(batch, carried, usable)
+        done = "" if chosen else "; nothing held was done"
+        if typed and len(carried) < len(set(typed)):
+            batch.notes.append(f"no request for confirmation has that code{done}")
         if len(usable) < len(carried):
             batch.notes.append("that request for confirmation has expired or was used "
                                "already; send your commands again")
-        chosen = self._chosen(batch, carried, usable)
         for found in chosen:
             self.store.close_confirmation(batch.session, found.id, "used", row.received_at)
         return chosen
