@@ -162,8 +162,7 @@ class ProcessingMixin(ConfirmationsMixin):
         trusted = verdict.authenticated or bool(confirmed)
         wanting = [cmd for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]
         joining = any(isinstance(cmd, lang.Join) for cmd in parsed.commands)
-        if confirmed and not parsed.errors and not batch.notes and all(
-                isinstance(cmd, lang.Confirm) for cmd in parsed.commands):
+        if confirmed and self._needs_no_reply(batch, parsed):
             batch.note = "a confirmation"
             return  # each message it released has had its own reply
         known = self._is_known(batch.state, sender)
@@ -176,6 +175,12 @@ class ProcessingMixin(ConfirmationsMixin):
             return
         batch.note = f"not authenticated: {verdict.why}"
         self._take_unauthenticated(batch, row, mail, parsed, known=known, joining=joining)
+
+    @staticmethod
+    def _needs_no_reply(batch: _Batch, parsed: lang.ParseResult) -> bool:
+        """Whether a confirming message is CONFIRM lines alone, with nothing to say of them."""
+        return not parsed.errors and not batch.notes and all(
+            isinstance(cmd, lang.Confirm) for cmd in parsed.commands)
 
     def _take_unauthenticated(self, batch: _Batch, row: InboundRow, mail: InboundMail,
                               parsed: lang.ParseResult, *, known: bool,
