@@ -119,13 +119,15 @@ class AuthSettings:
 
     ``require``: ``"dmarc"`` (a trusted Authentication-Results header must vouch for the
     From address) or ``"none"`` (the From header alone). ``unauthenticated``: ``"confirm"``
-    (ask the From address to confirm) or ``"refuse"``. ``confirm_within`` in seconds.
+    (ask the From address to confirm) or ``"refuse"``. ``confirm_within`` in seconds;
+    ``confirm_gap``, the least time between two requests to one address, in seconds.
     """
 
     require: Literal["dmarc", "none"] = "dmarc"
     authserv_id: tuple[str, ...] = ()
     unauthenticated: Literal["confirm", "refuse"] = "confirm"
     confirm_within: float = 3 * 86400.0
+    confirm_gap: float = 600.0
 
 
 @dataclass(frozen=True, repr=False)

@@ -109,6 +109,7 @@ class AuthTable(Struct, forbid_unknown_fields=True, frozen=True):
     authserv_id: HostNames = []
     unauthenticated: Unauthenticated = "confirm"
     confirm_within: Duration = "3d"
+    confirm_gap: Duration = "10m"
 
 
 class DatabaseTable(Struct, forbid_unknown_fields=True, frozen=True):

@@ -125,6 +125,9 @@ def auth(check: Checker, table: AuthTable) -> AuthSettings:
             s, "unauthenticated", table.unauthenticated, ("confirm", "refuse"))),
         confirm_within=check.duration(s, "confirm_within", table.confirm_within,
                                       60, 30 * 86400),
+        # Down to a second for tests; an hour at most, so that a held message never
+        # waits long for the request that lets its sender confirm it.
+        confirm_gap=check.duration(s, "confirm_gap", table.confirm_gap, 1, 3600),
     )
 
 

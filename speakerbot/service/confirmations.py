@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,8 +28,6 @@ from speakerbot.service.applying import ApplyingMixin
 from speakerbot.service.policy import (
     _CODE_ANYWHERE,
     _NEEDS_NO_TRUST,
-    CONFIRM_GAP,
-    CONFIRM_PER_DAY,
     HELD_LISTED,
     HELD_WAITING,
     _Batch,
@@ -39,44 +38,81 @@ from speakerbot.service.policy import (
 class ConfirmationsMixin(ApplyingMixin):
     """Mail held for confirmation: requests with single-use codes, and their release."""
 
-    def _confirmation(self, batch: _Batch, row: InboundRow, mail: InboundMail,
-                      parsed: lang.ParseResult) -> ConfirmationRow | None:
-        """Return the open request this message confirms with its code, and use it up.
+    def _confirmations(self, batch: _Batch, row: InboundRow, mail: InboundMail,
+                       parsed: lang.ParseResult) -> list[ConfirmationRow]:
+        """Return the held messages' codes this message confirms, each used up.
 
-        The code must be in the message: on a CONFIRM line, or quoted in a reply to the
-        request (a reply that leaves it out, or a bare "this was not me", confirms nothing).
-        The request must be the sender's own and unexpired.
+        A code confirms one held message. The codes that count are those on CONFIRM lines
+        of the sender's own, or else those quoted in the message (a reply to the request:
+        a reply that leaves them out, or a bare "this was not me", confirms nothing). Each
+        must be the sender's own and unexpired. A message carrying every code of a request
+        that listed several messages made no choice: it quotes the whole request back (a
+        forger's messages may be among them), and none of that request's codes counts.
         """
-        session, sender = batch.session, mail.sender or ""
         typed = [cmd.token for cmd in parsed.commands if isinstance(cmd, lang.Confirm)]
-        quoted = [code.lower() for code in _CODE_ANYWHERE.findall(mail.body)]
-        for token in dict.fromkeys([*typed, *quoted]):
-            found = self.store.find_confirmation(
-                session, hashlib.sha256(token.encode()).hexdigest())
-            if found is None or found.address != sender:
-                continue
-            if found.status != "open" or found.expires_at <= row.received_at:
-                batch.notes.append("that request for confirmation has expired or was used "
-                                   "already; send your commands again")
-                return None
-            self.store.close_confirmation(session, found.id, "used", row.received_at)
-            return found
-        if typed:
-            batch.notes.append("no request for confirmation has that code; nothing held "
-                               "was done")
-        return None
+        # The sender's own lines decide: codes quoted below them are the request's echo.
+        tokens = typed or [code.lower() for code in _CODE_ANYWHERE.findall(mail.body)]
+        carried = self._own_codes(batch, mail.sender or "", tokens)
+        usable = [found for found in carried
+                  if found.status == "open" and found.expires_at > row.received_at]
+        chosen = self._chosen(batch, carried, usable)
+        done = "" if chosen else "; nothing held was done"
+        if typed and len(carried) < len(set(typed)):
+            batch.notes.append(f"no request for confirmation has that code{done}")
+        if len(usable) < len(carried):
+            batch.notes.append("that request for confirmation has expired or was used "
+                               "already; send your commands again")
+        for found in chosen:
+            self.store.close_confirmation(batch.session, found.id, "used", row.received_at)
+        return chosen
 
-    def _release_held(self, batch: _Batch, confirmation: ConfirmationRow,
+    def _own_codes(self, batch: _Batch, sender: str,
+                   tokens: Sequence[str]) -> list[ConfirmationRow]:
+        """Look the codes up by their hashes; keep the sender's own, each once."""
+        own = []
+        for token in dict.fromkeys(tokens):
+            found = self.store.find_confirmation(
+                batch.session, hashlib.sha256(token.encode()).hexdigest())
+            if found is not None and found.address == sender:
+                own.append(found)
+        return own
+
+    def _chosen(self, batch: _Batch, carried: Sequence[ConfirmationRow],
+                usable: Sequence[ConfirmationRow]) -> list[ConfirmationRow]:
+        """Leave out the codes of each request whose every code the message carries.
+
+        Counted over every code carried, used or not: a request quoted back whole after
+        one of its messages was confirmed is still a quotation, not a choice.
+        """
+        per_request = Counter(found.request_message_id for found in carried)
+        whole = {request for request, count in per_request.items() if count > 1
+                 and count == self.store.codes_in_request(batch.session, request)}
+        if whole and any(found.request_message_id in whole for found in usable):
+            batch.notes.append(
+                "nothing held was done: this message carries the code of every message "
+                "one request listed, as a reply quoting the whole request does. Send the "
+                "CONFIRM line of each message you sent and leave out the others (to "
+                "confirm them all, send their lines in separate messages)")
+        return [found for found in usable if found.request_message_id not in whole]
+
+    def _release_held(self, batch: _Batch, confirmations: Sequence[ConfirmationRow],
                       when: datetime) -> None:
-        """Apply the messages a request listed, in the order received, at ``when``."""
-        for row in self.store.held(batch.session, confirmation.id):
+        """Apply the messages these codes confirm (one each), in the order received, at ``when``."""
+        rows = [(held, found.address) for found in confirmations
+                for held in self.store.held(batch.session, found.id)]
+        # What was said about the codes is for the confirming message's reply, and what one
+        # released message causes is for its own: none of it goes into another's reply.
+        about_codes = batch.notes
+        for row, address in sorted(rows, key=lambda pair: (pair[0].received_at, pair[0].id)):
+            batch.notes = []
             mail = self._read(row)
             self._apply_trusted(batch, row, mail, self._parse(mail), when, trusted=True)
             self.store.mark_inbound(batch.session, row.id, "processed",
-                                    f"confirmed by {confirmation.address}")
+                                    f"confirmed by {address}")
+        batch.notes = about_codes
 
     def ask_waiting(self) -> None:
-        """Send the requests for confirmation that waited for the rate limit."""
+        """Send the requests for confirmation that waited for the gap between requests."""
         if not self.store.held_waiting():
             return  # looked at without a write transaction: every tick comes here
         with self.lock, self._transaction() as session:
@@ -91,14 +127,23 @@ class ConfirmationsMixin(ApplyingMixin):
                     self._ask(batch, sender, [r for r in waiting if r.sender == sender], now)
             self._commit(session, [], state, batch.outgoing)
 
+    def next_request_due(self) -> datetime | None:
+        """When the first request that waits for the gap between requests may go out."""
+        gap = timedelta(seconds=self.settings.auth.confirm_gap)
+        now = self.clock()
+        return min((now if last is None else last + gap
+                    for last in self.store.waiting_senders().values()), default=None)
+
     def _hold(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
         """Hold unauthenticated mail and ask its From address to confirm it.
 
-        Each request lists the messages it releases, and its code releases those only. Mail
-        that cannot be asked about at once (a request went to that address less than ten
-        minutes ago, perhaps one a forger caused) waits, and is listed in a request of its
-        own when the limit allows (at a tick). An address that is no player gets one
-        request a day at most, and nothing that would be larger than its message.
+        Each message held gets a code of its own, which releases that message only. A
+        player's message is asked about at once if no request went to the address within
+        ``confirm_gap``; otherwise it waits, and goes with every other message of that
+        address still waiting into the next request, once the gap has passed (at a tick).
+        No daily count exists that a forger could use up ahead of the real mail. An
+        address that is no player gets one request a day at most, and nothing larger than
+        its message.
         """
         session, sender, now = batch.session, mail.sender or "", row.received_at
         known = self._is_known(batch.state, sender)
@@ -112,34 +157,36 @@ class ConfirmationsMixin(ApplyingMixin):
             else:
                 batch.status, batch.note = "", "not authenticated; no request (too many lately)"
             return
-        if not self._ask(batch, sender, [row], now, fits=None if known else row):
-            batch.status, batch.note = "", "not authenticated; a request would be larger than it"
+        if not known:
+            if not self._ask(batch, sender, [row], now, fits=row):
+                batch.status = ""
+                batch.note = "not authenticated; a request would be larger than it"
+            return
+        # What waited for the gap goes first, in the order received.
+        self._ask(batch, sender, [*self.store.held_waiting(session, sender), row], now)
 
-    def _may_ask(self, session: Any, sender: str, now: datetime, *, gap: bool = True) -> bool:
-        """At most one request to an address in ten minutes, and five a day."""
-        if gap and self.store.confirmations_since(session, sender, now - CONFIRM_GAP):
-            return False
-        return self.store.confirmations_since(
-            session, sender, now - timedelta(days=1)) < CONFIRM_PER_DAY
+    def _may_ask(self, session: Any, sender: str, now: datetime) -> bool:
+        """Whether ``confirm_gap`` has passed since the last request to this address."""
+        last = self.store.last_request_at(session, sender)
+        return last is None or now >= last + timedelta(seconds=self.settings.auth.confirm_gap)
 
     def _ask(self, batch: _Batch, sender: str, rows: Sequence[InboundRow], now: datetime,
              *, fits: InboundRow | None = None) -> bool:
-        """Send one request listing the commands of ``rows``, and hold them behind it.
+        """Send one request listing ``rows``, each with a code of its own, and hold them.
 
         ``fits``: send it only if it costs no more bytes than this message (for an address
         that is no player). Returns False, holding nothing, when it would not fit.
         """
-        token = self.new_secret()
         expires = now + timedelta(seconds=self.settings.auth.confirm_within)
         listed = []
         for held in rows:
             mail = self._read(held)
-            parsed = self._parse(mail)
             listed.append((_quoted(mail.subject), [
                 (command_text(cmd), self._deadline_note(batch.state, cmd))
-                for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]))
+                for cmd in self._parse(mail).commands if not isinstance(cmd, _NEEDS_NO_TRUST)],
+                self.new_secret()))
         body = self.replies.renderer.render("confirm_request.txt", messages=listed,
-                                            token=token, expires=expires)
+                                            expires=expires)
         # A random key: the request's Message-ID cannot be guessed from anything public.
         key = f"confirm:{self.new_secret()}"
         subject = "Please confirm your message" + ("s" if len(rows) > 1 else "")
@@ -147,11 +194,11 @@ class ConfirmationsMixin(ApplyingMixin):
         if fits is not None and not self._fits(request, fits):
             return False
         message_id = message_id_for(self.identity, f"{batch.state.game_id}|{key}")
-        confirmation = self.store.add_confirmation(
-            batch.session, address=sender,
-            token_sha256=hashlib.sha256(token.encode()).hexdigest(),
-            request_message_id=message_id, created_at=now, expires_at=expires)
-        for held in rows:
+        for held, (_, _, token) in zip(rows, listed, strict=True):
+            confirmation = self.store.add_confirmation(
+                batch.session, address=sender,
+                token_sha256=hashlib.sha256(token.encode()).hexdigest(),
+                request_message_id=message_id, created_at=now, expires_at=expires)
             self.store.hold(batch.session, held.id, confirmation, HELD_LISTED)
         batch.outgoing.append(request)
         return True

@@ -117,10 +117,14 @@ class GameService(DeskMixin):
         return Outbox(self.store, policy, self.clock).send_due(sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:
-        """When the daemon must next wake: the next deadline, outbox try and inbound retry."""
+        """When the daemon must next wake: deadline, outbox try, retry, waiting request.
+
+        The last: a request for confirmation that waits for ``[auth] confirm_gap``.
+        """
         return {"deadline": self.next_deadline(),
                 "outbox": self.store.next_outbox_attempt(),
-                "inbound-retry": self.store.next_inbound_retry()}
+                "inbound-retry": self.store.next_inbound_retry(),
+                "confirm-request": self.next_request_due()}
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
         """Return what another process's write changes (three indexed reads, no transaction).

@@ -67,14 +67,6 @@ UNFINISHED_STARTS = 3
 
 """A message whose processing began this often and never finished is set aside (poison)."""
 
-CONFIRM_GAP = timedelta(minutes=10)
-
-"""At most one request for confirmation to an address in this long..."""
-
-CONFIRM_PER_DAY = 5
-
-"""...and at most this many in a day."""
-
 ADMIN_DATE_SKEW = timedelta(days=1)
 
 """ADMIN mail must be dated within this of its arrival: an old message replayed is not obeyed."""

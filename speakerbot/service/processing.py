@@ -174,14 +174,13 @@ class ProcessingMixin(ConfirmationsMixin):
         parsed = read.parsed if read and read.parsed is not None else self._parse(mail)
         verdict = read.verdict if read is not None else self._authenticate(
             mail, row.received_at)
-        confirmed = self._confirmation(batch, row, mail, parsed)
-        if confirmed is not None:
+        confirmed = self._confirmations(batch, row, mail, parsed)
+        if confirmed:
             self._release_held(batch, confirmed, row.received_at)
-        trusted = verdict.authenticated or confirmed is not None
+        trusted = verdict.authenticated or bool(confirmed)
         wanting = [cmd for cmd in parsed.commands if not isinstance(cmd, _NEEDS_NO_TRUST)]
         joining = any(isinstance(cmd, lang.Join) for cmd in parsed.commands)
-        if confirmed is not None and not parsed.errors and all(
-                isinstance(cmd, lang.Confirm) for cmd in parsed.commands):
+        if confirmed and self._needs_no_reply(batch, parsed):
             batch.note = "a confirmation"
             return  # each message it released has had its own reply
         known = self._is_known(batch.state, sender)
@@ -194,6 +193,12 @@ class ProcessingMixin(ConfirmationsMixin):
             return
         batch.note = f"not authenticated: {verdict.why}"
         self._take_unauthenticated(batch, row, mail, parsed, known=known, joining=joining)
+
+    @staticmethod
+    def _needs_no_reply(batch: _Batch, parsed: lang.ParseResult) -> bool:
+        """Whether a confirming message is CONFIRM lines alone, with nothing to say of them."""
+        return not parsed.errors and not batch.notes and all(
+            isinstance(cmd, lang.Confirm) for cmd in parsed.commands)
 
     def _take_unauthenticated(self, batch: _Batch, row: InboundRow, mail: InboundMail,
                               parsed: lang.ParseResult, *, known: bool,

@@ -105,8 +105,10 @@ def make_game(tmp_path: Path, dovecot: DovecotServer, smtp_sink: SmtpSink,
     games: list[RunningGame] = []
 
     def make(ruleset: str, mechanics: dict[str, str] | None = None,
-             extra_env: dict[str, str] | None = None) -> RunningGame:
-        game = RunningGame(tmp_path, dovecot, smtp_sink, db_url, ruleset, mechanics, extra_env)
+             extra_env: dict[str, str] | None = None,
+             auth: dict[str, str] | None = None) -> RunningGame:
+        game = RunningGame(tmp_path, dovecot, smtp_sink, db_url, ruleset, mechanics, extra_env,
+                           auth)
         games.append(game)
         return game
 

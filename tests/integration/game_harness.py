@@ -50,7 +50,8 @@ class RunningGame:
 
     def __init__(self, tmp: Path, dovecot: DovecotServer, sink: SmtpSink, db_url: str,
                  ruleset: str, mechanics: dict[str, str] | None = None,
-                 extra_env: dict[str, str] | None = None) -> None:
+                 extra_env: dict[str, str] | None = None,
+                 auth: dict[str, str] | None = None) -> None:
         self.tmp = tmp
         self.dovecot = dovecot
         self.sink = sink
@@ -61,6 +62,7 @@ class RunningGame:
         # Newer mechanics stay off unless the test names them (see OTHER_BEHAVIOUR).
         mechanics = {**OTHER_BEHAVIOUR, **(mechanics or {})}
         mechanics_lines = "\n".join(f'{k} = "{v}"' for k, v in mechanics.items())
+        auth_lines = "\n".join(f'{k} = "{v}"' for k, v in (auth or {}).items())
         self.config.write_text(f"""
 [game]
 name = "Test Nomic"
@@ -77,6 +79,7 @@ open_registration = true
 [auth]
 require = "dmarc"
 authserv_id = ["{MX}"]
+{auth_lines}
 
 [database]
 url = "{db_url}"
@@ -223,4 +226,5 @@ security = "none"
 
 
 MakeGame = Callable[..., RunningGame]
-"""The ``make_game`` fixture: ``make_game(ruleset, mechanics=None, extra_env=None)``."""
+"""The ``make_game`` fixture: ``make_game(ruleset, mechanics=None, extra_env=None,
+auth=None)``; ``auth``: more keys of ``[auth]``."""

@@ -75,8 +75,8 @@ def raw_from(sender: str, subject: str, body: str, *, authenticated: bool = True
 
 
 def start(make_game: MakeGame, players: tuple[str, ...] = (ALICE, BOB, CAROL),
-          **mechanics: str) -> RunningGame:
-    game = make_game("nomicam", {**QUIET, **mechanics})
+          auth: dict[str, str] | None = None, **mechanics: str) -> RunningGame:
+    game = make_game("nomicam", {**QUIET, **mechanics}, auth=auth)
     game.cli("init")
     for address in players:
         game.cli("player", "add", address, address.split("@")[0].title())
@@ -255,4 +255,58 @@ def test_a_kelvin_sign_k_is_not_kates_k(make_game: MakeGame) -> None:
     stranger = game.wait_subject("Not a player", to=kelvin)
     assert stranger.rcpt_tos == (kelvin,)
     assert game.sent(to=kelvin) == [stranger]  # one reply, a stranger's
+
+
+def requests_listing(game: RunningGame, address: str) -> dict[str, str]:
+    """Every message the requests to ``address`` listed so far, by subject, with its code."""
+    listed: dict[str, str] = {}
+    for request in game.sent("Please confirm your message", to=address):
+        body, start = body_of(request), 0
+        for code in _CODE.finditer(body):
+            subject = re.findall(r'"([^"]*)"', body[start:code.start()])
+            assert subject and subject[-1] not in listed, body
+            listed[subject[-1]] = code.group(1)
+            start = code.end()
+    return listed
+
+
+def test_forged_ballots_neither_spend_the_requests_nor_ride_along_with_a_confirmation(
+        make_game: MakeGame) -> None:
+    """The issue's attack: forged AGAINSTs from Alice's address, before and after her own.
+
+    Seven forgeries would have used up the old five requests a day, and the one code that
+    came at last applied them all, AGAINST last. Now her ballot is in the next request,
+    with a code of its own that applies it alone.
+    """
+    game = start(make_game, auth={"confirm_gap": "3s"})
+    game.send(BOB, "PROPOSE: Tea", "Tea at four.\n")
+    game.wait_subject("Proposal 301:")
+    forged = [f"forged {n}" for n in range(1, 8)]
+    for subject in forged[:4]:
+        game.send(ALICE, subject, "VOTE 301 AGAINST\n", authenticated=False)
+    game.send(ALICE, "my vote", "VOTE 301 FOR\n", authenticated=False)
+    for subject in forged[4:]:
+        game.send(ALICE, subject, "VOTE 301 AGAINST\n", authenticated=False)
+    game.wait_for(lambda m: ALICE in m.rcpt_tos and '"my vote"' in body_of(m))
+    # Every message was asked about, once, each with a code of its own.
+    wait_until(game, "every held message asked about",
+               lambda: len(requests_listing(game, ALICE)) == 8)
+    listed = requests_listing(game, ALICE)
+    assert sorted(listed) == sorted([*forged, "my vote"])
+    assert len(set(listed.values())) == 8
+    assert game.state().proposals[301].ballots.get(ALICE) is None
+    game.send(ALICE, "yes, that one", f"CONFIRM {listed['my vote']}\n", authenticated=False)
+    applied = game.wait_subject("Re: my vote", to=ALICE)
+    assert "Your ballot on proposal 301 is FOR" in body_of(applied)
+    game.send(SPEAKER, "close", f"PASSWORD {PASSWORD}\nADMIN CLOSE 301\n")
+    results = game.wait_for(lambda m: re.search(r"Proposal 301 (ADOPTED|DEFEATED)",
+                                                subject_of(m)) is not None)
+    ballots = body_of(results).replace("\r\n", "\n").split("Ballots, revealed:")[1]
+    ballots = ballots.split("\n\n")[0]
+    assert re.findall(r"^ +(\w+) +(FOR|AGAINST)$", ballots, re.MULTILINE) == [
+        ("Alice", "FOR")], ballots
+    assert game.state().proposals[301].ballots[ALICE].choice.value == "FOR"
+    # The forgeries stay held, unconfirmed, and expire.
+    assert [row.status for row in inbound(game)
+            if row.sender == ALICE and row.status == "held"] == ["held"] * 7
     assert game.stop() == 0

@@ -440,6 +440,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += trust_notices(renderer, folder)
         notices += lookup_answers(renderer, folder / "lookups")
         notices += new_game_announcement(renderer, folder / "new-game")
+        notices += several_held(renderer, folder / "several-held")
     finally:
         game.close()
     sent = []
@@ -491,6 +492,25 @@ def new_game_announcement(renderer: RecordingRenderer, folder: Path) -> list[mai
         start = len(game.outbox())
         game.service.new_game("nomicam")
         return game.outbox()[start:]
+    finally:
+        game.close()
+
+
+def several_held(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """A request listing several held messages, each with its own code."""
+    folder.mkdir()
+    codes = itertools.count(1)
+    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB])
+    game.service.new_secret = lambda: f"{next(codes):032x}"
+    game.service.replies.renderer = renderer
+    try:
+        game.send(mailgame.ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
+        for subject, body in (("hello", "VOTE 301 AGAINST\n"), ("my vote", "VOTE 301 FOR\n"),
+                              ("bye", "FORFEIT\n")):
+            game.send(mailgame.BOB, subject, body, authenticated=False)
+        game.clock.now += timedelta(minutes=10)
+        game.service.tick()
+        return [mail for mail in game.outbox() if mail.row.kind == "confirm"][-1:]
     finally:
         game.close()
 

@@ -618,20 +618,23 @@ def test_auth_defaults_are_the_safe_ones() -> None:
     auth = parse(minimal()).auth
     assert (auth.require, auth.authserv_id, auth.unauthenticated) == ("dmarc", (), "confirm")
     assert auth.confirm_within == 3 * 86400
+    assert auth.confirm_gap == 600
 
 
 def test_auth_values_are_read_and_checked() -> None:
     data = minimal()
     data["auth"] = {"require": "NONE", "authserv_id": "MX.Example.org",
-                    "unauthenticated": "refuse", "confirm_within": "1d"}
+                    "unauthenticated": "refuse", "confirm_within": "1d", "confirm_gap": "2s"}
     auth = parse(data).auth
-    assert (auth.require, auth.authserv_id, auth.unauthenticated, auth.confirm_within) == (
-        "none", ("mx.example.org",), "refuse", 86400)
+    assert (auth.require, auth.authserv_id, auth.unauthenticated, auth.confirm_within,
+            auth.confirm_gap) == ("none", ("mx.example.org",), "refuse", 86400, 2)
     for key, value, words in (("require", "dkim", "expected one of dmarc, none"),
                               ("unauthenticated", 1, "expected one of confirm, refuse"),
                               ("authserv_id", ["mx.example.org; dmarc=pass"], "host names"),
                               ("authserv_id", [""], "host names"),
                               ("confirm_within", "1s", "from 1m to 30d"),
+                              ("confirm_gap", "0s", "from 1s to 1h"),
+                              ("confirm_gap", "2h", "from 1s to 1h"),
                               ("trust", "yes", "unknown key")):
         data = minimal()
         data["auth"] = {key: value}

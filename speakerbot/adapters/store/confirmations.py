@@ -60,11 +60,32 @@ class ConfirmationStore(StoreBase):
             Confirmation.token_sha256 == token_sha256)).first()
         return None if row is None else _confirmation_row(row)
 
-    def confirmations_since(self, session: Session, address: str, since: datetime) -> int:
-        """Count the requests for confirmation sent to ``address`` at or after ``since``."""
+    def last_request_at(self, session: Session, address: str) -> datetime | None:
+        """Return when the last request for confirmation went to ``address``, if one did."""
+        return session.scalar(select(func.max(Confirmation.created_at)).where(
+            Confirmation.address == address))
+
+    def codes_in_request(self, session: Session, request_message_id: str) -> int:
+        """Count the codes one request carried (one for each message it listed)."""
         return session.scalar(select(func.count()).select_from(Confirmation).where(
-            Confirmation.address == address,
-            Confirmation.created_at >= _aware(since, "since"))) or 0
+            Confirmation.request_message_id == request_message_id)) or 0
+
+    def waiting_senders(self, session: Session | None = None) -> dict[str, datetime | None]:
+        """Return each sender of mail held with no request yet, and its last request's time.
+
+        What the daemon needs to wake when the next of those requests may go out.
+        """
+        with self._reading(session) as reading:
+            senders = {sender for sender in reading.scalars(
+                select(Inbound.sender).where(Inbound.status == "held",
+                                             Inbound.confirmation_id.is_(None)).distinct())
+                if sender is not None}
+            if not senders:
+                return {}
+            last: dict[str, datetime] = {address: when for address, when in reading.execute(
+                select(Confirmation.address, func.max(Confirmation.created_at))
+                .where(Confirmation.address.in_(senders)).group_by(Confirmation.address))}
+            return {sender: last.get(sender) for sender in senders}
 
     def close_confirmation(self, session: Session, confirmation_id: int, status: str,
                            now: datetime) -> None:

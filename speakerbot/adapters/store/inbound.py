@@ -359,12 +359,18 @@ class InboundStore(StoreBase):
             .order_by(Inbound.received_at, Inbound.id))
         return [_inbound_row(row) for row in rows]
 
-    def held_waiting(self, session: Session | None = None) -> list[InboundRow]:
-        """Return the messages held with no request yet (it waited for the rate limit)."""
+    def held_waiting(self, session: Session | None = None,
+                     sender: str | None = None) -> list[InboundRow]:
+        """Return the messages held with no request yet (it waited for the rate limit).
+
+        ``sender``: only that address's, in the order received.
+        """
+        query = select(Inbound).where(Inbound.status == "held",
+                                      Inbound.confirmation_id.is_(None))
+        if sender is not None:
+            query = query.where(Inbound.sender == sender)
         with self._reading(session) as reading:
-            rows = reading.scalars(select(Inbound).where(
-                Inbound.status == "held", Inbound.confirmation_id.is_(None))
-                .order_by(Inbound.received_at, Inbound.id))
+            rows = reading.scalars(query.order_by(Inbound.received_at, Inbound.id))
             return [_inbound_row(row) for row in rows]
 
 
