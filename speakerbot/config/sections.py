@@ -108,6 +108,10 @@ def limits(check: Checker, table: LimitsTable) -> LimitsSettings:
         max_command_lines=table.max_command_lines,
         proposals_per_message=table.proposals_per_message,
         proposals_per_day=table.proposals_per_day,
+        cfj_per_day=table.cfj_per_day,
+        revise_per_proposal=table.revise_per_proposal,
+        join_per_domain_per_day=table.join_per_domain_per_day,
+        public_per_hour=table.public_per_hour,
         max_absence=check.duration("limits", "max_absence", table.max_absence, 86400,
                                    365 * 86400),
     )
