@@ -114,10 +114,14 @@ class GameService(DeskMixin):
         return Outbox(self.store, policy, self.clock).send_due(sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:
-        """When the daemon must next wake: the next deadline, outbox try and inbound retry."""
+        """When the daemon must next wake: the next deadline, outbox try, inbound retry.
+
+        And the end of the hour of the public mail kept to be gathered.
+        """
         return {"deadline": self.next_deadline(),
                 "outbox": self.store.next_outbox_attempt(),
-                "inbound-retry": self.store.next_inbound_retry()}
+                "inbound-retry": self.store.next_inbound_retry(),
+                "gathering": self.store.next_gathering()}
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
         """Return what another process's write changes (three indexed reads, no transaction).
