@@ -42,6 +42,7 @@ def nomicam(tmp_path: Path) -> Iterator[MailGame]:
 def test_calls_for_judgement_stop_at_the_daily_limit_and_start_again_the_next_day(
         nomicam: MailGame) -> None:
     game = nomicam
+    game.send(ALICE, "PROPOSE: Tea", "Tea at four.\n")
     game.send(BOB, "two", "CFJ Tea is hot\nCFJ Tea is cold\n")
     game.send(BOB, "third", "CFJ Tea is warm\n")  # at the limit: done
     assert len(game.service.state().cfjs) == 3
@@ -52,7 +53,8 @@ def test_calls_for_judgement_stop_at_the_daily_limit_and_start_again_the_next_da
     assert ("you have called for judgement 3 times today, the limit ([limits] cfj_per_day)"
             in said(reply.body))
     assert "Nothing in your message was done" in said(reply.body)
-    assert len(game.service.state().cfjs) == 3
+    state = game.service.state()
+    assert len(state.cfjs) == 3 and BOB not in state.proposals[301].ballots  # all or nothing
     assert [mail.row.kind for mail in game.outbox()[before:]] == ["reply"]
     # Another player has their own count.
     game.send(CAROL, "mine", "CFJ Coffee is hot\n")
