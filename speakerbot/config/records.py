@@ -109,6 +109,10 @@ class LimitsSettings:
     max_command_lines: int = 200
     proposals_per_message: int = 5
     proposals_per_day: int = 20
+    cfj_per_day: int = 10
+    revise_per_proposal: int = 10
+    join_per_domain_per_day: int = 5
+    public_per_hour: int = 60
     max_absence: float = 14 * 86400  # seconds: the longest absence a player may declare
     max_rule_bytes: int = 65536  # the longest a rule's text may become (UTF-8 bytes)
 

@@ -98,6 +98,10 @@ class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):
     max_command_lines: Count = _LIMITS.max_command_lines
     proposals_per_message: PerMessage = _LIMITS.proposals_per_message
     proposals_per_day: Count = _LIMITS.proposals_per_day
+    cfj_per_day: Count = _LIMITS.cfj_per_day
+    revise_per_proposal: Count = _LIMITS.revise_per_proposal
+    join_per_domain_per_day: Count = _LIMITS.join_per_domain_per_day
+    public_per_hour: Count = _LIMITS.public_per_hour
     max_absence: Duration = "14d"
     max_rule_bytes: Size = _LIMITS.max_rule_bytes
 

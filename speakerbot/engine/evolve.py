@@ -82,7 +82,8 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
 
 @_on(ev.PlayerJoined)
 def _player_joined(state: GameState, e: ev.PlayerJoined) -> None:
-    state.players[e.address] = Player(e.address, e.name, e.role)
+    state.players[e.address] = Player(e.address, e.name, e.role, joined_at=e.at,
+                                      by_speaker=e.by_speaker)
 
 
 @_on(ev.PlayerLeft)
@@ -385,6 +386,7 @@ def _proposal_revised(state: GameState, e: ev.ProposalRevised) -> None:
     if proposal.first_text is None:  # the text as distributed, for the vote's diff
         proposal.first_text, proposal.first_clauses = proposal.text, proposal.clauses
     proposal.text, proposal.clauses = e.text, e.clauses
+    proposal.revisions += 1
 
 
 @_on(ev.VoteStarted)

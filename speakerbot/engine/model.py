@@ -156,10 +156,15 @@ class Player:
     role: Role
     score: Decimal = Decimal(0)
     active: bool = True
+    # When they (last) joined, and whether the Speaker added them: the service limits the
+    # players who join by mail from one domain in a day ([limits] join_per_domain_per_day).
+    joined_at: datetime | None = None
+    by_speaker: bool = False
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Player:
         # Every field is immutable: a shallow copy is a deep one.
-        copied = Player(self.address, self.name, self.role, self.score, self.active)
+        copied = Player(self.address, self.name, self.role, self.score, self.active,
+                        self.joined_at, self.by_speaker)
         memo[id(self)] = copied
         return copied
 
@@ -202,6 +207,7 @@ class Proposal:
     first_text: str | None = None
     first_clauses: tuple[Clause, ...] | None = None
     debated: tuple[tuple[str, datetime], ...] = ()
+    revisions: int = 0  # how often its proposer revised it ([limits] revise_per_proposal)
 
     @property
     def in_debate(self) -> bool:

@@ -156,6 +156,9 @@ def status(args: argparse.Namespace) -> int:
         oldest = (f", oldest from {format_time(summary.oldest_pending)}"
                   if summary.oldest_pending else "")
         print(f"\nOutbox: {summary.pending} waiting{oldest}, {summary.failed} given up")
+        if summary.gathered:
+            print(f"  {summary.gathered} public messages beyond [limits] public_per_hour, "
+                  "to be gathered into one at the end of the hour")
         if summary.pending:
             _print_backlog(service.outbox_backlog(summary))
         for message_id, recipient, answer in summary.refused:

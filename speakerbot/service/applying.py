@@ -29,6 +29,7 @@ from speakerbot.mail.outbound.compose import (
 from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of, receipts_of
 from speakerbot.service.answering import AnsweringMixin
 from speakerbot.service.debating import argument_limit_errors
+from speakerbot.service.limits import public_limit_errors
 from speakerbot.service.policy import (
     ADMIN_DATE_SKEW,
     NOT_DONE,
@@ -147,6 +148,8 @@ class ApplyingMixin(AnsweringMixin):
             errors.append((admin[0].line, command_text(admin[0]), admin_error))
         if not errors:
             errors += self._proposal_limits(state, sender, commands, received)
+        if not errors:
+            errors += public_limit_errors(self.settings.limits, state, sender, commands, received)
         translated: list[tuple[lang.Command, Action]] = []
         for command in commands if not errors else ():
             try:
@@ -207,8 +210,8 @@ class ApplyingMixin(AnsweringMixin):
         if len(proposals) > limits.proposals_per_message:
             extra = proposals[limits.proposals_per_message]
             return [(extra.line, command_text(extra),
-                     f"at most {limits.proposals_per_message} proposals in one message; send "
-                     "the others in another message")]
+                     f"at most {limits.proposals_per_message} proposals in one message "
+                     "([limits] proposals_per_message); send the others in another message")]
         day = _day_start(received)
         today = sum(1 for p in state.proposals.values()
                     if p.proposer == sender and p.submitted_at >= day)
@@ -217,7 +220,8 @@ class ApplyingMixin(AnsweringMixin):
             extra = proposals[allowed]
             return [(extra.line, command_text(extra),
                      f"at most {limits.proposals_per_day} proposals a day from one player "
-                     f"(you have made {today} today); send it again tomorrow (UTC)")]
+                     f"([limits] proposals_per_day; you have made {today} today); send it "
+                     "again tomorrow (UTC)")]
         return []
 
 

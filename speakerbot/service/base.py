@@ -46,9 +46,13 @@ from speakerbot.resources import templates_dir
 from speakerbot.service.policy import (
     ANSWER_KINDS,
     GIVE_WAY_SECONDS,
+    PUBLIC_KINDS,
+    PUBLIC_WINDOW,
     REPLAY_WINDOW,
     RETRY_DELAYS,
     Known,
+    PublicGate,
+    gathered_until,
     log,
 )
 from speakerbot.service.snapshots import snapshot_format
@@ -101,6 +105,9 @@ class ServiceBase:
         self._queued: list[OutgoingMail] = []
         # Where the record's hash chains end, as this transaction has left them.
         self._links: chain.Links | None = None
+        # The hour's public mail as this transaction sees it: counted at its first public
+        # message, then kept up to date ([limits] public_per_hour).
+        self._public: PublicGate | None = None
 
     def state(self, session: Any = None) -> GameState:
         """Return the current state, rebuilt from the record when it has grown.
@@ -253,7 +260,7 @@ class ServiceBase:
     def _transaction(self) -> Iterator[Any]:
         """Open a store transaction; the cached state moves on only when it commits."""
         self._committing, self._unit_seq, self._links = None, None, None
-        self._reply_counts, self._queued = {}, []
+        self._reply_counts, self._queued, self._public = {}, [], None
         try:
             with self.store.transaction() as session:
                 yield session
@@ -262,7 +269,7 @@ class ServiceBase:
                 self._cache = self._committing
         finally:
             self._committing, self._unit_seq, self._links = None, None, None
-            self._reply_counts, self._queued = {}, []
+            self._reply_counts, self._queued, self._public = {}, [], None
 
     def _write_queued(self, session: Any) -> None:
         """Write the mail queued so far in this transaction to the outbox."""
@@ -304,8 +311,13 @@ class ServiceBase:
         return self._unit_seq
 
     def _commit(self, session: Any, events: Sequence[e.Event], state: GameState,
-                outgoing: Sequence[Outgoing], *, inbound_id: int | None = None) -> None:
-        """Append events and queue their messages, in the caller's transaction."""
+                outgoing: Sequence[Outgoing], *, inbound_id: int | None = None,
+                gather: bool = True) -> None:
+        """Append events and queue their messages, in the caller's transaction.
+
+        Public mail beyond the hour's limit is kept to be gathered (``gather``: unless it
+        is the gathering itself).
+        """
         if events:
             data = [event_to_json(ev) for ev in events]
             links = self._chain_links(session)
@@ -333,11 +345,23 @@ class ServiceBase:
                 log.exception("dropped an answer to %s that could not be composed",
                               message.recipients)
                 continue
+            held = self._held_until(session, now) if message.public and gather else None
             self._queued.append(OutgoingMail(
                 message_id, self.identity.address, message.recipients, raw, message.kind,
                 inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
+                gathered_until=held,
             ))
             self._count_queued(message, now)
+
+    def _held_until(self, session: Any, now: datetime) -> datetime | None:
+        """Return until when a public message queued ``now`` is kept (None: it goes now).
+
+        The hour's count is read at the transaction's first public message.
+        """
+        if self._public is None:
+            sent, waiting = self.store.public_since(now - PUBLIC_WINDOW, PUBLIC_KINDS, session)
+            self._public = PublicGate(self.settings.limits.public_per_hour, sent, waiting)
+        return gathered_until(now) if self._public.hold() else None
 
     def _announce(self, events: Sequence[e.Event], state: GameState, before: GameState,
                   session: Any, *, earlier: Sequence[e.Event] = ()) -> list[Outgoing]:

@@ -44,5 +44,6 @@ def argument_limit_errors(service: ServiceBase, session: Any, state: GameState, 
         return []
     extra = arguments[left]
     return [(extra.line, command_text(extra),
-             f"each DEBATE counts as one of your {limit} replies a day, and you have "
-             f"{left} left today; send it again tomorrow (UTC)")]
+             f"each DEBATE counts as one of your {limit} replies a day ([limits] "
+             f"replies_per_day), and you have {left} left today; send it again tomorrow "
+             "(UTC)")]

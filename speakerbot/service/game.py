@@ -119,12 +119,14 @@ class GameService(DeskMixin):
     def next_wakes(self) -> dict[str, datetime | None]:
         """When the daemon must next wake: deadline, outbox try, retry, waiting request.
 
-        The last: a request for confirmation that waits for ``[auth] confirm_gap``.
+        And a request for confirmation that waits for ``[auth] confirm_gap``, and the end of
+        the hour of the public mail kept to be gathered.
         """
         return {"deadline": self.next_deadline(),
                 "outbox": self.store.next_outbox_attempt(),
                 "inbound-retry": self.store.next_inbound_retry(),
-                "confirm-request": self.next_request_due()}
+                "confirm-request": self.next_request_due(),
+                "gathering": self.store.next_gathering()}
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
         """Return what another process's write changes (three indexed reads, no transaction).

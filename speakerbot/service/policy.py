@@ -156,3 +156,31 @@ def _raise_rejection(events: Sequence[e.Event]) -> None:
         if isinstance(event, e.CommandRejected):
             reason, remedy = refusal_text(event)
             raise ServiceError(f"{reason} ({remedy})" if remedy else reason)
+
+
+PUBLIC_WINDOW = timedelta(hours=1)
+"""The public mail counted against the limit: what was queued this long before."""
+PUBLIC_KINDS = ("announcement",)
+"""The outbox kinds of public mail (to every player, or the list)."""
+
+
+def gathered_until(now: datetime) -> datetime:
+    """Return when public mail kept ``now`` is gathered: the end of its clock hour."""
+    return now.replace(minute=0, second=0, microsecond=0) + PUBLIC_WINDOW
+
+
+@dataclass
+class PublicGate:
+    """The hour's public mail as one transaction sees it: counted once, then kept up to date."""
+
+    limit: int
+    sent: int  # public messages queued to go by themselves within the window
+    waiting: bool  # public messages are kept, waiting to be gathered
+
+    def hold(self) -> bool:
+        """Whether the next public message is kept to be gathered (else it counts as sent)."""
+        if self.waiting or self.sent >= self.limit:
+            self.waiting = True
+            return True
+        self.sent += 1
+        return False

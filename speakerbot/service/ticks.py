@@ -10,11 +10,11 @@ from speakerbot.adapters.store import (
 )
 from speakerbot.engine import due_by, next_deadline, tick
 from speakerbot.engine import events as e
-from speakerbot.service.intake import IntakeMixin
+from speakerbot.service.gathering import GatheringMixin
 from speakerbot.service.policy import TICK_BUDGET
 
 
-class TicksMixin(IntakeMixin):
+class TicksMixin(GatheringMixin):
     """The passing of time: deadlines, digests, and notices to the host."""
 
     def tick(self, now: datetime | None = None) -> list[e.Event]:
@@ -34,8 +34,10 @@ class TicksMixin(IntakeMixin):
                 events += done
                 if more:
                     self._give_way()
-        # A notice held back by the hourly limit goes out once the hour has passed.
+        # A notice held back by the hourly limit goes out once the hour has passed; so does
+        # the public mail kept beyond [limits] public_per_hour, gathered into one.
         self._tell_host_set_aside()
+        self.send_gathered()
         self.ask_waiting()
         return events
 

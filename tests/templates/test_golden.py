@@ -441,6 +441,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += lookup_answers(renderer, folder / "lookups")
         notices += new_game_announcement(renderer, folder / "new-game")
         notices += several_held(renderer, folder / "several-held")
+        notices += gathered_announcements(renderer, folder / "gathering")
     finally:
         game.close()
     sent = []
@@ -511,6 +512,27 @@ def several_held(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mai
         game.clock.now += timedelta(minutes=10)
         game.service.tick()
         return [mail for mail in game.outbox() if mail.row.kind == "confirm"][-1:]
+    finally:
+        game.close()
+
+
+def gathered_announcements(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """Announcements beyond ``[limits] public_per_hour``, gathered at the end of the hour."""
+    folder.mkdir()
+    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB],
+                             limits={"public_per_hour": 1})
+    game.service.replies.renderer = renderer
+    try:
+        game.clock.now += timedelta(hours=2)
+        game.service.tick()  # the game's start, gathered: the hour's one public message
+        for n, reason in enumerate(("first to arrive", "baked a cake", "brought tea")):
+            game.clock.now += timedelta(minutes=n + 1)
+            game.service.speaker_command(c.AdjustScore(mailgame.SPEAKER, mailgame.ALICE,
+                                                       Decimal(n + 1), reason))
+        start = len(game.outbox())
+        game.clock.now += timedelta(hours=1)
+        game.service.tick()
+        return game.outbox()[start:]
     finally:
         game.close()
 

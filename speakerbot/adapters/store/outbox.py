@@ -36,6 +36,10 @@ from speakerbot.addresses import as_compared
 
 HEAD = 2048
 """How much of a waiting message ``outbox_summary`` hands out: enough for its headers."""
+GATHERED = "gathered"
+"""The status of a message kept to be gathered with others into one; never sent itself."""
+MERGED = "merged"
+"""The status of a gathered message once its gathering is queued."""
 
 
 class OutboxStore(StoreBase):
@@ -68,9 +72,10 @@ class OutboxStore(StoreBase):
             "kind": mail.kind,
             "inbound_id": mail.inbound_id,
             "created_at": mail.created_at,
-            "status": "pending",
+            "status": "pending" if mail.gathered_until is None else GATHERED,
             "attempts": 0,
-            "next_attempt_at": mail.created_at,
+            "next_attempt_at": mail.created_at if mail.gathered_until is None
+            else mail.gathered_until,
             "last_error": None,
             "sent_at": None,
             "refused": None,
@@ -208,6 +213,8 @@ class OutboxStore(StoreBase):
                     .group_by(Outbox.status)
                 )
             }
+            gathered = session.scalar(
+                select(func.count()).select_from(Outbox).where(Outbox.status == GATHERED)) or 0
             oldest = session.scalar(
                 select(func.min(Outbox.created_at)).where(Outbox.status == "pending")
             )
@@ -235,7 +242,53 @@ class OutboxStore(StoreBase):
             oldest_pending=oldest,
             refused=refused,
             waiting=waiting,
+            gathered=gathered,
         )
+
+    # -- Gathered public mail (the service's hourly limit) ---------------------------------
+
+    def public_since(self, since: datetime, kinds: Sequence[str],
+                     session: Session | None = None) -> tuple[int, bool]:
+        """Count the mail of ``kinds`` queued since ``since`` to be sent by itself.
+
+        Also say whether any message is waiting to be gathered.
+        """
+        _aware(since, "since")
+        with self._reading(session) as reading:
+            connection = reading.connection()
+            count = connection.scalar(
+                select(func.count()).select_from(statements.table(Outbox))
+                .where(Outbox.kind.in_(tuple(kinds)), Outbox.created_at >= since,
+                       Outbox.status.not_in((GATHERED, MERGED)))) or 0
+            waiting = connection.scalar(
+                select(Outbox.id).where(Outbox.status == GATHERED).limit(1)) is not None
+        return count, waiting
+
+    def gathered_due(self, now: datetime, session: Session) -> list[OutboxRow]:
+        """Return the messages to be gathered by ``now``, in the order they were queued."""
+        _aware(now, "now")
+        rows = session.connection().execute(
+            select(*Outbox.__table__.c)
+            .where(Outbox.status == GATHERED, Outbox.next_attempt_at <= now)
+            .order_by(Outbox.id))
+        return [_outbox_row(row) for row in rows]
+
+    def mark_merged(self, session: Session, ids: Sequence[int], into: str) -> None:
+        """Record that gathered messages went into the message ``into``.
+
+        In the caller's transaction, the one that queues ``into``: they are gathered once.
+        """
+        if ids:
+            session.connection().execute(
+                update(statements.table(Outbox))
+                .where(Outbox.id.in_(list(ids)), Outbox.status == GATHERED)
+                .values(status=MERGED, last_error=f"gathered into {into}"))
+
+    def next_gathering(self) -> datetime | None:
+        """Return when the earliest message waiting to be gathered is due, or None."""
+        with self._reading() as session:
+            return session.scalar(
+                select(func.min(Outbox.next_attempt_at)).where(Outbox.status == GATHERED))
 
     def next_outbox_attempt(self) -> datetime | None:
         """Return when the next pending message is due, or None if none is pending."""

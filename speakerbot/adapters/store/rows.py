@@ -139,6 +139,9 @@ class OutgoingMail:
     created_at: datetime
     priority: int = 0
     """Lower goes first among mail due at once (the service puts the game's business first)."""
+    gathered_until: datetime | None = None
+    """Set: the message is not sent itself but kept (status ``gathered``) to be gathered with
+    others into one message at this time (the service's hourly limit on public mail)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,8 @@ class OutboxSummary:
     """(message_id, recipient, the server's answer) for every recipient refused for good."""
     waiting: list[tuple[str, datetime, bytes]] = field(default_factory=list)
     """(kind, queued at, the start of its bytes) for every message waiting, oldest first."""
+    gathered: int = 0
+    """Public messages held to be gathered into one (``[limits] public_per_hour``)."""
 
 
 def _aware(value: datetime, name: str) -> datetime:

@@ -121,6 +121,20 @@ def _aligned(signer: str, from_domain: str) -> bool:
     return not _public_suffixes().is_public(signer)
 
 
+@functools.lru_cache(maxsize=4096)
+def organizational_domain(address: str) -> str:
+    """Return the registrable domain of an address (``a.b.example.org`` gives ``example.org``).
+
+    As DMARC counts a domain: whoever holds ``example.org`` holds every name under it, so a
+    limit by domain must not be escaped by inventing subdomains. A name that is itself a
+    public suffix, or has no dot, is returned as it stands (lower case).
+    """
+    domain = address.rpartition("@")[2].strip().lower().rstrip(".")
+    if "." not in domain:
+        return domain
+    return str(_public_suffixes().privatesuffix(domain) or domain)
+
+
 def _lexical_authserv_id(value: str) -> str:
     """Return the authserv-id: the first word of the value, comments aside (RFC 8601)."""
     head = _without_comments(value.split(";", 1)[0]).strip()

@@ -1,0 +1,54 @@
+"""Public mail beyond ``[limits] public_per_hour``: gathered into one message an hour.
+
+The daily reply cap stops replies, not announcements: a flood of commands that each make an
+announcement (or a backlog of results) once sent a mail to every player for each. So the
+public mail queued to go by itself in the last hour is counted (``policy.PublicGate``);
+once it reaches the limit, each further public message is composed as usual but kept in
+the outbox (status ``gathered``, in the same transaction as the events that made it, so
+nothing is lost in a crash) until the end of its clock hour. The next tick after that
+queues one message that holds every kept announcement in order, and marks them ``merged``
+in the same transaction: they are gathered, and sent, once.
+
+While any message is kept, the next ones are kept too (even when the hour's count has fallen
+below the limit), so that nothing overtakes an announcement that happened before it. The
+gathering counts as public mail of its hour: in any hour at most the limit go one by one,
+plus a gathering or two. Replies, confirmations and reminders are not public mail.
+"""
+
+from __future__ import annotations
+
+from speakerbot.adapters.store import OutboxRow
+from speakerbot.mail.outbound.compose import message_id_for
+from speakerbot.mail.outbound.gathering import gathering, read_part
+from speakerbot.service.intake import IntakeMixin
+
+
+class GatheringMixin(IntakeMixin):
+    """Sending the kept public mail of each past hour as one message."""
+
+    def send_gathered(self) -> int:
+        """Queue the gathering of the public mail kept until now; return how many it holds.
+
+        Looked at first without a write transaction: every tick comes here.
+        """
+        due = self.store.next_gathering()
+        if due is None or due > self.clock():
+            return 0
+        with self.lock, self._transaction() as session:
+            rows = self.store.gathered_due(self.clock(), session)
+            if rows:
+                state = self.state(session)
+                outgoing = gathering(
+                    self.replies.renderer, self.identity,
+                    [read_part(self.identity, row.raw, row.created_at) for row in rows],
+                    _everyone(rows), f"gathered:{rows[0].id}",
+                    limit=self.settings.limits.public_per_hour)
+                self._commit(session, [], state, [outgoing], gather=False)
+                into = message_id_for(self.identity, f"{state.game_id}|{outgoing.key}")
+                self.store.mark_merged(session, [row.id for row in rows], into)
+        return len(rows)
+
+
+def _everyone(rows: list[OutboxRow]) -> tuple[str, ...]:
+    """Return every recipient of the kept messages, once each, in the order first met."""
+    return tuple(dict.fromkeys(address for row in rows for address in row.recipients))
