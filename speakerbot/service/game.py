@@ -69,7 +69,7 @@ class GameService(DeskMixin):
             state = self.state(session)
             if state.started:
                 raise ServiceError("a game already exists in this database; "
-                                   "use speakerbot init --force to start over")
+                                   "use speakerbot init --force --yes to start over")
             command = c.StartGame(
                 game.speaker, load_preset(game.ruleset), game.speaker_name,
                 game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
