@@ -21,6 +21,7 @@ from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, bac
 from speakerbot.service.policy import (
     ServiceError,
     _raise_rejection,
+    not_a_player,
 )
 
 
@@ -99,6 +100,10 @@ class GameService(DeskMixin):
 
     def speaker_command(self, command: c.Command) -> list[e.Event]:
         """Apply an override from the command line as the Speaker; announce it."""
+        if isinstance(command, c.AddPlayer):
+            refused = not_a_player(command.address, self.settings.game)
+            if refused is not None:
+                raise ServiceError(refused)
         with self.lock, self._transaction() as session:
             state = self.state(session)
             new, events = apply(state, command, self.clock(), self.rng)
