@@ -8,6 +8,7 @@ The same table validates preset files, SET clauses, admin overrides and config o
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -375,8 +376,14 @@ def parse_setting(name: str, text: str) -> tuple[str, Any]:
     key = name.strip().lower().replace("-", "_")
     parameter = PARAMETERS.get(key)
     if parameter is None:
-        known = ", ".join(sorted(p.name for p in _ROWS if p.settable))
-        raise ValueError(f"there is no mechanic called {name!r}; the settable ones are: {known}")
+        settable = sorted(p.name for p in _ROWS if p.settable)
+        # The nearest name alone when there is one (quorum: quorum_percent); the whole list,
+        # long as it is, only when nothing is near.
+        near = difflib.get_close_matches(key, settable, n=1)
+        if near:
+            raise ValueError(f"there is no mechanic called {name!r}; did you mean {near[0]}?")
+        raise ValueError(f"there is no mechanic called {name!r}; the settable ones are: "
+                         f"{', '.join(settable)}")
     if not parameter.settable:
         raise ValueError(f"{key} is the shape of the game and cannot be set while it runs")
     return key, parameter.parse(text)

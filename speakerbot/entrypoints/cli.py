@@ -147,9 +147,13 @@ def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) ->
 
 def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
                config: argparse.ArgumentParser) -> None:
-    """Add ``init [--force]``, ``new-game [--ruleset NAME]`` and ``player add EMAIL NAME``."""
+    """Add ``init [--force [--yes]]``, ``new-game [--ruleset NAME]``, ``player add EMAIL NAME``."""
     init = command("init", "create the database and start the configured game")
-    init.add_argument("--force", action="store_true", help="delete an existing game first")
+    init.add_argument("--force", action="store_true",
+                      help="delete an existing game first (with --yes; a copy of its record is "
+                           "written first)")
+    init.add_argument("--yes", action="store_true",
+                      help="with --force: yes, delete the game this database holds")
     init.set_defaults(handler="init")
 
     new_game = command("new-game", "start the next game in this database, once the last is "

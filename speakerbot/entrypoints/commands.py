@@ -59,19 +59,58 @@ def _open(settings: Settings, *, upgrade: bool = False) -> GameService:
 
 
 def init(args: argparse.Namespace) -> int:
-    """Create the database and start the configured game (``--force``: over an old one)."""
+    """Create the database and start the configured game.
+
+    Over a game already there only with ``--force --yes``, and after a copy of its whole
+    record is written beside the database; ``--force`` alone says what would be lost and
+    exits 1.
+    """
     settings = _settings(args)
     with _open(settings, upgrade=True) as service:
         if service.has_game():
             if not args.force:
                 raise CliError("a game already exists in this database; "
-                               "speakerbot init --force deletes it and starts over")
-            service.delete_game()
+                               "speakerbot init --force --yes deletes it and starts over")
+            if not _replaced(args, settings, service):
+                return 1
         service.start_game()
         state = service.state()
         print(f"started {settings.game.name}: preset {state.preset}, {len(state.rules)} rules, "
               f"Speaker {state.name_of(state.speaker)} <{state.speaker}>")
     return 0
+
+
+def _replaced(args: argparse.Namespace, settings: Settings, service: GameService) -> bool:
+    """Delete the game for ``init --force`` once a copy of its record is kept.
+
+    Without ``--yes``: say what would be lost, delete nothing, and return False.
+    """
+    # Imported here: the record module builds on this one.
+    from speakerbot.entrypoints.record import keep_copy
+
+    state, stored = service.state(), service.stored_record()
+    games = f"{state.game_number} games" if state.game_number > 1 else "one game"
+    lost = (f"{len(stored)} events ({games}; the last, {state.game_id}, under {state.preset} "
+            f"with {_many(len(state.active_players()), 'player')} and "
+            f"{_many(len(state.proposals), 'proposal')})")
+    if not args.yes:
+        print(f"speakerbot: this database holds a record of {lost}; init --force would delete "
+              "it. Run speakerbot init --force --yes to delete it (a copy of the record is "
+              "written beside the database first), or speakerbot record export FILE to keep "
+              "a copy yourself.", file=sys.stderr)
+        return False
+    # PostgreSQL has no file to stand beside: the copy goes beside the config file, the
+    # host's own folder (a service's working directory may be / or read-only).
+    beside = settings.database.sqlite_path or settings.path
+    folder = beside.resolve().parent
+    copy = keep_copy(stored, folder, state.game_id)
+    print(f"kept a copy of the record it replaces, {lost}: {copy}")
+    service.delete_game()
+    return True
+
+
+def _many(count: int, thing: str) -> str:
+    return f"{count} {thing}" if count == 1 else f"{count} {thing}s"
 
 
 @contextmanager

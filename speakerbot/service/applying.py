@@ -36,6 +36,7 @@ from speakerbot.service.policy import (
     WRONG_PASSWORDS,
     _Batch,
     _day_start,
+    not_a_player,
 )
 
 
@@ -158,6 +159,13 @@ class ApplyingMixin(AnsweringMixin):
                 errors.append((command.line, command_text(command), str(error)))
         return translated, errors
 
+    def _not_a_player(self, action: Action) -> str | None:
+        """Why a JOIN or ADMIN ADD may not make its address a player (None: it may)."""
+        match action:
+            case c.Join(actor=address) | c.AddPlayer(address=address):
+                return not_a_player(address, self.settings.game)
+        return None
+
     def _run_one(self, run: _Run, command: lang.Command, action: Action, sender: str,
                  received: datetime) -> bool:
         """Run one command of a message; False when it was refused (and nothing applies)."""
@@ -176,6 +184,11 @@ class ApplyingMixin(AnsweringMixin):
                                             f"Refused: {started}."))
                 return self._undo(run)
             action = started
+        refused = self._not_a_player(action)
+        if refused is not None:  # the engine knows no config, so not the game's addresses
+            run.outcomes.append(Outcome(command.line, command_text(command),
+                                        f"Refused: {refused}."))
+            return self._undo(run)
         if isinstance(action, c.DeclareAbsence):  # [limits] max_absence: the engine knows no config
             longest = timedelta(seconds=self.settings.limits.max_absence)
             action = dataclasses.replace(action, longest=longest)

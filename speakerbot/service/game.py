@@ -21,6 +21,7 @@ from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, bac
 from speakerbot.service.policy import (
     ServiceError,
     _raise_rejection,
+    not_a_player,
 )
 
 
@@ -69,7 +70,7 @@ class GameService(DeskMixin):
             state = self.state(session)
             if state.started:
                 raise ServiceError("a game already exists in this database; "
-                                   "use speakerbot init --force to start over")
+                                   "use speakerbot init --force --yes to start over")
             command = c.StartGame(
                 game.speaker, load_preset(game.ruleset), game.speaker_name,
                 game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
@@ -101,6 +102,10 @@ class GameService(DeskMixin):
 
     def speaker_command(self, command: c.Command) -> list[e.Event]:
         """Apply an override from the command line as the Speaker; announce it."""
+        if isinstance(command, c.AddPlayer):
+            refused = not_a_player(command.address, self.settings.game)
+            if refused is not None:
+                raise ServiceError(refused)
         with self.lock, self._transaction() as session:
             state = self.state(session)
             new, events = apply(state, command, self.clock(), self.rng,

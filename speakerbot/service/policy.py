@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from speakerbot.config import GameSettings
 from speakerbot.engine import GameState
 from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
@@ -56,6 +57,30 @@ class Processed:
     inbound_id: int
     status: str  # processed | skipped | held | retry | set_aside
     applied: bool
+
+def routes_to_game(address: str, game: GameSettings) -> bool:
+    """Whether mail to ``address`` comes to the game itself, so that it can be no player.
+
+    The game's own address, its list's, or either with a ``+tag`` on its local part (as
+    ``game+x@`` is delivered to ``game@`` by the usual mail servers). Compared in lower
+    case, as every address is: the config and the mail reader lower-case them.
+    """
+    local, _, domain = address.strip().lower().rpartition("@")
+    for own in (game.address, game.list):
+        own_local, _, own_domain = (own or "").lower().rpartition("@")
+        if own_local and domain == own_domain and (
+                local == own_local or local.startswith(own_local + "+")):
+            return True
+    return False
+
+
+def not_a_player(address: str, game: GameSettings) -> str | None:
+    """Why ``address`` may not be a player (None: it may): it is the game's own."""
+    if not routes_to_game(address, game):
+        return None
+    return (f"{address.strip().lower()} is an address of the game itself (mail to it comes "
+            "back to the game, and mail from it is never acted on), so it cannot be a player")
+
 
 NOT_DONE = "Not done: a later command was refused, so nothing in the message was applied."
 

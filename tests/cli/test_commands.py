@@ -94,7 +94,7 @@ def test_init_refuses_an_existing_game_unless_forced(config: Path, tmp_path: Pat
     refused = speakerbot("init", "-c", str(config), cwd=tmp_path)
     assert refused.returncode == 2 and "--force" in refused.stderr
     config.write_text(config.read_text().replace('"suber"', '"nomicam"'))
-    forced = speakerbot("init", "--force", "-c", str(config), cwd=tmp_path)
+    forced = speakerbot("init", "--force", "--yes", "-c", str(config), cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     status = speakerbot("status", "-c", str(config), cwd=tmp_path).stdout
     assert "(nomicam)" in status and "a@cli.test" not in status

@@ -62,7 +62,8 @@ def command_text(command: object) -> str:
     action = getattr(command, "action", None)
     if action:
         parts.append(str(action).upper())
-    for name in ("proposal", "cfj", "choice", "value", "email", "player", "parameter", "delta",
+    # In the order the words are written: ADMIN SET's parameter before its value.
+    for name in ("proposal", "cfj", "choice", "email", "player", "parameter", "value", "delta",
                  "duration", "name", "title", "statement"):
         value = getattr(command, name, None)
         if value is None or value == "":

@@ -98,7 +98,7 @@ _ADMIN_SET = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*)\s*(?:=\s*|\s+)(\S.*?)\s*", r
 def _admin_set(line: int, rest: str) -> _Outcome:
     match = _ADMIN_SET.fullmatch(rest.strip())
     if match is None:
-        return "ADMIN SET needs a parameter name and a value, e.g. ADMIN SET quorum 5"
+        return "ADMIN SET needs a parameter name and a value, e.g. ADMIN SET quorum_percent 50"
     return _plan(AdminSet(line, match.group(1), match.group(2)))
 
 
@@ -146,7 +146,7 @@ def _admin_rule(line: int, rest: str) -> _Outcome:
     if head is None:
         return (
             "ADMIN RULE needs a clause, e.g. ADMIN RULE REPEAL RULE 105, "
-            "ADMIN RULE SET quorum = 5, "
+            "ADMIN RULE SET quorum_percent = 50, "
             "or ADMIN RULE AMEND RULE 205: with the text on the next lines and END RULE after it"
         )
     if isinstance(head, str):

@@ -82,7 +82,7 @@ def _clause_head(line: str, *, any_set: bool = False) -> _ClauseHead | str | Non
     if set_match is not None and (any_set or "=" in line):
         body = _SET_BODY.fullmatch(set_match.group(1))
         if body is None:
-            return "SET needs a parameter name, = and a value, e.g. SET quorum = 5"
+            return "SET needs a parameter name, = and a value, e.g. SET quorum_percent = 50"
         parameter, value = body.group(1), body.group(2)
         return _ClauseHead(
             ClauseKind.SET, None, f"{parameter} = {value}", parameter=parameter, value=value
