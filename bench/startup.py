@@ -1,7 +1,9 @@
 """Start-up benchmark: how long ``speakerbot --help`` and ``speakerbot parse FILE`` take.
 
-Each is run as a fresh process five times; prints the fastest and the median (the issue's
-bound is 0.3 s), and ``speakerbot status`` (which opens the database) beside them.
+Each is run as a fresh process five times; prints the fastest and the median beside the
+interpreter's own start, and marks a command whose fastest run is over the bound of 0.3 s.
+The speed is measured here only: the tests check what these commands import
+(tests/cli/test_startup.py), which a busy machine cannot change.
 
 Run: .venv/bin/python bench/startup.py
 """
@@ -14,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+BOUND = 0.3  # seconds, for --help and parse
 
 MESSAGE = b"From: alice@example.org\r\nSubject: votes\r\n\r\nVOTE 301 FOR\r\n"
 
@@ -44,8 +48,9 @@ def main() -> None:
                     runs.append(time.perf_counter() - start)
             else:
                 runs = timed(args)
+            over = f"  OVER the {BOUND} s bound" if args and min(runs) >= BOUND else ""
             print(f"{label:>40}: fastest {min(runs):.3f} s, median "
-                  f"{statistics.median(runs):.3f} s")
+                  f"{statistics.median(runs):.3f} s{over}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,13 @@ from msgspec import UnsetType
 
 from speakerbot.config import sections
 from speakerbot.config.checks import Checker
-from speakerbot.config.records import CONFIG_ENV, DEFAULT_CONFIG_PATH, ConfigError, Settings
+from speakerbot.config.records import (
+    CONFIG_ENV,
+    DEFAULT_CONFIG_PATH,
+    ConfigError,
+    MissingValue,
+    Settings,
+)
 from speakerbot.config.schema import read_file_tables
 
 __all__ = ["load_settings", "parse_settings", "resolve_config_path"]
@@ -75,11 +81,21 @@ def parse_settings(data: Mapping[str, Any], *, path: Path,
     mechanics = check.mechanics(tables.mechanics)
     limits = sections.limits(check, tables.limits)
     database = sections.database(check, tables.database)
-    imap = (None if isinstance(tables.imap, UnsetType)
-            else sections.imap(check, tables.imap, game.address))
+    # A mail section's missing password waits for run: init, status and the rest need none.
+    missing: list[MissingValue] = []
+    imap = smtp = None
+    try:
+        if not isinstance(tables.imap, UnsetType):
+            imap = sections.imap(check, tables.imap, game.address)
+    except MissingValue as error:
+        missing.append(error)
     lmtp = None if isinstance(tables.lmtp, UnsetType) else sections.lmtp(check, tables.lmtp)
-    smtp = (None if isinstance(tables.smtp, UnsetType)
-            else sections.smtp(check, tables.smtp, game.address))
+    try:
+        if not isinstance(tables.smtp, UnsetType):
+            smtp = sections.smtp(check, tables.smtp, game.address)
+    except MissingValue as error:
+        missing.append(error)
     auth = sections.auth(check, tables.auth)
     site = sections.site(check, tables.site)
-    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp, auth, site)
+    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp, auth, site,
+                    tuple(missing))

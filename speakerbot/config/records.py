@@ -30,6 +30,7 @@ __all__ = [
     "ImapConfig",
     "LimitsSettings",
     "LmtpConfig",
+    "MissingValue",
     "Security",
     "Settings",
     "SiteSettings",
@@ -78,6 +79,14 @@ class ConfigError(ValueError):
         super().__init__(": ".join(str(p) for p in (path, key, detail) if p is not None))
 
 
+class MissingValue(ConfigError):
+    """A required value of a mail section ([imap], [smtp]) is given nowhere.
+
+    Only ``speakerbot run`` needs the mail sections: the other commands start without
+    them, and ``run`` refuses with this error (``Settings.require_outbound``).
+    """
+
+
 @dataclass(frozen=True)
 class GameSettings:
     """The [game] section: who the game is and who runs it."""
@@ -87,7 +96,8 @@ class GameSettings:
     address: str
     speaker: str
     speaker_name: str
-    admin_password: str = field(repr=False)
+    # None: ADMIN by mail is refused (the host still has ``speakerbot admin``).
+    admin_password: str | None = field(repr=False)
     list: str | None
     open_registration: bool
     digest: str | None
@@ -206,9 +216,17 @@ class Settings:
     smtp: SmtpSettings | None
     auth: AuthSettings = AuthSettings()
     site: SiteSettings = SiteSettings()
+    # The mail sections' missing values, raised by ``require_*`` (that is, by ``run``).
+    missing: tuple[MissingValue, ...] = ()
+
+    def require_mail(self) -> None:
+        """Raise the first missing value of the mail sections, if any."""
+        if self.missing:
+            raise self.missing[0]
 
     def require_inbound(self) -> None:
         """Raise ConfigError unless mail can come in ([imap] or [lmtp]), as ``run`` needs."""
+        self.require_mail()
         if self.imap is None and self.lmtp is None:
             raise ConfigError(
                 "speakerbot needs a way to receive mail: add an [imap] section (a hosted "
@@ -216,7 +234,8 @@ class Settings:
                 "or both", key="[imap] or [lmtp]", path=self.path)
 
     def require_outbound(self) -> SmtpSettings:
-        """Return the [smtp] section; raise ConfigError if it is missing."""
+        """Return the [smtp] section; raise ConfigError if it or a mail value is missing."""
+        self.require_mail()
         if self.smtp is None:
             raise ConfigError("speakerbot needs an [smtp] section to send mail",
                               key="[smtp]", path=self.path)

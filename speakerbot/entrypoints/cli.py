@@ -1,20 +1,47 @@
 """The ``speakerbot`` command line: its arguments, and the dispatch to each subcommand.
 
-``-c/--config PATH`` is accepted before or after the subcommand; without it the file is
-``$SPEAKERBOT_CONFIG``, else ``config/speakerbot.toml``. Only the module of the subcommand
-asked for is imported, so that ``--help`` and ``parse`` start at once.
+``-c/--config PATH`` and ``--log-level LEVEL`` are accepted before or after the
+subcommand; without ``--config`` the file is ``$SPEAKERBOT_CONFIG``, else
+``config/speakerbot.toml``. Only the module of the subcommand asked for is imported, so
+that ``--help`` and ``parse`` start at once. docs/cli.md describes every command, its exit
+statuses and its ``--json`` shapes.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
+
+from speakerbot import __version__
 
 
 class CliError(Exception):
     """A problem the user can fix; printed without a traceback, exit status 2."""
+
+    status = 2
+
+
+class NotFound(CliError):
+    """What was asked for does not exist (a proposal, a rule, a message...): exit status 1."""
+
+    status = 1
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+"""The levels ``--log-level`` takes."""
+
+# The libraries whose INFO lines would drown the daemon's own (aiosmtpd logs every LMTP
+# command to "mail.log", APScheduler every job): kept at WARNING unless DEBUG is asked for.
+THIRD_PARTY_LOGGERS = ("mail.log", "apscheduler", "imapclient", "sqlalchemy", "alembic",
+                       "asyncio", "urllib3", "selenium")
+
+# Exit status for a closed output pipe: what a shell reports for a command killed by
+# SIGPIPE (128 + 13), as ``cat`` or ``yes`` would end.
+BROKEN_PIPE_STATUS = 141
 
 
 # Where each subcommand's handler lives: the light ones need not import the daemon's stack.
@@ -35,12 +62,17 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("-c", "--config", default=argparse.SUPPRESS,
                         help="the config file (default: $SPEAKERBOT_CONFIG, else "
                              "config/speakerbot.toml)")
+    config.add_argument("--log-level", default=argparse.SUPPRESS, type=str.upper,
+                        choices=LOG_LEVELS, metavar="LEVEL",
+                        help="log at this level and above to standard error: DEBUG, INFO, "
+                             "WARNING or ERROR (default: INFO for run, WARNING otherwise)")
     parser = argparse.ArgumentParser(prog="speakerbot", parents=[config],
                                      description="An automated Speaker for Nomic played by email.")
+    parser.add_argument("--version", action="version", version=f"speakerbot {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=help_text, parents=[config])
+        return _action(commands, name, help_text, config)
 
     rulesets = command("rulesets", "list the preset rulesets, or show one")
     rulesets.add_argument("action", nargs="?", choices=["show"], help="show a preset's rules")
@@ -54,13 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="process everything waiting and due, send the outbox, and exit")
     run.set_defaults(handler="run")
 
-    command("status", "show players, scores, open proposals and CFJs, the outbox").set_defaults(
-        handler="status")
+    status = command("status", "show players, scores, open proposals and CFJs, the outbox")
+    _add_json(status)
+    status.set_defaults(handler="status")
 
-    db = command("db", "database maintenance")
-    db_commands = db.add_subparsers(dest="db_command", metavar="ACTION")
-    db_commands.add_parser("upgrade", help="run migrations", parents=[config]).set_defaults(
-        handler="db_upgrade")
+    db_commands = _actions(command("db", "database maintenance"))
+    _action(db_commands, "upgrade", "bring the database's schema up to date (run the "
+            "migrations)", config).set_defaults(handler="db_upgrade")
 
     _add_inbound(command("inbound", "see stored inbound mail and put set-aside mail back"),
                  config)
@@ -81,22 +113,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_Subparsers = argparse._SubParsersAction  # argparse's own type for add_subparsers()
+
+
+def _action(group: _Subparsers[argparse.ArgumentParser], name: str, help_text: str,
+            config: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add one subcommand; its help line is also the description its own --help shows."""
+    return group.add_parser(name, help=help_text, description=help_text[:1].upper()
+                            + help_text[1:] + ".", parents=[config])
+
+
+def _actions(command: argparse.ArgumentParser) -> _Subparsers[argparse.ArgumentParser]:
+    """Give a command its ACTIONs; without one, the command's own help is printed (exit 2)."""
+    command.set_defaults(handler=None, asked=command)
+    return command.add_subparsers(metavar="ACTION")
+
+
+def _add_json(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--json", action="store_true",
+                         help="print JSON instead (docs/cli.md gives its shape)")
+
+
 def _add_inbound(inbound: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:
     """Add ``inbound list | show ID | retry ID``."""
-    inbound_commands = inbound.add_subparsers(dest="inbound_command", metavar="ACTION")
-    listing = inbound_commands.add_parser("list", help="list stored mail, newest first",
-                                          parents=[config])
+    inbound_commands = _actions(inbound)
+    listing = _action(inbound_commands, "list", "list stored mail, newest first", config)
     listing.add_argument("--status", choices=["new", "retry", "processed", "skipped",
                                               "held", "unconfirmed", "set_aside"],
                          help="only mail with this status")
     listing.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+    _add_json(listing)
     listing.set_defaults(handler="inbound_list")
-    show = inbound_commands.add_parser("show", help="show one message as stored",
-                                       parents=[config])
+    show = _action(inbound_commands, "show", "show one message as stored, its password "
+                   "masked", config)
     show.add_argument("id", type=int)
     show.set_defaults(handler="inbound_show")
-    retry = inbound_commands.add_parser("retry", help="process a set-aside message again",
-                                        parents=[config])
+    retry = _action(inbound_commands, "retry", "process a set-aside message again", config)
     retry.add_argument("id", type=int)
     retry.set_defaults(handler="inbound_retry")
 
@@ -116,11 +168,13 @@ def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
     show = command("show", "print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail")
     show.add_argument("what", choices=["proposal", "rule", "cfj"])
     show.add_argument("number", type=_count)
+    _add_json(show)
     show.set_defaults(handler="show")
 
     history = command("history", "print what HISTORY sends by mail: the last N events of the "
                       "public record (20)")
     history.add_argument("count", nargs="?", type=_count, metavar="N")
+    _add_json(history)
     history.set_defaults(handler="history")
 
 
@@ -133,14 +187,13 @@ def _count(text: str) -> int:
 
 def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:
     """Add ``site build OUTDIR | serve [--port N]``."""
-    site_commands = site.add_subparsers(dest="site_command", metavar="ACTION")
-    build = site_commands.add_parser("build", help="write the archive to a folder",
-                                     parents=[config])
+    site_commands = _actions(site)
+    build = _action(site_commands, "build", "write the archive to a folder", config)
     build.add_argument("outdir", help="the folder (made a link to the new build, swapped in "
                                       "whole)")
     build.set_defaults(handler="site_build")
-    serve = site_commands.add_parser("serve", help="build the archive and serve it on "
-                                     "127.0.0.1 for a preview", parents=[config])
+    serve = _action(site_commands, "serve", "build the archive and serve it on 127.0.0.1 "
+                    "for a preview", config)
     serve.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free)")
     serve.set_defaults(handler="site_serve")
 
@@ -162,25 +215,29 @@ def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
                           "configured one)")
     new_game.set_defaults(handler="new_game")
 
-    player = command("player", "manage players")
-    player_commands = player.add_subparsers(dest="player_command", metavar="ACTION")
-    add = player_commands.add_parser("add", help="register a player", parents=[config])
+    player_commands = _actions(command("player", "register and list players"))
+    add = _action(player_commands, "add", "register a player (as ADMIN ADD PLAYER by mail)",
+                  config)
     add.add_argument("email")
     add.add_argument("name")
     add.set_defaults(handler="player_add")
+    listing = _action(player_commands, "list", "list the players, in turn order, with their "
+                      "scores, roles and absences", config)
+    _add_json(listing)
+    listing.set_defaults(handler="player_list")
 
 
 def _add_record(record: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:
     """Add ``record export [--public] FILE | verify [FILE]``."""
-    record_commands = record.add_subparsers(dest="record_command", metavar="ACTION")
-    export = record_commands.add_parser("export", help="write the record as JSONL, one event "
-                                        "a line with its hash chain", parents=[config])
+    record_commands = _actions(record)
+    export = _action(record_commands, "export", "write the record as JSONL, one event a line "
+                     "with its hash chain", config)
     export.add_argument("--public", action="store_true",
                         help="the public record only (what players may see)")
     export.add_argument("file", help="the file to write, or - for standard output")
     export.set_defaults(handler="record_export")
-    verify = record_commands.add_parser("verify", help="check the hash chain of the database, "
-                                        "or of an export", parents=[config])
+    verify = _action(record_commands, "verify", "check the hash chain of the database, or "
+                     "of an export", config)
     verify.add_argument("file", nargs="?", help="an export (default: the database)")
     verify.set_defaults(handler="record_verify")
 
@@ -194,17 +251,49 @@ def _handler(name: str) -> tuple[Callable[[argparse.Namespace], int],
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    try:
+        status = _main(argv)
+        # Output to a pipe is buffered: a reader gone away is found out here at the latest.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped reading (``speakerbot status | head -1``): not an error to
+        # report. Standard output goes to /dev/null so that the interpreter's last flush
+        # at exit does not fail again with a warning.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "config"):
         args.config = None
     if getattr(args, "handler", None) is None:
-        parser.print_help()
+        # No command (the whole help), or a command without its ACTION (that command's).
+        getattr(args, "asked", parser).print_help(sys.stderr)
         return 2
+    configure_logging(getattr(args, "log_level", None)
+                      or ("INFO" if args.handler == "run" else "WARNING"))
     handler, user_errors = _handler(args.handler)
     try:
         status: int = handler(args)
+    except BrokenPipeError:
+        raise  # an OSError, but not the user's to fix: main ends quietly
     except user_errors as error:
         print(f"speakerbot: {error}", file=sys.stderr)
-        return 2
+        return error.status if isinstance(error, CliError) else 2
     return status
+
+
+def configure_logging(level: str) -> None:
+    """Log ``level`` and above to standard error; other libraries' chatter at WARNING.
+
+    At DEBUG every library logs as it will, for a host who is chasing a problem.
+    """
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for name in THIRD_PARTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if level == "DEBUG" else
+                                         max(logging.WARNING, logging.getLevelName(level)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
-import logging
+import json
 import os
 import random
 import signal
@@ -16,15 +16,20 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
-from speakerbot.entrypoints.cli import CliError
+from speakerbot.entrypoints.cli import CliError, NotFound
+from speakerbot.entrypoints.views import inbound_view, player_view, status_view
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.presets import PresetError, load_preset, preset_names
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
 from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
+
+if TYPE_CHECKING:
+    from speakerbot.adapters.store import OutboxSummary
 
 
 def rulesets(args: argparse.Namespace) -> int:
@@ -134,6 +139,30 @@ def player_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def player_list(args: argparse.Namespace) -> int:
+    """List every player in joining (turn) order (``speakerbot player list [--json]``)."""
+    with _game(args) as (_, service):
+        state = service.state()
+        players = list(state.players.values())
+        if args.json:
+            print_json([player_view(state, player) for player in players])
+            return 0
+        for player in players:
+            absence = state.absences.get(player.address)
+            note = ("  left" if not player.active else
+                    f"  away until {format_time(absence.until)}" if absence else "")
+            print(f"{player.name:<24} {points(player.score):>8}  {player.address}"
+                  f"  {player.role.value}{note}")
+        if not players:
+            print("no players yet: speakerbot player add EMAIL NAME registers one")
+    return 0
+
+
+def print_json(value: Any) -> None:
+    """Print one JSON document (docs/cli.md gives the shapes), keys in a stable order."""
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
 def new_game(args: argparse.Namespace) -> int:
     """Start the next game in this database once the last is over (``speakerbot new-game``)."""
     with _game(args) as (settings, service):
@@ -166,6 +195,10 @@ def status(args: argparse.Namespace) -> int:
     """Print the players and scores, open proposals and CFJs, and the outbox."""
     with _game(args) as (settings, service):
         state = service.state()
+        if args.json:
+            summary = service.outbox_summary()
+            print_json(status_view(settings.game.name, state, _outbox_view(service, summary)))
+            return 0
         print(f"{settings.game.name} ({state.preset}), game {state.game_number}"
               + (f", ENDED: {state.end_reason}" if state.ended else ""))
         print(f"Speaker: {state.name_of(state.speaker)} <{state.speaker}>")
@@ -205,6 +238,19 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _outbox_view(service: GameService, summary: OutboxSummary) -> dict[str, Any]:
+    """Return the outbox as ``status --json`` gives it: counts, waiting mail by kind and age."""
+    backlog = service.outbox_backlog(summary) if summary.pending else None
+    return {"pending": summary.pending, "failed": summary.failed,
+            "oldest_pending": (summary.oldest_pending.isoformat()
+                               if summary.oldest_pending else None),
+            "refused": [{"message_id": message_id, "recipient": recipient, "answer": answer}
+                        for message_id, recipient, answer in summary.refused],
+            "waiting": {kind: dict(zip((name for name, _ in BACKLOG_AGES),
+                                       backlog.counts[kind], strict=True))
+                        for kind in BACKLOG_KINDS} if backlog else {}}
+
+
 def _print_backlog(backlog: Backlog) -> None:
     """Print the waiting mail as a table: a row per kind, a column per age."""
     ages = [name for name, _ in BACKLOG_AGES]
@@ -222,8 +268,6 @@ def run(args: argparse.Namespace) -> int:
         settings.require_outbound()
         if not args.once:
             settings.require_inbound()
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         daemon = Daemon(settings, service)
         if args.once:
             daemon.once()
@@ -248,6 +292,9 @@ def inbound_list(args: argparse.Namespace) -> int:
     """List stored inbound mail, newest first."""
     with _game(args) as (_, service):
         rows = service.list_inbound(args.status, limit=args.limit)
+        if args.json:
+            print_json([inbound_view(row) for row in rows])
+            return 0
         for row in rows:
             why = row.error or row.note or ""
             print(f"{row.id:>6}  {row.status:<11} {format_time(row.received_at)}  "
@@ -264,7 +311,7 @@ def inbound_show(args: argparse.Namespace) -> int:
         try:
             row = service.inbound(args.id)
         except LookupError as error:
-            raise CliError(str(error)) from None
+            raise NotFound(str(error)) from None
         received = format_time(row.received_at)
         fields = [("id", row.id), ("status", row.status), ("received", received),
                   ("source", row.source), ("sender", row.sender or "?"),
@@ -284,7 +331,9 @@ def inbound_retry(args: argparse.Namespace) -> int:
     with _game(args) as (_, service):
         try:
             row = service.requeue(args.id)
-        except (LookupError, NotPending) as error:
+        except LookupError as error:
+            raise NotFound(str(error)) from None
+        except NotPending as error:
             raise CliError(f"{error}; only a message set aside can be retried") from None
         print(f"inbound message {row.id} is queued again; a running daemon processes it "
               "within a second or two (else run speakerbot run --once)")

@@ -5,7 +5,8 @@ operator on the server needs no password), recorded and announced as the mail co
 would be; it prints what was done (exit 0) or the refusal (exit 1); words the mail language
 cannot read exit 2 with its reason. A running daemon sees the change within a second or
 two and sends the announcement. ``show`` and ``history`` print what the matching mail
-lookups send.
+lookups send, or with ``--json`` the same as data (docs/cli.md); ``show`` of a proposal,
+rule or CFJ there is none of exits 1, the mail's answer on standard error.
 """
 
 from __future__ import annotations
@@ -14,8 +15,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from speakerbot.engine import GameState
+from speakerbot.entrypoints.cli import NotFound
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
-from speakerbot.entrypoints.commands import _game
+from speakerbot.entrypoints.commands import _game, print_json
+from speakerbot.entrypoints.views import Json, cfj_view, history_view, proposal_view, rule_view
+from speakerbot.mail.inbound import language as lang
+from speakerbot.service import GameService
 
 USER_ERRORS = (*_COMMAND_ERRORS, OSError, UnicodeDecodeError)
 
@@ -39,14 +45,39 @@ def _text(source: str) -> str:
 
 
 def show(args: argparse.Namespace) -> int:
-    """Print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail."""
+    """Print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail (exit 1: none such)."""
     with _game(args) as (_, service):
-        print(service.lookup(f"SHOW {args.what.upper()}", args.number), end="")
+        state = service.state()
+        found = _shown(service, state, args.what, args.number)
+        if found is None:
+            # The mail's own answer says what there is instead.
+            message = service.lookup(f"SHOW {args.what.upper()}", args.number).strip()
+            raise NotFound(message)
+        if args.json:
+            print_json(found)
+        else:
+            print(service.lookup(f"SHOW {args.what.upper()}", args.number), end="")
     return 0
+
+
+def _shown(service: GameService, state: GameState, what: str, number: int) -> Json | None:
+    """Return what ``show`` shows as JSON; None when there is no such thing."""
+    if what == "rule":
+        return rule_view(state, number)
+    if what == "cfj":
+        cfj = state.cfjs.get(number)
+        return None if cfj is None else cfj_view(state, cfj)
+    proposal = state.proposals.get(number)
+    return None if proposal is None else proposal_view(state, proposal,
+                                                       service.public_record())
 
 
 def history(args: argparse.Namespace) -> int:
     """Print what HISTORY [N] sends by mail: the last N events of the public record."""
     with _game(args) as (_, service):
-        print(service.lookup("HISTORY", args.count), end="")
+        if args.json:
+            count = min(args.count or lang.HISTORY_DEFAULT, lang.HISTORY_MAX)
+            print_json(history_view(service.state(), service.public_record(), count))
+        else:
+            print(service.lookup("HISTORY", args.count), end="")
     return 0

@@ -65,11 +65,15 @@ class ApplyingMixin(AnsweringMixin):
                        trusted: bool) -> str | None:
         """Return why the message's ADMIN commands may not run (None: they may)."""
         host = (mail.sender or "") == self.settings.game.speaker
-        if row.password_verdict == WRONG and host and trusted:
+        if (row.password_verdict == WRONG and host and trusted
+                and self.settings.game.admin_password):
             # Only mail the host's own mailbox sent: a forger cannot close ADMIN this way.
             self._count_wrong_password(batch, row.received_at)
         if not any(cmd.verb == "ADMIN" for cmd in parsed.commands):
             return None
+        if not self.settings.game.admin_password:
+            return ("ADMIN by mail is off: this game has no admin password ([game] "
+                    "admin_password); the host runs speakerbot admin on the server instead")
         closed = self.store.get_meta("admin_closed_until", batch.session)
         if closed and datetime.fromisoformat(closed) > row.received_at:
             return (f"ADMIN by mail is closed until {format_time(datetime.fromisoformat(closed))} "

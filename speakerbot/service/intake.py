@@ -108,7 +108,7 @@ class IntakeMixin(ProcessingMixin):
         received_sha256 = hashlib.sha256(raw).hexdigest()
         known = None
         try:
-            redacted = redact_message(raw, self.settings.game.admin_password,
+            redacted = redact_message(raw, self.settings.game.admin_password or "",
                                       max_bytes=self.settings.limits.max_message_size,
                                       max_command_lines=self.settings.limits.max_command_lines,
                                       loop_token=self.identity.loop_token)
@@ -126,7 +126,7 @@ class IntakeMixin(ProcessingMixin):
             log.exception("reading a message at intake failed; it is stored set aside")
             intake = Intake(oversized=message.oversized, received_sha256=received_sha256,
                             size=len(raw))
-            stored = literal_mask(raw, self.settings.game.admin_password)
+            stored = literal_mask(raw, self.settings.game.admin_password or "")
             error = f"intake: {_describe(failure)}"
         return InboundItem(stored, message.received_at, message.source, message.uidvalidity,
                            message.uid, intake, error), known

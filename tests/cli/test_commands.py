@@ -188,7 +188,7 @@ def test_inbound_list_show_and_retry(config: Path, tmp_path: Path) -> None:
     assert show.returncode == 0 and "<m1@example.org>" in show.stdout
     assert "VOTE #301 yes" in show.stdout
     missing = speakerbot("inbound", "show", "999", "-c", str(config), cwd=tmp_path)
-    assert missing.returncode == 2 and "no inbound message 999" in missing.stderr
+    assert missing.returncode == 1 and "no inbound message 999" in missing.stderr
     not_aside = speakerbot("inbound", "retry", str(good.id), "-c", str(config), cwd=tmp_path)
     assert not_aside.returncode == 2 and "set aside" in not_aside.stderr
     retried = speakerbot("inbound", "retry", str(stored.id), "-c", str(config), cwd=tmp_path)

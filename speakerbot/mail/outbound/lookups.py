@@ -342,7 +342,7 @@ class _Step:
     diff: str = ""
 
 
-def _find_rule(state: GameState, number: int) -> tuple[Rule | None, str]:
+def find_rule(state: GameState, number: int) -> tuple[Rule | None, str]:
     """Find the rule ``number`` names: in force, renumbered since, or repealed."""
     if number in state.rules:
         return state.rules[number], ""
@@ -414,7 +414,7 @@ def show_rule(renderer: Renderer, state: GameState, number: int) -> str:
     it was renumbered finds it under its new number; a repealed rule is shown as it last
     read.
     """
-    rule, note = _find_rule(state, number)
+    rule, note = find_rule(state, number)
     if rule is None:
         return _missing("rule", number, state.rules, "RULES sends the whole ruleset.")
     return renderer.render(
