@@ -26,6 +26,7 @@ from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.engine.receipts import receipt_line
 from speakerbot.site.archive import (
+    RESERVED,
     Ballot,
     CfjRecord,
     ClauseView,
@@ -117,7 +118,7 @@ class _Folder:
     def __init__(self, game: GameArchive) -> None:
         self.game = game
         self.state = GameState()
-        self.slugs: set[str] = set()
+        self.slugs: set[str] = set(RESERVED)  # the site's own names are never a player's
         self.closing: tuple[ProposalRecord, object] | None = None  # a close and its moment
 
     def take(self, seq: int, event: e.Event | None, kind: str) -> None:
