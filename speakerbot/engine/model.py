@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from speakerbot.engine.mechanics import Mechanics
+from speakerbot.engine.publicity import WITHHELD
 
 
 class Choice(StrEnum):
@@ -304,6 +305,8 @@ class GameState:
     paused_at: datetime | None = None  # while the host has paused the game (pace.py)
     pause_reason: str = ""
     absences: dict[str, Absence] = field(default_factory=dict)  # by player's address
+    record_version: int = 1  # how the public record names players (publicity.py)
+    public_ids: dict[str, str] = field(default_factory=dict)  # address -> public id
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the
@@ -323,6 +326,7 @@ class GameState:
         copied.turn = copy.deepcopy(self.turn, memo)
         copied.winners = list(self.winners)
         copied.absences = dict(self.absences)
+        copied.public_ids = dict(self.public_ids)
         return copied
 
     @property
@@ -351,6 +355,12 @@ class GameState:
             if player.address == wanted or player.name.lower() == wanted:
                 return player
         return None
+
+    def public_id(self, address: str) -> str:
+        """Return how the public record names an address (itself in a game of version 1)."""
+        if self.record_version < 2:
+            return address
+        return self.public_ids.get(address, address if "@" not in address else WITHHELD)
 
     def name_of(self, address: str) -> str:
         """Return a display name for an address (the address itself if unknown)."""

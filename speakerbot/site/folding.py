@@ -194,10 +194,13 @@ class _Folder:
         # has none, and its ballots are shown without receipts.
         salts = dict(event.salts)
         record.receipts = bool(salts)
+        # In a record of version 2 the voter is already a public id (publicity.py).
         game_id, name = self.game.game_id, self.state.name_of
+        version = self.game.started.record_version
         record.ballots = tuple(
             Ballot(voter, name(voter), str(choice), receipt_line(
-                game_id, event.proposal, voter, choice, salts[voter]) if voter in salts else "")
+                game_id, event.proposal, voter, choice, salts[voter], version)
+                if voter in salts else "")
             for voter, choice in event.ballots)
         record.non_voter_names = tuple(name(voter) for voter in event.non_voters)
 

@@ -134,7 +134,7 @@ def test_a_closed_proposal_shows_its_result_ballots_and_receipts(
 
 def test_ballots_without_salts_are_shown_without_receipts(game: Game) -> None:
     page = text(build(public_lines([("g-one", game)], salts=False)), "proposals/301.html")
-    assert "Carol</a></td><td class=\"address\">carol@example.org</td><td>AGAINST" in page
+    assert "Carol</a></td><td>AGAINST" in page
     assert '<pre class="receipts">' not in page and "before receipts were kept" in page
 
 
