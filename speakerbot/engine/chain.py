@@ -12,6 +12,11 @@ A line is the event's JSON (``at``, ``type`` and its fields) with its number und
 of that line's canonical JSON (keys sorted, no spaces, UTF-8), ``hash`` left out. The first
 line's ``prev`` is :data:`GENESIS`. Changing any byte of a line changes its hash, and so
 breaks the next line's ``prev``.
+
+In a game of record version 2 a public line is the event's *public form*: every player's
+address written as their public id (``speakerbot.engine.publicity``), and its hash is
+taken of that; the full chain keeps the event as recorded. A game of version 1 shows its
+events as recorded in both, as it always did.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine.events import EVENT_TYPES
+from speakerbot.engine.publicity import learn, public_form
 
 GENESIS = "0" * 64
 """The ``prev`` of a chain's first line."""
@@ -114,10 +120,34 @@ def verify(lines: Iterable[Mapping[str, Any]]) -> Break | None:
 
 @dataclass(frozen=True)
 class Links:
-    """Where the record's two chains end: the full record's and the public record's."""
+    """Where the record's two chains end: the full record's and the public record's.
+
+    With the public ids known there (address: id) and the record version of the game in
+    hand, which say how the next public line is written.
+    """
 
     full: Head = Head()
     public: Head = Head()
+    ids: Mapping[str, str] = field(default_factory=dict)
+    version: int = 1
+
+
+def shown(data: Mapping[str, Any], ids: Mapping[str, str], version: int) -> Mapping[str, Any]:
+    """Return a public event's JSON as its game's public record shows it."""
+    return public_form(data, ids) if version >= 2 else data
+
+
+def public_lines_after(links: Links, events: Iterable[Mapping[str, Any]],
+                       ) -> Iterator[dict[str, Any]]:
+    """Link recorded events after ``links`` as the public record would: its lines only."""
+    ids, version = dict(links.ids), links.version
+    public = links.public
+    for data in events:
+        version = learn(ids, version, data)
+        if is_public(data):
+            line = link(public.seq + 1, shown(data, ids, version), public.hash)
+            public = Head(line["seq"], line["hash"])
+            yield line
 
 
 @dataclass(frozen=True)
@@ -140,16 +170,18 @@ def link_all(links: Links, events: Iterable[tuple[int, Mapping[str, Any]]],
     """
     placed: list[Linked] = []
     full, public = links.full, links.public
+    ids, version = dict(links.ids), links.version
     for seq, data in events:
         line = link(seq, data, full.hash)
         full = Head(line["seq"], line["hash"])
+        version = learn(ids, version, data)
         if is_public(data):
-            shown = link(public.seq + 1, data, public.hash)
-            public = Head(shown["seq"], shown["hash"])
+            public_line = link(public.seq + 1, shown(data, ids, version), public.hash)
+            public = Head(public_line["seq"], public_line["hash"])
             placed.append(Linked(full.seq, full.hash, public.seq, public.hash))
         else:
             placed.append(Linked(full.seq, full.hash))
-    return placed, Links(full, public)
+    return placed, Links(full, public, ids, version)
 
 
 @dataclass(frozen=True)
@@ -164,19 +196,24 @@ class StoredEvent:
 def lines(stored: Iterable[StoredEvent], *, public: bool) -> Iterator[dict[str, Any]]:
     """Write the stored record as its chain's lines, with the hashes as stored.
 
-    ``public``: the public record only, numbered as it is. The hashes are the stored ones,
-    not computed again, so that an export shows whatever the database holds, and
-    :func:`verify` of the export finds what was changed there.
+    ``public``: the public record only, numbered as it is, each event in its public form
+    (no address, from record version 2). The hashes are the stored ones, not computed
+    again, so that an export shows whatever the database holds, and :func:`verify` of the
+    export finds what was changed there.
     """
     prev = GENESIS
+    ids: dict[str, str] = {}
+    version = 1
     for event in stored:
         place = event.place
+        version = learn(ids, version, event.data)
         if public and (place is None or place.public_seq is None):
             continue
         seq = event.seq if not public or place is None else place.public_seq
         value = (place.public_hash if public else place.hash) if place is not None else None
+        data = shown(event.data, ids, version) if public else event.data
         line: dict[str, Any] = {"seq": seq}
-        line.update((key, item) for key, item in event.data.items() if key not in line)
+        line.update((key, item) for key, item in data.items() if key not in line)
         line["prev"], line["hash"] = prev, value
         prev = value or ""
         yield line

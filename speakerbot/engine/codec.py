@@ -36,7 +36,9 @@ _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
 _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "position": ""}
 # Event fields added with ballot receipts, and their values in older records (as JSON).
 # A proposal's debate (debate.py) likewise: a proposal distributed without one encodes as before.
-_EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None}
+# A game's record version likewise: a game of version 1 starts as it always did.
+_EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None,
+                                       "record_version": 1}
 
 
 def to_json(value: Any) -> Any:

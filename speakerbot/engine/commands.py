@@ -47,6 +47,9 @@ class StartGame(Command):
     game_id: str = ""  # unique to this game (the caller draws it), so its mail is told apart
     # Players in the game from its start (address, name): a game after another keeps them.
     players: tuple[tuple[str, str], ...] = ()
+    # The public record's version (publicity.py): the service starts every game at the
+    # latest; 1, the default, is a game recorded as before public ids.
+    record_version: int = 1
 
 
 @dataclass(frozen=True)

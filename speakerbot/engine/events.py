@@ -48,6 +48,9 @@ class GameStarted(Event):
     named_judge_name: str
     open_registration: bool
     game_id: str = ""
+    # How the public record names players (publicity.py): 1, by address, in every game
+    # started before public ids; 2, by public id. Receipts follow it (receipts.py).
+    record_version: int = 1
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from speakerbot.engine.model import (
     RuleChange,
     Turn,
 )
+from speakerbot.engine.publicity import assign
 
 E = TypeVar("E", bound=ev.Event)
 _EVOLVERS: dict[type[ev.Event], Callable[[GameState, Any], None]] = {}
@@ -73,6 +74,9 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
         for spec in sorted(e.rules, key=lambda spec: spec.number)
     }
     state.host, state.host_name = e.host, e.host_name
+    state.record_version = e.record_version
+    assign(state.public_ids, e.host, e.host_name)
+    assign(state.public_ids, e.named_judge, e.named_judge_name)
     state.speaker = e.host
     state.named_judge, state.named_judge_name = e.named_judge, e.named_judge_name
     state.open_registration = e.open_registration
@@ -84,6 +88,7 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
 def _player_joined(state: GameState, e: ev.PlayerJoined) -> None:
     state.players[e.address] = Player(e.address, e.name, e.role, joined_at=e.at,
                                       by_speaker=e.by_speaker)
+    assign(state.public_ids, e.address, e.name)
 
 
 @_on(ev.PlayerLeft)

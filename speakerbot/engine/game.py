@@ -95,7 +95,7 @@ def _start_game(play: Play, cmd: c.StartGame) -> None:
     play.emit(e.GameStarted(
         play.now, preset.name, preset.title, mechanics, _sources(preset, mechanics),
         tuple(rules), host, cmd.host_name, judge, judge_name, cmd.open_registration,
-        cmd.game_id,
+        cmd.game_id, cmd.record_version,
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))

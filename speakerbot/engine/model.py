@@ -15,6 +15,7 @@ from typing import Any
 
 from speakerbot.addresses import canonical_address
 from speakerbot.engine.mechanics import Mechanics
+from speakerbot.engine.publicity import WITHHELD
 
 
 class Choice(StrEnum):
@@ -311,6 +312,8 @@ class GameState:
     paused_at: datetime | None = None  # while the host has paused the game (pace.py)
     pause_reason: str = ""
     absences: dict[str, Absence] = field(default_factory=dict)  # by player's address
+    record_version: int = 1  # how the public record names players (publicity.py)
+    public_ids: dict[str, str] = field(default_factory=dict)  # address -> public id
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the
@@ -330,6 +333,7 @@ class GameState:
         copied.turn = copy.deepcopy(self.turn, memo)
         copied.winners = list(self.winners)
         copied.absences = dict(self.absences)
+        copied.public_ids = dict(self.public_ids)
         return copied
 
     @property
@@ -363,6 +367,12 @@ class GameState:
             if player.address == address or player.name.lower() == wanted.lower():
                 return player
         return None
+
+    def public_id(self, address: str) -> str:
+        """Return how the public record names an address (itself in a game of version 1)."""
+        if self.record_version < 2:
+            return address
+        return self.public_ids.get(address, address if "@" not in address else WITHHELD)
 
     def name_of(self, address: str) -> str:
         """Return a display name for an address (the address itself if unknown)."""

@@ -2,7 +2,8 @@
 
 The export is one JSON object a line: ``seq``, ``at``, ``type``, the event's fields, then
 ``prev`` and ``hash`` as the database holds them (``speakerbot.engine.chain`` says how a
-hash is made). ``--public`` writes the public record only, as players may see it.
+hash is made). ``--public`` writes the public record only, as players may see it. A file
+is written 0600 (0644 with ``--public``) whatever the umask, even over an older file.
 ``verify`` checks the database's two chains, or an export's chain; it exits 0 when the
 chain holds and 1 naming the first event that breaks it.
 """
@@ -26,12 +27,18 @@ from speakerbot.entrypoints.commands import _open, _settings
 
 USER_ERRORS = (*_COMMAND_ERRORS, OSError, json.JSONDecodeError)
 
+PRIVATE_MODE = 0o600
+"""A full export's mode: it holds sealed ballots and their salts, for the host alone."""
+
+PUBLIC_MODE = 0o644
+"""A ``--public`` export's mode: what every player may see, as the archive's record.jsonl."""
+
 
 def record_export(args: argparse.Namespace) -> int:
     """Write the record (or the public record) as JSONL to a file or standard output."""
     with _open(_settings(args)) as service:
         stored = service.stored_record()
-    with _output(args.file) as out:
+    with _output(args.file, PUBLIC_MODE if args.public else PRIVATE_MODE) as out:
         count = write_export(stored, out, public=args.public)
     if args.file != "-":
         which = "public record" if args.public else "record"
@@ -101,9 +108,20 @@ def _read_lines(path: Path) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def _output(name: str) -> Iterator[TextIO]:
+def _output(name: str, mode: int) -> Iterator[TextIO]:
+    """Open the export's file with ``mode``, whatever the umask and whoever made it before.
+
+    The mode is set on the open file before a line is written, so that a full export is
+    never readable by others, not even for a moment, nor left so by an older file's mode.
+    """
     if name == "-":
         yield sys.stdout
         return
-    with open(name, "w", encoding="utf-8") as handle:
+    descriptor = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.fchmod(descriptor, mode)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with open(descriptor, "w", encoding="utf-8") as handle:
         yield handle

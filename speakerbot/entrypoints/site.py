@@ -17,6 +17,7 @@ import random
 import shutil
 import tempfile
 import time
+from datetime import UTC, datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ USER_ERRORS: tuple[type[Exception], ...] = (CliError, ConfigError, ServiceError,
 
 def render(settings: Settings, lines: list[dict[str, Any]]) -> dict[str, bytes]:
     """Return the archive's files for the public record's ``lines``."""
-    return build_site(lines, templates_dir() / "site", name=settings.game.name)
+    return build_site(lines, templates_dir() / "site", name=settings.game.name,
+                      address=settings.game.address, now=datetime.now(UTC))
 
 
 def _public_record(args: argparse.Namespace) -> tuple[Settings, list[dict[str, Any]]]:

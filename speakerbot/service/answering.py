@@ -125,10 +125,13 @@ class AnsweringMixin(ServiceBase):
     def _record_with(self, batch: _Batch | None,
                      pending: Sequence[e.Event]) -> list[dict[str, Any]]:
         """Return the public record as it will stand once ``batch`` and ``pending`` are in."""
-        lines = self.public_record(batch.session if batch is not None else None)
+        session = batch.session if batch is not None else None
+        lines = self.public_record(session)
         waiting = [*(batch.events if batch is not None else ()), *pending]
         head = chain.Head(lines[-1]["seq"], lines[-1]["hash"]) if lines else chain.Head()
-        lines += chain.extend(head, [event_to_json(ev) for ev in waiting if ev.public])
+        state = self.state(session)  # as the record stands, before what is waiting
+        links = chain.Links(public=head, ids=state.public_ids, version=state.record_version)
+        lines += chain.public_lines_after(links, [event_to_json(ev) for ev in waiting])
         return lines
 
     def _queue_digest(self, session: Any, state: GameState, key: str) -> None:

@@ -25,6 +25,7 @@ from speakerbot.engine import GameState, RandomSource, chain, evolve
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.publicity import RECORD_VERSION
 from speakerbot.engine.snapshot import SnapshotError, decode_state, encode_state
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.authentication import Authentication, AuthPolicy, authenticate
@@ -250,7 +251,8 @@ class ServiceBase:
                         if player.active)
         return c.StartGame(game.speaker, preset, game.speaker_name, game.judge or "",
                            game.judge_name or "", dict(self.settings.mechanics),
-                           game.open_registration, secrets.token_hex(8), players)
+                           game.open_registration, secrets.token_hex(8), players,
+                           RECORD_VERSION)
 
     def has_game(self) -> bool:
         """Tell whether a game has been started in this store."""
@@ -384,7 +386,11 @@ class ServiceBase:
             full = chain.Head() if last is None else chain.Head(last.seq, last.hash or "")
             shown = chain.Head() if public is None or public.public_seq is None else \
                 chain.Head(public.public_seq, public.public_hash or "")
-            self._links = chain.Links(full, shown)
+            # Nothing is appended yet in this transaction: the state is the record's, and
+            # its public ids are the ones the chain folded up to its end.
+            state = self.state(session)
+            self._links = chain.Links(full, shown, dict(state.public_ids),
+                                      state.record_version)
         return self._links
 
     def _link_older_record(self, session: Any) -> None:
@@ -398,8 +404,9 @@ class ServiceBase:
     def _record_head(self, session: Any, events: Sequence[e.Event] = ()) -> tuple[int, str]:
         """Return the public record's head (number, hash) once ``events`` are appended."""
         links = self._chain_links(session)
-        data = (event_to_json(ev) for ev in events if ev.public)
-        head = chain.head_after(links.public, data)
+        head = links.public
+        for line in chain.public_lines_after(links, (event_to_json(ev) for ev in events)):
+            head = chain.Head(line["seq"], line["hash"])
         return head.seq, head.hash
 
     def _read(self, row: InboundRow) -> InboundMail:

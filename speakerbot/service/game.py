@@ -14,6 +14,7 @@ from speakerbot.config import Settings
 from speakerbot.engine import GameState, RandomSource, apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.publicity import RECORD_VERSION
 from speakerbot.presets import load_preset
 from speakerbot.service.base import _Known
 from speakerbot.service.desk import DeskMixin
@@ -74,7 +75,7 @@ class GameService(DeskMixin):
             command = c.StartGame(
                 game.speaker, load_preset(game.ruleset), game.speaker_name,
                 game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
-                game.open_registration, secrets.token_hex(8),
+                game.open_registration, secrets.token_hex(8), record_version=RECORD_VERSION,
             )
             new, events = apply(state, command, self.clock(), self.rng,
                                  max_rule_bytes=self.settings.limits.max_rule_bytes)

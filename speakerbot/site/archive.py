@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from pathlib import PurePosixPath
 from typing import Any
 
 from speakerbot.engine import events as e
@@ -17,6 +18,30 @@ from speakerbot.engine.model import Clause, GameState, RuleSpec
 
 HISTORY_PAGE = 100
 """How many events one page of the timeline shows."""
+
+OWN_FILES: dict[str, str] = {
+    "home": "index.html",
+    "games": "games.html",
+    "record": "record.jsonl",
+    "style": "style.css",
+    "chart": "scores.svg",
+    "rules": "rules/index.html",
+    "initial": "rules/initial.html",
+    "proposals": "proposals/index.html",
+    "cfjs": "cfjs/index.html",
+    "players": "players/index.html",
+    "history": "history/index.html",
+}
+"""Every file the site writes under a name of its own (not one drawn from the record).
+
+The pages write them from here, and a page named after a player may take none of their
+names: a player called "Index" must not replace the list of players.
+"""
+
+RESERVED: frozenset[str] = frozenset(
+    part.split(".", 1)[0] for path in OWN_FILES.values() for part in PurePosixPath(path).parts
+)
+"""Every name of a file or folder the site writes itself, without its extension."""
 
 
 @dataclass(frozen=True)

@@ -24,23 +24,41 @@ _DRAWN_ON = re.compile(r"<!--Generated with [^>]*-->")
 _SCRIPT = re.compile(r"<script\b.*?</script>", re.DOTALL)
 
 
+# The chart is drawn as wide as a phone shows it (375 px, less the page's margins), so that
+# its type is shown at the size it is written: no text under 11 px on a phone.
+WIDTH = 340
+SMALLEST_TYPE = 12
+"""The size of the chart's smallest text, in pixels at its drawn width."""
+
+
+def charted(game: GameArchive) -> list[PlayerRecord]:
+    """Return the players the chart shows: those playing now, the Speaker's role left out.
+
+    A removed player, and the game's own addresses (the host as Speaker), are not players
+    a visitor compares scores with.
+    """
+    return [player for player in game.players.values()
+            if player.active and player.role != "speaker"]
+
+
 def scores_chart(game: GameArchive) -> bytes | None:
-    """Return the SVG of every player's score over the game, or None with no players."""
-    players = list(game.players.values())
+    """Return the SVG of the current players' scores over the game, or None with none."""
+    players = charted(game)
     if not players:
         return None
     import pygal  # lazily: only a site build draws charts
     from pygal.style import DefaultStyle
 
-    # Large type: on a phone the chart is drawn at about half its size.
-    style = DefaultStyle(label_font_size=16, major_label_font_size=16, legend_font_size=18,
-                         title_font_size=20, value_font_size=16, tooltip_font_size=16)
+    style = DefaultStyle(label_font_size=SMALLEST_TYPE, major_label_font_size=SMALLEST_TYPE,
+                         legend_font_size=SMALLEST_TYPE + 1, title_font_size=SMALLEST_TYPE + 3,
+                         value_font_size=SMALLEST_TYPE, tooltip_font_size=SMALLEST_TYPE,
+                         value_label_font_size=SMALLEST_TYPE)
     chart = pygal.DateTimeLine(
-        js=[], disable_xml_declaration=True, width=640, height=420, style=style,
-        title="Scores over time", show_dots=False, legend_at_bottom=True,
-        legend_at_bottom_columns=2, truncate_legend=24, x_label_rotation=20,
-        x_labels_major_count=4, show_minor_x_labels=False,
-        x_value_formatter=lambda moment: moment.strftime("%Y-%m-%d %H:%M"),
+        js=[], disable_xml_declaration=True, width=WIDTH, height=300 + 18 * len(players),
+        style=style, title="Scores over time", show_dots=False, legend_at_bottom=True,
+        legend_at_bottom_columns=1, truncate_legend=40, x_label_rotation=20,
+        x_labels_major_count=3, show_minor_x_labels=False,
+        x_value_formatter=lambda moment: moment.strftime("%Y-%m-%d"),
         print_values=False, dynamic_print_values=False,
     )
     end = game.timeline[-1].at if game.timeline else None

@@ -26,6 +26,7 @@ from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.engine.receipts import receipt_line
 from speakerbot.site.archive import (
+    RESERVED,
     Ballot,
     CfjRecord,
     ClauseView,
@@ -117,7 +118,7 @@ class _Folder:
     def __init__(self, game: GameArchive) -> None:
         self.game = game
         self.state = GameState()
-        self.slugs: set[str] = set()
+        self.slugs: set[str] = set(RESERVED)  # the site's own names are never a player's
         self.closing: tuple[ProposalRecord, object] | None = None  # a close and its moment
 
     def take(self, seq: int, event: e.Event | None, kind: str) -> None:
@@ -193,10 +194,13 @@ class _Folder:
         # has none, and its ballots are shown without receipts.
         salts = dict(event.salts)
         record.receipts = bool(salts)
+        # In a record of version 2 the voter is already a public id (publicity.py).
         game_id, name = self.game.game_id, self.state.name_of
+        version = self.game.started.record_version
         record.ballots = tuple(
             Ballot(voter, name(voter), str(choice), receipt_line(
-                game_id, event.proposal, voter, choice, salts[voter]) if voter in salts else "")
+                game_id, event.proposal, voter, choice, salts[voter], version)
+                if voter in salts else "")
             for voter, choice in event.ballots)
         record.non_voter_names = tuple(name(voter) for voter in event.non_voters)
 

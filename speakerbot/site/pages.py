@@ -13,14 +13,16 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.site.archive import HISTORY_PAGE, Entry, GameArchive
+from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive
 from speakerbot.site.chart import scores_chart
 from speakerbot.site.folding import read_games
 
@@ -28,22 +30,32 @@ __all__ = ["HISTORY_PAGE", "build_site"]
 
 _SAFE_FOLDER = re.compile(r"[^A-Za-z0-9_-]")
 
+RECENT = timedelta(days=14)
+"""A rule changed within this time before the build is marked as changed on the ruleset."""
 
-def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *,
-               name: str) -> dict[str, bytes]:
+
+def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *, name: str,
+               address: str = "", now: datetime | None = None) -> dict[str, bytes]:
     """Render the archive of every game in the public record's ``lines``.
 
-    ``templates`` is the folder of the site's templates and stylesheet; ``name`` is the
-    game's name as configured. Returns every file, by its path relative to the site.
+    ``templates`` is the folder of the site's templates and stylesheet; ``name`` and
+    ``address`` are the game's name and address as configured (the address, where players
+    write, is the one address the archive shows). ``now`` is the build's time, from which
+    the rules changed lately are told; without it, the record's last event's. Returns
+    every file, by its path relative to the site.
     """
     environment = _environment(str(templates))
     games = read_games(lines)
     _name_folders(games)
+    if now is None:
+        stamps = [entry.at for game in games for entry in game.timeline if entry.at]
+        now = max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
     files: dict[str, bytes] = {
-        "record.jsonl": record_bytes(lines),
-        "style.css": environment.get_template("style.css").render().encode("utf-8"),
+        OWN_FILES["record"]: record_bytes(lines),
+        OWN_FILES["style"]: environment.get_template("style.css").render().encode("utf-8"),
     }
-    common = {"site_name": name, "games": games}
+    common = {"site_name": name, "games": games, "game_address": address,
+              "built_at": now, "recent_since": now - RECENT}
     for game in games:
         past = game is not games[-1]
         pages = _GamePages(environment, game, past, common, nested=True)
@@ -54,10 +66,19 @@ def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *,
             # to its games/<id>/ copy, which stays where it is once the next game begins.
             files.update(_GamePages(environment, game, past, common).render_all())
     top = _Page(environment, common, games[-1] if games else None, False)
-    files["games.html"] = top.render("games.html", "games.html")
+    files[OWN_FILES["games"]] = top.render("games.html", OWN_FILES["games"])
     if not games:
-        files["index.html"] = top.render("empty.html", "index.html")
+        files[OWN_FILES["home"]] = top.render("empty.html", OWN_FILES["home"])
     return files
+
+
+def mechanics_in_force(game: GameArchive) -> list[tuple[str, str, int | None]]:
+    """Return each mechanic the game plays by: (what it is, its value, the rule it is from)."""
+    mechanics = game.state.mechanics
+    if mechanics is None:
+        return []
+    return [(row.description, mechanics.formatted(name), game.state.sources.get(name))
+            for name, row in PARAMETERS.items()]
 
 
 def record_bytes(lines: Sequence[Mapping[str, Any]]) -> bytes:
@@ -125,33 +146,37 @@ class _GamePages(_Page):
         game = self.archive
         chart = scores_chart(game)
         if chart is not None:
-            yield "scores.svg", chart
+            yield OWN_FILES["chart"], chart
         closed = sorted((p for p in game.proposals.values() if p.closed is not None),
                         key=lambda p: (p.ended_at, p.number), reverse=True)
-        yield "index.html", self.render("home.html", "index.html", latest=closed[:5],
-                                        chart=chart is not None)
-        yield "rules/index.html", self.render("rules.html", "rules/index.html")
-        yield "rules/initial.html", self.render("initial.html", "rules/initial.html")
+        yield self._own("home", "home.html", latest=closed[:5], chart=chart is not None)
+        yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game))
+        yield self._own("initial", "initial.html")
         for rule in game.all_rules():
             yield rule.page, self.render("rule.html", rule.page, rule=rule)
-        yield "proposals/index.html", self.render("proposals.html", "proposals/index.html")
+        yield self._own("proposals", "proposals.html")
         for proposal in game.proposals.values():
             path = f"proposals/{proposal.number}.html"
             yield path, self.render("proposal.html", path, proposal=proposal)
-        yield "cfjs/index.html", self.render("cfjs.html", "cfjs/index.html")
+        yield self._own("cfjs", "cfjs.html")
         for cfj in game.cfjs.values():
             path = f"cfjs/{cfj.number}.html"
             yield path, self.render("cfj.html", path, cfj=cfj)
-        yield "players/index.html", self.render("players.html", "players/index.html")
+        yield self._own("players", "players.html")
         for player in game.players.values():
             yield player.page, self.render("player.html", player.page, player=player)
         yield from self._history()
+
+    def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
+        """Render one of the site's own pages (``OWN_FILES``) from ``template``."""
+        path = OWN_FILES[name]
+        return path, self.render(template, path, **context)
 
     def _history(self) -> Iterator[tuple[str, bytes]]:
         """Yield the timeline's pages: ``history/index.html`` is the first (oldest)."""
         timeline = self.archive.timeline
         count = max(1, -(-len(timeline) // HISTORY_PAGE))
-        paths = ["history/index.html", *(f"history/{k}.html" for k in range(2, count + 1))]
+        paths = [OWN_FILES["history"], *(f"history/{k}.html" for k in range(2, count + 1))]
         for number, path in enumerate(paths, start=1):
             entries: list[Entry] = timeline[(number - 1) * HISTORY_PAGE:number * HISTORY_PAGE]
             yield path, self.render("history.html", path, entries=entries, number=number,

@@ -16,10 +16,16 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-__all__ = ["MARKER", "SiteWriteError", "write_site"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "MARKER", "SiteWriteError", "write_site"]
 
 MARKER = ".speakerbot-site"
 """The file every build holds, so that only speakerbot's own builds are ever replaced."""
+
+FILE_MODE = 0o644
+"""Every file of the archive: the public record only, for any reader (the web server)."""
+
+FOLDER_MODE = 0o755
+"""Every folder of the archive, the build's own included, for the web server to enter."""
 
 
 class SiteWriteError(Exception):
@@ -59,11 +65,21 @@ def _write_files(build: Path, files: Mapping[str, bytes]) -> None:
             raise SiteWriteError(f"refusing to write {name!r} outside the site")
         path = build.joinpath(*relative.parts)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-    (build / MARKER).write_text("Built by speakerbot: this folder is replaced whole at "
-                                "every build.\n", encoding="utf-8")
+        _write_public(path, content)
+    _write_public(build / MARKER, b"Built by speakerbot: this folder is replaced whole at "
+                  b"every build.\n")
     for folder, _, _ in os.walk(build):
-        os.chmod(folder, 0o755)  # the web server reads it; it holds only public things
+        os.chmod(folder, FOLDER_MODE)
+
+
+def _write_public(path: Path, content: bytes) -> None:
+    """Write one file of the site, readable by all whatever the umask.
+
+    The daemon runs under ``UMask=0077`` (systemd/speakerbot.service), which would leave
+    every file 0600: the web server, another user, could then read none of the archive.
+    """
+    path.write_bytes(content)
+    os.chmod(path, FILE_MODE)
 
 
 def _check_replaceable(target: Path) -> None:

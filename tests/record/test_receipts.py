@@ -2,9 +2,11 @@
 
 A game is played through the GameService on a real SQLite store, fed raw mail. Each voter
 takes the ``Receipt:`` line of their confirmation; at the close the results publish, per
-counted ballot, ``<receipt> <voter> <choice> <salt>``. Each line is recomputed as
-docs/verifying.md says (SHA-256 of ``game id:proposal:voter:choice:salt``), and each
-voter's last receipt is found there; a changed ballot's first receipt is not.
+counted ballot, ``<receipt> <voter> <choice> <salt>``, the voter by their public id (their
+name), never their address. Each line is recomputed as docs/verifying.md says (SHA-256 of
+``game id:proposal:voter:choice:salt``), and each voter's last receipt is found there; a
+changed ballot's first receipt is not. A game of record version 1 (started before public
+ids) keeps its receipts over the address.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from speakerbot.engine.receipts import receipt, receipt_line
-from tests.support.mailgame import ALICE, BOB, CAROL, DAVE, Mail, MailGame
+from tests.support.mailgame import ALICE, BOB, CAROL, DAVE, NAMES, Mail, MailGame
 
 VOTERS = (ALICE, BOB, CAROL, DAVE)
 _RECEIPT = re.compile(r"^Receipt: ([0-9a-f]{64})$", re.MULTILINE)
-_PUBLISHED = re.compile(r"^([0-9a-f]{64}) (\S+@\S+) (FOR|AGAINST) ([0-9a-f]{32})$",
+_PUBLISHED = re.compile(r"^([0-9a-f]{64}) (.+) (FOR|AGAINST) ([0-9a-f]{32})$",
                         re.MULTILINE)
 
 
@@ -61,7 +63,8 @@ def test_each_receipt_is_found_in_the_results_and_a_changed_ballots_is_not(
     game_id = re.search(r"^Game id: (\S+)$", results.body, re.MULTILINE)
     assert game_id is not None
     published = _PUBLISHED.findall(results.body)
-    assert {voter for _, voter, _, _ in published} == {ALICE, BOB, CAROL}
+    assert {voter for _, voter, _, _ in published} == {NAMES[v] for v in (ALICE, BOB, CAROL)}
+    assert "@" not in results.body.split("Game id:")[1]
     for shown, voter, choice, salt in published:
         text = f"{game_id.group(1)}:301:{voter}:{choice}:{salt}"
         assert hashlib.sha256(text.encode()).hexdigest() == shown
@@ -69,7 +72,7 @@ def test_each_receipt_is_found_in_the_results_and_a_changed_ballots_is_not(
     for voter in (ALICE, BOB, CAROL):
         assert mailed[voter][-1] in shown_receipts
     assert mailed[BOB][0] not in shown_receipts
-    assert dict((voter, choice) for _, voter, choice, _ in published)[BOB] == "FOR"
+    assert dict((voter, choice) for _, voter, choice, _ in published)["Bob"] == "FOR"
 
 
 def test_a_confirmation_names_its_receipt_and_no_salt(game: MailGame) -> None:
@@ -80,13 +83,22 @@ def test_a_confirmation_names_its_receipt_and_no_salt(game: MailGame) -> None:
     salts = [ballot.salt for ballot in game.service.state().proposals[301].ballots.values()]
     assert len(salts) == 1 and re.fullmatch(r"[0-9a-f]{32}", salts[0])
     assert salts[0] not in reply.body
-    assert _receipts([reply]) == [receipt(game.service.state().game_id, 301, BOB, "AGAINST",
-                                          salts[0])]
+    assert _receipts([reply]) == [receipt(game.service.state().game_id, 301, "Bob", "AGAINST",
+                                          salts[0], 2)]
     for mail in game.outbox():
         assert salts[0] not in mail.body, mail.subject
 
 
 def test_the_receipt_line_is_what_the_verifying_doc_recomputes() -> None:
+    line = receipt_line("g1", 301, "Mary Ann", "FOR", "0" * 32, 2)
+    shown, rest = line.split(" ", 1)
+    voter, choice, salt = rest.rsplit(" ", 2)
+    assert voter == "Mary Ann" and choice == "FOR" and salt == "0" * 32
+    assert shown == hashlib.sha256(f"g1:301:Mary Ann:FOR:{'0' * 32}".encode()).hexdigest()
+
+
+def test_an_older_games_receipts_keep_the_address_formula() -> None:
+    """Record version 1 (the default): the address, in lower case, as mailed then."""
     line = receipt_line("g1", 301, "Alice@Example.org", "FOR", "0" * 32)
     shown, voter, choice, salt = line.split(" ")
     assert voter == "alice@example.org" and choice == "FOR" and salt == "0" * 32

@@ -33,6 +33,8 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 _LINKS = """return Array.from(document.querySelectorAll('a[href], img[src], link[href]'))
     .map(e => e.href || e.src);"""
 _IDS = "return Array.from(document.querySelectorAll('[id]')).map(e => e.id);"
+_IMAGES = """return Array.from(document.images)
+    .map(e => [e.getAttribute('src'), e.getBoundingClientRect().width, e.naturalWidth]);"""
 
 
 def page_kind(path: str) -> str:
@@ -74,6 +76,8 @@ class Crawl:
     too_wide: dict[str, int] = field(default_factory=dict)  # path: scrollWidth
     broken: list[str] = field(default_factory=list)
     shots: dict[str, Path] = field(default_factory=dict)  # kind: screenshot
+    # path: each image's (file, width shown, width drawn), to tell the size its type is seen
+    images: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
 
 
 def crawl(driver: webdriver.Chrome, base: str, shots: Path) -> Crawl:
@@ -90,6 +94,8 @@ def crawl(driver: webdriver.Chrome, base: str, shots: Path) -> Crawl:
             continue
         found.pages[path] = driver.find_element("tag name", "body").text
         ids[path] = set(driver.execute_script(_IDS))
+        found.images[path] = [(str(src), float(shown), float(drawn))
+                              for src, shown, drawn in driver.execute_script(_IMAGES)]
         width = int(driver.execute_script("return document.documentElement.scrollWidth"))
         if width > WIDTH:
             found.too_wide[path] = width

@@ -23,7 +23,7 @@ from selenium import webdriver
 
 from speakerbot.engine.chain import is_public
 from speakerbot.site import MARKER
-from tests.integration.game_harness import RunningGame, body_of
+from tests.integration.game_harness import GAME, RunningGame, body_of
 from tests.site.browser import Crawl, chromium, crawl
 from tests.support.dovecot import DovecotServer
 from tests.support.smtp_sink import SmtpSink
@@ -112,6 +112,7 @@ def test_a_nomicam_game_by_mail_in_the_archive(tmp_path: Path, dovecot: DovecotS
     check_site(found)
     assert set(found.shots) >= KINDS, set(found.shots)
     check_nomicam_content(game, found)
+    check_for_visitors(game, found, (tmp_path / "built" / "scores.svg").read_text())
 
 
 def play_nomicam(game: RunningGame) -> None:
@@ -153,8 +154,8 @@ def check_nomicam_content(game: RunningGame, found: Crawl) -> None:
     first = found.pages["proposals/301.html"]
     assert "Result: ADOPTED" in first and "2 FOR, 1 AGAINST" in first
     assert f"Game id: {state.game_id}" in first
-    for address, choice in ((ALICE, "FOR"), (BOB, "FOR"), (CAROL, "AGAINST")):
-        assert re.search(rf"{re.escape(address)}\s+{choice}", first), address
+    for name, choice in (("Alice", "FOR"), ("Bob", "FOR"), ("Carol", "AGAINST")):
+        assert re.search(rf"{name}\s+{choice}", first), name
     receipts = [line.split()[1] for m in game.sink.messages if "Receipt:" in body_of(m)
                 for line in body_of(m).splitlines() if line.startswith("Receipt:")]
     pages = "\n".join(found.pages[f"proposals/{n}.html"] for n in (301, 302))
@@ -173,6 +174,27 @@ def check_nomicam_content(game: RunningGame, found: Crawl) -> None:
         state.proposals) + len(state.cfjs) + len(state.players), sorted(found.pages)
 
 
+def check_for_visitors(game: RunningGame, found: Crawl, chart: str) -> None:
+    """What the issue's "Done when" asks, seen in the browser at 375 px."""
+    state = game.state()
+    assert found.too_wide == {}  # home, rules and proposal pages among every other
+    assert {"index.html", "rules/index.html", "proposals/301.html"} <= set(found.pages)
+    exported = (game.tmp / "built" / "record.jsonl").read_text()
+    for address in (ALICE, BOB, CAROL):
+        assert address not in exported
+        for path, text in found.pages.items():
+            assert address not in text, (path, address)
+    assert f"write to {GAME}" in found.pages["index.html"]
+    (image,) = [item for item in found.images["index.html"] if item[0].endswith("scores.svg")]
+    _, shown, drawn = image
+    sizes = [float(size) for size in re.findall(r"font-size:([\d.]+)px", chart)]
+    assert min(sizes) * shown / drawn >= 11, (min(sizes), shown, drawn)
+    legend = re.findall(r'class="legend reactive activate-serie">.*?<text[^>]*>([^<]+)</text>',
+                        chart)
+    current = {p.name for p in state.active_players() if p.role.value != "speaker"}
+    assert set(legend) == current and len(legend) == len(current)
+
+
 def test_a_suber_game_by_mail_and_the_next_game_in_the_archive(
         tmp_path: Path, dovecot: DovecotServer, smtp_sink: SmtpSink,
         browser: webdriver.Chrome) -> None:
@@ -187,6 +209,12 @@ def test_a_suber_game_by_mail_and_the_next_game_in_the_archive(
         # the archive follows it.
         game.send(ALICE, "again", "JOIN Alice\n")
         game.wait_subject("Re: again", to=ALICE)
+        # An open proposal in the current game (a week to vote: still open when crawled).
+        now = game.state()
+        assert now.turn is not None
+        number = now.next_proposal
+        game.send(now.turn.mover, "PROPOSE: Tea", "Tea.\nENACT RULE:\nTea is served.\n")
+        game.wait_subject(f"Proposal {number}: Tea")
         wait_for_daemon_site(game)
         assert game.stop() == 0
         found = serve_and_crawl(game, browser, tmp_path / "screenshots")
@@ -199,6 +227,11 @@ def test_a_suber_game_by_mail_and_the_next_game_in_the_archive(
     past = f"games/{state.game_id}/index.html"  # the ended game (state is from before)
     assert "This game has ended" in pages[past] and winner in pages[past]
     assert any(path.startswith("games/") and "/proposals/" in path for path in pages)
+    page = pages[f"proposals/{number}.html"]
+    assert f"VOTE {number} FOR" in page and f"VOTE {number} AGAINST" in page
+    for address in (ALICE, BOB):
+        for path, text in pages.items():
+            assert address not in text, (path, address)
 
 
 def play_suber(game: RunningGame) -> None:

@@ -21,7 +21,7 @@ from speakerbot.engine import pace_events as pe
 from speakerbot.engine.edits import EDITS, edited_text
 from speakerbot.engine.mechanics import PARAMETERS, JudgePolicy
 from speakerbot.engine.model import Clause, ClauseKind, GameState
-from speakerbot.engine.receipts import receipt_line
+from speakerbot.engine.receipts import ballot_receipt_line
 from speakerbot.mail.outbound import debate, pace, reminders
 from speakerbot.mail.outbound.compose import (
     GameIdentity,
@@ -142,10 +142,10 @@ def game_folder(game_id: str) -> str:
     return f"games/{game_id}/" if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", game_id) else ""
 
 
-def receipt_lines(closed: e.VoteClosed, game_id: str) -> list[str]:
+def receipt_lines(closed: e.VoteClosed, state: GameState) -> list[str]:
     """Return the published line of each counted ballot that has a receipt, in ballot order."""
     salts = dict(closed.salts)
-    return [receipt_line(game_id, closed.proposal, voter, choice, salts[voter])
+    return [ballot_receipt_line(state, closed.proposal, voter, choice, salts[voter])
             for voter, choice in closed.ballots if voter in salts]
 
 
@@ -200,7 +200,7 @@ class Announcer:
             batch, f"Proposal {head.proposal} {verdict}: {proposal.title}", "results.txt",
             result=head, proposal=proposal,
             ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
-            receipts=receipt_lines(head, state.game_id),
+            receipts=receipt_lines(head, state),
             non_voters=[name(voter) for voter in head.non_voters],
             changes=batch.plain(), describe=lambda ev: describe(ev, state),
             scores=scoreboard(state), rules=_changed_rules(batch.rest, state),

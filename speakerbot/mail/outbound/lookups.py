@@ -321,7 +321,7 @@ def show_proposal(renderer: Renderer, state: GameState, number: int,
         ballots=[(name(voter), choice.value) for voter, choice in closing.ballots]
         if closing else [],
         non_voters=[name(voter) for voter in closing.non_voters] if closing else [],
-        receipts=receipt_lines(closing, state.game_id) if closing else [],
+        receipts=receipt_lines(closing, state) if closing else [],
         game_id=state.game_id,
         consent=state.mechanics is not None and state.mechanics.speaker_consent,
         close_when_all_voted=state.mechanics is not None

@@ -13,7 +13,7 @@ from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, ProposalStatus
-from speakerbot.engine.receipts import receipt
+from speakerbot.engine.receipts import ballot_receipt
 from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.outbound import debate, pace
 from speakerbot.mail.outbound.announcements import scoreboard
@@ -78,7 +78,7 @@ def command_text(command: object) -> str:
 
 def receipts_of(events: Sequence[e.Event], state: GameState) -> tuple[str, ...]:
     """Return the receipts of the ballots a command cast (none for older, saltless ones)."""
-    return tuple(receipt(state.game_id, event.proposal, event.voter, event.choice, event.salt)
+    return tuple(ballot_receipt(state, event.proposal, event.voter, event.choice, event.salt)
                  for event in events if isinstance(event, e.BallotCast) and event.salt)
 
 
