@@ -296,7 +296,7 @@ def inbound_list(args: argparse.Namespace) -> int:
             print_json([inbound_view(row) for row in rows])
             return 0
         for row in rows:
-            why = row.error or row.note or ""
+            why = (f"[{row.reason}] " if row.reason else "") + (row.error or row.note or "")
             print(f"{row.id:>6}  {row.status:<11} {format_time(row.received_at)}  "
                   f"{row.sender or '?':<32.32} {row.message_id:.60}"
                   + (f"\n        {why:.200}" if why else ""))
@@ -318,7 +318,7 @@ def inbound_show(args: argparse.Namespace) -> int:
                   ("message-id", row.message_id), ("attempts", row.attempts),
                   ("password line", row.password_verdict or "none"),
                   ("too large", f"{row.oversized} bytes" if row.oversized else "no"),
-                  ("error", row.error or ""), ("note", row.note)]
+                  ("reason", row.reason or ""), ("error", row.error or ""), ("note", row.note)]
         for name, value in fields:
             print(f"{name + ':':<15}{value}")
         # The stored bytes: the message as received, its password (if any) masked.

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from speakerbot.mail.inbound.authentication import AuthPolicy
 from speakerbot.mail.inbound.parse_json import parse_to_json
@@ -19,7 +20,7 @@ __all__ = ["main", "parse"]
 
 
 def main(argv: Sequence[str] | None = None, *, auth: AuthPolicy | None = None,
-         max_bytes: int | None = None) -> int:
+         max_bytes: int | None = None, game_addresses: Sequence[str] = ()) -> int:
     """Run ``speakerbot parse FILE`` (``-`` reads standard input); return the exit status.
 
     ``argv`` holds the arguments after ``parse``; ``auth`` and ``max_bytes`` come from the
@@ -52,8 +53,10 @@ def main(argv: Sequence[str] | None = None, *, auth: AuthPolicy | None = None,
     except OSError as exc:
         print(f"speakerbot parse: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    # Judged as if it arrived now, as the daemon would judge it on arrival.
     output = parse_to_json(raw, max_bytes=max_bytes or args.max_bytes,
-                           loop_token=args.loop_token, auth=auth)
+                           loop_token=args.loop_token, auth=auth,
+                           game_addresses=game_addresses, received=datetime.now(UTC))
     print(json.dumps(output, ensure_ascii=False))
     return 0
 
@@ -74,4 +77,6 @@ def parse(args: argparse.Namespace) -> int:
     except ConfigError as error:
         raise CliError(str(error)) from None
     policy = AuthPolicy(settings.auth.require, settings.auth.authserv_id)
-    return main([args.file], auth=policy, max_bytes=settings.limits.max_message_size)
+    game = settings.game
+    return main([args.file], auth=policy, max_bytes=settings.limits.max_message_size,
+                game_addresses=[a for a in (game.address, game.list) if a])

@@ -129,6 +129,7 @@ def inbound_view(row: InboundRow) -> Json:
     """One stored message's particulars (not its bytes), as ``inbound list`` shows them."""
     return {"id": row.id, "status": row.status, "received_at": _time(row.received_at),
             "source": row.source, "sender": row.sender, "message_id": row.message_id,
-            "attempts": row.attempts, "error": row.error, "note": row.note or None,
+            "attempts": row.attempts, "error": row.error, "reason": row.reason,
+            "note": row.note or None,
             "password_verdict": row.password_verdict, "authenticated": row.authenticated,
             "size": row.size}

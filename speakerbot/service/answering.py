@@ -63,7 +63,7 @@ class AnsweringMixin(ServiceBase):
 
     def _refuse_oversized(self, batch: _Batch, row: InboundRow, mail: InboundMail) -> None:
         """Tell a player, briefly, that their message was too large to read."""
-        batch.note = f"too large: {row.oversized} bytes"
+        batch.note, batch.reason = f"too large: {row.oversized} bytes", "too-large"
         if not self._is_known(batch.state, mail.sender or "") or not can_acknowledge(mail):
             return
         body = self.replies.renderer.render(

@@ -28,7 +28,11 @@ from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.publicity import RECORD_VERSION
 from speakerbot.engine.snapshot import SnapshotError, decode_state, encode_state
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.authentication import Authentication, AuthPolicy, authenticate
+from speakerbot.mail.inbound.authentication import (
+    Authentication,
+    AuthPolicy,
+    authenticate_mail,
+)
 from speakerbot.mail.inbound.reading import (
     InboundMail,
     read_message,
@@ -49,7 +53,6 @@ from speakerbot.service.policy import (
     GIVE_WAY_SECONDS,
     PUBLIC_KINDS,
     PUBLIC_WINDOW,
-    REPLAY_WINDOW,
     RETRY_DELAYS,
     Known,
     PublicGate,
@@ -426,20 +429,9 @@ class ServiceBase:
             self.settings.game.speaker, state.speaker, state.host)
 
     def _authenticate(self, mail: InboundMail, received: datetime) -> Authentication:
-        """Whether the message may act for its From address.
-
-        Beyond the Authentication-Results: a signed message sent to someone else, or long
-        ago, may be replayed to the game, so it must name the game (or its list) in To or
-        Cc and be dated within a day of its arrival.
-        """
-        verdict = authenticate(mail.sender, mail.auth_results, self.auth_policy)
-        if not verdict.authenticated or self.auth_policy.require == "none":
-            return verdict
+        """Whether the message may act for its From address (``authenticate_mail``)."""
         game = self.settings.game
-        if not {game.address, game.list} & set(mail.recipients):
-            return Authentication(True, False, None, "authenticated, but not addressed to "
-                                  "the game in To or Cc: it may be a replay")
-        if mail.date is None or abs(mail.date - received) > REPLAY_WINDOW:
-            return Authentication(True, False, None, "authenticated, but not dated within a "
-                                  "day of its arrival: it may be a replay")
-        return verdict
+        return authenticate_mail(
+            mail.sender, mail.auth_results, self.auth_policy, recipients=mail.recipients,
+            date=mail.date, received=received,
+            game_addresses=[a for a in (game.address, game.list) if a])

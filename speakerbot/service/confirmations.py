@@ -149,6 +149,7 @@ class ConfirmationsMixin(ApplyingMixin):
         known = self._is_known(batch.state, sender)
         if not known and self._stranger_answered(session, sender):
             batch.note = "not authenticated; this address had its reply today"
+            batch.reason = "not-authenticated"
             return
         batch.status = "held"
         if not self._may_ask(session, sender, now):
@@ -156,10 +157,11 @@ class ConfirmationsMixin(ApplyingMixin):
                 self.store.hold(session, row.id, None, HELD_WAITING)
             else:
                 batch.status, batch.note = "", "not authenticated; no request (too many lately)"
+                batch.reason = "not-authenticated"
             return
         if not known:
             if not self._ask(batch, sender, [row], now, fits=row):
-                batch.status = ""
+                batch.status, batch.reason = "", "not-authenticated"
                 batch.note = "not authenticated; a request would be larger than it"
             return
         # What waited for the gap goes first, in the order received.

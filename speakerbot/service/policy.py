@@ -100,10 +100,6 @@ HELD_LISTED = "held for confirmation"
 
 HELD_WAITING = "held until a request may be sent"
 
-REPLAY_WINDOW = timedelta(days=1)
-
-"""Authenticated mail must be dated within this of its arrival (else it may be a replay)."""
-
 _CODE_ANYWHERE = re.compile(r"CONFIRM\s+([0-9A-Fa-f]{32})\b")
 
 REPLY_KINDS = ("reply", "limit")
@@ -153,6 +149,7 @@ class _Batch:
     outgoing: list[Outgoing]
     note: str = ""
     status: str = ""
+    reason: str | None = None  # why it was not acted on, as a short code (beside ``note``)
     notes: list[str] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
 

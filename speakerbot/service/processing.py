@@ -32,6 +32,15 @@ from speakerbot.service.policy import (
     log,
 )
 
+# What a message skipped unread is, in a sentence (its reason code is the key).
+_SKIPPED = {
+    "loop": "speakerbot's own mail (X-Loop): never answered",
+    "bounce": "a bounce or delivery report: never answered",
+    "auto-reply": "an auto-reply: never answered",
+    "list": "list mail (List-Id or Precedence): never answered",
+    "no-sender": "no usable From address",
+}
+
 
 class ProcessingMixin(ConfirmationsMixin):
     """Processing one message: whose it is, whether it is trusted, and what is answered."""
@@ -138,10 +147,12 @@ class ProcessingMixin(ConfirmationsMixin):
             self._finish(batch, row, DEFERRED)
             return Processed(row.id, DEFERRED, False)
         if mail.skipped in NEVER_ANSWER or not mail.sender:
-            self._finish(batch, row, "skipped", mail.skipped or "no sender")
+            batch.reason = mail.skipped or "no-sender"
+            self._finish(batch, row, "skipped", _SKIPPED.get(batch.reason, batch.reason))
             return Processed(row.id, "skipped", False)
         if mail.sender in (self.settings.game.address, self.settings.game.list):
             # The game's own address, or its list: never a player, never answered.
+            batch.reason = "game-address"
             self._finish(batch, row, "skipped", "from the game's own address or list")
             return Processed(row.id, "skipped", False)
         before = len(batch.events)
@@ -160,9 +171,14 @@ class ProcessingMixin(ConfirmationsMixin):
         for key in batch.digests:
             self._queue_digest(batch.session, batch.state, key)
         if status not in ("held", DEFERRED):
-            self.store.mark_inbound(batch.session, row.id, status, note)
+            self.store.mark_inbound(batch.session, row.id, status, note, reason=batch.reason)
         elif status == DEFERRED:
             self.store.end_start(batch.session, row.id)  # it ended; it is read again later
+        elif batch.reason:
+            self.store.explain_held(batch.session, row.id, batch.reason, note)
+        if batch.reason:
+            # Said once, when it is decided: "held for no reason anyone can see" no more.
+            log.info("inbound message %s %s (%s): %s", row.id, status, batch.reason, note)
 
     def _take(self, batch: _Batch, row: InboundRow, mail: InboundMail,
               read: Known | None = None) -> None:
@@ -186,12 +202,12 @@ class ProcessingMixin(ConfirmationsMixin):
         known = self._is_known(batch.state, sender)
         if not known and not joining and not (confirmed and not wanting):
             self._answer_stranger(batch, row, mail)
-            batch.note = "not a player"
+            batch.note, batch.reason = "not a player", "not-a-player"
             return
         if trusted or not wanting:
             self._apply_trusted(batch, row, mail, parsed, row.received_at, trusted=trusted)
             return
-        batch.note = f"not authenticated: {verdict.why}"
+        batch.note, batch.reason = f"not authenticated: {verdict.why}", "not-authenticated"
         self._take_unauthenticated(batch, row, mail, parsed, known=known, joining=joining)
 
     @staticmethod

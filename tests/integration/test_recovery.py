@@ -37,6 +37,7 @@ class InboundSeen:
     message_id: str
     status: str
     note: str
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class OutboxSeen:
 def inbound_rows(game: RunningGame) -> list[InboundSeen]:
     """Every row of the inbound table, in the order stored."""
     with Store(game.db_url) as store, Session(store.engine) as session:
-        return [InboundSeen(row.message_id, row.status, row.note)
+        return [InboundSeen(row.message_id, row.status, row.note, row.reason)
                 for row in session.scalars(select(Inbound).order_by(Inbound.id))]
 
 
@@ -365,10 +366,14 @@ def test_mail_that_must_not_be_answered_is_recorded_and_moved_without_a_reply(
     assert game.stop() == 0
 
     inbound = inbound_rows(game)
-    assert [(row.status, row.note) for row in inbound] == [
-        ("skipped", "no sender"), ("skipped", "auto-reply"), ("skipped", "bounce"),
-        ("skipped", "loop"), ("processed", ""),
+    assert [(row.status, row.reason) for row in inbound] == [
+        ("skipped", "no-sender"), ("skipped", "auto-reply"), ("skipped", "bounce"),
+        ("skipped", "loop"), ("processed", None),
     ]
+    assert [row.note for row in inbound] == [
+        "no usable From address", "an auto-reply: never answered",
+        "a bounce or delivery report: never answered",
+        "speakerbot's own mail (X-Loop): never answered", ""]
     assert inbound[-1].message_id == message_id_of(wrong)
     # Nothing answered but the mail with the bad command, and nothing changed.
     assert [m.rcpt_tos for m in game.sink.messages] == [(DAVE,)]

@@ -99,6 +99,7 @@ class InboundStore(StoreBase):
             "status": "set_aside" if item.set_aside is not None else "new",
             "attempts": 0,
             "started": 0,
+            "reason": "unreadable" if item.set_aside is not None else None,
             "error": item.set_aside,
             "note": "",
             "processed_at": None,
@@ -250,8 +251,11 @@ class InboundStore(StoreBase):
         note: str = "",
         *,
         now: datetime | None = None,
+        reason: str | None = None,
     ) -> None:
         """Mark a pending message 'processed' or 'skipped', inside the caller's transaction.
+
+        ``reason``: why it was not acted on (a short code; ``note`` says it), if it was not.
 
         Raises ``NotPending`` if it was handled already (by a concurrent transaction, say):
         the caller's transaction must then roll back, so that nothing is done twice.
@@ -260,7 +264,7 @@ class InboundStore(StoreBase):
             raise ValueError(f"status must be one of {_FINAL_INBOUND}, not {status!r}")
         result: CursorResult[Any] = session.connection().execute(
             statements.mark_inbound(),
-            {"b_id": inbound_id, "b_status": status, "b_note": note,
+            {"b_id": inbound_id, "b_status": status, "b_note": note, "b_reason": reason,
              "b_at": _aware(now or datetime.now(UTC), "now")})
         if result.rowcount == 1:
             return
@@ -287,7 +291,7 @@ class InboundStore(StoreBase):
                 row.attempts += 1
                 row.error = error
                 if row.attempts > len(delays):
-                    row.status, row.retry_at = "set_aside", None
+                    row.status, row.retry_at, row.reason = "set_aside", None, "failed"
                 else:
                     row.status = "retry"
                     row.retry_at = now + timedelta(seconds=delays[row.attempts - 1])
@@ -321,6 +325,12 @@ class InboundStore(StoreBase):
             row.started += 1
             return row.started
 
+    def explain_held(self, session: Session, inbound_id: int, reason: str, why: str) -> None:
+        """Keep why a message held was not acted on, after what it is held for."""
+        session.execute(update(Inbound).where(Inbound.id == inbound_id)
+                        .values(reason=reason, note=Inbound.note + "; " + why)
+                        .execution_options(synchronize_session=False))
+
     def end_start(self, session: Session, inbound_id: int) -> None:
         """Clear a message's unfinished starts in the transaction that finishes one."""
         session.execute(update(Inbound).where(Inbound.id == inbound_id, Inbound.started > 0)
@@ -331,7 +341,8 @@ class InboundStore(StoreBase):
         with self.transaction() as session:
             session.execute(update(Inbound).where(Inbound.id == inbound_id,
                                                   Inbound.status.in_(PENDING_INBOUND))
-                            .values(status="set_aside", error=reason, retry_at=None)
+                            .values(status="set_aside", error=reason, retry_at=None,
+                                    reason="unfinished")
                             .execution_options(synchronize_session=False))
 
     # -- Held mail and confirmations -------------------------------------------------------

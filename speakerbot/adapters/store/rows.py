@@ -50,6 +50,7 @@ class InboundRow:
     size: int | None = None
     authenticated: bool | None = None
     started: int = 0
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ def _inbound_row(row: Any) -> InboundRow:
         size=row.size,
         authenticated=row.authenticated,
         started=row.started,
+        reason=row.reason,
     )
 
 

@@ -133,6 +133,9 @@ class Inbound(Base):
     # Times its processing began and did not finish (the process died in it): counted in a
     # transaction of its own before each start, cleared when a start ends either way.
     started: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Why a message was held, set aside or not acted on: a short code (``note`` says it in
+    # a sentence); None when it was simply done.
+    reason: Mapped[str | None] = mapped_column(String(32))
     error: Mapped[str | None] = mapped_column(Text)
     note: Mapped[str] = mapped_column(Text)
     processed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())

@@ -63,7 +63,7 @@ def mark_inbound() -> Update:
     return (update(table(Inbound))
             .where(c.id == bindparam("b_id"), c.status.in_((*PENDING_INBOUND, "held")))
             .values(status=bindparam("b_status"), note=bindparam("b_note"),
-                    processed_at=bindparam("b_at"), started=0))
+                    processed_at=bindparam("b_at"), started=0, reason=bindparam("b_reason")))
 
 
 @cache

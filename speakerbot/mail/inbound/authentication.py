@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from speakerbot.addresses import canonical_domain
@@ -197,3 +198,31 @@ def _public_suffixes() -> Any:
     from publicsuffixlist import PublicSuffixList
 
     return PublicSuffixList()
+
+
+REPLAY_WINDOW = timedelta(days=1)
+"""Authenticated mail must be dated within this of its arrival: an old message replayed is
+not believed (ADMIN's freshness is the same window)."""
+
+
+def authenticate_mail(sender: str | None, results: Sequence[str], policy: AuthPolicy, *,
+                      recipients: Sequence[str], date: datetime | None, received: datetime,
+                      game_addresses: Sequence[str]) -> Authentication:
+    """Decide, as the daemon does, whether a message may act for its From address.
+
+    Beyond the Authentication-Results (``authenticate``): a signed message sent to someone
+    else, or long ago, may be replayed to the game, so it must name one of the game's
+    addresses in To or Cc and be dated within a day of ``received``. ``speakerbot parse``
+    and the daemon both decide here, so that they never disagree.
+    """
+    verdict = authenticate(sender, results, policy)
+    if not verdict.authenticated or policy.require == "none":
+        return verdict
+    if not set(game_addresses) & set(recipients):
+        return Authentication(True, False, None, "authenticated, but not addressed to "
+                              "the game in To or Cc: it may be a replay")
+    if date is None or abs(date - received) > REPLAY_WINDOW:
+        return Authentication(True, False, None, "authenticated, but not dated within a "
+                              "day of its arrival (its Date header is missing, unreadable or "
+                              "too far from now): it may be a replay")
+    return verdict

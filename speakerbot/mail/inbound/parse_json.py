@@ -26,7 +26,10 @@ The JSON object has exactly these keys::
 
 from __future__ import annotations
 
-from speakerbot.mail.inbound.authentication import AuthPolicy, authenticate, not_checked
+from collections.abc import Sequence
+from datetime import datetime
+
+from speakerbot.mail.inbound.authentication import AuthPolicy, authenticate_mail, not_checked
 from speakerbot.mail.inbound.language import parse_commands
 from speakerbot.mail.inbound.reading import DEFAULT_MAX_BYTES, NEVER_ANSWER, read_message
 
@@ -38,14 +41,22 @@ _REDACTED = "********"
 def parse_to_json(
     raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, loop_token: str | None = None,
     auth: AuthPolicy | None = None,
+    game_addresses: Sequence[str] = (),
+    received: datetime | None = None,
 ) -> dict[str, object]:
     """Read and parse one raw message; return the ``speakerbot parse`` JSON object.
 
-    ``auth``: the game's ``[auth]`` policy, to check the sender (None: not checked).
+    ``auth``: the game's ``[auth]`` policy, to check the sender (None: not checked), with
+    the game's own addresses and the moment to judge it at (``received``): the verdict is
+    the daemon's own (``authenticate_mail``), replay checks included.
     """
     mail = read_message(raw, max_bytes=max_bytes, loop_token=loop_token)
-    verdict = (not_checked() if auth is None
-               else authenticate(mail.sender, mail.auth_results, auth))
+    if auth is None or received is None:
+        verdict = not_checked()
+    else:
+        verdict = authenticate_mail(mail.sender, mail.auth_results, auth,
+                                    recipients=mail.recipients, date=mail.date,
+                                    received=received, game_addresses=game_addresses)
     out: dict[str, object] = {
         "sender": mail.sender,
         "subject": mail.subject,
