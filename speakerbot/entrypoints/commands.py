@@ -91,7 +91,7 @@ def _replaced(args: argparse.Namespace, settings: Settings, service: GameService
     Without ``--yes``: say what would be lost, delete nothing, and return False.
     """
     # Imported here: the record module builds on this one.
-    from speakerbot.entrypoints.record import keep_copy
+    from speakerbot.entrypoints.exports import keep_copy
 
     state, stored = service.state(), service.stored_record()
     games = f"{state.game_number} games" if state.game_number > 1 else "one game"

@@ -11,19 +11,18 @@ chain holds and 1 naming the first event that breaks it.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from speakerbot.engine import chain
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
 from speakerbot.entrypoints.commands import _open, _settings
+from speakerbot.entrypoints.exports import write_export
 
 USER_ERRORS = (*_COMMAND_ERRORS, OSError, json.JSONDecodeError)
 
@@ -44,39 +43,6 @@ def record_export(args: argparse.Namespace) -> int:
         which = "public record" if args.public else "record"
         print(f"wrote {count} events of the {which} to {args.file}")
     return 0
-
-
-def write_export(stored: list[chain.StoredEvent], out: TextIO, *, public: bool) -> int:
-    """Write the record (or the public record) as the export's JSONL; return the lines."""
-    count = 0
-    for line in chain.lines(stored, public=public):
-        out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
-        count += 1
-    return count
-
-
-def keep_copy(stored: list[chain.StoredEvent], folder: Path, game_id: str) -> Path:
-    """Write the whole record, as ``record export`` would, to a new file in ``folder``.
-
-    The copy of a record about to be deleted (``init --force``): named with the game's id
-    and the time, never over an older copy, readable by its owner alone (the full record
-    holds every sealed ballot).
-    """
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    for attempt in itertools.count(1):
-        suffix = "" if attempt == 1 else f"-{attempt}"
-        path = folder / f"speakerbot-record-{game_id or 'game'}-{stamp}{suffix}.jsonl"
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        except FileExistsError:
-            continue
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            write_export(stored, out, public=False)
-            # On disk before the game it copies is deleted.
-            out.flush()
-            os.fsync(out.fileno())
-        return path
-    raise AssertionError("itertools.count never ends")
 
 
 def record_verify(args: argparse.Namespace) -> int:

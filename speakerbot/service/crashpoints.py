@@ -19,12 +19,10 @@ CRASHPOINTS = ("after-fetch", "after-commit", "after-smtp", "processing")
 
 def crashpoint(name: str, doing: str = "") -> None:
     """Die with SIGKILL here if a crash test asked for this point (and has not had it yet)."""
-    if os.environ.get("SPEAKERBOT_CRASHPOINT") != name:
+    point, match, marker = (os.environ.get(f"SPEAKERBOT_CRASHPOINT{suffix}")
+                            for suffix in ("", "_MATCH", "_MARKER"))
+    if point != name or (match and match not in doing):
         return
-    match = os.environ.get("SPEAKERBOT_CRASHPOINT_MATCH")
-    if match and match not in doing:
-        return
-    marker = os.environ.get("SPEAKERBOT_CRASHPOINT_MARKER")
     if marker:
         if Path(marker).exists():
             return
