@@ -23,30 +23,28 @@ from speakerbot.mail.outbound.gathering import gathering, read_part
 from speakerbot.service.intake import IntakeMixin
 
 
-class GatheringMixin(IntakeMixin):
-    """Sending the kept public mail of each past hour as one message."""
+def send_gathered(service: IntakeMixin) -> int:
+    """Queue the gathering of the public mail kept until now; return how many it holds.
 
-    def send_gathered(self) -> int:
-        """Queue the gathering of the public mail kept until now; return how many it holds.
-
-        Looked at first without a write transaction: every tick comes here.
-        """
-        due = self.store.next_gathering()
-        if due is None or due > self.clock():
-            return 0
-        with self.lock, self._transaction() as session:
-            rows = self.store.gathered_due(self.clock(), session)
-            if rows:
-                state = self.state(session)
-                outgoing = gathering(
-                    self.replies.renderer, self.identity,
-                    [read_part(self.identity, row.raw, row.created_at) for row in rows],
-                    _everyone(rows), f"gathered:{rows[0].id}",
-                    limit=self.settings.limits.public_per_hour)
-                self._commit(session, [], state, [outgoing], gather=False)
-                into = message_id_for(self.identity, f"{state.game_id}|{outgoing.key}")
-                self.store.mark_merged(session, [row.id for row in rows], into)
-        return len(rows)
+    Looked at first without a write transaction: every tick comes here.
+    """
+    due = service.store.next_gathering()
+    if due is None or due > service.clock():
+        return 0
+    with service.lock, service._transaction() as session:
+        rows = service.store.gathered_due(service.clock(), session)
+        if rows:
+            state = service.state(session)
+            identity = service.identity
+            outgoing = gathering(
+                service.replies.renderer, identity,
+                [read_part(identity, row.raw, row.created_at) for row in rows],
+                _everyone(rows), f"gathered:{rows[0].id}",
+                limit=service.settings.limits.public_per_hour)
+            service._commit(session, [], state, [outgoing], gather=False)
+            into = message_id_for(identity, f"{state.game_id}|{outgoing.key}")
+            service.store.mark_merged(session, [row.id for row in rows], into)
+    return len(rows)
 
 
 def _everyone(rows: list[OutboxRow]) -> tuple[str, ...]:

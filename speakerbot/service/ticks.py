@@ -10,11 +10,12 @@ from speakerbot.adapters.store import (
 )
 from speakerbot.engine import due_by, next_deadline, tick
 from speakerbot.engine import events as e
-from speakerbot.service.gathering import GatheringMixin
+from speakerbot.service.gathering import send_gathered
+from speakerbot.service.intake import IntakeMixin
 from speakerbot.service.policy import TICK_BUDGET
 
 
-class TicksMixin(GatheringMixin):
+class TicksMixin(IntakeMixin):
     """The passing of time: deadlines, digests, and notices to the host."""
 
     def tick(self, now: datetime | None = None) -> list[e.Event]:
@@ -85,3 +86,7 @@ class TicksMixin(GatheringMixin):
         """Put a set-aside message back to be processed (``speakerbot inbound retry``)."""
         with self.lock:
             return self.store.requeue_inbound(inbound_id)
+
+    def send_gathered(self) -> int:
+        """Queue the gathering of the public mail kept until now (``gathering.py``)."""
+        return send_gathered(self)
