@@ -17,9 +17,14 @@ archive's own page); and the first round's campaign of 209 messages (forged send
 Authentication-Results, broken MIME, charset traps, floods).
 
 The script runs against whatever speakerbot is first on the path, so the same script
-measures an older checkout: ``PYTHONPATH=/path/to/old/checkout python bench/hostile.py``.
+measures an older checkout: ``PYTHONPATH=/path/to/old/checkout python bench/hostile.py
+--confirm-gap ""``.
 
-Run: .venv/bin/python bench/hostile.py [--timeout SECONDS]
+The requests for confirmation to one address are ``--confirm-gap`` apart (10 s here, so
+that Alice's real vote comes in the next request within the run; a game's default is 10
+minutes).
+
+Run: .venv/bin/python bench/hostile.py [--timeout SECONDS] [--confirm-gap DURATION]
 """
 
 from __future__ import annotations
@@ -170,14 +175,18 @@ def setup(game: RunningGame) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--timeout", type=float, default=90.0)
+    parser.add_argument("--confirm-gap", default="10s",
+                        help="[auth] confirm_gap (empty: the default, 10 minutes; an older "
+                             "speakerbot knows no such key)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, SmtpSink() as sink:
         dovecot = DovecotServer()
         dovecot.start()
         try:
             folder = Path(tmp)
+            auth = {"confirm_gap": args.confirm_gap} if args.confirm_gap else None
             game = RunningGame(folder, dovecot, sink, f"sqlite:///{folder / 'game.db'}",
-                               "nomicam", MECHANICS)
+                               "nomicam", MECHANICS, auth=auth)
             play(game, args.timeout)
         finally:
             dovecot.close()
