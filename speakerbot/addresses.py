@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import string
 
-import idna
-
 __all__ = ["as_compared", "canonical_address", "canonical_domain"]
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -42,6 +40,10 @@ def canonical_domain(text: str) -> str | None:
         if label.isascii() and not label.startswith("xn--"):
             labels.append(label)
             continue
+        # Imported only for a domain that needs it: most mail is ASCII, and reading one
+        # message (``speakerbot parse``) imports nothing outside the standard library.
+        import idna
+
         try:
             labels.append(idna.alabel(label).decode("ascii"))
         except (idna.IDNAError, UnicodeError):

@@ -74,14 +74,18 @@ def proposal_view(state: GameState, proposal: Proposal,
     """One proposal; once its vote has closed, its result with every ballot revealed."""
     closing = (closing_of(lines, proposal.number)
                if proposal.status not in (ProposalStatus.OPEN, ProposalStatus.VOID) else None)
+    # The public record names the voters of a game of record version 2 by their public ids;
+    # the host's command line names them by address, as everywhere else.
+    address_of = {public: address for address, public in state.public_ids.items()}
     result = None if closing is None else {
         "adopted": closing.adopted, "for": closing.for_votes,
         "against": closing.against_votes, "eligible": closing.eligible,
         "quorum_needed": closing.quorum_needed, "quorum_reached": closing.quorum_reached,
         "requirement": closing.requirement, "reason": closing.reason,
-        "ballots": [{"voter": _person(state, voter), "choice": choice.value}
-                    for voter, choice in closing.ballots],
-        "non_voters": [_person(state, voter) for voter in closing.non_voters]}
+        "ballots": [{"voter": _person(state, address_of.get(voter, voter)),
+                     "choice": choice.value} for voter, choice in closing.ballots],
+        "non_voters": [_person(state, address_of.get(voter, voter))
+                       for voter in closing.non_voters]}
     return {"number": proposal.number, "title": proposal.title, "text": proposal.text,
             "proposer": _person(state, proposal.proposer), "status": proposal.status.value,
             "submitted_at": _time(proposal.submitted_at), "closes_at": _time(proposal.closes_at),

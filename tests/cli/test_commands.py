@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from datetime import UTC, datetime
+from email.utils import formatdate
 from pathlib import Path
 
 import pytest
@@ -153,10 +154,14 @@ def test_parse_checks_the_sender_only_against_a_configuration(tmp_path: Path) ->
     config = tmp_path / "auth.toml"
     config.write_text(CONFIG.format(ruleset="suber", db=tmp_path / "game.db")
                       + '\n[auth]\nrequire = "dmarc"\nauthserv_id = ["mx.cli.test"]\n')
+    # Dated now: the daemon believes no authenticated message that may be a replay, and
+    # parse reaches the daemon's verdict.
+    date = f"Date: {formatdate()}\r\n".encode()
     trusted = b"Authentication-Results: mx.cli.test; dmarc=pass header.from=example.org\r\n"
     forged = b"Authentication-Results: mx.evil.test; dmarc=pass header.from=example.org\r\n"
     verdicts = {}
-    for name, head in (("trusted", trusted), ("forged", forged), ("none", b"")):
+    for name, head in (("trusted", trusted + date), ("forged", forged + date), ("none", date),
+                       ("undated", trusted)):
         message = tmp_path / f"{name}.eml"
         message.write_bytes(head + RAW)
         verdicts[name] = json.loads(speakerbot("parse", "-c", str(config), str(message),
@@ -166,6 +171,8 @@ def test_parse_checks_the_sender_only_against_a_configuration(tmp_path: Path) ->
     assert verdicts["forged"]["checked"] and not verdicts["forged"]["authenticated"]
     assert verdicts["forged"]["by"] is None and "mx.cli.test" in verdicts["forged"]["why"]
     assert verdicts["none"]["checked"] and not verdicts["none"]["authenticated"]
+    assert not verdicts["undated"]["authenticated"]
+    assert "not dated within a day" in verdicts["undated"]["why"]
     unchecked = json.loads(speakerbot("parse", str(tmp_path / "trusted.eml"),
                                       cwd=tmp_path).stdout)["authentication"]
     assert unchecked["checked"] is False and unchecked["authenticated"] is False

@@ -103,7 +103,7 @@ def test_inbound_list(played: tuple[mg.MailGame, Path]) -> None:
     assert len(listed) == 3
     assert [row["id"] for row in listed] == sorted((row["id"] for row in listed), reverse=True)
     assert set(listed[0]) == {"id", "status", "received_at", "source", "sender", "message_id",
-                              "attempts", "error", "note", "password_verdict",
+                              "attempts", "error", "reason", "note", "password_verdict",
                               "authenticated", "size"}
     assert {row["sender"] for row in listed} == {mg.ALICE, mg.BOB}
     assert {row["status"] for row in listed} == {"processed"}

@@ -14,7 +14,8 @@ ENGINE = Path(speakerbot.engine.__file__).parent
 # Pure modules outside the engine that it shares with the rest (held to the same rules).
 SHARED = [Path(speakerbot.addresses.__file__)]
 ALLOWED_MODULES = {
-    "__future__", "collections.abc", "copy", "dataclasses", "datetime", "decimal", "enum",
+    "__future__", "collections.abc", "copy", "dataclasses", "datetime", "decimal", "difflib",
+    "enum",
     "fractions", "functools", "hashlib", "idna", "json", "math", "msgspec", "re", "string",
     "types", "typing", "speakerbot.addresses", "speakerbot.engine.durations",
 }
