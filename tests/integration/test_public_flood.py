@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import MakeGame, RunningGame, body_of
 from tests.integration.test_attacks import ALICE, BOB, settled, start
 
 pytestmark = pytest.mark.integration
+# The limits are counted from the game's state, whatever stores it: SQLite serves (the
+# service tests of the limits and the gathering, and SPEAKERBOT_ALL_BACKENDS=1, add more).
+db_url = db_url_on("sqlite")
 
 CFJ_PER_DAY = 10
 REVISE_PER_PROPOSAL = 10
