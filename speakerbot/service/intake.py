@@ -64,28 +64,30 @@ class IntakeMixin(ProcessingMixin):
         with self._intake_lock():
             stored = self._store_items([item for item, _ in taken])
             crashpoint("after-fetch")
-            now = self.clock()
-            if self.store.unfinished_due(now):
+            if not self.store.start_due(self.clock()):
                 # The last process died in the middle of some of this mail: take it one
                 # message at a time, so that what killed it is found and set aside alone.
                 self.process_pending()
-                statuses = self.store.inbound_statuses([place.id for place in stored])
-                return [statuses.get(place.id, "") for place in stored]
-            self.store.start_due(now)
-            try:
-                with self._transaction() as session:
-                    self._known = {place.id: known for place, (_, known)
-                                   in zip(stored, taken, strict=True)
-                                   if known is not None and not place.duplicate}
-                    self._process_due(session)
-            except Exception:
-                log.exception("processing a batch of %d message(s) failed; each is processed "
-                              "alone", len(taken))
-                self.process_pending()
-            finally:
-                self._known = {}
+            else:
+                self._process_batch(stored, taken)
             statuses = self.store.inbound_statuses([place.id for place in stored])
         return [statuses.get(place.id, "") for place in stored]
+
+    def _process_batch(self, stored: Sequence[StoredInbound],
+                       taken: Sequence[tuple[InboundItem, Known | None]]) -> None:
+        """Process the due mail in one transaction; on a failure, each message alone."""
+        try:
+            with self._transaction() as session:
+                self._known = {place.id: known for place, (_, known)
+                               in zip(stored, taken, strict=True)
+                               if known is not None and not place.duplicate}
+                self._process_due(session)
+        except Exception:
+            log.exception("processing a batch of %d message(s) failed; each is processed "
+                          "alone", len(taken))
+            self.process_pending()
+        finally:
+            self._known = {}
 
     def _store_items(self, items: Sequence[InboundItem]) -> list[StoredInbound]:
         """Store read messages in one transaction, or each on its own if that fails."""

@@ -299,22 +299,21 @@ class InboundStore(StoreBase):
 
     # -- Starts that never finished (a poison message) -------------------------------------
 
-    def unfinished_due(self, now: datetime) -> bool:
-        """Tell whether a message due by ``now`` was started before and never finished."""
-        with self._reading() as reading:
-            return reading.connection().scalar(
-                select(Inbound.id).where(_due(now), Inbound.started > 0).limit(1)) is not None
-
-    def start_due(self, now: datetime) -> None:
+    def start_due(self, now: datetime) -> bool:
         """Count a start for every message due by ``now``, committed before they are begun.
 
         So that a process that dies processing them (killed, out of memory) leaves a trace
-        that the next one reads: it then takes them one at a time.
+        that the next one reads. Returns False, counting nothing, when a message due was
+        started before and never finished: the caller then takes them one at a time.
         """
         with self.transaction() as session:
+            if session.scalar(select(Inbound.id).where(_due(now), Inbound.started > 0)
+                              .limit(1)) is not None:
+                return False
             session.execute(update(Inbound).where(_due(now))
                             .values(started=Inbound.started + 1)
                             .execution_options(synchronize_session=False))
+            return True
 
     def start_one(self, inbound_id: int) -> int:
         """Count a start for one message, committed before it is begun; return the count."""
