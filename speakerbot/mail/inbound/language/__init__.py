@@ -11,10 +11,12 @@ One table, :data:`COMMANDS` (with :data:`ADMIN_ACTIONS` for the Speaker's
 
 The package is split by part of the language:
 
-- :mod:`.results`: the commands, errors, ignored lines and result (and their JSON);
-- :mod:`.spec`: the shapes of the command table and the small token readers;
+- :mod:`.commands`: the commands a message is read into (and their JSON);
+- :mod:`.results`: the errors, ignored lines and result, and the limits of one message;
+- :mod:`.spec`: the shapes of the command table; :mod:`.tokens`: the small token readers;
 - :mod:`.clauses`: ENACT, AMEND, REPEAL, TRANSMUTE and SET inside a proposal;
-- :mod:`.heads`, :mod:`.lookups` and :mod:`.admin`: how each keyword's line is read;
+- :mod:`.heads`, :mod:`.lookups`, :mod:`.debating`, :mod:`.pace` and :mod:`.admin`: how
+  each keyword's line is read;
 - :mod:`.grammar`: the command table; :mod:`.help`: the HELP text built from it;
 - :mod:`.blocks`: blocks, END lines, and where reading stops;
 - :mod:`.parsing`: the Subject, the body and the result; :mod:`.password`: redaction.
@@ -48,22 +50,9 @@ What is listed as ignored
 """
 
 from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
-from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
-from speakerbot.mail.inbound.language.help import help_text
-from speakerbot.mail.inbound.language.pace_commands import (
+from speakerbot.mail.inbound.language.commands import (
     Absent,
     AdminAbsent,
-    AdminPause,
-    AdminResume,
-    AdminSkip,
-    Back,
-)
-from speakerbot.mail.inbound.language.parsing import parse_commands
-from speakerbot.mail.inbound.language.password import redact
-from speakerbot.mail.inbound.language.results import (
-    HISTORY_DEFAULT,
-    HISTORY_MAX,
-    MAX_COMMAND_LINES,
     AdminAdd,
     AdminClose,
     AdminCommand,
@@ -72,17 +61,18 @@ from speakerbot.mail.inbound.language.results import (
     AdminExtend,
     AdminJudge,
     AdminNewGame,
+    AdminPause,
     AdminRemove,
+    AdminResume,
     AdminRule,
     AdminScore,
     AdminSet,
+    AdminSkip,
     AdminSpeaker,
     AdminVoid,
+    Back,
     CallVote,
     Cfj,
-    Choice,
-    Clause,
-    ClauseKind,
     Command,
     Confirm,
     Consent,
@@ -91,13 +81,9 @@ from speakerbot.mail.inbound.language.results import (
     Forfeit,
     Help,
     History,
-    IgnoredLine,
     Join,
     Judgement,
-    JudgementValue,
     Overrule,
-    ParseError,
-    ParseResult,
     Propose,
     Refuse,
     Revise,
@@ -107,15 +93,27 @@ from speakerbot.mail.inbound.language.results import (
     ShowWhat,
     Status,
     Vote,
-    Who,
     clause_json,
 )
-from speakerbot.mail.inbound.language.spec import (
-    AdminSpec,
-    CommandSpec,
-    SubjectShortcut,
-    one_edit_apart,
+from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
+from speakerbot.mail.inbound.language.help import help_text
+from speakerbot.mail.inbound.language.parsing import parse_commands
+from speakerbot.mail.inbound.language.password import redact
+from speakerbot.mail.inbound.language.results import (
+    HISTORY_DEFAULT,
+    HISTORY_MAX,
+    MAX_COMMAND_LINES,
+    Choice,
+    Clause,
+    ClauseKind,
+    IgnoredLine,
+    JudgementValue,
+    ParseError,
+    ParseResult,
+    Who,
 )
+from speakerbot.mail.inbound.language.spec import AdminSpec, CommandSpec, SubjectShortcut
+from speakerbot.mail.inbound.language.tokens import one_edit_apart
 
 __all__ = [
     "ADMIN_ACTIONS",

@@ -8,45 +8,13 @@ from datetime import timedelta
 
 from speakerbot.addresses import as_compared
 from speakerbot.engine.durations import parse_duration
-from speakerbot.mail.inbound.language import pace
-from speakerbot.mail.inbound.language.clauses import _clause_head, _finish_clause
-from speakerbot.mail.inbound.language.results import (
-    AdminAdd,
-    AdminClose,
-    AdminDigest,
-    AdminEndGame,
-    AdminExtend,
-    AdminJudge,
-    AdminNewGame,
-    AdminRemove,
-    AdminRule,
-    AdminScore,
-    AdminSet,
-    AdminSpeaker,
-    AdminVoid,
-    Clause,
-    Command,
-    ParseError,
-)
-from speakerbot.mail.inbound.language.spec import (
-    _EMAIL,
-    AdminSpec,
-    _Block,
-    _Head,
-    _name,
-    _number,
-    _one_edit,
-    _Outcome,
-    _Plan,
-    _plan,
-    _player,
-    _shown,
-)
-
-__all__ = ["ADMIN_ACTIONS"]
+from speakerbot.mail.inbound.language import commands, pace, tokens
+from speakerbot.mail.inbound.language.clauses import clause_head, finish_clause
+from speakerbot.mail.inbound.language.results import Clause, ParseError
+from speakerbot.mail.inbound.language.spec import AdminSpec, Block, Head, Outcome, Plan, plan
 
 
-def _admin_add(line: int, rest: str) -> _Outcome:
+def _admin_add(line: int, rest: str) -> Outcome:
     words = rest.split(None, 1)
     usage = (
         "ADMIN ADD needs an email address and a display name, "
@@ -54,24 +22,24 @@ def _admin_add(line: int, rest: str) -> _Outcome:
     )
     if len(words) < 2:
         return usage
-    match = _EMAIL.fullmatch(words[0])
+    match = tokens.EMAIL.fullmatch(words[0])
     if match is None:
         return usage
     try:
-        name = _name(words[1], "ADMIN ADD")
+        name = tokens.display_name(words[1], "ADMIN ADD")
     except ValueError as exc:
         return str(exc)
-    return _plan(AdminAdd(line, as_compared(match.group(1)), name))
+    return plan(commands.AdminAdd(line, as_compared(match.group(1)), name))
 
 
-def _admin_player(action: str, make: Callable[[int, str], Command]) -> _Head:
-    def head(line: int, rest: str) -> _Outcome:
+def _admin_player(action: str, make: Callable[[int, str], commands.Command]) -> Head:
+    def head(line: int, rest: str) -> Outcome:
         if not rest.strip():
             return (
                 f"ADMIN {action} needs a player's email address or display name, "
                 f"e.g. ADMIN {action} alice@example.org"
             )
-        return _plan(make(line, _player(rest)))
+        return plan(make(line, tokens.player(rest)))
 
     return head
 
@@ -79,7 +47,7 @@ def _admin_player(action: str, make: Callable[[int, str], Command]) -> _Head:
 _SCORE = re.compile(r"(.+?)\s+([+\-\u2212\u2013][0-9]{1,9})(?:\s+(.*))?", re.DOTALL)
 
 
-def _admin_score(line: int, rest: str) -> _Outcome:
+def _admin_score(line: int, rest: str) -> Outcome:
     match = _SCORE.fullmatch(rest.strip())
     if match is None:
         return (
@@ -89,26 +57,26 @@ def _admin_score(line: int, rest: str) -> _Outcome:
     digits = int(match.group(2)[1:])
     delta = digits if match.group(2)[0] == "+" else -digits
     reason = " ".join((match.group(3) or "").split()) or None
-    return _plan(AdminScore(line, _player(match.group(1)), delta, reason))
+    return plan(commands.AdminScore(line, tokens.player(match.group(1)), delta, reason))
 
 
 _ADMIN_SET = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*)\s*(?:=\s*|\s+)(\S.*?)\s*", re.DOTALL)
 
 
-def _admin_set(line: int, rest: str) -> _Outcome:
+def _admin_set(line: int, rest: str) -> Outcome:
     match = _ADMIN_SET.fullmatch(rest.strip())
     if match is None:
         return "ADMIN SET needs a parameter name and a value, e.g. ADMIN SET quorum_percent 50"
-    return _plan(AdminSet(line, match.group(1), match.group(2)))
+    return plan(commands.AdminSet(line, match.group(1), match.group(2)))
 
 
-def _admin_extend(line: int, rest: str) -> _Outcome:
+def _admin_extend(line: int, rest: str) -> Outcome:
     words = rest.split(None, 1)
     usage = (
         "ADMIN EXTEND needs a proposal number and a duration, "
         "e.g. ADMIN EXTEND 301 2d or ADMIN EXTEND 301 1d12h"
     )
-    proposal = _number(words[0]) if words else None
+    proposal = tokens.number(words[0]) if words else None
     if proposal is None or len(words) < 2:
         return usage
     duration = words[1].strip()
@@ -118,31 +86,31 @@ def _admin_extend(line: int, rest: str) -> _Outcome:
         return f"ADMIN EXTEND: {exc}"
     if length <= timedelta(0):
         return "ADMIN EXTEND needs a duration longer than zero, e.g. ADMIN EXTEND 301 2d"
-    return _plan(AdminExtend(line, proposal, duration))
+    return plan(commands.AdminExtend(line, proposal, duration))
 
 
-def _admin_close(line: int, rest: str) -> _Outcome:
+def _admin_close(line: int, rest: str) -> Outcome:
     words = rest.split()
-    proposal = _number(words[0]) if len(words) == 1 else None
+    proposal = tokens.number(words[0]) if len(words) == 1 else None
     if proposal is None:
         return "ADMIN CLOSE needs just a proposal number, e.g. ADMIN CLOSE 301"
-    return _plan(AdminClose(line, proposal))
+    return plan(commands.AdminClose(line, proposal))
 
 
-def _admin_void(line: int, rest: str) -> _Outcome:
+def _admin_void(line: int, rest: str) -> Outcome:
     words = rest.split(None, 1)
-    proposal = _number(words[0]) if words else None
+    proposal = tokens.number(words[0]) if words else None
     if proposal is None:
         return (
             "ADMIN VOID needs a proposal number and optionally a reason, "
             "e.g. ADMIN VOID 301 duplicate"
         )
     reason = " ".join(words[1].split()) if len(words) > 1 else None
-    return _plan(AdminVoid(line, proposal, reason or None))
+    return plan(commands.AdminVoid(line, proposal, reason or None))
 
 
-def _admin_rule(line: int, rest: str) -> _Outcome:
-    head = _clause_head(rest, any_set=True)
+def _admin_rule(line: int, rest: str) -> Outcome:
+    head = clause_head(rest, any_set=True)
     if head is None:
         return (
             "ADMIN RULE needs a clause, e.g. ADMIN RULE REPEAL RULE 105, "
@@ -152,41 +120,41 @@ def _admin_rule(line: int, rest: str) -> _Outcome:
     if isinstance(head, str):
         return f"ADMIN RULE: {head}"
     if head.kind not in ("ENACT", "AMEND"):
-        clause = _finish_clause(head, [])
+        clause = finish_clause(head, [])
         assert isinstance(clause, Clause)  # only ENACT and AMEND can lack text
-        return _plan(AdminRule(line, clause))
-    clause_head = head
+        return plan(commands.AdminRule(line, clause))
+    first = head
 
-    def build(block: _Block | None) -> Command | list[ParseError]:
+    def build(block: Block | None) -> commands.Command | list[ParseError]:
         lines = block.lines if block is not None else ()
         for number, text in lines:
-            if _clause_head(text) is not None:
+            if clause_head(text) is not None:
                 return [
                     ParseError(
                         number,
-                        _shown(text),
+                        tokens.shown(text),
                         f"ADMIN RULE (line {line}) takes one clause; give each clause its own "
                         "ADMIN RULE line",
                     )
                 ]
-        clause = _finish_clause(clause_head, [text for _, text in lines])
+        clause = finish_clause(first, [text for _, text in lines])
         if isinstance(clause, str):
             return [ParseError(line, "", f"ADMIN RULE: {clause}, then END RULE")]
-        return AdminRule(line, clause)
+        return commands.AdminRule(line, clause)
 
-    return _Plan(build, block="required", ends=("END RULE",), opener="ADMIN RULE")
+    return Plan(build, block="required", ends=("END RULE",), opener="ADMIN RULE")
 
 
-def _admin_judge(line: int, rest: str) -> _Outcome:
+def _admin_judge(line: int, rest: str) -> Outcome:
     words = rest.split(None, 1)
-    cfj = _number(words[0]) if words else None
+    cfj = tokens.number(words[0]) if words else None
     if cfj is None or len(words) < 2:
         return "ADMIN JUDGE needs a CFJ number and a player, e.g. ADMIN JUDGE 12 bob@example.org"
-    return _plan(AdminJudge(line, cfj, _player(words[1])))
+    return plan(commands.AdminJudge(line, cfj, tokens.player(words[1])))
 
 
-def _admin_digest(line: int, rest: str) -> _Outcome:
-    return "ADMIN DIGEST takes nothing after it" if rest else _plan(AdminDigest(line))
+def _admin_digest(line: int, rest: str) -> Outcome:
+    return "ADMIN DIGEST takes nothing after it" if rest else plan(commands.AdminDigest(line))
 
 
 def _game_words(verb: str, rest: str) -> str | None:
@@ -197,21 +165,21 @@ def _game_words(verb: str, rest: str) -> str | None:
     return words[1].strip() if len(words) > 1 else ""
 
 
-def _admin_end(line: int, rest: str) -> _Outcome:
+def _admin_end(line: int, rest: str) -> Outcome:
     reason = _game_words("END", rest)
     if reason is None:
         return "ADMIN END needs GAME, e.g. ADMIN END GAME the season is over"
-    return _plan(AdminEndGame(line, reason or None))
+    return plan(commands.AdminEndGame(line, reason or None))
 
 
-def _admin_new(line: int, rest: str) -> _Outcome:
+def _admin_new(line: int, rest: str) -> Outcome:
     ruleset = _game_words("NEW", rest)
     if ruleset is None:
         return "ADMIN NEW needs GAME, e.g. ADMIN NEW GAME or ADMIN NEW GAME suber"
     if ruleset and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", ruleset):
         return (f"ADMIN NEW GAME takes a preset's name, or nothing for the configured one; "
-                f"{_shown(ruleset)} is not one")
-    return _plan(AdminNewGame(line, ruleset.lower() or None))
+                f"{tokens.shown(ruleset)} is not one")
+    return plan(commands.AdminNewGame(line, ruleset.lower() or None))
 
 
 ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
@@ -222,7 +190,7 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
         "REMOVE",
         "<player>",
         "remove a player (by email address or display name)",
-        _admin_player("REMOVE", AdminRemove),
+        _admin_player("REMOVE", commands.AdminRemove),
     ),
     AdminSpec(
         "SCORE",
@@ -251,7 +219,7 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
         "SPEAKER",
         "<player>",
         "make another player the Speaker",
-        _admin_player("SPEAKER", AdminSpeaker),
+        _admin_player("SPEAKER", commands.AdminSpeaker),
     ),
     AdminSpec("END", "GAME [reason]", "end the game (the record keeps it)", _admin_end),
     AdminSpec("NEW", "GAME [ruleset]", "start the next game once the last is over, under "
@@ -275,7 +243,8 @@ _SAID = [spec.action + (" GAME" if spec.syntax.startswith("GAME") else "")
 _ADMIN_LIST = ", ".join(_SAID[:-1]) + " or " + _SAID[-1]
 
 
-def _admin(line: int, rest: str) -> _Outcome:
+def head(line: int, rest: str) -> Outcome:
+    """Read ``ADMIN <action> ...``: find the action and read the rest of the line by its head."""
     words = rest.split(None, 1)
     if not words:
         return f"ADMIN needs an action: {_ADMIN_LIST}"
@@ -284,7 +253,7 @@ def _admin(line: int, rest: str) -> _Outcome:
     spec = _ADMIN_LOOKUP.get(action)
     if spec is None:
         for candidate in ADMIN_ACTIONS:
-            if _one_edit(action, candidate.action) and not isinstance(
+            if tokens.one_edit_apart(action, candidate.action) and not isinstance(
                 candidate.head(line, action_rest), str
             ):
                 return f"unknown ADMIN action {words[0]}; did you mean {candidate.action}?"

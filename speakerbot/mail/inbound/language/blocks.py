@@ -3,7 +3,7 @@
 A block (a proposal's text, a CFJ's arguments, a JUDGEMENT's reasons, ADMIN RULE's text)
 runs to its END line. Quoted lines are left out of it; a signature, a final END, THANKS or
 STOP, or the start of a quoted history that mail clients do not mark with ``>`` ends what
-is read of the message. :class:`_Lines` holds a message's lines and what was read from
+is read of the message. :class:`Lines` holds a message's lines and what was read from
 them so far; the parser builds on it.
 """
 
@@ -12,17 +12,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from speakerbot.mail.inbound.language.grammar import _LOOKUP
+from speakerbot.mail.inbound.language import tokens
+from speakerbot.mail.inbound.language.commands import Command
+from speakerbot.mail.inbound.language.grammar import KEYWORDS
 from speakerbot.mail.inbound.language.results import (
     MAX_COMMAND_LINES,
     REDACTED,
-    Command,
     IgnoredLine,
     ParseError,
 )
-from speakerbot.mail.inbound.language.spec import _TRAILING, _Block, _Plan, _shown
-
-__all__: list[str] = []
+from speakerbot.mail.inbound.language.spec import Block, Plan
 
 _QUOTED = re.compile(r"\s*>")
 _STOP_INITIALS = frozenset("-_*eEtTsSbBfFvVdD")  # first characters of the stop patterns below
@@ -38,24 +37,15 @@ _HEADER_SENT = re.compile(
 )
 
 
-def _end_name(text: str) -> str:
-    return " ".join(text.upper().rstrip(_TRAILING).split())
-
-
 def _password_in(text: str) -> str | None:
     """Return the secret if ``text`` (stripped) is a PASSWORD line, else None."""
     words = text.split(None, 1)
-    if len(words) == 2 and _keyword(words[0]) == "PASSWORD":
+    if len(words) == 2 and tokens.keyword(words[0]) == "PASSWORD":
         return words[1].strip()
     return None
 
 
-def _keyword(first: str) -> str:
-    key = first.upper()
-    return key[:-1] if len(key) > 1 and key.endswith(":") else key
-
-
-class _Lines:
+class Lines:
     """A message's lines and what was read from them: the state the parser builds on."""
 
     def __init__(self, lines: list[str], max_command_lines: int = MAX_COMMAND_LINES) -> None:
@@ -88,17 +78,17 @@ class _Lines:
                     return _HEADER_SENT.fullmatch(following.strip()) is not None
         return False
 
-    def collect(self, start: int, ends: tuple[str, ...]) -> tuple[_Block, int, bool]:
+    def collect(self, start: int, ends: tuple[str, ...]) -> tuple[Block, int, bool]:
         """Read a block from line ``start``: (block, index after it, closed by an end line)."""
         lines: list[tuple[int, str]] = []
         index = start
         while index < len(self.lines):
             raw = self.lines[index]
             text = raw.strip()
-            if text and _end_name(text) in ends:
-                return _Block(tuple(lines)), index + 1, True
+            if text and tokens.end_name(text) in ends:
+                return Block(tuple(lines)), index + 1, True
             if self.stops(index):
-                return _Block(tuple(lines)), len(self.lines), False
+                return Block(tuple(lines)), len(self.lines), False
             if not _QUOTED.match(raw):
                 secret = _password_in(text)
                 if secret is None:
@@ -106,9 +96,9 @@ class _Lines:
                 else:  # never let the Speaker's password become a block's text
                     self.password_line(index + 1, text.split()[0], secret)
             index += 1
-        return _Block(tuple(lines)), index, False
+        return Block(tuple(lines)), index, False
 
-    def block_follows(self, start: int, plan: _Plan) -> bool:
+    def block_follows(self, start: int, plan: Plan) -> bool:
         """Tell whether an optional block is closed before the message ends or the verb recurs.
 
         Looks up indexes built once per message (see :meth:`landmarks`), so that
@@ -135,13 +125,13 @@ class _Lines:
                 text = raw.strip()
                 if not text or _QUOTED.match(text):
                     continue
-                name = _end_name(text)
+                name = tokens.end_name(text)
                 if name.startswith("END "):
                     ends.setdefault(name, []).append(index)
                 elif self.stops(index):
                     stops.append(index)
                 else:
-                    spec = _LOOKUP.get(_keyword(text.split()[0]))
+                    spec = KEYWORDS.get(tokens.keyword(text.split()[0]))
                     if spec is not None:
                         verbs.setdefault(spec.verb, []).append(index)
             self._landmarks = (stops, ends, verbs)
@@ -149,17 +139,19 @@ class _Lines:
 
     # ------------------------------------------------------------------ recording
     def error(self, line: int, text: str, reason: str) -> None:
-        self.errors.append(ParseError(line, _shown(text), reason))
+        """Record that line ``line`` (quoted as ``text``) cannot be read, and why."""
+        self.errors.append(ParseError(line, tokens.shown(text), reason))
         self.count(line)
 
     def count(self, line: int) -> None:
+        """Count line ``line`` as a command line; past the limit, the message is refused."""
         self.command_lines.add(line)
         if len(self.command_lines) > self.limit:
             self.too_many = True
 
-    def finish_plan(self, plan: _Plan, line: int, text: str, index: int) -> int:
+    def finish_plan(self, plan: Plan, line: int, text: str, index: int) -> int:
         """Read the block of ``plan`` (if any), build the command; return the next index."""
-        block: _Block | None = None
+        block: Block | None = None
         if plan.block == "required":
             block, index, closed = self.collect(index + 1, plan.ends)
             if not closed:
@@ -174,19 +166,25 @@ class _Lines:
             block, index, _closed = self.collect(index + 1, plan.ends)
         else:
             index += 1
-        built = plan.build(block)
-        if isinstance(built, list):
-            for error in built:
-                self.errors.append(
-                    error if error.text else ParseError(error.line, _shown(text), error.reason)
-                )
-            self.count(line)
-        else:
-            self.commands.append(built)
-            self.count(line)
+        self.record(plan.build(block), line, text)
         return index
 
+    def record(self, built: Command | list[ParseError], line: int, text: str) -> None:
+        """Record what a plan built from line ``line`` (quoted as ``text``): a command or errors.
+
+        An error that quotes no text is about the command's first line, and quotes it.
+        """
+        if isinstance(built, list):
+            self.errors.extend(
+                error if error.text else ParseError(error.line, tokens.shown(text), error.reason)
+                for error in built
+            )
+        else:
+            self.commands.append(built)
+        self.count(line)
+
     def password_line(self, line: int, first: str, secret: str) -> None:
+        """Record a PASSWORD line; two different secrets in one message are an error."""
         if self.passwords and self.passwords[0][1] != secret:
             self.error(
                 line,

@@ -11,12 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
-from speakerbot.mail.inbound.language.spec import _join_text, _shown
-
-__all__: list[str] = []
-
 
 _CLAUSE = re.compile(
     r"\s*(ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:(IMMUTABLE)\s+)?RULE\b(.*)", re.IGNORECASE | re.DOTALL
@@ -30,7 +27,9 @@ _NUMBERED_REST = re.compile(r"\s+#?([0-9]{1,9})\s*+[.:]?\s*+")
 
 
 @dataclass(frozen=True)
-class _ClauseHead:
+class ClauseHead:
+    """A clause's first line, read: its kind, rule, and the text or value on that line."""
+
     kind: ClauseKind
     rule: int | None
     first_text: str
@@ -39,7 +38,7 @@ class _ClauseHead:
     value: str | None = None
 
 
-def _clause_head(line: str, *, any_set: bool = False) -> _ClauseHead | str | None:
+def clause_head(line: str, *, any_set: bool = False) -> ClauseHead | str | None:
     """Read a clause line: None if the line is not a clause, a reason if it is malformed.
 
     A line is a clause line when it starts with ENACT, AMEND, REPEAL or TRANSMUTE
@@ -61,7 +60,7 @@ def _clause_head(line: str, *, any_set: bool = False) -> _ClauseHead | str | Non
                     f"{words} takes no rule number (the Speaker numbers new rules); write "
                     f"{words}: followed by the rule's text"
                 )
-            return _ClauseHead(
+            return ClauseHead(
                 ClauseKind.ENACT, None, (enact.group(1) or "").strip(), immutable=immutable
             )
         if kind == "AMEND":
@@ -71,30 +70,31 @@ def _clause_head(line: str, *, any_set: bool = False) -> _ClauseHead | str | Non
                     "AMEND RULE needs a rule number and a colon, e.g. AMEND RULE 205: "
                     "followed by the new text"
                 )
-            return _ClauseHead(
+            return ClauseHead(
                 ClauseKind.AMEND, int(amend.group(1)), (amend.group(2) or "").strip()
             )
         numbered = _NUMBERED_REST.fullmatch(rest)
         if numbered is None:
             return f"{kind} RULE needs just a rule number, e.g. {kind} RULE 105"
-        return _ClauseHead(ClauseKind(kind), int(numbered.group(1)), "")
+        return ClauseHead(ClauseKind(kind), int(numbered.group(1)), "")
     set_match = _SET_CLAUSE.match(line)
     if set_match is not None and (any_set or "=" in line):
         body = _SET_BODY.fullmatch(set_match.group(1))
         if body is None:
             return "SET needs a parameter name, = and a value, e.g. SET quorum_percent = 50"
         parameter, value = body.group(1), body.group(2)
-        return _ClauseHead(
+        return ClauseHead(
             ClauseKind.SET, None, f"{parameter} = {value}", parameter=parameter, value=value
         )
     return None
 
 
-def _finish_clause(head: _ClauseHead, following: list[str]) -> Clause | str:
+def finish_clause(head: ClauseHead, following: list[str]) -> Clause | str:
+    """Build the clause from its first line and the lines after it, or say what is missing."""
     if head.kind == "SET":
         # The engine keeps a SET clause's value as its text.
         return Clause(ClauseKind.SET, None, head.value or "", parameter=head.parameter)
-    text = _join_text([head.first_text, *following]) if head.first_text else _join_text(following)
+    text = tokens.join_text([head.first_text, *following] if head.first_text else following)
     if head.kind in ("ENACT", "AMEND") and not text:
         name = "ENACT RULE" if head.kind == "ENACT" else f"AMEND RULE {head.rule}"
         return f"{name} has no text; write the rule's text after the colon or on the lines below it"
@@ -132,7 +132,7 @@ class _ClauseReader:
         self.clauses: list[Clause] = []
         self.errors: list[ParseError] = []
         self.unclear: list[tuple[int, str]] = []
-        self.current: tuple[int, str, _ClauseHead] | None = None
+        self.current: tuple[int, str, ClauseHead] | None = None
         self.following: list[str] = []
         # The rule the natural change just read edits, while only blank lines follow it:
         # "and by ..." or "Also amend the same rule by ..." go on editing it.
@@ -147,9 +147,9 @@ class _ClauseReader:
         if self.current is None:
             return
         line, text, head = self.current
-        clause = _finish_clause(head, self.following)
+        clause = finish_clause(head, self.following)
         if isinstance(clause, str):
-            self.errors.append(ParseError(line, _shown(text), f"{clause} ({self.where})"))
+            self.errors.append(ParseError(line, tokens.shown(text), f"{clause} ({self.where})"))
         else:
             self.clauses.append(clause)
         self.current, self.following = None, []
@@ -163,8 +163,8 @@ class _ClauseReader:
         if self.current is not None and is_end_rule(text):
             self.close()  # what follows, up to the next clause, is the proposal's alone
             return index + 1
-        head = _clause_head(text)
-        if isinstance(head, _ClauseHead):
+        head = clause_head(text)
+        if isinstance(head, ClauseHead):
             self.close()
             self.current = (line, text, head)
             return index + 1
@@ -179,9 +179,9 @@ class _ClauseReader:
         if isinstance(head, str):
             self.close()
             if _CAPITALS.match(text):  # the keyword form, written as taught, but broken
-                self.errors.append(ParseError(line, _shown(text), f"{head} ({self.where})"))
+                self.errors.append(ParseError(line, tokens.shown(text), f"{head} ({self.where})"))
             else:
-                self.unclear.append((line, _shown(text)))
+                self.unclear.append((line, tokens.shown(text)))
         elif self.current is not None:
             self.following.append(text)
         else:
@@ -194,10 +194,10 @@ class _ClauseReader:
         if stripped.startswith("["):
             self.comment = True
         if not self.comment and _CONDITION.match(stripped):
-            self.conditions.append((line, _shown(text)))
+            self.conditions.append((line, tokens.shown(text)))
             self.conditional = self.conditional or _NO_EFFECT.search(stripped) is not None
         elif speaks_of_change(text):
-            self.unclear.append((line, _shown(text)))
+            self.unclear.append((line, tokens.shown(text)))
         if stripped.endswith("]"):
             self.comment = False
 
@@ -214,7 +214,7 @@ class _ClauseReader:
         return [c for number, c in enumerate(self.clauses) if number not in self.natural]
 
 
-def _parse_clauses(
+def parse_clauses(
     lines: tuple[tuple[int, str], ...], where: str
 ) -> tuple[list[Clause], list[ParseError], list[tuple[int, str]]]:
     """Split a proposal's text into clauses; ``where`` names the proposal in errors.

@@ -12,21 +12,11 @@ from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.clauses import _parse_clauses
-from speakerbot.mail.inbound.language.debate_commands import CallVote, Debate, Revise
-from speakerbot.mail.inbound.language.results import Command, ParseError
-from speakerbot.mail.inbound.language.spec import (
-    _Block,
-    _Build,
-    _join_text,
-    _number,
-    _Outcome,
-    _Plan,
-    _plan,
-    _word,
-)
-
-__all__: list[str] = []
+from speakerbot.mail.inbound.language import tokens
+from speakerbot.mail.inbound.language.clauses import parse_clauses
+from speakerbot.mail.inbound.language.commands import CallVote, Command, Debate, Revise
+from speakerbot.mail.inbound.language.results import ParseError
+from speakerbot.mail.inbound.language.spec import Block, Build, Outcome, Plan, plan
 
 REVISE_ENDS = ("END REVISE", "END REVISION")
 DEBATE_ENDS = ("END DEBATE",)
@@ -38,24 +28,24 @@ def _starts_with_number(rest: str) -> bool:
     return bool(words) and _NUMBERISH.fullmatch(words[0]) is not None
 
 
-def _revise_is_prose(rest: str) -> bool:
+def revise_is_prose(rest: str) -> bool:
     """REVISE (or DEBATE) not followed by a number is a sentence, or a heading ("Debate:")."""
     return not _starts_with_number(rest)
 
 
-_debate_is_prose = _revise_is_prose
+debate_is_prose = revise_is_prose
 
 
-def _call_is_prose(rest: str) -> bool:
+def call_is_prose(rest: str) -> bool:
     """CALL not followed by VOTE is a sentence ("Call me tomorrow")."""
     words = rest.split()
-    return not words or _word(words[0]) != "VOTE"
+    return not words or tokens.word(words[0]) != "VOTE"
 
 
 def _block_number(verb: str, rest: str, what: str) -> int | str:
     """Read the one proposal number of a block command's first line, or say what is wrong."""
     words = rest.split()
-    number = _number(words[0].rstrip(".!")) if words else None
+    number = tokens.number(words[0].rstrip(".!")) if words else None
     if number is None:
         return f"{verb} needs the proposal's number, e.g. {verb} 301, then {what}"
     if len(words) > 1:
@@ -64,15 +54,15 @@ def _block_number(verb: str, rest: str, what: str) -> int | str:
     return number
 
 
-def _revise_build(line: int, number: int) -> _Build:
-    def build(block: _Block | None) -> Command | list[ParseError]:
+def _revise_build(line: int, number: int) -> Build:
+    def build(block: Block | None) -> Command | list[ParseError]:
         lines = block.lines if block is not None else ()
-        text = _join_text([t for _, t in lines])
+        text = tokens.join_text([t for _, t in lines])
         if not text:
             return [ParseError(line, "", f"the revision of proposal {number} has no text; "
                                "write the proposal's whole new text on the lines between "
                                f"REVISE {number} and END REVISE")]
-        clauses, errors, unclear = _parse_clauses(
+        clauses, errors, unclear = parse_clauses(
             lines, f"in the revision of proposal {number} on line {line}, which was not made")
         if errors:
             return errors
@@ -81,17 +71,18 @@ def _revise_build(line: int, number: int) -> _Build:
     return build
 
 
-def _revise(line: int, rest: str) -> _Outcome:
+def revise(line: int, rest: str) -> Outcome:
+    """Read ``REVISE <n>``; the proposal's whole new text follows, ended by ``END REVISE``."""
     number = _block_number("REVISE", rest, "the proposal's whole new text on the next lines "
                            "and END REVISE after it")
     if isinstance(number, str):
         return number
-    return _Plan(_revise_build(line, number), block="required", ends=REVISE_ENDS,
+    return Plan(_revise_build(line, number), block="required", ends=REVISE_ENDS,
                  opener="REVISE")
 
 
-def _debate_build(line: int, number: int) -> _Build:
-    def build(block: _Block | None) -> Command | list[ParseError]:
+def _debate_build(line: int, number: int) -> Build:
+    def build(block: Block | None) -> Command | list[ParseError]:
         text = block.text() if block is not None else ""
         if not text:
             return [ParseError(line, "", f"the DEBATE on proposal {number} holds no argument; "
@@ -101,21 +92,23 @@ def _debate_build(line: int, number: int) -> _Build:
     return build
 
 
-def _debate(line: int, rest: str) -> _Outcome:
+def debate(line: int, rest: str) -> Outcome:
+    """Read ``DEBATE <n>``; the argument follows, ended by ``END DEBATE``."""
     number = _block_number("DEBATE", rest, "your argument on the next lines and END DEBATE "
                            "after it")
     if isinstance(number, str):
         return number
-    return _Plan(_debate_build(line, number), block="required", ends=DEBATE_ENDS,
+    return Plan(_debate_build(line, number), block="required", ends=DEBATE_ENDS,
                  opener="DEBATE")
 
 
-def _call(line: int, rest: str) -> _Outcome:
+def call(line: int, rest: str) -> Outcome:
+    """Read ``CALL VOTE <n>``."""
     words = rest.split()
-    number = _number(words[1].rstrip(".!")) if len(words) > 1 else None
+    number = tokens.number(words[1].rstrip(".!")) if len(words) > 1 else None
     if number is None:
         return "CALL VOTE needs the proposal's number, e.g. CALL VOTE 301"
     if len(words) > 2:
         return (f"CALL VOTE takes only the proposal's number, e.g. CALL VOTE {number}; write "
                 "anything else on a line of its own")
-    return _plan(CallVote(line, number))
+    return plan(CallVote(line, number))

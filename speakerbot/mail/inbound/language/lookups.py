@@ -12,16 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from speakerbot.mail.inbound.language.results import (
-    HISTORY_DEFAULT,
-    HISTORY_MAX,
-    History,
-    Show,
-    ShowWhat,
-)
-from speakerbot.mail.inbound.language.spec import _number, _Outcome, _plan, _word
-
-__all__: list[str] = []
+from speakerbot.mail.inbound.language import tokens
+from speakerbot.mail.inbound.language.commands import History, Show, ShowWhat
+from speakerbot.mail.inbound.language.results import HISTORY_DEFAULT, HISTORY_MAX
+from speakerbot.mail.inbound.language.spec import Outcome, plan
 
 _KINDS: Mapping[str, ShowWhat] = {
     "PROPOSAL": "proposal", "PROPOSALS": "proposal", "RULE": "rule", "RULES": "rule",
@@ -42,35 +36,36 @@ def _token(word: str) -> str:
     return word.rstrip(_END) or word
 
 
-def _show_is_prose(rest: str) -> bool:
+def show_is_prose(rest: str) -> bool:
     """SHOW followed by neither PROPOSAL, RULE, CFJ nor a number is a sentence."""
     words = rest.split()
-    return bool(words) and _word(words[0]) not in _KINDS and not _NUMBERISH.fullmatch(
+    return bool(words) and tokens.word(words[0]) not in _KINDS and not _NUMBERISH.fullmatch(
         _token(words[0]))
 
 
-def _show(line: int, rest: str) -> _Outcome:
+def show(line: int, rest: str) -> Outcome:
+    """Read ``SHOW PROPOSAL|RULE|CFJ <n>``."""
     words = rest.split()
     if not words:
         return _SHOW_WHAT
-    what = _KINDS.get(_word(words[0]))
+    what = _KINDS.get(tokens.word(words[0]))
     if what is None:
-        number = _number(_token(words[0]))
+        number = tokens.number(_token(words[0]))
         if number is not None:
             return ("SHOW needs PROPOSAL, RULE or CFJ before the number, e.g. SHOW PROPOSAL "
                     f"{number}")
         return _SHOW_WHAT
     keyword, example = what.upper(), f"e.g. SHOW {what.upper()} {_EXAMPLES[what]}"
-    number = _number(_token(words[1])) if len(words) > 1 else None
+    number = tokens.number(_token(words[1])) if len(words) > 1 else None
     if number is None:
         return f"SHOW {keyword} needs a number (of at most nine digits), {example}{_HINTS[what]}"
     if len(words) > 2:
         return (f"SHOW {keyword} takes one number, e.g. SHOW {keyword} {number}; ask for "
                 "each on a line of its own")
-    return _plan(Show(line, what, number))
+    return plan(Show(line, what, number))
 
 
-def _history_is_prose(rest: str) -> bool:
+def history_is_prose(rest: str) -> bool:
     """HISTORY followed by anything but a number is a sentence."""
     words = rest.split()
     return bool(words) and not _NUMBERISH.fullmatch(_token(words[0]))
@@ -80,14 +75,15 @@ _HISTORY_NUMBER = (f"HISTORY needs a number of events from 1 to {HISTORY_MAX}, e
                    f"HISTORY {HISTORY_DEFAULT}, or nothing for the last {HISTORY_DEFAULT}")
 
 
-def _history(line: int, rest: str) -> _Outcome:
+def history(line: int, rest: str) -> Outcome:
+    """Read ``HISTORY [n]``."""
     words = rest.split()
     if not words:
-        return _plan(History(line, HISTORY_DEFAULT))
-    count = _number(_token(words[0]))
+        return plan(History(line, HISTORY_DEFAULT))
+    count = tokens.number(_token(words[0]))
     if count is None or count < 1:
         return _HISTORY_NUMBER
     if len(words) > 1:
         return (f"HISTORY takes only a number of events, e.g. HISTORY {count}; write "
                 "anything else on a line of its own")
-    return _plan(History(line, count))
+    return plan(History(line, count))

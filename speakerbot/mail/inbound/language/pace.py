@@ -8,17 +8,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from speakerbot.mail.inbound.language.pace_commands import (
-    Absent,
-    AdminAbsent,
-    AdminPause,
-    AdminResume,
-    AdminSkip,
-    Back,
-)
-from speakerbot.mail.inbound.language.spec import _Outcome, _plan, _player, _shown, _word
-
-__all__: list[str] = []
+from speakerbot.mail.inbound.language import commands, tokens
+from speakerbot.mail.inbound.language.spec import Outcome, plan
 
 _UNTIL = re.compile(r"(?P<who>.*?)\s*\bUNTIL\s+(?P<date>\S+)(?:\s+(?P<reason>.*))?",
                     re.IGNORECASE | re.DOTALL)
@@ -44,12 +35,12 @@ def _reason(text: str | None) -> str | None:
 
 
 def absent_is_prose(rest: str) -> bool:
-    """ABSENT followed by neither UNTIL nor a date is a sentence ("Absent friends...")."""
+    """ABSENT followed by neither UNTIL nor a date is a sentence ("commands.Absent friends...")."""
     words = rest.split()
-    return bool(words) and _word(words[0]) != "UNTIL" and _date(words[0]) is None
+    return bool(words) and tokens.word(words[0]) != "UNTIL" and _date(words[0]) is None
 
 
-def absent(line: int, rest: str) -> _Outcome:
+def absent(line: int, rest: str) -> Outcome:
     """Read ``ABSENT UNTIL <YYYY-MM-DD> [reason]``."""
     match = _UNTIL.fullmatch(rest.strip())
     if match is None or match.group("who"):
@@ -57,32 +48,32 @@ def absent(line: int, rest: str) -> _Outcome:
     until = _date(match.group("date"))
     if until is None:
         return (f"ABSENT UNTIL needs a date written YYYY-MM-DD, not "
-                f"{_shown(match.group('date'))}; {_ABSENT_EXAMPLE}")
-    return _plan(Absent(line, until, _reason(match.group("reason"))))
+                f"{tokens.shown(match.group('date'))}; {_ABSENT_EXAMPLE}")
+    return plan(commands.Absent(line, until, _reason(match.group("reason"))))
 
 
-def back(line: int, rest: str) -> _Outcome:
+def back(line: int, rest: str) -> Outcome:
     """Read ``BACK``."""
-    return _plan(Back(line)) if not rest else "takes no arguments"
+    return plan(commands.Back(line)) if not rest else "takes no arguments"
 
 
-def admin_pause(line: int, rest: str) -> _Outcome:
+def admin_pause(line: int, rest: str) -> Outcome:
     """Read ``ADMIN PAUSE [reason]``."""
-    return _plan(AdminPause(line, _reason(rest)))
+    return plan(commands.AdminPause(line, _reason(rest)))
 
 
-def admin_resume(line: int, rest: str) -> _Outcome:
+def admin_resume(line: int, rest: str) -> Outcome:
     """Read ``ADMIN RESUME``."""
-    return "ADMIN RESUME takes nothing after it" if rest else _plan(AdminResume(line))
+    return "ADMIN RESUME takes nothing after it" if rest else plan(commands.AdminResume(line))
 
 
-def admin_skip(line: int, rest: str) -> _Outcome:
+def admin_skip(line: int, rest: str) -> Outcome:
     """Read ``ADMIN SKIP``."""
     return ("ADMIN SKIP takes nothing after it: it skips the current mover's turn" if rest
-            else _plan(AdminSkip(line)))
+            else plan(commands.AdminSkip(line)))
 
 
-def admin_absent(line: int, rest: str) -> _Outcome:
+def admin_absent(line: int, rest: str) -> Outcome:
     """Read ``ADMIN ABSENT <player> UNTIL <YYYY-MM-DD> [reason]``."""
     match = _UNTIL.fullmatch(rest.strip())
     if match is None or not match.group("who"):
@@ -90,6 +81,6 @@ def admin_absent(line: int, rest: str) -> _Outcome:
     until = _date(match.group("date"))
     if until is None:
         return (f"ADMIN ABSENT needs a date written YYYY-MM-DD after UNTIL, not "
-                f"{_shown(match.group('date'))}; {_ADMIN_ABSENT_EXAMPLE}")
-    return _plan(AdminAbsent(line, _player(match.group("who")), until,
+                f"{tokens.shown(match.group('date'))}; {_ADMIN_ABSENT_EXAMPLE}")
+    return plan(commands.AdminAbsent(line, tokens.player(match.group("who")), until,
                              _reason(match.group("reason"))))

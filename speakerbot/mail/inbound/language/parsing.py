@@ -8,37 +8,19 @@ from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.blocks import _end_name, _keyword, _Lines
-from speakerbot.mail.inbound.language.command_base import _AdminBase
-from speakerbot.mail.inbound.language.grammar import _LOOKUP, NOT_TYPOS, _near_candidates
-from speakerbot.mail.inbound.language.heads import (
-    _JUDGEMENT_ENDS,
-    _cfj_build,
-    _judgement_build,
-    _propose_build,
-)
-from speakerbot.mail.inbound.language.password import _scrub
+from speakerbot.mail.inbound.language import heads, tokens
+from speakerbot.mail.inbound.language.blocks import Lines
+from speakerbot.mail.inbound.language.commands import AdminCommand, Command, Consent, Refuse, Vote
+from speakerbot.mail.inbound.language.grammar import KEYWORDS, NOT_TYPOS, near_candidates
+from speakerbot.mail.inbound.language.password import scrub
 from speakerbot.mail.inbound.language.results import (
     MAX_COMMAND_LINES,
     REDACTED,
-    Command,
-    Consent,
     IgnoredLine,
     ParseError,
     ParseResult,
-    Refuse,
-    Vote,
 )
-from speakerbot.mail.inbound.language.spec import (
-    _BARE_TRAILING,
-    _VALUES,
-    CommandSpec,
-    _one_edit,
-    _Plan,
-    _Secret,
-    _shown,
-    _word,
-)
+from speakerbot.mail.inbound.language.spec import CommandSpec, Plan, Secret
 
 __all__ = ["parse_commands"]
 
@@ -48,6 +30,35 @@ _SUBJECT_CFJ = re.compile(r"CFJ\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 _SUBJECT_JUDGEMENT = re.compile(
     r"(JUDGE?MENT)\s+#?([0-9]{1,9})\s*:\s*(.*)", re.IGNORECASE | re.DOTALL
 )
+
+def _shortcut(text: str) -> tuple[Plan | str, tuple[str, ...]] | None:
+    """Read a Subject that is a command: its plan (or what is wrong) and its block's ends."""
+    match = _SUBJECT_PROPOSE.fullmatch(text)
+    if match is not None:
+        title = match.group(1).strip()
+        if not title:
+            return ("a Subject PROPOSE: needs the proposal's title after the colon, "
+                    "e.g. PROPOSE: Fair dice"), heads.PROPOSE_ENDS
+        build = heads.propose_build(0, title, from_subject=True)
+        return Plan(build, ends=heads.PROPOSE_ENDS), heads.PROPOSE_ENDS
+    match = _SUBJECT_CFJ.fullmatch(text)
+    if match is not None:
+        statement = match.group(1).strip()
+        if not statement:
+            return ("a Subject CFJ: needs the statement after the colon, "
+                    "e.g. CFJ: Rule 105 allows dice"), heads.CFJ_ENDS
+        return Plan(heads.cfj_build(0, statement), ends=heads.CFJ_ENDS), heads.CFJ_ENDS
+    match = _SUBJECT_JUDGEMENT.fullmatch(text)
+    if match is not None:
+        cfj = int(match.group(2))
+        value = tokens.VALUES.get(tokens.word(match.group(3).strip()))
+        if value is None:
+            return (f"a Subject JUDGEMENT needs TRUE, FALSE or UNDECIDED after the colon, "
+                    f"e.g. JUDGEMENT {cfj}: TRUE"), heads.JUDGEMENT_ENDS
+        build = heads.judgement_build(0, cfj, value)
+        return Plan(build, ends=heads.JUDGEMENT_ENDS), heads.JUDGEMENT_ENDS
+    return None
+
 
 def _split_lines(body: str) -> list[str]:
     body = body.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
@@ -59,7 +70,7 @@ def _split_lines(body: str) -> list[str]:
 
 
 
-class _Reader(_Lines):
+class _Reader(Lines):
     """Reads one message: the Subject, then the body; the state of :func:`parse_commands`."""
 
     # The host at the server's desk (``speakerbot admin``): ADMIN needs no PASSWORD line.
@@ -70,65 +81,15 @@ class _Reader(_Lines):
     def subject(self, subject: str) -> int | None:
         """Read a Subject shortcut; return where the body's commands start (None: nowhere)."""
         text = " ".join(subject.split())
-        if not text or _REPLY_PREFIX.match(text):
+        shortcut = _shortcut(text) if text and not _REPLY_PREFIX.match(text) else None
+        if shortcut is None:
             return 0
-        match = _SUBJECT_PROPOSE.fullmatch(text)
-        if match is not None:
-            title = match.group(1).strip()
-            if not title:
-                return self.subject_error(
-                    text,
-                    "a Subject PROPOSE: needs the proposal's title after the colon, "
-                    "e.g. PROPOSE: Fair dice",
-                    ("END PROPOSE", "END PROPOSAL"),
-                )
-            plan = _Plan(
-                _propose_build(0, title, from_subject=True), ends=("END PROPOSE", "END PROPOSAL")
-            )
-            return self.subject_plan(plan, text)
-        match = _SUBJECT_CFJ.fullmatch(text)
-        if match is not None:
-            statement = match.group(1).strip()
-            if not statement:
-                return self.subject_error(
-                    text,
-                    "a Subject CFJ: needs the statement after the colon, "
-                    "e.g. CFJ: Rule 105 allows dice",
-                    ("END CFJ",),
-                )
-            return self.subject_plan(_Plan(_cfj_build(0, statement), ends=("END CFJ",)), text)
-        match = _SUBJECT_JUDGEMENT.fullmatch(text)
-        if match is not None:
-            cfj = int(match.group(2))
-            value = _VALUES.get(_word(match.group(3).strip()))
-            if value is None:
-                return self.subject_error(
-                    text,
-                    f"a Subject JUDGEMENT needs TRUE, FALSE or UNDECIDED after the colon, "
-                    f"e.g. JUDGEMENT {cfj}: TRUE",
-                    _JUDGEMENT_ENDS,
-                )
-            return self.subject_plan(
-                _Plan(_judgement_build(0, cfj, value), ends=_JUDGEMENT_ENDS), text
-            )
-        return 0
-
-    def subject_plan(self, plan: _Plan, text: str) -> int | None:
-        block, index, closed = self.collect(0, plan.ends)
-        built = plan.build(block)
-        if isinstance(built, list):
-            for error in built:
-                self.errors.append(
-                    error if error.text else ParseError(0, _shown(text), error.reason)
-                )
+        outcome, ends = shortcut
+        block, index, closed = self.collect(0, ends)
+        if isinstance(outcome, str):
+            self.error(0, text, outcome)
         else:
-            self.commands.append(built)
-        self.count(0)
-        return index if closed else None
-
-    def subject_error(self, text: str, reason: str, ends: tuple[str, ...]) -> int | None:
-        self.error(0, text, reason)
-        _block, index, closed = self.collect(0, ends)
+            self.record(outcome.build(block), 0, text)
         return index if closed else None
 
     # ------------------------------------------------------------------ body
@@ -146,10 +107,10 @@ class _Reader(_Lines):
             parts = text.split(None, 1)
             first = parts[0]
             rest = parts[1] if len(parts) == 2 else ""
-            key = _keyword(first)
-            spec = _LOOKUP.get(key)
+            key = tokens.keyword(first)
+            spec = KEYWORDS.get(key)
             if spec is None and not rest:
-                spec = _LOOKUP.get(key.rstrip(_BARE_TRAILING))
+                spec = KEYWORDS.get(key.rstrip(tokens.BARE_TRAILING))
                 if spec is not None and not (spec.bare or spec.alone):
                     spec = None
             if spec is None:
@@ -162,16 +123,16 @@ class _Reader(_Lines):
         """Read a line that starts with a keyword; return the index of the next line to read."""
         line = index + 1
         if (spec.bare and rest) or (spec.prose is not None and spec.prose(rest)):
-            self.ignored.append(IgnoredLine(line, _shown(text)))
+            self.ignored.append(IgnoredLine(line, tokens.shown(text)))
             return index + 1
         assert spec.head is not None
         if spec.bare:
             plan = spec.head(line, "")
-            assert isinstance(plan, _Plan)
+            assert isinstance(plan, Plan)
             self.finish_plan(plan, line, text, index)
             return index + 1
         outcome = spec.head(line, rest)
-        if isinstance(outcome, _Secret):
+        if isinstance(outcome, Secret):
             self.password_line(line, first, outcome.value)
             return index + 1
         if isinstance(outcome, str):
@@ -183,9 +144,9 @@ class _Reader(_Lines):
     def skip_block(self, spec: CommandSpec, rest: str, index: int) -> int:
         """After an error on a block command's first line, pass over its block if it has one."""
         ends = spec.ends
-        if spec.verb == "ADMIN" and rest.split()[:1] and _keyword(rest.split()[0]) == "RULE":
+        if spec.verb == "ADMIN" and rest.split()[:1] and tokens.keyword(rest.split()[0]) == "RULE":
             ends = ("END RULE",)
-        probe = _Plan(build=lambda _block: [], ends=ends, opener=spec.verb)
+        probe = Plan(build=lambda _block: [], ends=ends, opener=spec.verb)
         if ends and self.block_follows(index + 1, probe):
             return self.collect(index + 1, ends)[1]
         return index + 1
@@ -194,8 +155,8 @@ class _Reader(_Lines):
         """Handle a line whose first word is no keyword: stray END, near miss, or prose."""
         line = index + 1
         if key == "END" and rest:
-            name = _end_name(text)
-            if name in ("END PROPOSE", "END PROPOSAL", "END CFJ", "END RULE", *_JUDGEMENT_ENDS,
+            name = tokens.end_name(text)
+            if name in ("END PROPOSE", "END PROPOSAL", "END CFJ", "END RULE", *heads.JUDGEMENT_ENDS,
                         "END REVISE", "END DEBATE"):
                 opener = name.split()[1].replace("PROPOSAL", "PROPOSE")
                 self.error(
@@ -205,12 +166,12 @@ class _Reader(_Lines):
                 )
                 return index + 1
         if key not in NOT_TYPOS:
-            bare_key = key.rstrip(_BARE_TRAILING)
-            candidates = _near_candidates(key)
+            bare_key = key.rstrip(tokens.BARE_TRAILING)
+            candidates = near_candidates(key)
             if bare_key != key:
-                candidates += _near_candidates(bare_key)
+                candidates += near_candidates(bare_key)
             for spec, name in candidates:
-                if not _one_edit(bare_key if spec.bare or spec.alone else key, name):
+                if not tokens.one_edit_apart(bare_key if spec.bare or spec.alone else key, name):
                     continue
                 if spec.prose is not None and spec.prose(rest):
                     continue
@@ -220,16 +181,16 @@ class _Reader(_Lines):
                     continue
                 shown = f"{first} {REDACTED}" if spec.verb == "PASSWORD" else text
                 self.error(line, shown, f"unknown command {first}; did you mean {spec.verb}?")
-                if isinstance(fits, _Plan) and fits.block == "required":
+                if isinstance(fits, Plan) and fits.block == "required":
                     return self.collect(index + 1, fits.ends)[1]
                 if (
-                    isinstance(fits, _Plan)
+                    isinstance(fits, Plan)
                     and fits.block == "optional"
                     and self.block_follows(index + 1, fits)
                 ):
                     return self.collect(index + 1, fits.ends)[1]
                 return index + 1
-        self.ignored.append(IgnoredLine(line, _shown(text)))
+        self.ignored.append(IgnoredLine(line, tokens.shown(text)))
         return index + 1
 
     # ------------------------------------------------------------------ result
@@ -250,7 +211,7 @@ class _Reader(_Lines):
         errors = sorted(self.errors, key=lambda error: error.line)
         result = ParseResult(tuple(commands), tuple(errors), tuple(self.ignored), password)
         for secret in sorted({s for _, s in self.passwords}, key=len, reverse=True):
-            result = _scrub(result, secret)
+            result = scrub(result, secret)
         return result
 
     def consistent_commands(self) -> list[Command]:
@@ -264,7 +225,7 @@ class _Reader(_Lines):
         consents: dict[int, tuple[int, str]] = {}
         for command in self.commands:
             reason = None
-            if isinstance(command, _AdminBase) and not (self.passwords or self.host):
+            if isinstance(command, AdminCommand) and not (self.passwords or self.host):
                 reason = (
                     "admin commands need a PASSWORD line; add a line PASSWORD followed by "
                     "the Speaker's password to this message"
@@ -286,7 +247,7 @@ class _Reader(_Lines):
             if reason is None:
                 commands.append(command)
             else:
-                shown = _shown(self.lines[command.line - 1]) if command.line else ""
+                shown = tokens.shown(self.lines[command.line - 1]) if command.line else ""
                 self.errors.append(ParseError(command.line, shown, reason))
         return commands
 

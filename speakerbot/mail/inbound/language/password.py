@@ -6,10 +6,8 @@ import dataclasses
 from enum import StrEnum
 from typing import Any
 
-from speakerbot.mail.inbound.language.blocks import _keyword
+from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.results import REDACTED, ParseResult
-
-__all__ = ["redact"]
 
 
 def _scrub_value(value: Any, secret: str) -> Any:
@@ -29,11 +27,11 @@ def _scrub_value(value: Any, secret: str) -> Any:
     return value
 
 
-def _scrub(result: ParseResult, secret: str) -> ParseResult:
+def scrub(result: ParseResult, secret: str) -> ParseResult:
+    """Replace ``secret`` by ``********`` everywhere in what was read, but the password itself."""
     scrubbed = _scrub_value(result, secret)
     assert isinstance(scrubbed, ParseResult)
     return scrubbed
-
 
 
 def redact(text: str, password: str | None) -> str:
@@ -45,7 +43,7 @@ def redact(text: str, password: str | None) -> str:
     lines = text.split("\n")
     for index, line in enumerate(lines):
         words = line.split()
-        if words and _keyword(words[0]) == "PASSWORD":
+        if words and tokens.keyword(words[0]) == "PASSWORD":
             lines[index] = f"{words[0]} {REDACTED}"
     out = "\n".join(lines)
     return out.replace(password, REDACTED) if password else out
