@@ -10,8 +10,10 @@ The modules: ``schema`` (the file's sections and keys as msgspec structs, and th
 of type errors), ``checks`` (the checks a type cannot make), ``sections`` (from the file's
 tables to the settings records), ``records`` (``Settings`` and its parts; [imap] and [smtp]
 are the adapters' own ``ImapSettings`` and ``SmtpSettings``), ``loading`` (the file itself).
+What the package exports is listed here, once.
 """
 
+from speakerbot.adapters.transport import Security
 from speakerbot.config.loading import load_settings, parse_settings, resolve_config_path
 from speakerbot.config.records import (
     CONFIG_ENV,
@@ -27,7 +29,6 @@ from speakerbot.config.records import (
     LimitsSettings,
     LmtpConfig,
     MissingValue,
-    Security,
     Settings,
     SiteSettings,
     SmtpConfig,

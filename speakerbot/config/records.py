@@ -15,27 +15,7 @@ from sqlalchemy.engine import make_url
 
 from speakerbot.adapters.imap.records import ImapSettings
 from speakerbot.adapters.smtp import SmtpSettings
-from speakerbot.adapters.transport import SECURITY_MODES, Security
-
-__all__ = [
-    "CONFIG_ENV",
-    "DEFAULT_CONFIG_PATH",
-    "DEFAULT_DATABASE_URL",
-    "SECRET_ENV",
-    "SECURITY_VALUES",
-    "AuthSettings",
-    "ConfigError",
-    "DatabaseSettings",
-    "GameSettings",
-    "ImapConfig",
-    "LimitsSettings",
-    "LmtpConfig",
-    "MissingValue",
-    "Security",
-    "Settings",
-    "SiteSettings",
-    "SmtpConfig",
-]
+from speakerbot.adapters.transport import SECURITY_MODES
 
 SECURITY_VALUES = SECURITY_MODES
 """The values ``security`` accepts."""

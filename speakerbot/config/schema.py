@@ -124,8 +124,12 @@ class DatabaseTable(Struct, forbid_unknown_fields=True, frozen=True):
     snapshot_every: SnapshotEvery = 2000
 
 
-class ImapTable(Struct, forbid_unknown_fields=True, frozen=True):
-    """[imap]: the mailbox the bot reads (the port's default follows ``security``)."""
+class _ServerTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """The keys of a connection to a mail server: where it is, how it is secured, who logs in.
+
+    The port's default follows ``security``; each server's section sets its own default
+    ``security`` (a redeclared key keeps its place among the keys).
+    """
 
     host: str
     port: Port | UnsetType = UNSET
@@ -133,6 +137,12 @@ class ImapTable(Struct, forbid_unknown_fields=True, frozen=True):
     username: str | UnsetType = UNSET
     password: Secret | UnsetType = UNSET
     password_file: str | UnsetType = UNSET
+
+
+class ImapTable(_ServerTable, forbid_unknown_fields=True, frozen=True):
+    """[imap]: the mailbox the bot reads."""
+
+    security: Security = "ssl"
     folder: str = "INBOX"
     processed_folder: str = "speakerbot/processed"
     idle: bool = True
@@ -147,15 +157,10 @@ class LmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
     port: Port = 8024
 
 
-class SmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
-    """[smtp]: the server the bot sends through (the port's default follows ``security``)."""
+class SmtpTable(_ServerTable, forbid_unknown_fields=True, frozen=True):
+    """[smtp]: the server the bot sends through."""
 
-    host: str
-    port: Port | UnsetType = UNSET
     security: Security = "starttls"
-    username: str | UnsetType = UNSET
-    password: Secret | UnsetType = UNSET
-    password_file: str | UnsetType = UNSET
     give_up_after: Duration = "5d"
     allow_plaintext: bool = False
     max_recipients: PerMessage = 50

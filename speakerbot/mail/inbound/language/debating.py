@@ -11,12 +11,13 @@ CALL, with VOTE) is a sentence, listed as ignored.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.clauses import parse_clauses
 from speakerbot.mail.inbound.language.commands import CallVote, Command, Debate, Revise
 from speakerbot.mail.inbound.language.results import ParseError
-from speakerbot.mail.inbound.language.spec import Block, Build, Outcome, Plan, plan
+from speakerbot.mail.inbound.language.spec import Block, Build, Head, Outcome, Plan, plan
 
 REVISE_ENDS = ("END REVISE", "END REVISION")
 DEBATE_ENDS = ("END DEBATE",)
@@ -42,16 +43,23 @@ def call_is_prose(rest: str) -> bool:
     return not words or tokens.word(words[0]) != "VOTE"
 
 
-def _block_number(verb: str, rest: str, what: str) -> int | str:
-    """Read the one proposal number of a block command's first line, or say what is wrong."""
-    words = rest.split()
-    number = tokens.number(words[0].rstrip(".!")) if words else None
-    if number is None:
-        return f"{verb} needs the proposal's number, e.g. {verb} 301, then {what}"
-    if len(words) > 1:
-        return (f"{verb} takes only the proposal's number on its line, e.g. {verb} {number}; "
-                f"write {what}")
-    return number
+def _block_head(verb: str, what: str, build: Callable[[int, int], Build],
+                ends: tuple[str, ...]) -> Head:
+    """Return the head of a block command whose first line holds one proposal's number.
+
+    ``what`` says what follows the line, for the hints.
+    """
+    def head(line: int, rest: str) -> Outcome:
+        words = rest.split()
+        number = tokens.number(words[0].rstrip(".!")) if words else None
+        if number is None:
+            return f"{verb} needs the proposal's number, e.g. {verb} 301, then {what}"
+        if len(words) > 1:
+            return (f"{verb} takes only the proposal's number on its line, e.g. {verb} {number}; "
+                    f"write {what}")
+        return Plan(build(line, number), block="required", ends=ends, opener=verb)
+
+    return head
 
 
 def _revise_build(line: int, number: int) -> Build:
@@ -71,16 +79,6 @@ def _revise_build(line: int, number: int) -> Build:
     return build
 
 
-def revise(line: int, rest: str) -> Outcome:
-    """Read ``REVISE <n>``; the proposal's whole new text follows, ended by ``END REVISE``."""
-    number = _block_number("REVISE", rest, "the proposal's whole new text on the next lines "
-                           "and END REVISE after it")
-    if isinstance(number, str):
-        return number
-    return Plan(_revise_build(line, number), block="required", ends=REVISE_ENDS,
-                 opener="REVISE")
-
-
 def _debate_build(line: int, number: int) -> Build:
     def build(block: Block | None) -> Command | list[ParseError]:
         text = block.text() if block is not None else ""
@@ -92,14 +90,13 @@ def _debate_build(line: int, number: int) -> Build:
     return build
 
 
-def debate(line: int, rest: str) -> Outcome:
-    """Read ``DEBATE <n>``; the argument follows, ended by ``END DEBATE``."""
-    number = _block_number("DEBATE", rest, "your argument on the next lines and END DEBATE "
-                           "after it")
-    if isinstance(number, str):
-        return number
-    return Plan(_debate_build(line, number), block="required", ends=DEBATE_ENDS,
-                 opener="DEBATE")
+revise = _block_head("REVISE", "the proposal's whole new text on the next lines and END REVISE "
+                     "after it", _revise_build, REVISE_ENDS)
+"""Read ``REVISE <n>``; the proposal's whole new text follows, ended by ``END REVISE``."""
+
+debate = _block_head("DEBATE", "your argument on the next lines and END DEBATE after it",
+                     _debate_build, DEBATE_ENDS)
+"""Read ``DEBATE <n>``; the argument follows, ended by ``END DEBATE``."""
 
 
 def call(line: int, rest: str) -> Outcome:

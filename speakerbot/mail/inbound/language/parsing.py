@@ -20,7 +20,7 @@ from speakerbot.mail.inbound.language.results import (
     ParseError,
     ParseResult,
 )
-from speakerbot.mail.inbound.language.spec import CommandSpec, Plan, Secret
+from speakerbot.mail.inbound.language.spec import Build, CommandSpec, Plan, Secret
 
 __all__ = ["parse_commands"]
 
@@ -36,28 +36,29 @@ def _shortcut(text: str) -> tuple[Plan | str, tuple[str, ...]] | None:
     match = _SUBJECT_PROPOSE.fullmatch(text)
     if match is not None:
         title = match.group(1).strip()
-        if not title:
-            return ("a Subject PROPOSE: needs the proposal's title after the colon, "
-                    "e.g. PROPOSE: Fair dice"), heads.PROPOSE_ENDS
-        build = heads.propose_build(0, title, from_subject=True)
-        return Plan(build, ends=heads.PROPOSE_ENDS), heads.PROPOSE_ENDS
+        build = heads.propose_build(0, title, from_subject=True) if title else None
+        return _planned(build, heads.PROPOSE_ENDS, "a Subject PROPOSE: needs the proposal's "
+                        "title after the colon, e.g. PROPOSE: Fair dice")
     match = _SUBJECT_CFJ.fullmatch(text)
     if match is not None:
         statement = match.group(1).strip()
-        if not statement:
-            return ("a Subject CFJ: needs the statement after the colon, "
-                    "e.g. CFJ: Rule 105 allows dice"), heads.CFJ_ENDS
-        return Plan(heads.cfj_build(0, statement), ends=heads.CFJ_ENDS), heads.CFJ_ENDS
+        build = heads.cfj_build(0, statement) if statement else None
+        return _planned(build, heads.CFJ_ENDS, "a Subject CFJ: needs the statement after the "
+                        "colon, e.g. CFJ: Rule 105 allows dice")
     match = _SUBJECT_JUDGEMENT.fullmatch(text)
     if match is not None:
         cfj = int(match.group(2))
         value = tokens.VALUES.get(tokens.word(match.group(3).strip()))
-        if value is None:
-            return (f"a Subject JUDGEMENT needs TRUE, FALSE or UNDECIDED after the colon, "
-                    f"e.g. JUDGEMENT {cfj}: TRUE"), heads.JUDGEMENT_ENDS
-        build = heads.judgement_build(0, cfj, value)
-        return Plan(build, ends=heads.JUDGEMENT_ENDS), heads.JUDGEMENT_ENDS
+        build = heads.judgement_build(0, cfj, value) if value is not None else None
+        return _planned(build, heads.JUDGEMENT_ENDS, f"a Subject JUDGEMENT needs TRUE, FALSE or "
+                        f"UNDECIDED after the colon, e.g. JUDGEMENT {cfj}: TRUE")
     return None
+
+
+def _planned(build: Build | None, ends: tuple[str, ...],
+             reason: str) -> tuple[Plan | str, tuple[str, ...]]:
+    """Return the plan of a Subject shortcut with its builder, or the reason it has none."""
+    return (Plan(build, ends=ends) if build is not None else reason), ends
 
 
 def _split_lines(body: str) -> list[str]:
