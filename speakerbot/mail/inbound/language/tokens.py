@@ -17,7 +17,7 @@ from speakerbot.mail.inbound.language.results import (
     JudgementValue,
 )
 
-NUMBER = re.compile(r"#?([0-9]{1,9}):?")
+_NUMBER = re.compile(r"#?([0-9]{1,9}):?")
 EMAIL = re.compile(r"<?([^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+)>?")
 TRAILING = ".!"
 """What may end a keyword-like token: dropped before it is compared."""
@@ -35,7 +35,7 @@ VALUES: Mapping[str, JudgementValue] = {value.value: value for value in Judgemen
 
 def number(token: str) -> int | None:
     """Read a number of at most nine digits, maybe written ``#301`` or ``301:``."""
-    match = NUMBER.fullmatch(token)
+    match = _NUMBER.fullmatch(token)
     return int(match.group(1)) if match else None
 
 
