@@ -32,7 +32,12 @@ from speakerbot.mail.inbound.authentication import (
     AuthPolicy,
     authenticate_mail,
 )
-from speakerbot.mail.inbound.reading import DEFAULT_MAX_BYTES, InboundMail, read_message
+from speakerbot.mail.inbound.reading import (
+    DEFAULT_MAX_BYTES,
+    InboundMail,
+    read_message,
+    read_with_headers,
+)
 from speakerbot.mail.inbound.redaction import body_digest, redact_read
 from speakerbot.rfc5322 import message_id_of
 
@@ -97,7 +102,8 @@ def read_inbound(raw: bytes, received_at: datetime, policy: ReadingPolicy, *,
     to check (``password`` is None) and what intake records is of them. May raise, on
     bytes the reader trips on: intake then stores the message set aside.
     """
-    mail = read_message(raw, max_bytes=policy.max_bytes, loop_token=policy.loop_token)
+    mail, headers = read_with_headers(raw, max_bytes=policy.max_bytes,
+                                      loop_token=policy.loop_token)
     commands = _commands(mail, policy)
     authentication = _authenticate(mail, received_at, policy)
     received_sha256 = hashlib.sha256(raw).hexdigest()
@@ -106,7 +112,7 @@ def read_inbound(raw: bytes, received_at: datetime, policy: ReadingPolicy, *,
                        body_digest(raw, mail), received_sha256, len(raw),
                        authentication.authenticated, mail.record_id)
     redacted = redact_read(raw, mail, None if mail.problem else commands,
-                           policy.admin_password)
+                           policy.admin_password, headers=headers)
     # Intake's verdict is on the message as received; the game's, on what it acts on.
     authenticated, message_id = authentication.authenticated, mail.record_id
     if redacted.masked:

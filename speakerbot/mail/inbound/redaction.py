@@ -21,7 +21,7 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.reading import InboundMail, read_message, split_header_block
+from speakerbot.mail.inbound.reading import InboundMail, read_with_headers, split_header_block
 
 __all__ = ["MASK", "Redacted", "body_digest", "literal_mask", "redact_message", "redact_read"]
 
@@ -71,22 +71,24 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
     ``loop_token``: the game's own mark, so that the reader knows the game's mail (as the
     service reads it: the result can then serve for answering, without a second read).
     """
-    mail = read_message(raw, max_bytes=max_bytes, loop_token=loop_token)
+    mail, headers = read_with_headers(raw, max_bytes=max_bytes, loop_token=loop_token)
     parsed = None if mail.problem is not None else lang.parse_commands(
         mail.subject, mail.body, max_command_lines=max_command_lines)
-    return redact_read(raw, mail, parsed, expected)
+    return redact_read(raw, mail, parsed, expected, headers=headers)
 
 
 def redact_read(raw: bytes, mail: InboundMail, parsed: lang.ParseResult | None,
-                expected: str) -> Redacted:
+                expected: str, *, headers: Message | None = None) -> Redacted:
     """Check and mask the password of a message already read: ``mail`` and ``parsed``.
 
-    ``parsed``: the commands of ``mail`` (None when it could not be read). The header
-    block is split and parsed once here, and only when the secret may stand in it.
+    ``parsed``: the commands of ``mail`` (None when it could not be read); ``headers``:
+    the message as the reader parsed it (``read_with_headers``), whose headers serve here
+    instead of a second parse. Without them, the header block is parsed here, once, and
+    only when the secret may stand in it.
     """
     if mail.problem is not None:
-        return Redacted(_unreadable(raw, expected), None, mail.sender, body_digest(raw, mail),
-                        mail)
+        return Redacted(_unreadable(raw, expected, headers), None, mail.sender,
+                        body_digest(raw, mail), mail)
     assert parsed is not None, "a message that could be read has its commands parsed"
     verdict = None
     if parsed.password is not None:
@@ -97,13 +99,13 @@ def redact_read(raw: bytes, mail: InboundMail, parsed: lang.ParseResult | None,
         verdict = RIGHT if right else WRONG
     body_sha256 = body_digest(raw, mail)
     body, changed = _mask_text(mail.body, expected)
-    headers = _HeaderBlock(raw)
-    changed = changed or (bool(expected) and headers.holds(expected))
+    block = _HeaderBlock(raw, headers)
+    changed = changed or (bool(expected) and block.holds(expected))
     if not changed:
         # The secret may still stand in a header or a part the reader does not read.
         kept = literal_mask(raw, expected)
         return Redacted(kept, verdict, mail.sender, body_sha256, mail, parsed, kept != raw)
-    return Redacted(_rebuild(headers, body, expected), verdict, mail.sender, body_sha256,
+    return Redacted(_rebuild(block, body, expected), verdict, mail.sender, body_sha256,
                     mail, parsed)
 
 
@@ -150,23 +152,26 @@ def _mask_line(line: str) -> tuple[str, bool]:
     return match["lead"] + match["word"] + match["gap"] + MASK, True
 
 
-def _unreadable(raw: bytes, expected: str) -> bytes:
+def _unreadable(raw: bytes, expected: str, headers: Message | None) -> bytes:
     """Keep a message that cannot be read, unless it may hide the password somewhere."""
     if not any(word in raw.lower() for word in _MAY_HIDE_PASSWORD):
         return literal_mask(raw, expected)
-    return _rebuild(_HeaderBlock(raw), _UNREADABLE, expected)
+    return _rebuild(_HeaderBlock(raw, headers), _UNREADABLE, expected)
 
 
 class _HeaderBlock:
     """A message's whole header block, split off once and parsed at most once.
 
     Cut where the reader cuts it, but read whole: the reader reads only the first 64 KB of
-    it; masking looks at all of it, so that the secret is masked in every header the reader
-    could read, and in the rest too.
+    its own header block; masking looks at all of it, so that the secret is masked in every
+    header the reader could read, and in the rest too. ``headers``: the whole message as
+    the reader parsed it, when it did: its header block is this one, parsed the same way.
     """
 
-    def __init__(self, raw: bytes) -> None:
+    def __init__(self, raw: bytes, headers: Message | None = None) -> None:
         self.head = split_header_block(raw)[0]
+        if headers is not None:
+            self.__dict__["parsed"] = headers  # what the cached property would parse
 
     @functools.cached_property
     def parsed(self) -> Message:
