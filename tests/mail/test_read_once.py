@@ -51,22 +51,25 @@ def policy(password: str = "", *, require: Literal["dmarc", "none"] = "dmarc") -
                          game_addresses=(GAME,))
 
 
+Acted = tuple[InboundMail, lang.ParseResult, Authentication]
+
+
 @dataclass(frozen=True)
 class Before:
     """What the service read of one message before read_inbound, at each of its steps."""
 
-    stored: bytes
-    password: str | None
-    sender: str | None
-    body_sha256: str
-    received_sha256: str
-    size: int
-    authenticated: bool
-    message_id: str | None
-    acted_on: tuple[InboundMail, lang.ParseResult, Authentication]
+    recorded: tuple[object, ...]
+    """What intake stored and recorded, in the order of ``recorded``."""
+    acted_on: Acted
     """What processing read in intake's transaction (from what intake read, unless masked)."""
-    retried: tuple[InboundMail, lang.ParseResult, Authentication]
+    retried: Acted
     """What processing read in any later transaction: the stored bytes, read again."""
+
+
+def recorded(reading: Reading) -> tuple[object, ...]:
+    """What intake stores and records of a message, from its reading."""
+    return (reading.stored, reading.password, reading.sender, reading.body_sha256,
+            reading.received_sha256, reading.size, reading.authenticated, reading.message_id)
 
 
 def composed_as_before(raw: bytes, rules: ReadingPolicy) -> Before:
@@ -80,9 +83,9 @@ def composed_as_before(raw: bytes, rules: ReadingPolicy) -> Before:
     retried = (mail, parse(mail, rules), authenticate(mail, rules))
     acted_on = retried if redacted.masked else (
         redacted.mail, redacted.parsed or parse(redacted.mail, rules), verdict)
-    return Before(redacted.raw, redacted.verdict, redacted.sender, redacted.body_sha256,
-                  hashlib.sha256(raw).hexdigest(), len(raw), verdict.authenticated,
-                  message_id, acted_on, retried)
+    return Before((redacted.raw, redacted.verdict, redacted.sender, redacted.body_sha256,
+                   hashlib.sha256(raw).hexdigest(), len(raw), verdict.authenticated,
+                   message_id), acted_on, retried)
 
 
 def parse(mail: InboundMail, rules: ReadingPolicy) -> lang.ParseResult:
@@ -101,11 +104,7 @@ def read_as_before(raw: bytes, rules: ReadingPolicy) -> Reading:
     """Read a message once, check it against the service's old steps, and return it."""
     reading = read_inbound(raw, RECEIVED, rules)
     before = composed_as_before(raw, rules)
-    assert (reading.stored, reading.password, reading.sender, reading.body_sha256,
-            reading.received_sha256, reading.size, reading.authenticated,
-            reading.message_id) == (before.stored, before.password, before.sender,
-                                    before.body_sha256, before.received_sha256, before.size,
-                                    before.authenticated, before.message_id)
+    assert recorded(reading) == before.recorded
     assert same(acted_on(reading), before.acted_on)
     assert same(acted_on(reading), before.retried)
     # Kept with the stored message, or read again from it: the same again.
@@ -116,12 +115,11 @@ def read_as_before(raw: bytes, rules: ReadingPolicy) -> Reading:
     return reading
 
 
-def acted_on(reading: Reading) -> tuple[InboundMail, lang.ParseResult, Authentication]:
+def acted_on(reading: Reading) -> Acted:
     return reading.mail, reading.commands, reading.authentication
 
 
-def same(one: tuple[InboundMail, lang.ParseResult, Authentication],
-         other: tuple[InboundMail, lang.ParseResult, Authentication]) -> bool:
+def same(one: Acted, other: Acted) -> bool:
     """Equal, the Message-ID the record keeps included (left out of the mail's ==)."""
     return one == other and one[0].record_id == other[0].record_id
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
-from fractions import Fraction
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -175,8 +174,8 @@ def encode_reading(reading: Reading, policy: ReadingPolicy) -> bytes | None:
             reading.password, reading.sender, reading.body_sha256, reading.received_sha256,
             reading.size, reading.authenticated, reading.message_id]
     try:
-        return msgspec.msgpack.encode(msgspec.to_builtins(kept, enc_hook=_encode))
-    except (TypeError, ValueError, UnicodeError, NotImplementedError):
+        return msgspec.msgpack.encode(msgspec.to_builtins(kept))
+    except (TypeError, ValueError, UnicodeError):
         return None
 
 
@@ -245,16 +244,5 @@ def _version(name: str) -> str:
 
 
 def _as(kind: Any, value: Any) -> Any:
-    return msgspec.convert(value, type=kind, dec_hook=_decode)
+    return msgspec.convert(value, type=kind)
 
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    raise NotImplementedError(f"cannot keep {type(value).__name__} in a reading")
-
-
-def _decode(kind: type, value: Any) -> Any:
-    if kind is Fraction and isinstance(value, str):
-        return Fraction(value)
-    raise NotImplementedError(f"cannot read {kind.__name__} from a kept reading")
