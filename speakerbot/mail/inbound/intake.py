@@ -34,11 +34,10 @@ from speakerbot.mail.inbound.authentication import (
 from speakerbot.mail.inbound.reading import (
     DEFAULT_MAX_BYTES,
     InboundMail,
-    read_message,
     read_with_headers,
 )
 from speakerbot.mail.inbound.redaction import body_digest, redact_read
-from speakerbot.rfc5322 import message_id_of
+from speakerbot.rfc5322 import message_id_of, record_id
 
 __all__ = ["Reading", "ReadingPolicy", "decode_reading", "encode_reading", "read_inbound",
            "reading_format", "reading_of"]
@@ -115,10 +114,11 @@ def read_inbound(raw: bytes, received_at: datetime, policy: ReadingPolicy, *,
     # Intake's verdict is on the message as received; the game's, on what it acts on.
     authenticated, message_id = authentication.authenticated, mail.record_id
     if redacted.masked:
-        # What was read shows the password: the game reads the bytes stored instead.
-        message_id = message_id_of(redacted.raw)
-        mail = read_message(redacted.raw, max_bytes=policy.max_bytes,
-                            loop_token=policy.loop_token)
+        # What was read shows the password: the game reads the bytes stored instead, and
+        # the record keeps their Message-ID, read from all their headers.
+        mail, headers = read_with_headers(redacted.raw, max_bytes=policy.max_bytes,
+                                          loop_token=policy.loop_token)
+        message_id = message_id_of(redacted.raw) if headers is None else record_id(headers)
         commands = _commands(mail, policy)
         authentication = _authenticate(mail, received_at, policy)
     return Reading(redacted.raw, mail, commands, authentication, redacted.verdict,
