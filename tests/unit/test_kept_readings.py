@@ -92,3 +92,12 @@ def test_a_reading_kept_under_another_policy_is_read_again(reads: list[bytes]) -
                           game_addresses=("nomic@example.org",))
     assert reading_of(reading.stored, kept, RECEIVED, other) == reading
     assert len(reads) == 2
+
+
+def test_a_reading_of_other_bytes_is_read_again(reads: list[bytes]) -> None:
+    reading = intake.read_inbound(RAW, RECEIVED, POLICY)
+    kept = encode_reading(reading, POLICY)
+    assert kept is not None
+    other = RAW.replace(b"VOTE 301 FOR", b"VOTE 301 AGAINST")
+    assert reading_of(other, kept, RECEIVED, POLICY).commands != reading.commands
+    assert reads == [RAW, other]

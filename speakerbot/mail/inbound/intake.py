@@ -168,7 +168,7 @@ def encode_reading(reading: Reading, policy: ReadingPolicy) -> bytes | None:
     was read from the stored bytes.
     """
     parsed = reading.commands
-    kept = [reading_format(), _policy_key(policy), reading.mail,
+    kept = [reading_format(), _policy_key(policy), _digest(reading.stored), reading.mail,
             [[type(command).__name__, command] for command in parsed.commands],
             parsed.errors, parsed.ignored, parsed.password, reading.authentication,
             reading.password, reading.sender, reading.body_sha256, reading.received_sha256,
@@ -182,16 +182,16 @@ def encode_reading(reading: Reading, policy: ReadingPolicy) -> bytes | None:
 def decode_reading(data: bytes, stored_raw: bytes, policy: ReadingPolicy) -> Reading | None:
     """Read back a reading kept with ``stored_raw``; None unless this code wrote it, so.
 
-    None for one written by other reading code, under another policy, or that does not
-    decode: the caller reads the stored bytes again.
+    None for one written by other reading code, under another policy, of other bytes than
+    ``stored_raw``, or that does not decode: the caller reads the stored bytes again.
     """
     try:
         kept = msgspec.msgpack.decode(data)
-        if not isinstance(kept, list) or len(kept) != 15 \
-                or kept[:2] != [reading_format(), _policy_key(policy)]:
+        if not isinstance(kept, list) or len(kept) != 16 \
+                or kept[:3] != [reading_format(), _policy_key(policy), _digest(stored_raw)]:
             return None
         (mail, commands, errors, ignored, secret, authentication, password, sender, body,
-         received, size, authenticated, message_id) = kept[2:]
+         received, size, authenticated, message_id) = kept[3:]
         parsed = lang.ParseResult(
             tuple(_as(_COMMANDS[name], command) for name, command in commands),
             _as(tuple[lang.ParseError, ...], errors),
@@ -234,6 +234,11 @@ def _policy_key(policy: ReadingPolicy) -> str:
     key = repr((policy.max_bytes, policy.max_command_lines, policy.loop_token, policy.auth,
                 policy.game_addresses))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest(stored: bytes) -> str:
+    """Return what ties a kept reading to the bytes it was read from."""
+    return hashlib.sha256(stored).hexdigest()
 
 
 def _version(name: str) -> str:
