@@ -27,6 +27,7 @@ from speakerbot.adapters.store import (
     AlreadyRunning,
     Base,
     Inbound,
+    InboundItem,
     Intake,
     NotPending,
     OutboxSummary,
@@ -124,7 +125,29 @@ def test_migrations_create_exactly_what_the_models_declare(store: Store) -> None
             conn, opts={"compare_type": True, "compare_server_default": True}
         )
         assert compare_metadata(context, Base.metadata) == []
-        assert context.get_current_revision() == "0005"
+        assert context.get_current_revision() == "0006"
+
+
+def test_the_readings_migration_keeps_older_mail_unread(store_url: str) -> None:
+    # 0006 adds inbound.reading: mail stored before it has none (it is read again), and
+    # the column then takes what intake read.
+    from alembic import command
+
+    with Store(store_url) as store:
+        config = store._alembic_config()
+        with store.engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0005")
+            conn.execute(text(
+                "INSERT INTO inbound (message_id, sha256, source, received_at, raw, status, "
+                "attempts, note) VALUES ('<old@example.test>', :sha, 'smtp', :at, :raw, "
+                "'new', 0, '')"), {"sha": "0" * 64, "at": T0, "raw": message()})
+        store.upgrade()
+        [old] = store.pending_inbound()
+        assert (old.message_id, old.reading) == ("<old@example.test>", None)
+        new = store.store_inbound_many([InboundItem(message(), T0, "smtp",
+                                                    reading=b"\x92\x01")])[0]
+        assert store.inbound(new.id).reading == b"\x92\x01"
 
 
 def test_sqlite_pragmas_on_every_connection(tmp_path: Path) -> None:
@@ -175,6 +198,23 @@ def test_store_and_read_back(store: Store) -> None:
     assert store.find_inbound_by_uid(8, 4294967295) is None
     with pytest.raises(LookupError):
         store.inbound(stored.id + 1)
+
+
+def test_what_intake_read_is_stored_with_the_message(store: Store) -> None:
+    # Opaque bytes to the store, returned on every row as given; a message without one has
+    # None, and a duplicate keeps the first copy's.
+    raw = message("Read")
+    read, unread, again = store.store_inbound_many([
+        InboundItem(raw, T0, "smtp", reading=b"what was read\x00"),
+        InboundItem(message("Unread"), T0, "smtp"),
+        InboundItem(raw, T0, "imap", reading=b"other"),
+    ])
+    assert store.inbound(read.id).reading == b"what was read\x00"
+    assert store.inbound(unread.id).reading is None
+    assert {row.id: row.reading for row in store.pending_inbound()}[read.id] \
+        == b"what was read\x00"
+    assert (again.duplicate, again.id) == (True, read.id)
+    assert store.inbound(read.id).reading == b"what was read\x00"
 
 
 def test_duplicates_are_stored_once(store: Store) -> None:

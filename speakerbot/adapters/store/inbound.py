@@ -111,6 +111,7 @@ class InboundStore(StoreBase):
             "confirmation_id": None,
             "size": intake.size if intake.size is not None else len(raw),
             "authenticated": intake.authenticated,
+            "reading": item.reading,
         }
         # A forger's copy (not authenticated) never shadows the real message.
         by_copy = intake.sender is not None and intake.body_sha256 is not None

@@ -51,6 +51,8 @@ class InboundRow:
     authenticated: bool | None = None
     started: int = 0
     reason: str | None = None
+    reading: bytes | None = None
+    """What intake read of it, as the mail reader encoded it (None: it must be read)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class InboundItem:
     uid: int | None = None
     intake: Intake | None = None
     set_aside: str | None = None
+    reading: bytes | None = None
+    """What intake read of it, encoded by the mail reader: stored with it, never looked into."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,7 @@ def _inbound_row(row: Any) -> InboundRow:
         authenticated=row.authenticated,
         started=row.started,
         reason=row.reason,
+        reading=None if row.reading is None else bytes(row.reading),
     )
 
 

@@ -150,6 +150,9 @@ class Inbound(Base):
     authenticated: Mapped[bool | None] = mapped_column(Boolean)
     confirmation_id: Mapped[int | None] = mapped_column(ForeignKey("confirmations.id"),
                                                         index=True)
+    # What intake read of the message, encoded by the mail reader (opaque here): kept so
+    # that processing, a retry or a restart does not read the message again. NULL: read it.
+    reading: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
 class Confirmation(Base):

@@ -82,6 +82,7 @@ __all__ = [
     "html_to_text",
     "kilobytes",
     "read_message",
+    "read_with_headers",
     "split_header_block",
     "unflow",
 ]
@@ -148,8 +149,24 @@ def read_message(
     ``max_bytes`` bounds the size of the whole message. ``loop_token`` is the
     game's own ``X-Loop`` value: a message carrying it is skipped as ``"loop"``.
     """
+    return read_with_headers(raw, max_bytes=max_bytes, loop_token=loop_token)[0]
+
+
+def read_with_headers(
+    raw: bytes,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    loop_token: str | None = None,
+) -> tuple[InboundMail, Message | None]:
+    """Read a message as :func:`read_message` does, and give its parsed headers too.
+
+    The headers: the whole message as parsed (leniently, compat32), whose header block
+    is read whole, so that whoever needs every header (redaction) need not parse them
+    again; None when the whole message was not parsed (too large, refused, damaged).
+    """
     try:
-        return _read(raw, max_bytes, loop_token)
+        message, failure = _parse_whole(raw, max_bytes)
+        return _read(raw, max_bytes, loop_token, message, failure), message
     except Exception:  # a last resort: the stdlib parser should not fail, but never crash
         return InboundMail(
             sender=None,
@@ -164,9 +181,7 @@ def read_message(
                 "This message could not be read (its structure is damaged); "
                 "send your commands again as a plain-text message."
             ),
-        )
-
-
+        ), None
 
 
 def _too_large(size: int, max_bytes: int) -> str:
@@ -181,8 +196,8 @@ def kilobytes(size: int) -> str:
     return f"{(size + 1023) // 1024} KB"
 
 
-def _read(raw: bytes, max_bytes: int, loop_token: str | None) -> InboundMail:
-    message, failure = _parse_whole(raw, max_bytes)
+def _read(raw: bytes, max_bytes: int, loop_token: str | None, message: Message | None,
+          failure: Exception | None) -> InboundMail:
     # The whole message, once parsed, serves for its headers too (they are the same lines,
     # read the same way), unless its header block runs past what the reader reads.
     head = message if message is not None and _headers_fit(raw) else read_headers(raw)

@@ -10,6 +10,7 @@ read.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -20,9 +21,9 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.reading import InboundMail, read_message, split_header_block
+from speakerbot.mail.inbound.reading import InboundMail, read_with_headers, split_header_block
 
-__all__ = ["MASK", "Redacted", "literal_mask", "redact_message"]
+__all__ = ["MASK", "Redacted", "body_digest", "literal_mask", "redact_message", "redact_read"]
 
 MASK = "********"
 
@@ -70,11 +71,25 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
     ``loop_token``: the game's own mark, so that the reader knows the game's mail (as the
     service reads it: the result can then serve for answering, without a second read).
     """
-    mail = read_message(raw, max_bytes=max_bytes, loop_token=loop_token)
+    mail, headers = read_with_headers(raw, max_bytes=max_bytes, loop_token=loop_token)
+    parsed = None if mail.problem is not None else lang.parse_commands(
+        mail.subject, mail.body, max_command_lines=max_command_lines)
+    return redact_read(raw, mail, parsed, expected, headers=headers)
+
+
+def redact_read(raw: bytes, mail: InboundMail, parsed: lang.ParseResult | None,
+                expected: str, *, headers: Message | None = None) -> Redacted:
+    """Check and mask the password of a message already read: ``mail`` and ``parsed``.
+
+    ``parsed``: the commands of ``mail`` (None when it could not be read); ``headers``:
+    the message as the reader parsed it (``read_with_headers``), whose headers serve here
+    instead of a second parse. Without them, the header block is parsed here, once, and
+    only when the secret may stand in it.
+    """
     if mail.problem is not None:
-        return Redacted(_unreadable(raw, expected), None, mail.sender,
-                        hashlib.sha256(raw).hexdigest(), mail)
-    parsed = lang.parse_commands(mail.subject, mail.body, max_command_lines=max_command_lines)
+        return Redacted(_unreadable(raw, expected, headers), None, mail.sender,
+                        body_digest(raw, mail), mail)
+    assert parsed is not None, "a message that could be read has its commands parsed"
     verdict = None
     if parsed.password is not None:
         right = bool(expected) and not any(error.reason.startswith("this message has two")
@@ -82,16 +97,27 @@ def redact_message(raw: bytes, expected: str, *, max_bytes: int,
         right = right and hmac.compare_digest(parsed.password.encode("utf-8", "replace"),
                                               expected.encode("utf-8", "replace"))
         verdict = RIGHT if right else WRONG
-    body_sha256 = hashlib.sha256(f"{mail.subject}\n{mail.body}".encode("utf-8", "replace"))\
-        .hexdigest()
+    body_sha256 = body_digest(raw, mail)
     body, changed = _mask_text(mail.body, expected)
-    changed = changed or (bool(expected) and _secret_in_headers(raw, expected))
+    block = _HeaderBlock(raw, headers)
+    changed = changed or (bool(expected) and block.holds(expected))
     if not changed:
         # The secret may still stand in a header or a part the reader does not read.
         kept = literal_mask(raw, expected)
         return Redacted(kept, verdict, mail.sender, body_sha256, mail, parsed, kept != raw)
-    return Redacted(_rebuild(raw, body, expected), verdict, mail.sender, body_sha256, mail,
-                    parsed)
+    return Redacted(_rebuild(block, body, expected), verdict, mail.sender, body_sha256,
+                    mail, parsed)
+
+
+def body_digest(raw: bytes, mail: InboundMail) -> str:
+    """Return what identifies a resent copy: the SHA-256 of the Subject and the text.
+
+    Of the bytes themselves when the message could not be read (``mail.problem``).
+    """
+    if mail.problem is not None:
+        return hashlib.sha256(raw).hexdigest()
+    return hashlib.sha256(f"{mail.subject}\n{mail.body}".encode("utf-8", "replace"))\
+        .hexdigest()
 
 
 def literal_mask(raw: bytes, expected: str) -> bytes:
@@ -126,18 +152,48 @@ def _mask_line(line: str) -> tuple[str, bool]:
     return match["lead"] + match["word"] + match["gap"] + MASK, True
 
 
-def _unreadable(raw: bytes, expected: str) -> bytes:
+def _unreadable(raw: bytes, expected: str, headers: Message | None) -> bytes:
     """Keep a message that cannot be read, unless it may hide the password somewhere."""
     if not any(word in raw.lower() for word in _MAY_HIDE_PASSWORD):
         return literal_mask(raw, expected)
-    return _rebuild(raw, _UNREADABLE, expected)
+    return _rebuild(_HeaderBlock(raw, headers), _UNREADABLE, expected)
 
 
-def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
+class _HeaderBlock:
+    """A message's whole header block, split off once and parsed at most once.
+
+    Cut where the reader cuts it, but read whole: the reader reads only the first 64 KB of
+    its own header block; masking looks at all of it, so that the secret is masked in every
+    header the reader could read, and in the rest too. ``headers``: the whole message as
+    the reader parsed it, when it did: its header block is this one, parsed the same way.
+    """
+
+    def __init__(self, raw: bytes, headers: Message | None = None) -> None:
+        self.head = split_header_block(raw)[0]
+        if headers is not None:
+            self.__dict__["parsed"] = headers  # what the cached property would parse
+
+    @functools.cached_property
+    def parsed(self) -> Message:
+        """The header block, parsed leniently (compat32) as the reader parses it."""
+        return BytesHeaderParser(policy=email_policy.compat32).parsebytes(self.head)
+
+    def holds(self, expected: str) -> bool:
+        """Tell whether a header, its encoded words decoded, holds the secret."""
+        first = expected.split()[0].encode("utf-8", "replace") if expected.split() else b""
+        if b"=?" not in self.head and first not in self.head:
+            # Without an encoded word, a header holds the secret only as it is written
+            # (folding comes only between words): its first word must stand in the bytes.
+            # Most mail.
+            return False
+        pattern = _masked_word(expected)
+        return any(pattern.search(_decoded(str(value))) for _, value in self.parsed.raw_items())
+
+
+def _rebuild(headers: _HeaderBlock, body: str, expected: str) -> bytes:
     """Return the headers, as the reader's parser sees them, over a new plain body."""
-    message = _header_block(raw)
     lines: list[bytes] = []
-    for name, value in message.raw_items():
+    for name, value in headers.parsed.raw_items():
         if name.strip().lower() in _MIME_HEADERS:
             continue
         if expected and _masked_word(expected).search(_decoded(value)):
@@ -160,15 +216,6 @@ def _rebuild(raw: bytes, body: str, expected: str) -> bytes:
     return head + mime + b"\r\n" + data
 
 
-def _header_block(raw: bytes) -> Message:
-    """Parse the whole header block, cut where the reader cuts it.
-
-    The reader reads only the first 64 KB of it; masking looks at all of it, so that
-    the secret is masked in every header the reader could read, and in the rest too.
-    """
-    return BytesHeaderParser(policy=email_policy.compat32).parsebytes(split_header_block(raw)[0])
-
-
 def _masked_word(expected: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(expected) + r"(?!\w)")
 
@@ -179,19 +226,6 @@ def _decoded(value: str) -> str:
         return str(make_header(decode_header(value)))
     except Exception:
         return value
-
-
-def _secret_in_headers(raw: bytes, expected: str) -> bool:
-    """Tell whether a header, its encoded words decoded, holds the secret."""
-    head = split_header_block(raw)[0]
-    first = expected.split()[0].encode("utf-8", "replace") if expected.split() else b""
-    if b"=?" not in head and first not in head:
-        # Without an encoded word, a header holds the secret only as it is written (folding
-        # comes only between words): its first word must stand in the bytes. Most mail.
-        return False
-    message = _header_block(raw)
-    pattern = _masked_word(expected)
-    return any(pattern.search(_decoded(str(value))) for _, value in message.raw_items())
 
 
 def _escaped(text: str) -> bool:
