@@ -1,67 +1,65 @@
 """The debate's mail: a revision, the vote's start, an argument forwarded; and their replies.
 
-Each composer takes the announcer, the event that heads the message and its batch (see
-:mod:`.announcements`, whose table lists them). An argument is forwarded as its player
-wrote it, no more (bounded by ``engine.debate.MAX_ARGUMENT``), to every player or the list.
+Each composer takes the voice, the event that heads the message and its batch (see
+:mod:`.batch`); ``COMPOSERS`` registers them with the announcer. An argument is forwarded as
+its player wrote it, no more (bounded by ``engine.debate.MAX_ARGUMENT``), to every player
+or the list.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from speakerbot.engine import events as e
-from speakerbot.engine.debate import waiting_for
+from speakerbot.engine.base_event import Event
+from speakerbot.engine.debate import predecessors, waiting_for
 from speakerbot.engine.model import GameState
+from speakerbot.mail.outbound.batch import Batch, Composer, Voice, announce
 from speakerbot.mail.outbound.compose import Outgoing, format_time
-
-if TYPE_CHECKING:
-    from speakerbot.mail.outbound.announcements import Announcer, _Batch
+from speakerbot.mail.outbound.diffs import clause_views, revision_diff
 
 
-def _diff(old: str | None, new: str) -> str:
-    from speakerbot.mail.outbound.announcements import text_diff
-
-    return text_diff(old, new) if old is not None and old != new else ""
-
-
-def revised(announcer: Announcer, head: e.ProposalRevised, batch: _Batch) -> Outgoing:
+def revised(voice: Voice, head: e.ProposalRevised, batch: Batch) -> Outgoing:
     """Tell every player that a proposal in debate was revised: the diff and the new text."""
-    from speakerbot.mail.outbound.announcements import _clause_views
-
     state = batch.state
     proposal = state.proposals[head.proposal]
     before = batch.before.proposals.get(head.proposal)
-    return announcer._public(
-        batch, f"Proposal {proposal.number} revised: {proposal.title}", "proposal_revised.txt",
+    return announce(
+        voice, batch, f"Proposal {proposal.number} revised: {proposal.title}",
+        "proposal_revised.txt",
         proposal=proposal, revision=head, proposer=state.name_of(proposal.proposer),
-        diff=_diff(before.text if before is not None else None, head.text),
-        clauses=_clause_views(head.clauses, batch.before),
+        diff=revision_diff(before.text if before is not None else None, head.text),
+        clauses=clause_views(head.clauses, batch.before),
     )
 
 
-def vote_started(announcer: Announcer, head: e.VoteStarted, batch: _Batch) -> Outgoing:
+def vote_started(voice: Voice, head: e.VoteStarted, batch: Batch) -> Outgoing:
     """Announce that a proposal's vote has begun, with its final text (and diff if revised)."""
-    from speakerbot.mail.outbound.announcements import _clause_views
-
     state = batch.state
     proposal = state.proposals[head.proposal]
-    return announcer._public(
-        batch, f"Vote on proposal {proposal.number}: {proposal.title}", "vote_started.txt",
+    return announce(
+        voice, batch, f"Vote on proposal {proposal.number}: {proposal.title}", "vote_started.txt",
         proposal=proposal, started=head, proposer=state.name_of(proposal.proposer),
         revised=proposal.first_text is not None,
-        diff=_diff(proposal.first_text, proposal.text),
-        clauses=_clause_views(proposal.clauses, batch.before),
+        diff=revision_diff(proposal.first_text, proposal.text),
+        clauses=clause_views(proposal.clauses, batch.before),
     )
 
 
-def argument(announcer: Announcer, head: e.DebateContributed, batch: _Batch) -> Outgoing:
+def argument(voice: Voice, head: e.DebateContributed, batch: Batch) -> Outgoing:
     """Forward a player's argument on a proposal in debate to every player."""
     state = batch.state
     proposal = state.proposals[head.proposal]
-    return announcer._public(
-        batch, f"Debate on proposal {proposal.number}: {proposal.title}", "debate.txt",
+    return announce(
+        voice, batch, f"Debate on proposal {proposal.number}: {proposal.title}", "debate.txt",
         proposal=proposal, argument=head, player=state.name_of(head.player),
     )
+
+
+COMPOSERS: dict[type[Event], Composer] = {
+    e.ProposalRevised: revised,
+    e.VoteStarted: vote_started,
+    e.DebateContributed: argument,
+}
+"""The debate's composers, by the event that heads their message."""
 
 
 # --- What the reply to the sender says of each -----------------------------------------------
@@ -103,8 +101,6 @@ def held_ballot(event: e.BallotCast, state: GameState) -> str:
     proposal = state.proposals[event.proposal]
     if not waiting_for(state, proposal, event.voter, event.at):
         return ""
-    from speakerbot.engine.debate import predecessors
-
     before = [state.name_of(address)
               for address in predecessors(state, proposal, event.voter, event.at)]
     rule = state.sources.get("vote_in_turn_order")

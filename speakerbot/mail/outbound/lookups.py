@@ -19,9 +19,10 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
-from speakerbot.mail.outbound.announcements import _clause_views, receipt_lines, text_diff
+from speakerbot.mail.outbound.announcements import receipt_lines
 from speakerbot.mail.outbound.compose import Renderer, format_time, points
 from speakerbot.mail.outbound.describe import without_addresses
+from speakerbot.mail.outbound.diffs import clause_views, text_diff
 from speakerbot.mail.outbound.pace import HISTORY_SAYERS as PACE_HISTORY
 from speakerbot.mail.outbound.wording import clause_failure_text
 
@@ -315,7 +316,7 @@ def show_proposal(renderer: Renderer, state: GameState, number: int,
 
     return renderer.render(
         "show_proposal.txt", proposal=proposal, open=is_open, proposer=name(proposal.proposer),
-        clauses=_clause_views(proposal.clauses, state) if is_open else
+        clauses=clause_views(proposal.clauses, state) if is_open else
         [{"what": clause.describe(), "diff": "", "setting": ""} for clause in proposal.clauses],
         status=proposal.status.value.upper(), result=closing,
         ballots=[(name(voter), choice.value) for voter, choice in closing.ballots]
