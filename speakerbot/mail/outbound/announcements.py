@@ -20,9 +20,10 @@ from speakerbot.mail.outbound import debate, pace, reminders
 from speakerbot.mail.outbound.batch import ENDINGS, Batch, Composer, Voice, announce
 from speakerbot.mail.outbound.batch import public_recipients as public_recipients
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer, points
-from speakerbot.mail.outbound.describe import describe, names, without_addresses
 from speakerbot.mail.outbound.diffs import clause_views
 from speakerbot.mail.outbound.diffs import text_diff as text_diff
+from speakerbot.mail.outbound.naming import without_addresses
+from speakerbot.mail.outbound.sentences import Words, news_line
 
 # Events that begin a message of their own; the events after them, up to the next one,
 # belong to that message.
@@ -95,7 +96,7 @@ def receipt_lines(closed: e.VoteClosed, state: GameState) -> list[str]:
 
 def _said(events: Sequence[e.Event], state: GameState) -> list[str]:
     """Say each event in one line, as the announcements list them."""
-    return [describe(ev, state) for ev in events]
+    return [news_line(ev, state) for ev in events]
 
 
 def _proposal(voice: Voice, head: e.ProposalSubmitted, batch: Batch) -> Outgoing:
@@ -116,7 +117,7 @@ def _results(voice: Voice, head: e.VoteClosed, batch: Batch) -> Outgoing:
         ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
         receipts=receipt_lines(head, state),
         non_voters=[name(voter) for voter in head.non_voters],
-        changes=batch.plain(), describe=lambda ev: describe(ev, state),
+        changes=batch.plain(), describe=lambda ev: news_line(ev, state),
         scores=scoreboard(state), rules=_changed_rules(batch.rest, state),
         mechanics=state.rules_mechanics, record=batch.record,
         archive=game_folder(state.game_id),
@@ -222,7 +223,7 @@ class Announcer:
         plain = batch.plain()
         if not plain:
             return None
-        return announce(self, batch, describe(plain[0], batch.state), "news.txt",
+        return announce(self, batch, news_line(plain[0], batch.state), "news.txt",
                         lines=_said(plain, batch.state))
 
     def _game_over(self, batch: Batch) -> Outgoing | None:
@@ -232,7 +233,8 @@ class Announcer:
             return None
         state = batch.state
         won = next((ev for ev in endings if isinstance(ev, e.GameWon)), None)
-        subject = f"{names(won.winners, state)} won the game" if won else "The game has ended"
+        winners = Words(state.name_of).names(won.winners) if won else ""
+        subject = f"{winners} won the game" if won else "The game has ended"
         final = _final_scores(won, state) if won else scoreboard(state)
         new_game = any(isinstance(ev, e.NewGameBegun) for ev in endings)
         return announce(self, batch, subject, "game_over.txt", f"{batch.key}.end",
@@ -255,7 +257,7 @@ class Announcer:
 
         ``record``: the public record's head, quoted so every player holds a copy of it.
         """
-        happened = [describe(ev, state) for ev in since
+        happened = [news_line(ev, state) for ev in since
                     if isinstance(ev, e.VoteClosed | e.JudgementDelivered | e.GameWon
                                   | e.ProposalVoided | e.JudgementOverruled)]
         return announce(
