@@ -56,7 +56,6 @@ class TurnReminder(PrivateEvent):
     deadline: datetime
 
 
-
 @dataclass(frozen=True)
 class TurnOverdue(Event):
     """A turn's deadline passed with no proposal: everyone is told who holds the game."""

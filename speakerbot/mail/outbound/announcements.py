@@ -237,7 +237,7 @@ class Announcer:
         subject = f"{winners} won the game" if won else "The game has ended"
         final = _final_scores(won, state) if won else scoreboard(state)
         new_game = any(isinstance(ev, e.NewGameBegun) for ev in endings)
-        return announce(self, batch, subject, "game_over.txt", f"{batch.key}.end",
+        return announce(self, batch, subject, "game_over.txt", key=f"{batch.key}.end",
                         lines=_said(endings, state), final=final,
                         scores=scoreboard(state) if new_game else [])
 

@@ -60,8 +60,8 @@ def public_recipients(state: GameState, identity: GameIdentity) -> tuple[str, ..
     return tuple(dict.fromkeys(everyone))  # the host may be both Speaker and named Judge
 
 
-def announce(voice: Voice, batch: Batch, subject: str, template: str, key: str | None = None,
-             **context: object) -> Outgoing:
+def announce(voice: Voice, batch: Batch, subject: str, template: str, *,
+             key: str | None = None, **context: object) -> Outgoing:
     """Compose a public announcement from a template, keyed by its batch unless told."""
     state = batch.state
     body = voice.renderer.render(template, game=state, identity=voice.identity, **context)

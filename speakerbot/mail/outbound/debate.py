@@ -8,6 +8,8 @@ or the list.
 
 from __future__ import annotations
 
+from typing import Any
+
 from speakerbot.engine import events as e
 from speakerbot.engine.base_event import Event
 from speakerbot.mail.outbound.batch import Batch, Composer, Voice, announce
@@ -15,15 +17,21 @@ from speakerbot.mail.outbound.compose import Outgoing
 from speakerbot.mail.outbound.diffs import clause_views, revision_diff
 
 
+def _announce(voice: Voice, batch: Batch, number: int, heading: str, template: str,
+              **context: Any) -> Outgoing:
+    """Announce something of proposal ``number``: the subject's heading, then its title."""
+    proposal = batch.state.proposals[number]
+    return announce(voice, batch, f"{heading.format(number)}: {proposal.title}", template,
+                    proposal=proposal, proposer=batch.state.name_of(proposal.proposer),
+                    **context)
+
+
 def revised(voice: Voice, head: e.ProposalRevised, batch: Batch) -> Outgoing:
     """Tell every player that a proposal in debate was revised: the diff and the new text."""
-    state = batch.state
-    proposal = state.proposals[head.proposal]
     before = batch.before.proposals.get(head.proposal)
-    return announce(
-        voice, batch, f"Proposal {proposal.number} revised: {proposal.title}",
-        "proposal_revised.txt",
-        proposal=proposal, revision=head, proposer=state.name_of(proposal.proposer),
+    return _announce(
+        voice, batch, head.proposal, "Proposal {} revised", "proposal_revised.txt",
+        revision=head,
         diff=revision_diff(before.text if before is not None else None, head.text),
         clauses=clause_views(head.clauses, batch.before),
     )
@@ -31,11 +39,9 @@ def revised(voice: Voice, head: e.ProposalRevised, batch: Batch) -> Outgoing:
 
 def vote_started(voice: Voice, head: e.VoteStarted, batch: Batch) -> Outgoing:
     """Announce that a proposal's vote has begun, with its final text (and diff if revised)."""
-    state = batch.state
-    proposal = state.proposals[head.proposal]
-    return announce(
-        voice, batch, f"Vote on proposal {proposal.number}: {proposal.title}", "vote_started.txt",
-        proposal=proposal, started=head, proposer=state.name_of(proposal.proposer),
+    proposal = batch.state.proposals[head.proposal]
+    return _announce(
+        voice, batch, head.proposal, "Vote on proposal {}", "vote_started.txt", started=head,
         revised=proposal.first_text is not None,
         diff=revision_diff(proposal.first_text, proposal.text),
         clauses=clause_views(proposal.clauses, batch.before),
@@ -44,12 +50,8 @@ def vote_started(voice: Voice, head: e.VoteStarted, batch: Batch) -> Outgoing:
 
 def argument(voice: Voice, head: e.DebateContributed, batch: Batch) -> Outgoing:
     """Forward a player's argument on a proposal in debate to every player."""
-    state = batch.state
-    proposal = state.proposals[head.proposal]
-    return announce(
-        voice, batch, f"Debate on proposal {proposal.number}: {proposal.title}", "debate.txt",
-        proposal=proposal, argument=head, player=state.name_of(head.player),
-    )
+    return _announce(voice, batch, head.proposal, "Debate on proposal {}", "debate.txt",
+                     argument=head, player=batch.state.name_of(head.player))
 
 
 COMPOSERS: dict[type[Event], Composer] = {

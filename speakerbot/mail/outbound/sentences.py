@@ -99,10 +99,14 @@ def _as_news(event: e.Event, state: GameState) -> str:
     return news_line(event, state) + "."
 
 
-def _by(proposal: int | None, by_speaker: bool) -> str:
-    if proposal is not None:
-        return f" by proposal {proposal}"
-    return " by the Speaker" if by_speaker else ""
+_Change = e.RuleEnacted | e.RuleAmended | e.RuleRepealed | e.RuleTransmuted | e.MechanicSet
+
+
+def _by(ev: _Change, w: Words) -> str:
+    """Say, in the record, what made a change: its proposal, or the Speaker."""
+    if ev.proposal is not None:
+        return w.more(f" by proposal {ev.proposal}")
+    return w.more(" by the Speaker" if ev.by_speaker else "")
 
 
 def mutability(mutable: bool) -> str:
@@ -110,8 +114,8 @@ def mutability(mutable: bool) -> str:
     return "mutable" if mutable else "immutable"
 
 
-def _renumbered(number: int, new_number: int) -> str:
-    return f", now rule {new_number}" if new_number != number else ""
+def _renumbered(ev: e.RuleAmended | e.RuleTransmuted) -> str:
+    return f", now rule {ev.new_number}" if ev.new_number != ev.number else ""
 
 
 # --- The game and its players ---------------------------------------------------------------
@@ -280,19 +284,14 @@ _VOTES: dict[type[e.Event], Sentence] = {
 
 _RULES: dict[type[e.Event], Sentence] = {
     e.RuleEnacted: Sentence(lambda ev, w: (
-        f"Rule {ev.number} enacted ({mutability(ev.mutable)})"
-        f"{w.more(_by(ev.proposal, ev.by_speaker))}")),
+        f"Rule {ev.number} enacted ({mutability(ev.mutable)}){_by(ev, w)}")),
     e.RuleAmended: Sentence(lambda ev, w: (
-        f"Rule {ev.number} amended{w.more(_by(ev.proposal, ev.by_speaker))}"
-        f"{_renumbered(ev.number, ev.new_number)}")),
-    e.RuleRepealed: Sentence(lambda ev, w: (
-        f"Rule {ev.number} repealed{w.more(_by(ev.proposal, ev.by_speaker))}")),
+        f"Rule {ev.number} amended{_by(ev, w)}{_renumbered(ev)}")),
+    e.RuleRepealed: Sentence(lambda ev, w: f"Rule {ev.number} repealed{_by(ev, w)}"),
     e.RuleTransmuted: Sentence(lambda ev, w: (
-        f"Rule {ev.number} transmuted to {mutability(ev.mutable)}"
-        f"{w.more(_by(ev.proposal, ev.by_speaker))}{_renumbered(ev.number, ev.new_number)}")),
+        f"Rule {ev.number} transmuted to {mutability(ev.mutable)}{_by(ev, w)}{_renumbered(ev)}")),
     e.MechanicSet: Sentence(lambda ev, w: (
-        f"Mechanic {ev.name} set to {w.text(ev.value)}"
-        f"{w.more(_by(ev.proposal, ev.by_speaker))}")),
+        f"Mechanic {ev.name} set to {w.text(ev.value)}{_by(ev, w)}")),
     e.AdoptionSwitchedToMajority: Sentence(lambda ev, _: (
         f"After {ev.circuits} complete circuits rule {ev.rule} now requires only a simple "
         "majority")),
@@ -353,13 +352,10 @@ def _moved(ev: pe.GameResumed) -> str:
 
 
 def _absence_declared(ev: pe.AbsenceDeclared, w: Words) -> str:
-    reason = f" ({ev.reason})" if ev.reason else ""
-    return f"{w.name(ev.player)} is away until {format_time(ev.until)}{reason}"
-
-
-def _absence_recorded(ev: pe.AbsenceDeclared, w: Words) -> str:
-    by = " (declared by the Speaker)" if ev.by_speaker else ""
-    return f"{w.name(ev.player)} is away until {format_time(ev.until)}{by}"
+    # Mail gives the player's reason; the record says only who declared the absence.
+    why = ((" (declared by the Speaker)" if ev.by_speaker else "") if w.in_record
+           else (f" ({ev.reason})" if ev.reason else ""))
+    return f"{w.name(ev.player)} is away until {format_time(ev.until)}{why}"
 
 
 def _absence_reply(ev: pe.AbsenceDeclared, state: GameState) -> str:
@@ -378,8 +374,7 @@ _PACE: dict[type[e.Event], Sentence] = {
                        f"every running deadline moves on by {_moved(ev)}"),
         recorded=lambda ev, _: (
             f"The game resumed; every running deadline moved on by {_moved(ev)}")),
-    pe.AbsenceDeclared: Sentence(_absence_declared, recorded=_absence_recorded,
-                                 reply=_absence_reply),
+    pe.AbsenceDeclared: Sentence(_absence_declared, reply=_absence_reply),
     pe.AbsenceEnded: Sentence(
         lambda ev, w: f"{w.name(ev.player)} " + (
             "is back" if ev.early else "is back: the absence ended at its date"),
