@@ -1,6 +1,6 @@
 """The debate's events: a proposal revised in debate, its vote started, an argument made.
 
-They are re-exported by :mod:`speakerbot.engine.events`, which lists every kind of event.
+They are listed with every other kind of event in :data:`speakerbot.engine.events.EVENT_TYPES`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from speakerbot.engine.events import Event
+from speakerbot.engine.base_event import Event
 from speakerbot.engine.model import Clause
 
 

@@ -4,6 +4,9 @@ Each event says who may see it: most are public; a ballot's confirmation is priv
 voter, a reminder to the player reminded, a refusal of consent to the Speaker until the vote
 closes, and a rejected command to whoever sent it. Nothing public before a vote closes depends
 on its ballots.
+
+:data:`EVENT_TYPES`, at the end, lists every kind of event the record holds: this module's,
+the pace of play's (:mod:`.pace_events`) and the debate's (:mod:`.debate_events`).
 """
 
 from __future__ import annotations
@@ -13,22 +16,19 @@ from datetime import datetime
 from decimal import Decimal
 from typing import ClassVar
 
+from speakerbot.engine import debate_events as de
+from speakerbot.engine import pace_events as pe
+from speakerbot.engine.base_event import Event as Event
+from speakerbot.engine.base_event import PrivateEvent
+from speakerbot.engine.debate_events import DebateContributed as DebateContributed
+from speakerbot.engine.debate_events import ProposalRevised as ProposalRevised
+from speakerbot.engine.debate_events import VoteStarted as VoteStarted
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.model import Choice, Clause, Judgement, Role, RuleSpec
 from speakerbot.engine.refusals import NO_FACTS, Facts, Refusal
 
-
-@dataclass(frozen=True)
-class Event:
-    """Something that happened in a game, at a time."""
-
-    at: datetime
-    public: ClassVar[bool] = True
-
-    def recipients(self) -> tuple[str, ...]:
-        """Return who may see a private event (empty for a public one)."""
-        return ()
-
+# The debate's three events are re-exported (``e.VoteStarted``): they are read with the kinds
+# they follow.
 
 # --- The game and its players ---------------------------------------------------------------
 
@@ -117,59 +117,43 @@ class ProposalSubmitted(Event):
 
 
 @dataclass(frozen=True)
-class BallotCast(Event):
+class BallotCast(PrivateEvent):
     """A ballot was received (private to its voter until the vote closes)."""
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "voter"
     proposal: int
     voter: str
     choice: Choice
     salt: str = ""  # of its receipt; "" in records older than receipts
 
-    def recipients(self) -> tuple[str, ...]:
-        """Return the voter only."""
-        return (self.voter,)
-
 
 @dataclass(frozen=True)
-class BallotWithdrawn(Event):
+class BallotWithdrawn(PrivateEvent):
     """A voter withdrew their ballot with VOTE n ABSTAIN (private to the voter)."""
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "voter"
     proposal: int
     voter: str
 
-    def recipients(self) -> tuple[str, ...]:
-        """Return the voter only."""
-        return (self.voter,)
-
 
 @dataclass(frozen=True)
-class ConsentDeclared(Event):
+class ConsentDeclared(PrivateEvent):
     """The Speaker gave or refused consent (nomicam 208); private until the vote closes."""
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "speaker"
     proposal: int
     speaker: str
     consent: bool
 
-    def recipients(self) -> tuple[str, ...]:
-        """Return the Speaker only."""
-        return (self.speaker,)
-
 
 @dataclass(frozen=True)
-class VoteReminder(Event):
+class VoteReminder(PrivateEvent):
     """A private reminder to a voter who has not voted."""
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "voter"
     proposal: int
     voter: str
     closes_at: datetime
-
-    def recipients(self) -> tuple[str, ...]:
-        """Return the voter reminded."""
-        return (self.voter,)
 
 
 @dataclass(frozen=True)
@@ -420,17 +404,13 @@ class JudgeDeadlineMissed(Event):
 
 
 @dataclass(frozen=True)
-class JudgeReminder(Event):
+class JudgeReminder(PrivateEvent):
     """A private reminder to a Judge before their deadline."""
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "judge"
     cfj: int
     judge: str
     deadline: datetime
-
-    def recipients(self) -> tuple[str, ...]:
-        """Return the Judge."""
-        return (self.judge,)
 
 
 # --- The Speaker's overrides and refusals ---------------------------------------------------
@@ -446,33 +426,32 @@ class SpeakerOverride(Event):
 
 
 @dataclass(frozen=True)
-class CommandRejected(Event):
+class CommandRejected(PrivateEvent):
     """A command was refused: the kind of refusal and its facts. Changes nothing.
 
     The mail layer says what was wrong and what to do instead (``refusal_text``).
     """
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "actor"
     actor: str
     command: str
     refusal: Refusal
     facts: Facts = NO_FACTS
 
-    def recipients(self) -> tuple[str, ...]:
-        """Return the sender of the refused command."""
-        return (self.actor,)
 
-
-# The pace of play's events live in pace_events.py (this module's length); importing it here
-# puts them in EVENT_TYPES below.
-from speakerbot.engine import pace_events  # noqa: E402, F401
-from speakerbot.engine.debate_events import (  # noqa: E402 (debate.py's, for the same reason)
-    DebateContributed as DebateContributed,
-)
-from speakerbot.engine.debate_events import ProposalRevised as ProposalRevised  # noqa: E402
-from speakerbot.engine.debate_events import VoteStarted as VoteStarted  # noqa: E402
-
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.__name__: cls for cls in Event.__subclasses__()  # every event is a direct subclass
-}
+# Every kind of event the record may hold, declared here once: the codec reads a stored
+# event's "type" against it, and a kind left out could not be read back.
+EVENT_TYPES: dict[str, type[Event]] = {kind.__name__: kind for kind in (
+    GameStarted, PlayerJoined, PlayerLeft, TurnPassed, TurnConsentGiven, SpeakerChanged,
+    ProposalSubmitted, BallotCast, BallotWithdrawn, ConsentDeclared, VoteReminder,
+    RemindersSent, VoteExtended, VoteClosed, ProposalVoided, DieThrown, ScoreChanged,
+    GameWon, NewGameBegun, GameEnded, RuleEnacted, RuleAmended, RuleRepealed,
+    RuleTransmuted, MechanicSet, AdoptionSwitchedToMajority, ClauseFailed,
+    InformalProposalAdopted, MechanicsMayHaveChanged, CfjCalled, JudgeAssigned,
+    JudgementDelivered, OverruleSupported, JudgementOverruled, JudgeDeadlineMissed,
+    JudgeReminder, SpeakerOverride, CommandRejected,
+    pe.GamePaused, pe.GameResumed, pe.AbsenceDeclared, pe.AbsenceEnded, pe.TurnReminder,
+    pe.TurnOverdue, pe.Reminded,
+    de.ProposalRevised, de.VoteStarted, de.DebateContributed,
+)}
 """Every kind of event by class name, for storage."""

@@ -1,6 +1,6 @@
 """The pace of play's events: the host's pause, players' absences, a turn's deadline, reminders.
 
-They are re-exported by :mod:`speakerbot.engine.events`, which lists every kind of event.
+They are listed with every other kind of event in :data:`speakerbot.engine.events.EVENT_TYPES`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Literal
 
-from speakerbot.engine.events import Event
+from speakerbot.engine.base_event import Event, PrivateEvent
 
 
 @dataclass(frozen=True)
@@ -47,17 +47,13 @@ class AbsenceEnded(Event):
 
 
 @dataclass(frozen=True)
-class TurnReminder(Event):
+class TurnReminder(PrivateEvent):
     """A private reminder to the mover that their turn's deadline is near."""
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "mover"
     turn: int
     mover: str
     deadline: datetime
-
-    def recipients(self) -> tuple[str, ...]:
-        """Return the mover."""
-        return (self.mover,)
 
 
 @dataclass(frozen=True)
@@ -80,17 +76,14 @@ class Owed:
 
 
 @dataclass(frozen=True)
-class Reminded(Event):
+class Reminded(PrivateEvent):
     """One reminder mail to one player: everything they owe that falls due soon, soonest first.
 
     It replaces a reminder per player per proposal (``VoteReminder``) and per CFJ
     (``JudgeReminder``), which older records still hold and replay as before.
     """
 
-    public: ClassVar[bool] = False
+    seen_by: ClassVar[str] = "player"
     player: str
     owed: tuple[Owed, ...]
 
-    def recipients(self) -> tuple[str, ...]:
-        """Return the player reminded."""
-        return (self.player,)

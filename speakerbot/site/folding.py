@@ -273,36 +273,42 @@ class _Folder:
             diff=diff_lines("", event.text))])
         self.game.rules[event.number] = entry.rule = rule
 
-    def _amended(self, seq: int, event: e.RuleAmended, entry: Entry) -> None:
+    def _changed(self, seq: int, event: e.RuleAmended | e.RuleTransmuted | e.RuleRepealed,
+                 kind: str, note: str = "", diff: tuple[DiffLine, ...] = ()) -> RuleRecord | None:
+        """Take out the rule an event changes, with the change in its history (None: unknown)."""
         rule = self.game.rules.pop(event.number, None)
-        if rule is None:
-            return
-        rule.history.append(RuleStep(
-            "amended", event.at, seq, event.proposal, event.by_speaker,
-            _renumbered(event.number, event.new_number), diff_lines(rule.text, event.text)))
-        rule.text, rule.number = event.text, event.new_number
-        self.game.rules[event.new_number] = entry.rule = rule
+        if rule is not None:
+            rule.history.append(RuleStep(kind, event.at, seq, event.proposal, event.by_speaker,
+                                         note, diff))
+        return rule
+
+    def _renumber(self, rule: RuleRecord, number: int, entry: Entry) -> None:
+        rule.number = number
+        self.game.rules[number] = entry.rule = rule
+
+    def _amended(self, seq: int, event: e.RuleAmended, entry: Entry) -> None:
+        old = self.game.rules.get(event.number)
+        diff = diff_lines(old.text, event.text) if old is not None else ()
+        rule = self._changed(seq, event, "amended",
+                             _renumbered(event.number, event.new_number), diff)
+        if rule is not None:
+            rule.text = event.text
+            self._renumber(rule, event.new_number, entry)
 
     def _transmuted(self, seq: int, event: e.RuleTransmuted, entry: Entry) -> None:
-        rule = self.game.rules.pop(event.number, None)
-        if rule is None:
-            return
         note = ("to mutable" if event.mutable else "to immutable") + _renumbered(
             event.number, event.new_number)
-        rule.history.append(RuleStep("transmuted", event.at, seq, event.proposal,
-                                     event.by_speaker, note))
-        rule.mutable, rule.number = event.mutable, event.new_number
-        self.game.rules[event.new_number] = entry.rule = rule
+        rule = self._changed(seq, event, "transmuted", note)
+        if rule is not None:
+            rule.mutable = event.mutable
+            self._renumber(rule, event.new_number, entry)
 
     def _repealed(self, seq: int, event: e.RuleRepealed, entry: Entry) -> None:
-        rule = self.game.rules.pop(event.number, None)
-        if rule is None:
-            return
-        rule.history.append(RuleStep("repealed", event.at, seq, event.proposal,
-                                     event.by_speaker))
-        rule.repealed = True
-        self.game.repealed.append(rule)
-        entry.rule = rule
+        rule = self._changed(seq, event, "repealed")
+        if rule is not None:
+            rule.repealed = True
+            self.game.repealed.append(rule)
+            entry.rule = rule
 
     def _switched(self, seq: int, event: e.AdoptionSwitchedToMajority, entry: Entry) -> None:
         rule = self.game.rules.get(event.rule)

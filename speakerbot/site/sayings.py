@@ -1,7 +1,8 @@
 """One line for each public event, as the archive's timeline shows it.
 
-The same line HISTORY sends by mail (``speakerbot.mail.outbound.lookups.describe_event``),
-so that the archive and the Speaker's answers tell the game alike.
+The same line HISTORY and SHOW send by mail (``speakerbot.mail.outbound.lookups.describe_event``,
+from the one catalogue of sentences in ``speakerbot.mail.outbound.sentences``), so that the
+archive and the Speaker's answers tell the game alike.
 """
 
 from __future__ import annotations

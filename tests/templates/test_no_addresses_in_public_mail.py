@@ -15,8 +15,8 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import replay
 from speakerbot.mail.outbound.announcements import Announcer
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
-from speakerbot.mail.outbound.describe import without_addresses
 from speakerbot.mail.outbound.lookups import describe_event
+from speakerbot.mail.outbound.naming import without_addresses
 from speakerbot.resources import templates_dir
 from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game
 

@@ -19,11 +19,10 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
-from speakerbot.mail.outbound.announcements import _clause_views, receipt_lines, text_diff
-from speakerbot.mail.outbound.compose import Renderer, format_time, points
-from speakerbot.mail.outbound.describe import without_addresses
-from speakerbot.mail.outbound.pace import HISTORY_SAYERS as PACE_HISTORY
-from speakerbot.mail.outbound.wording import clause_failure_text
+from speakerbot.mail.outbound.announcements import receipt_lines
+from speakerbot.mail.outbound.compose import Renderer, format_time
+from speakerbot.mail.outbound.diffs import clause_views, text_diff
+from speakerbot.mail.outbound.sentences import SENTENCES, mutability, record_line, shortened
 
 __all__ = [
     "Names",
@@ -38,9 +37,6 @@ __all__ = [
     "show_rule",
 ]
 
-_SHOWN_TEXT = 120
-"""Free text (titles, statements, reasons) is cut to this many characters in a timeline."""
-
 Names = Mapping[str, str]
 """Display names by address: who an event names is written by name where one is known."""
 
@@ -50,132 +46,9 @@ _LINE_KEYS = ("seq", "prev", "hash")
 # --------------------------------------------------------------------------- one line an event
 
 
-def _short(text: str) -> str:
-    """One line of free text: white space tidied, cut to :data:`_SHOWN_TEXT` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= _SHOWN_TEXT else text[: _SHOWN_TEXT - 1] + "…"
-
-
-def _by(proposal: int | None, by_speaker: bool) -> str:
-    if proposal is not None:
-        return f" by proposal {proposal}"
-    return " by the Speaker" if by_speaker else ""
-
-
-def _status(mutable: bool) -> str:
-    return "mutable" if mutable else "immutable"
-
-
-def _now_rule(number: int, new_number: int) -> str:
-    return f", now rule {new_number}" if new_number != number else ""
-
-
-def _list(named: Sequence[str]) -> str:
-    if not named:
-        return "nobody"
-    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-
-
-_Sayer = Callable[[Any, Callable[[str], str]], str]
-
-
-def _proposal_submitted(ev: e.ProposalSubmitted, name: Callable[[str], str]) -> str:
-    closes = (f"voting closes {format_time(ev.closes_at)}" if ev.closes_at
-              else "voting is open until every player has voted")
-    if ev.debate_until is not None:
-        closes = f"in debate until {format_time(ev.debate_until)} at the latest"
-    return f"Proposal {ev.number} “{_short(ev.title)}” submitted by {name(ev.proposer)}; {closes}"
-
-
-def _vote_closed(ev: e.VoteClosed, name: Callable[[str], str]) -> str:
-    verdict = "ADOPTED" if ev.adopted else "REJECTED"
-    return (f"Proposal {ev.proposal} {verdict}: {ev.for_votes} FOR, {ev.against_votes} AGAINST"
-            + ("" if ev.quorum_reached else " (quorum not reached)"))
-
-
-def _player_joined(ev: e.PlayerJoined, name: Callable[[str], str]) -> str:
-    added = " (added by the Speaker)" if ev.by_speaker else ""
-    role = " as the Speaker" if ev.role.value == "speaker" else ""
-    return f"{ev.name} joined the game{role}{added}"
-
-
-def _judge_assigned(ev: e.JudgeAssigned, name: Callable[[str], str]) -> str:
-    due = f", to judge by {format_time(ev.deadline)}" if ev.deadline else ""
-    return f"CFJ {ev.cfj}: {name(ev.judge)} is the Judge ({_short(ev.how)}){due}"
-
-
-def _game_started(ev: e.GameStarted, name: Callable[[str], str]) -> str:
-    return (f"The game {_short(ev.title)} began under the {ev.preset} preset, with "
-            f"{len(ev.rules)} rules; {ev.host_name or ev.host} is the Speaker")
-
-
-# One sayer per public kind of event: a flat table, each entry a sentence with its fields.
-_SAYERS: dict[type[e.Event], _Sayer] = {
-    e.GameStarted: _game_started,
-    e.PlayerJoined: _player_joined,
-    e.PlayerLeft: lambda ev, name: (
-        f"{name(ev.address)} " + ("forfeited" if ev.reason == "forfeit"
-                                  else "was removed from the game")),
-    e.TurnPassed: lambda ev, name: f"Turn {ev.number}: it is {name(ev.mover)}'s turn to propose",
-    e.TurnConsentGiven: lambda ev, name: (
-        f"{name(ev.player)} agreed that turn {ev.turn} may end while a CFJ is undecided"),
-    e.SpeakerChanged: lambda ev, name: f"{name(ev.new)} is now the Speaker, after {name(ev.old)}",
-    e.ProposalSubmitted: _proposal_submitted,
-    e.RemindersSent: lambda ev, _: f"The reminders for proposal {ev.proposal} went out",
-    e.VoteExtended: lambda ev, _: (
-        f"The vote on proposal {ev.proposal} now closes {format_time(ev.closes_at)}"),
-    e.VoteClosed: _vote_closed,
-    e.ProposalVoided: lambda ev, _: (
-        f"Proposal {ev.proposal} was voided" + (f": {_short(ev.reason)}" if ev.reason else "")),
-    e.DieThrown: lambda ev, name: f"{name(ev.player)} threw a {ev.sides}-sided die: {ev.value}",
-    e.ScoreChanged: lambda ev, name: (
-        f"{name(ev.player)} {points(ev.delta, signed=True)}: {_short(ev.reason)}"),
-    e.GameWon: lambda ev, name: (
-        f"{_list([name(a) for a in ev.winners])} won: {_short(ev.reason)}"),
-    e.NewGameBegun: lambda ev, name: (
-        f"Game {ev.game_number} begins; {name(ev.new_speaker)} is the Speaker"),
-    e.GameEnded: lambda ev, _: f"The game ended: {_short(ev.reason)}",
-    e.RuleEnacted: lambda ev, _: (
-        f"Rule {ev.number} enacted ({_status(ev.mutable)}){_by(ev.proposal, ev.by_speaker)}"),
-    e.RuleAmended: lambda ev, _: (
-        f"Rule {ev.number} amended{_by(ev.proposal, ev.by_speaker)}"
-        f"{_now_rule(ev.number, ev.new_number)}"),
-    e.RuleRepealed: lambda ev, _: f"Rule {ev.number} repealed{_by(ev.proposal, ev.by_speaker)}",
-    e.RuleTransmuted: lambda ev, _: (
-        f"Rule {ev.number} made {_status(ev.mutable)}{_by(ev.proposal, ev.by_speaker)}"
-        f"{_now_rule(ev.number, ev.new_number)}"),
-    e.MechanicSet: lambda ev, _: (
-        f"{ev.name} set to {_short(ev.value)}{_by(ev.proposal, ev.by_speaker)}"),
-    e.AdoptionSwitchedToMajority: lambda ev, _: (
-        f"After {ev.circuits} complete circuits rule {ev.rule} requires only a simple majority"),
-    e.ClauseFailed: lambda ev, _: (
-        f"Proposal {ev.proposal} could not {ev.clause.describe()}: {clause_failure_text(ev)}"),
-    e.InformalProposalAdopted: lambda ev, _: (
-        f"Proposal {ev.proposal} has no structured clauses: the Speaker carries it out"),
-    e.MechanicsMayHaveChanged: lambda ev, _: (
-        f"Rule {ev.rule} changed; the Speaker should check {', '.join(ev.mechanics)}"),
-    e.CfjCalled: lambda ev, name: (
-        f"CFJ {ev.number} called by {name(ev.caller)}: {_short(ev.statement)}"),
-    e.JudgeAssigned: _judge_assigned,
-    e.JudgementDelivered: lambda ev, name: (
-        f"CFJ {ev.cfj} judged {ev.judgement.value} by {name(ev.judge)}"),
-    e.OverruleSupported: lambda ev, name: (
-        f"{name(ev.player)} voted to overrule the judgement on CFJ {ev.cfj}"),
-    e.JudgementOverruled: lambda ev, _: f"The judgement on CFJ {ev.cfj} was overruled",
-    e.JudgeDeadlineMissed: lambda ev, name: (
-        f"CFJ {ev.cfj}: {name(ev.judge)} did not judge in time"),
-    e.SpeakerOverride: lambda ev, name: (
-        f"The Speaker acted: {_short(without_addresses(ev.summary, name))}"),
-    # Debate before the vote.
-    e.ProposalRevised: lambda ev, _: f"Proposal {ev.proposal} was revised by its proposer",
-    e.VoteStarted: lambda ev, _: (
-        f"The vote on proposal {ev.proposal} began"
-        + (" (called by its proposer)" if ev.how == "called" else " (the debate ended)")
-        + (f"; voting closes {format_time(ev.closes_at)}" if ev.closes_at else "")),
-    e.DebateContributed: lambda ev, name: (
-        f"{name(ev.player)} argued about proposal {ev.proposal}"),
-    **PACE_HISTORY,  # the pace of play
-}
+# The kinds of event that have a public line (the test of every public kind reads it).
+_SAYERS = frozenset(kind for kind, sentence in SENTENCES.items()
+                    if sentence.said or sentence.recorded)
 
 
 def _words(kind: str) -> str:
@@ -198,8 +71,8 @@ def describe_event(event: e.Event, names: Names | None = None) -> str:
     def name(address: str) -> str:
         return known.get(address) or address
 
-    sayer = _SAYERS.get(type(event))
-    return sayer(event, name) if sayer else _words(type(event).__name__)
+    said = record_line(event, name)
+    return said if said is not None else _words(type(event).__name__)
 
 
 def event_of(line: Mapping[str, Any]) -> e.Event | None:
@@ -315,7 +188,7 @@ def show_proposal(renderer: Renderer, state: GameState, number: int,
 
     return renderer.render(
         "show_proposal.txt", proposal=proposal, open=is_open, proposer=name(proposal.proposer),
-        clauses=_clause_views(proposal.clauses, state) if is_open else
+        clauses=clause_views(proposal.clauses, state) if is_open else
         [{"what": clause.describe(), "diff": "", "setting": ""} for clause in proposal.clauses],
         status=proposal.status.value.upper(), result=closing,
         ballots=[(name(voter), choice.value) for voter, choice in closing.ballots]
@@ -359,7 +232,7 @@ def find_rule(state: GameState, number: int) -> tuple[Rule | None, str]:
 def _proposal_words(state: GameState, change: RuleChange) -> str:
     if change.proposal is not None:
         found = state.proposals.get(change.proposal)
-        title = f" (“{_short(found.title)}”)" if found is not None else ""
+        title = f" (“{shortened(found.title)}”)" if found is not None else ""
         return f" by proposal {change.proposal}{title}"
     return " by the Speaker" if change.by_speaker else ""
 
@@ -395,7 +268,7 @@ def _steps(state: GameState, rule: Rule) -> list[_Step]:
             what = f"Amended{by}, {when}{moved}"
             diff = text_diff(change.previous_text or "", texts[index])
         elif change.kind == "transmuted":
-            what = f"Made {_status(mutable[index])}{by}, {when}{moved}"
+            what = f"Made {mutability(mutable[index])}{by}, {when}{moved}"
         elif change.kind == "renumbered":
             what = f"Renumbered from rule {change.previous_number}{by}, {when}"
         else:
@@ -418,7 +291,7 @@ def show_rule(renderer: Renderer, state: GameState, number: int) -> str:
     if rule is None:
         return _missing("rule", number, state.rules, "RULES sends the whole ruleset.")
     return renderer.render(
-        "show_rule.txt", rule=rule, note=note, status=_status(rule.mutable),
+        "show_rule.txt", rule=rule, note=note, status=mutability(rule.mutable),
         repealed=rule.number not in state.rules or state.rules[rule.number] is not rule,
         steps=_steps(state, rule),
     )

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
+from speakerbot.mail.outbound.batch import Batch, Composer, Voice
 from speakerbot.mail.outbound.compose import Outgoing, format_time
-
-if TYPE_CHECKING:
-    from speakerbot.mail.outbound.announcements import Announcer, _Batch
 
 
 @dataclass(frozen=True)
@@ -39,14 +36,14 @@ def as_reminded(event: e.VoteReminder | e.JudgeReminder | pe.Reminded) -> pe.Rem
     return event
 
 
-def reminded(announcer: Announcer, head: e.Event, batch: _Batch) -> Outgoing:
+def reminded(voice: Voice, head: e.Event, batch: Batch) -> Outgoing:
     """Compose one player's reminder of everything the event says they owe."""
     assert isinstance(head, e.VoteReminder | e.JudgeReminder | pe.Reminded)
     event = as_reminded(head)
     state = batch.state
     player = state.name_of(event.player)
-    render = announcer.renderer.render
-    identity = announcer.identity
+    render = voice.renderer.render
+    identity = voice.identity
     if len(event.owed) == 1:
         owed = event.owed[0]
         if owed.what == "vote":
@@ -72,6 +69,14 @@ def reminded(announcer: Announcer, head: e.Event, batch: _Batch) -> Outgoing:
                   judgements=judgements, identity=identity)
     subject = f"Reminder: {owing}, the first due {format_time(items[0].due)}"
     return Outgoing("reminder", (event.player,), subject, body, batch.key)
+
+
+COMPOSERS: dict[type[e.Event], Composer] = {
+    e.VoteReminder: reminded,  # an older record's
+    e.JudgeReminder: reminded,
+    pe.Reminded: reminded,
+}
+"""The reminders' composer, by each kind of reminder that heads a message."""
 
 
 def _count(n: int, thing: str) -> str:

@@ -7,18 +7,15 @@ confirmation names only the sender's own ballot.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from speakerbot.engine import events as e
-from speakerbot.engine.model import GameState, ProposalStatus
+from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import ballot_receipt
-from speakerbot.engine.tally import fraction_words
-from speakerbot.mail.outbound import debate, pace
 from speakerbot.mail.outbound.announcements import scoreboard
-from speakerbot.mail.outbound.compose import Renderer, format_time
-from speakerbot.mail.outbound.describe import describe
+from speakerbot.mail.outbound.compose import Renderer
+from speakerbot.mail.outbound.sentences import reply_line
 from speakerbot.mail.outbound.wording import refusal_text
 
 MAX_IGNORED_SHOWN = 10
@@ -102,74 +99,7 @@ def _said(event: e.Event, state: GameState, actor: str) -> str | None:
     """Say what one event means to the sender of the command, or None if nothing."""
     if isinstance(event, e.PlayerJoined | e.PlayerLeft) and event.address != actor:
         return None  # someone else joining or leaving is news, not this command's outcome
-    sayer = _SAYINGS.get(type(event))
-    return sayer(event, state) if sayer else None
-
-
-def _ballot_cast(event: e.BallotCast, state: GameState) -> str:
-    number, choice = event.proposal, event.choice.value
-    proposal = state.proposals[number]
-    if proposal.status is not ProposalStatus.OPEN:
-        # The last ballot closed the vote: nothing is sealed any more.
-        return f"Your ballot on proposal {number} is {choice}."
-    closes = proposal.closes_at
-    until = f" until {format_time(closes)}" if closes else " until the vote closes"
-    return (f"Your ballot on proposal {number} is {choice}. It stays sealed, and you may "
-            f"change it{until}.{debate.held_ballot(event, state)}")
-
-
-def _proposal_submitted(event: e.ProposalSubmitted, state: GameState) -> str:
-    if event.debate_until is not None:
-        return debate.said_submitted(event)
-    deadline = f" Voting closes {format_time(event.closes_at)}." if event.closes_at else ""
-    return (f"Your proposal is number {event.number}, \"{event.title}\"; it has been sent to "
-            f"every player.{deadline}")
-
-
-def _consent_declared(event: e.ConsentDeclared, state: GameState) -> str:
-    number = event.proposal
-    if event.consent:
-        return f"You consent to proposal {number}."
-    share = state.rules_mechanics.refused_consent_threshold
-    return (f"You refuse consent to proposal {number}: it needs {fraction_words(share)} of the "
-            "votes cast. The refusal is announced with the results.")
-
-
-def _described(event: e.Event, state: GameState) -> str:
-    return describe(event, state) + "."
-
-
-# What each kind of event says in the reply to the command that caused it; kinds not listed
-# say nothing there.
-_SAYINGS: dict[type[e.Event], Callable[[Any, GameState], str]] = {
-    e.BallotCast: _ballot_cast,
-    e.BallotWithdrawn: lambda ev, _: (
-        f"Your ballot on proposal {ev.proposal} is withdrawn: you abstain."),
-    e.ProposalSubmitted: _proposal_submitted,
-    e.CfjCalled: lambda ev, _: f"Your call for judgement is CFJ {ev.number}.",
-    e.JudgeAssigned: lambda ev, state: f"The Judge of CFJ {ev.cfj} is {state.name_of(ev.judge)}.",
-    e.JudgementDelivered: lambda ev, _: (
-        f"Your judgement on CFJ {ev.cfj}, {ev.judgement.value}, is recorded and sent to every "
-        "player."),
-    e.ConsentDeclared: _consent_declared,
-    e.TurnConsentGiven: lambda ev, _: "You agree that the next turn may begin.",
-    e.OverruleSupported: lambda ev, _: (
-        f"Your vote to overrule the judgement on CFJ {ev.cfj} is recorded."),
-    e.JudgementOverruled: lambda ev, _: f"The judgement on CFJ {ev.cfj} is overruled.",
-    e.PlayerJoined: lambda ev, state: f"Welcome to {state.title}, {ev.name}.",
-    e.PlayerLeft: lambda ev, _: "You have left the game.",
-    e.SpeakerOverride: lambda ev, _: f"Done: {ev.summary}. Every player is told.",
-    e.VoteClosed: lambda ev, _: (
-        f"The vote on proposal {ev.proposal} closed: {'ADOPTED' if ev.adopted else 'REJECTED'}."),
-    e.GameWon: _described,
-    e.GameEnded: _described,
-    e.NewGameBegun: _described,
-    e.TurnPassed: _described,
-    e.ProposalRevised: debate.said_revised,
-    e.VoteStarted: debate.said_vote_started,
-    e.DebateContributed: debate.said_argument,
-    **pace.SAYINGS,
-}
+    return reply_line(event, state)
 
 
 class ReplyWriter:
