@@ -45,6 +45,11 @@ def subject_of(message: CapturedMessage) -> str:
     return str(message.parsed()["Subject"])
 
 
+def admin_mail(line: str) -> str:
+    """The body of the host's mail that runs ``line``, an ADMIN command, with the password."""
+    return f"PASSWORD {PASSWORD}\n{line}\n"
+
+
 class RunningGame:
     """One game's config, database, mailbox and daemon process."""
 
@@ -127,6 +132,13 @@ security = "none"
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "speakerbot", "run", "--config", str(self.config)],
                 stdout=log, stderr=log, env={**self.env, **env}, cwd=self.tmp)
+
+    def begin(self, *players: tuple[str, str]) -> None:
+        """``speakerbot init``, each (address, name) added as a player, then the daemon."""
+        self.cli("init")
+        for address, name in players:
+            self.cli("player", "add", address, name)
+        self.start()
 
     def stop(self, timeout: float = 30) -> int:
         """SIGTERM, and wait for a clean exit (on a hang, dump the daemon's stacks first)."""

@@ -15,10 +15,10 @@ from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import (
-    PASSWORD,
     SPEAKER,
     MakeGame,
     RunningGame,
+    admin_mail,
     body_of,
     subject_of,
 )
@@ -32,16 +32,13 @@ db_url = db_url_on("sqlite")
 
 def _running(make_game: MakeGame, ruleset: str, mechanics: dict[str, str]) -> RunningGame:
     game = make_game(ruleset, mechanics)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"))
     game.wait_log("running the game")
     return game
 
 
 def _admin(game: RunningGame, subject: str, line: str) -> str:
-    game.send(SPEAKER, subject, f"PASSWORD {PASSWORD}\n{line}\n")
+    game.send(SPEAKER, subject, admin_mail(line))
     return body_of(game.wait_subject(f"Re: {subject}", to=SPEAKER))
 
 
