@@ -222,6 +222,11 @@ security = "none"
         return self.wait_for(lambda m: fragment in subject_of(m)
                              and (to is None or to in m.rcpt_tos), timeout)
 
+    def admin(self, subject: str, line: str) -> str:
+        """Send ``line`` as the host's admin mail; return the body of the reply to it."""
+        self.send(SPEAKER, subject, admin_mail(line))
+        return body_of(self.wait_subject(f"Re: {subject}", to=SPEAKER))
+
     def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
         return [m for m in self.sink.messages if fragment in subject_of(m)
                 and (to is None or to in m.rcpt_tos)]

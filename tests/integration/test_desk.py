@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import time
 
-from tests.integration.game_harness import (
-    SPEAKER,
-    MakeGame,
-    RunningGame,
-    admin_mail,
-    body_of,
-    subject_of,
-)
+from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of, subject_of
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 MECHANICS = {"voting_period": "1h", "reminder_before": "none", "win_points": "1000"}
@@ -61,7 +54,7 @@ def test_admin_from_the_desk_is_announced_within_seconds_as_its_mail_twin(
     assert "Status for Alice (score 5):" in status, status
 
     # The same words by mail, with the password: the same announcement.
-    game.send(SPEAKER, "admin", admin_mail(f"ADMIN SCORE {ALICE} +5 solved the riddle"))
+    game.admin("admin", f"ADMIN SCORE {ALICE} +5 solved the riddle")
     mail_subject, mail_body, _ = _announcement(game, override, 1)
     assert (mail_subject, mail_body) == (desk_subject, desk_body)
 
