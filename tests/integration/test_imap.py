@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta, timezone
-from email.message import EmailMessage
 from typing import Any, ClassVar
 
 import pytest
@@ -28,6 +27,7 @@ from speakerbot.adapters.imap import (
     ImapWatcher,
 )
 from tests.support.dovecot import DovecotServer
+from tests.support.messages import plain_message
 from tests.support.ports import LOOPBACK, free_port
 
 pytestmark = pytest.mark.integration
@@ -63,13 +63,7 @@ def _settings(
 
 
 def _raw(subject: str) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = "alice@example.test"
-    msg["To"] = "speaker@example.test"
-    msg["Subject"] = subject
-    msg["Message-ID"] = f"<{uuid.uuid4().hex}@example.test>"
-    msg.set_content(f"{subject}: I propose that the Speaker be a robot.\n")
-    return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+    return plain_message(subject, f"{subject}: I propose that the Speaker be a robot.\n")
 
 
 def _big(subject: str, body_size: int, marker: bytes = b"BODY-ONLY-MARKER") -> bytes:
