@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -36,27 +36,18 @@ from tests.support.mailgame import (
     TAG,
     Mail,
     MailGame,
+    MakeMailGame,
     ballot_leaks,
+    mail_games,
 )
 
-MakeGame = Callable[..., MailGame]
+MakeGame = MakeMailGame
 
 
 @pytest.fixture
 def make_game(tmp_path: Path) -> Iterator[MakeGame]:
-    games: list[MailGame] = []
-
-    def make(ruleset: str = "nomicam", players: tuple[str, ...] = (ALICE, BOB, CAROL),
-             **options: Any) -> MailGame:
-        folder = tmp_path / f"game{len(games)}"
-        folder.mkdir()
-        game = MailGame(folder, ruleset, players, **options)
-        games.append(game)
-        return game
-
-    yield make
-    for game in games:
-        game.close()
+    with mail_games(tmp_path) as make:
+        yield make
 
 
 @pytest.fixture
