@@ -18,9 +18,11 @@ from tests.integration.game_harness import MakeGame, RunningGame
 from tests.support.dovecot import DovecotServer
 from tests.support.ports import MissingServerBinary
 from tests.support.postgres import PostgresServer
+from tests.support.servers import LoopbackServer
 from tests.support.smtp_sink import SmtpSink
 
 T = TypeVar("T")
+S = TypeVar("S", bound=LoopbackServer)
 
 
 def _make(factory: Callable[[], T]) -> T:
@@ -32,37 +34,32 @@ def _make(factory: Callable[[], T]) -> T:
     pytest.fail(missing, pytrace=False)
 
 
-@pytest.fixture(scope="session")
-def dovecot() -> Iterator[DovecotServer]:
-    """A running Dovecot IMAP server shared by the session (add users as you need them)."""
-    server = _make(DovecotServer)
+def _serve(factory: Callable[[], S]) -> Iterator[S]:
+    """Build and start a server; close it at the end, also when it failed to start."""
+    server = _make(factory)
     try:
         server.start()
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[DovecotServer]:
+    """A running Dovecot IMAP server shared by the session (add users as you need them)."""
+    yield from _serve(DovecotServer)
 
 
 @pytest.fixture
 def smtp_sink() -> Iterator[SmtpSink]:
     """A fresh SMTP sink for one test: nothing captured, accepting everything."""
-    sink = SmtpSink()
-    sink.start()
-    try:
-        yield sink
-    finally:
-        sink.stop()
+    yield from _serve(SmtpSink)
 
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """A running PostgreSQL server shared by the session."""
-    server = _make(PostgresServer)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.close()
+    yield from _serve(PostgresServer)
 
 
 @pytest.fixture

@@ -45,6 +45,11 @@ def subject_of(message: CapturedMessage) -> str:
     return str(message.parsed()["Subject"])
 
 
+def admin_mail(line: str) -> str:
+    """The body of the host's mail that runs ``line``, an ADMIN command, with the password."""
+    return f"PASSWORD {PASSWORD}\n{line}\n"
+
+
 class RunningGame:
     """One game's config, database, mailbox and daemon process."""
 
@@ -128,6 +133,13 @@ security = "none"
                 [sys.executable, "-m", "speakerbot", "run", "--config", str(self.config)],
                 stdout=log, stderr=log, env={**self.env, **env}, cwd=self.tmp)
 
+    def begin(self, *players: tuple[str, str]) -> None:
+        """``speakerbot init``, each (address, name) added as a player, then the daemon."""
+        self.cli("init")
+        for address, name in players:
+            self.cli("player", "add", address, name)
+        self.start()
+
     def stop(self, timeout: float = 30) -> int:
         """SIGTERM, and wait for a clean exit (on a hang, dump the daemon's stacks first)."""
         assert self.process is not None
@@ -209,6 +221,11 @@ security = "none"
                      timeout: float = 30) -> CapturedMessage:
         return self.wait_for(lambda m: fragment in subject_of(m)
                              and (to is None or to in m.rcpt_tos), timeout)
+
+    def admin(self, subject: str, line: str) -> str:
+        """Send ``line`` as the host's admin mail; return the body of the reply to it."""
+        self.send(SPEAKER, subject, admin_mail(line))
+        return body_of(self.wait_subject(f"Re: {subject}", to=SPEAKER))
 
     def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
         return [m for m in self.sink.messages if fragment in subject_of(m)

@@ -26,6 +26,7 @@ from tests.integration.game_harness import (
     SPEAKER,
     MakeGame,
     RunningGame,
+    admin_mail,
     body_of,
     subject_of,
 )
@@ -77,10 +78,7 @@ def raw_from(sender: str, subject: str, body: str, *, authenticated: bool = True
 def start(make_game: MakeGame, players: tuple[str, ...] = (ALICE, BOB, CAROL),
           auth: dict[str, str] | None = None, **mechanics: str) -> RunningGame:
     game = make_game("nomicam", {**QUIET, **mechanics}, auth=auth)
-    game.cli("init")
-    for address in players:
-        game.cli("player", "add", address, address.split("@")[0].title())
-    game.start()
+    game.begin(*((address, address.split("@")[0].title()) for address in players))
     return game
 
 
@@ -215,16 +213,16 @@ def test_a_copied_message_id_does_not_drop_a_players_ballot(make_game: MakeGame)
 
 def test_the_host_keeps_admin_after_a_win_moves_the_speakers_role(make_game: MakeGame) -> None:
     game = start(make_game, win_points="20")
-    game.send(SPEAKER, "head start", f"PASSWORD {PASSWORD}\nADMIN SCORE {ALICE} +25 a test\n")
+    game.send(SPEAKER, "head start", admin_mail(f"ADMIN SCORE {ALICE} +25 a test"))
     game.wait_for(lambda m: "won the game" in subject_of(m))
     game.wait_for(lambda m: "Game 2 begins" in body_of(m))
     assert game.state().speaker == ALICE
-    game.send(SPEAKER, "correction", f"PASSWORD {PASSWORD}\nADMIN SCORE {BOB} +1 a fix\n")
+    game.send(SPEAKER, "correction", admin_mail(f"ADMIN SCORE {BOB} +1 a fix"))
     done = game.wait_subject("Re: correction", to=SPEAKER)
     assert "Done" in body_of(done), body_of(done)
     assert game.state().players[BOB].score == 1
     # The new in-game Speaker has no password, and ADMIN is the host's alone.
-    game.send(ALICE, "me too", f"PASSWORD {PASSWORD}\nADMIN SCORE {ALICE} +1 mine\n")
+    game.send(ALICE, "me too", admin_mail(f"ADMIN SCORE {ALICE} +1 mine"))
     refused = game.wait_subject("Re: me too", to=ALICE)
     assert "Nothing in your message was done" in body_of(refused)
     assert game.state().proposals == {} or all(
@@ -298,7 +296,7 @@ def test_forged_ballots_neither_spend_the_requests_nor_ride_along_with_a_confirm
     game.send(ALICE, "yes, that one", f"CONFIRM {listed['my vote']}\n", authenticated=False)
     applied = game.wait_subject("Re: my vote", to=ALICE)
     assert "Your ballot on proposal 301 is FOR" in body_of(applied)
-    game.send(SPEAKER, "close", f"PASSWORD {PASSWORD}\nADMIN CLOSE 301\n")
+    game.send(SPEAKER, "close", admin_mail("ADMIN CLOSE 301"))
     results = game.wait_for(lambda m: re.search(r"Proposal 301 (ADOPTED|DEFEATED)",
                                                 subject_of(m)) is not None)
     ballots = body_of(results).replace("\r\n", "\n").split("Ballots, revealed:")[1]

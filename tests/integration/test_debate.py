@@ -14,10 +14,7 @@ REVISED = "An adopted rurru-change takes full effect when its vote closes."
 def test_a_rurru_proposal_revised_in_debate_is_voted_on_as_revised(
         make_game: MakeGame) -> None:
     game = make_game("rurru", {"debate": "proponent", "reminder_before": "none"})
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"))
 
     game.send(ALICE, "PROPOSE: Faster votes", f"AMEND RULE 205:\n{FIRST}\n")
     distributed = game.wait_subject("Proposal 300: Faster votes", to=BOB)

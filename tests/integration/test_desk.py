@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import time
 
-from tests.integration.game_harness import (
-    PASSWORD,
-    SPEAKER,
-    MakeGame,
-    RunningGame,
-    body_of,
-    subject_of,
-)
+from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of, subject_of
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 MECHANICS = {"voting_period": "1h", "reminder_before": "none", "win_points": "1000"}
@@ -28,10 +21,7 @@ second; the rest is a busy test machine's margin). Without the look it waited up
 
 def _running(make_game: MakeGame) -> RunningGame:
     game = make_game("nomicam", MECHANICS)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.wait_log("running the game")
     # What was queued before the start goes out at the first cycle.
     game.wait_for(lambda m: BOB in m.rcpt_tos)
@@ -64,8 +54,7 @@ def test_admin_from_the_desk_is_announced_within_seconds_as_its_mail_twin(
     assert "Status for Alice (score 5):" in status, status
 
     # The same words by mail, with the password: the same announcement.
-    game.send(SPEAKER, "admin", f"PASSWORD {PASSWORD}\nADMIN SCORE {ALICE} +5 solved the "
-              "riddle\n")
+    game.admin("admin", f"ADMIN SCORE {ALICE} +5 solved the riddle")
     mail_subject, mail_body, _ = _announcement(game, override, 1)
     assert (mail_subject, mail_body) == (desk_subject, desk_body)
 

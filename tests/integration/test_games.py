@@ -13,6 +13,7 @@ from tests.integration.game_harness import (
     PASSWORD,
     SPEAKER,
     MakeGame,
+    admin_mail,
     body_of,
     subject_of,
 )
@@ -23,10 +24,7 @@ ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 def test_a_whole_nomicam_game_by_email_to_a_winner(make_game: MakeGame) -> None:
     game = make_game("nomicam", {"voting_period": "4s", "win_points": "20",
                                  "reminder_before": "none"})
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(CAROL, "joining", "Hello!\nJOIN Carol\n")
     game.wait_subject("Re: joining", to=CAROL)
 
@@ -72,10 +70,7 @@ def test_a_whole_nomicam_game_by_email_to_a_winner(make_game: MakeGame) -> None:
 
 def test_a_whole_suber_game_by_email_to_a_winner(make_game: MakeGame) -> None:
     game = make_game("suber", {"win_points": "12", "reminder_before": "none"})
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     for turn in range(1, 30):
         state = game.state()
         if state.ended:
@@ -125,12 +120,12 @@ def test_admin_commands_by_mail_need_the_speakers_address_and_password(
     game.cli("init")
     game.cli("player", "add", ALICE, "Alice")
     game.start()
-    game.send(ALICE, "take over", f"PASSWORD {PASSWORD}\nADMIN SCORE Alice +50 because\n")
+    game.send(ALICE, "take over", admin_mail("ADMIN SCORE Alice +50 because"))
     refused = game.wait_subject("Re: take over", to=ALICE)
     assert "Nothing in your message was done" in body_of(refused)
     game.send(SPEAKER, "fix", "PASSWORD wrong\nADMIN SCORE Alice +5 typo\n")
     game.wait_subject("Re: fix", to=SPEAKER)
-    game.send(SPEAKER, "fix again", f"PASSWORD {PASSWORD}\nADMIN SCORE Alice +5 typo\n")
+    game.send(SPEAKER, "fix again", admin_mail("ADMIN SCORE Alice +5 typo"))
     done = game.wait_subject("Re: fix again", to=SPEAKER)
     announced = game.wait_for(lambda m: "Speaker's override" in subject_of(m)
                               and "score" in subject_of(m))

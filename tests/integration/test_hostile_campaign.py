@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import Inbound, Outbox, Store
-from tests.integration.game_harness import PASSWORD, SPEAKER, MakeGame, RunningGame, body_of
+from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, admin_mail, body_of
 from tests.integration.hostile import campaign
 
 pytestmark = pytest.mark.integration
@@ -43,10 +43,7 @@ def wait_until(game: RunningGame, what: str, done: object, timeout: float = 120)
 
 def test_a_hostile_campaign_changes_no_ballot_and_stalls_nothing(make_game: MakeGame) -> None:
     game = make_game("nomicam", {"reminder_before": "none", "voting_period": "1d"})
-    game.cli("init")
-    for address in PLAYERS:
-        game.cli("player", "add", address, address.split("@")[0].title())
-    game.start()
+    game.begin(*((address, address.split("@")[0].title()) for address in PLAYERS))
     game.send(ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
     game.send(BOB, "PROPOSE: Cake", "Cake is served on Sundays.\n")
     game.wait_subject("Proposal 302:")
@@ -83,7 +80,7 @@ def test_a_hostile_campaign_changes_no_ballot_and_stalls_nothing(make_game: Make
     wait_until(game, "every message taken in", taken_in)
     took = time.monotonic() - started
     # The host closes the votes; the results reveal every counted ballot.
-    game.send(SPEAKER, "close", f"PASSWORD {PASSWORD}\nADMIN CLOSE 301\nADMIN CLOSE 302\n")
+    game.send(SPEAKER, "close", admin_mail("ADMIN CLOSE 301\nADMIN CLOSE 302"))
     first = game.wait_subject("Proposal 301 ADOPTED", timeout=60)
     second = game.wait_subject("Proposal 302 ", timeout=60)
     game.wait_subject("Re: close", to=SPEAKER)

@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta, timezone
-from email.message import EmailMessage
 from typing import Any, ClassVar
 
 import pytest
@@ -28,6 +27,7 @@ from speakerbot.adapters.imap import (
     ImapWatcher,
 )
 from tests.support.dovecot import DovecotServer
+from tests.support.messages import plain_message
 from tests.support.ports import LOOPBACK, free_port
 
 pytestmark = pytest.mark.integration
@@ -62,14 +62,31 @@ def _settings(
     return ImapSettings(**values)
 
 
+@pytest.fixture
+def user(dovecot: DovecotServer) -> str:
+    """A new IMAP user of the session's Dovecot, with an empty INBOX."""
+    return _new_user(dovecot)
+
+
+def _sixty(dovecot: DovecotServer) -> tuple[str, list[bytes], list[int]]:
+    """A new user whose INBOX holds 60 messages (more than two fetch batches), and their UIDs."""
+    user = _new_user(dovecot)
+    raws = [_raw(f"Message {n}") for n in range(60)]
+    return user, raws, dovecot.append_many(user, "INBOX", raws)
+
+
+def _keep_and_done(dovecot: DovecotServer) -> tuple[str, bytes, bytes, int]:
+    """A new user with two messages: one to keep, one processed (its UID is returned)."""
+    user = _new_user(dovecot)
+    keep, done = _raw("Keep"), _raw("Done")
+    dovecot.append(user, "INBOX", keep)
+    uid_done = dovecot.append(user, "INBOX", done)
+    assert uid_done is not None
+    return user, keep, done, uid_done
+
+
 def _raw(subject: str) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = "alice@example.test"
-    msg["To"] = "speaker@example.test"
-    msg["Subject"] = subject
-    msg["Message-ID"] = f"<{uuid.uuid4().hex}@example.test>"
-    msg.set_content(f"{subject}: I propose that the Speaker be a robot.\n")
-    return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+    return plain_message(subject, f"{subject}: I propose that the Speaker be a robot.\n")
 
 
 def _big(subject: str, body_size: int, marker: bytes = b"BODY-ONLY-MARKER") -> bytes:
@@ -294,9 +311,8 @@ class SocketAudit:
 
 
 def test_fetch_all_returns_bytes_and_internaldate_in_uid_order_without_seen(
-    dovecot: DovecotServer,
+    dovecot: DovecotServer, user: str
 ) -> None:
-    user = _new_user(dovecot)
     first, second = _raw("First"), _raw("Second")
     when_first = datetime(2024, 3, 1, 12, 30, 5, tzinfo=UTC)
     when_second = datetime(2024, 2, 1, 8, 0, tzinfo=timezone(timedelta(hours=2)))
@@ -320,8 +336,7 @@ def test_fetch_all_returns_bytes_and_internaldate_in_uid_order_without_seen(
     assert all(b"\\Seen" not in f for f in flags.values()), flags
 
 
-def test_garbage_bytes_round_trip(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_garbage_bytes_round_trip(dovecot: DovecotServer, user: str) -> None:
     garbage = b"\xff\xfe\x80 not a header \xe9\xe8\r\n\r\n\x81\x82\x83 8-bit \xc3(\r\n\x7f\x01end"
     dovecot.append(user, "INBOX", garbage)
     with _connected(_settings(dovecot, user)) as mailbox:
@@ -332,11 +347,7 @@ def test_garbage_bytes_round_trip(dovecot: DovecotServer) -> None:
 def test_move_to_processed_creates_the_nested_folder_and_tolerates_repeats(
     dovecot: DovecotServer,
 ) -> None:
-    user = _new_user(dovecot)
-    keep, done = _raw("Keep"), _raw("Done")
-    dovecot.append(user, "INBOX", keep)
-    uid_done = dovecot.append(user, "INBOX", done)
-    assert uid_done is not None
+    user, keep, done, uid_done = _keep_and_done(dovecot)
 
     with _connected(_settings(dovecot, user)) as mailbox:
         assert dovecot.list_folder(user, PROCESSED) == []  # created by connect()
@@ -353,11 +364,7 @@ def test_move_to_processed_creates_the_nested_folder_and_tolerates_repeats(
 
 
 def test_move_without_the_move_capability_copies_and_expunges(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
-    keep, done = _raw("Keep"), _raw("Done")
-    dovecot.append(user, "INBOX", keep)
-    uid_done = dovecot.append(user, "INBOX", done)
-    assert uid_done is not None
+    user, keep, done, uid_done = _keep_and_done(dovecot)
 
     with _connected(_settings(dovecot, user)) as mailbox:
         mailbox._use_move = False  # as on a server without RFC 6851
@@ -369,8 +376,7 @@ def test_move_without_the_move_capability_copies_and_expunges(dovecot: DovecotSe
     assert dovecot.list_folder(user) == [keep]
 
 
-def test_an_oversized_message_is_fetched_headers_only(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_an_oversized_message_is_fetched_headers_only(dovecot: DovecotServer, user: str) -> None:
     limit = 4000
     small = _raw("Small")
     exact = _big("Exactly at the limit", limit)
@@ -411,9 +417,7 @@ def test_an_oversized_message_is_fetched_headers_only(dovecot: DovecotServer) ->
 def test_fetch_batches_yields_at_most_a_batch_at_a_time_and_fetches_lazily(
     dovecot: DovecotServer,
 ) -> None:
-    user = _new_user(dovecot)
-    raws = [_raw(f"Message {n}") for n in range(60)]
-    uids = dovecot.append_many(user, "INBOX", raws)
+    user, raws, uids = _sixty(dovecot)
     assert FETCH_BATCH == 25
 
     with _connected(_settings(dovecot, user)) as mailbox:
@@ -434,8 +438,9 @@ def test_fetch_batches_yields_at_most_a_batch_at_a_time_and_fetches_lazily(
     assert all(m.oversized is None for m in fetched)
 
 
-def test_new_settings_are_checked_and_localhost_counts_as_loopback(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_new_settings_are_checked_and_localhost_counts_as_loopback(
+    dovecot: DovecotServer, user: str
+) -> None:
     with pytest.raises(ValueError, match="max_size"):
         _settings(dovecot, user, max_size=0)
     with pytest.raises(ValueError, match="rejected_folder"):
@@ -456,9 +461,10 @@ def test_new_settings_are_checked_and_localhost_counts_as_loopback(dovecot: Dove
     ],
 )
 def test_plaintext_to_a_host_that_is_not_loopback_is_refused_before_any_socket(
-    dovecot: DovecotServer, host: str
+    dovecot: DovecotServer,
+    user: str,
+    host: str,
 ) -> None:
-    user = _new_user(dovecot)
     mailbox = ImapMailbox(_settings(dovecot, user, host=host))
     with SocketAudit() as audit, pytest.raises(ImapError) as refused:
         mailbox.connect()
@@ -484,9 +490,12 @@ def test_plaintext_to_a_host_that_is_not_loopback_is_refused_before_any_socket(
     ],
 )
 def test_loopback_encryption_or_allow_plaintext_pass_the_check(
-    dovecot: DovecotServer, host: str, security: str, allow_plaintext: bool
+    dovecot: DovecotServer,
+    user: str,
+    host: str,
+    security: str,
+    allow_plaintext: bool,
 ) -> None:
-    user = _new_user(dovecot)
     settings = _settings(
         dovecot, user, host=host, security=security, allow_plaintext=allow_plaintext
     )
@@ -499,9 +508,8 @@ def test_loopback_encryption_or_allow_plaintext_pass_the_check(
 
 
 def test_wrong_password_names_host_and_user_but_not_the_password(
-    dovecot: DovecotServer,
+    dovecot: DovecotServer, user: str
 ) -> None:
-    user = _new_user(dovecot)
     mailbox = ImapMailbox(_settings(dovecot, user, password="hunter2-wrong"))
     with pytest.raises(ImapLoginFailed) as refused:
         mailbox.connect()
@@ -513,8 +521,7 @@ def test_wrong_password_names_host_and_user_but_not_the_password(
     mailbox.close()
 
 
-def test_connect_errors_are_clear(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_connect_errors_are_clear(dovecot: DovecotServer, user: str) -> None:
     with pytest.raises(ImapConnectionLost, match=f"127.0.0.1:{(port := free_port())}"):
         ImapMailbox(_settings(dovecot, user, port=port)).connect()
     # Never falls back to plain text when STARTTLS was asked for.
@@ -531,9 +538,10 @@ def test_connect_errors_are_clear(dovecot: DovecotServer) -> None:
 
 
 def test_wait_for_mail_sees_new_mail_and_renews_idle(
-    dovecot: DovecotServer, caplog: pytest.LogCaptureFixture
+    dovecot: DovecotServer,
+    user: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    user = _new_user(dovecot)
     caplog.set_level(logging.DEBUG, logger="speakerbot.imap")
     stop = threading.Event()
     with _connected(_settings(dovecot, user, idle_renew=0.3)) as mailbox:
@@ -555,8 +563,7 @@ def test_wait_for_mail_sees_new_mail_and_renews_idle(
         assert len(mailbox.fetch_all()) == 1
 
 
-def test_wait_for_mail_raises_connection_lost_on_bye(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_wait_for_mail_raises_connection_lost_on_bye(dovecot: DovecotServer, user: str) -> None:
     stop = threading.Event()
     outcome: list[BaseException | bool] = []
     with _connected(_settings(dovecot, user)) as mailbox:
@@ -583,9 +590,10 @@ def test_wait_for_mail_raises_connection_lost_on_bye(dovecot: DovecotServer) -> 
 
 
 def test_wait_for_mail_notices_a_connection_closed_without_bye(
-    dovecot: DovecotServer, link: FaultyLink
+    dovecot: DovecotServer,
+    user: str,
+    link: FaultyLink,
 ) -> None:
-    user = _new_user(dovecot)
     stop = threading.Event()
     with _connected(_settings(dovecot, user, port=link.port)) as mailbox:
         timer = threading.Timer(0.3, link.cut)
@@ -604,9 +612,8 @@ def test_wait_for_mail_notices_a_connection_closed_without_bye(
 
 
 def test_watcher_moves_only_what_deliver_returns_and_offers_the_rest_again(
-    dovecot: DovecotServer,
+    dovecot: DovecotServer, user: str
 ) -> None:
-    user = _new_user(dovecot)
     keep, done = _raw("Not yet"), _raw("Committed")
     dovecot.append(user, "INBOX", keep)
     dovecot.append(user, "INBOX", done)
@@ -631,36 +638,44 @@ def test_watcher_moves_only_what_deliver_returns_and_offers_the_rest_again(
         assert watcher.rounds >= 2
 
 
-def test_watcher_idle_delivers_new_mail_within_two_seconds(dovecot: DovecotServer) -> None:
+def _new_mail_delivered(
+    dovecot: DovecotServer, subject: str, *, idle: bool, poll_interval: float, within: float
+) -> tuple[str, bytes, float]:
+    """Append a message to a watched new user's INBOX; it must be delivered ``within`` seconds.
+
+    Returns the user, the message, and the seconds from its append to its delivery.
+    """
     user = _new_user(dovecot)
-    raw = _raw("Pushed")
+    raw = _raw(subject)
     recorder = Recorder()
-    # A 60 s poll interval: only IDLE can bring the message in time.
-    watcher = _watcher(_settings(dovecot, user, idle=True, poll_interval=60), recorder)
+    watcher = _watcher(_settings(dovecot, user, idle=idle, poll_interval=poll_interval), recorder)
     with _running(watcher):
         assert watcher.sync(10)
         appended_at = time.monotonic()
         dovecot.append(user, "INBOX", raw)
-        assert recorder.wait_for_raw(raw, 2)
+        assert recorder.wait_for_raw(raw, within)
         latency = time.monotonic() - appended_at
+    return user, raw, latency
+
+
+def test_watcher_idle_delivers_new_mail_within_two_seconds(dovecot: DovecotServer) -> None:
+    # A 60 s poll interval: only IDLE can bring the message in time.
+    _, _, latency = _new_mail_delivered(dovecot, "Pushed", idle=True, poll_interval=60, within=2)
     assert latency < 2, f"IDLE delivery took {latency:.2f}s"
 
 
 def test_watcher_polls_when_idle_is_disabled(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
-    raw = _raw("Polled")
-    recorder = Recorder()
-    watcher = _watcher(_settings(dovecot, user, idle=False, poll_interval=0.5), recorder)
-    with _running(watcher):
-        assert watcher.sync(10)
-        dovecot.append(user, "INBOX", raw)
-        assert recorder.wait_for_raw(raw, 5)
+    user, raw, _ = _new_mail_delivered(dovecot, "Polled", idle=False, poll_interval=0.5,
+                                       within=5)
     assert dovecot.list_folder(user, PROCESSED) == [raw]
 
 
 @pytest.mark.parametrize("idle", [True, False], ids=["idle", "poll"])
-def test_stop_is_prompt_in_the_middle_of_a_wait(dovecot: DovecotServer, idle: bool) -> None:
-    user = _new_user(dovecot)
+def test_stop_is_prompt_in_the_middle_of_a_wait(
+    dovecot: DovecotServer,
+    user: str,
+    idle: bool,
+) -> None:
     watcher = _watcher(_settings(dovecot, user, idle=idle, poll_interval=30), Recorder())
     watcher.start()
     try:
@@ -676,8 +691,9 @@ def test_stop_is_prompt_in_the_middle_of_a_wait(dovecot: DovecotServer, idle: bo
     assert watcher.sync(0.1) is False
 
 
-def test_sync_waits_for_a_round_that_started_after_the_call(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_sync_waits_for_a_round_that_started_after_the_call(
+    dovecot: DovecotServer, user: str
+) -> None:
     raw = _raw("Before sync")
     dovecot.append(user, "INBOX", raw)
     in_first_round = threading.Event()
@@ -715,8 +731,7 @@ def test_sync_waits_for_a_round_that_started_after_the_call(dovecot: DovecotServ
     assert never_started.sync(0.1) is False
 
 
-def test_watcher_reconnects_after_a_restart_mid_idle(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_watcher_reconnects_after_a_restart_mid_idle(dovecot: DovecotServer, user: str) -> None:
     raw = _raw("After the restart")
     recorder, errors = Recorder(), Errors()
     watcher = _watcher(_settings(dovecot, user), recorder, on_error=errors)
@@ -734,8 +749,7 @@ def test_watcher_reconnects_after_a_restart_mid_idle(dovecot: DovecotServer) -> 
         assert watcher.connected
 
 
-def test_watcher_keeps_trying_while_the_server_is_down(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_watcher_keeps_trying_while_the_server_is_down(dovecot: DovecotServer, user: str) -> None:
     raw = _raw("Sent while the server was down")
     recorder, errors = Recorder(), Errors()
     watcher = _watcher(
@@ -759,8 +773,11 @@ def test_watcher_keeps_trying_while_the_server_is_down(dovecot: DovecotServer) -
         assert watcher.connected
 
 
-def test_watcher_survives_a_network_black_hole(dovecot: DovecotServer, link: FaultyLink) -> None:
-    user = _new_user(dovecot)
+def test_watcher_survives_a_network_black_hole(
+    dovecot: DovecotServer,
+    user: str,
+    link: FaultyLink,
+) -> None:
     raw = _raw("Sent during the outage")
     recorder, errors = Recorder(), Errors()
     # Everything silent is given up after 1 s: the IDLE renewal's DONE goes unanswered.
@@ -778,8 +795,9 @@ def test_watcher_survives_a_network_black_hole(dovecot: DovecotServer, link: Fau
         assert recorder.wait_for_raw(raw, 15)
 
 
-def test_watcher_with_a_wrong_password_retries_with_backoff(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_watcher_with_a_wrong_password_retries_with_backoff(
+    dovecot: DovecotServer, user: str
+) -> None:
     errors = Errors()
     delays: list[float] = []
     pause = threading.Event()
@@ -809,8 +827,7 @@ def test_watcher_with_a_wrong_password_retries_with_backoff(dovecot: DovecotServ
         assert expected <= delay <= expected * 1.25, (attempt, delays)
 
 
-def test_poke_cuts_a_backoff_short(dovecot: DovecotServer) -> None:
-    user = _new_user(dovecot)
+def test_poke_cuts_a_backoff_short(dovecot: DovecotServer, user: str) -> None:
     port = free_port()  # nothing listens there yet
     errors = Errors()
     settings = _settings(dovecot, user, port=port)
@@ -827,9 +844,10 @@ def test_poke_cuts_a_backoff_short(dovecot: DovecotServer) -> None:
 
 
 def test_the_password_is_never_logged(
-    dovecot: DovecotServer, caplog: pytest.LogCaptureFixture
+    dovecot: DovecotServer,
+    user: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    user = _new_user(dovecot)
     caplog.set_level(logging.DEBUG)
     dovecot.append(user, "INBOX", _raw("Logged"))
     with _connected(_settings(dovecot, user)) as mailbox:
@@ -843,33 +861,43 @@ def test_the_password_is_never_logged(
     assert "hunter2" not in caplog.text
 
 
-def test_a_failing_deliver_is_reported_and_the_message_offered_again(
-    dovecot: DovecotServer,
-) -> None:
-    user = _new_user(dovecot)
-    raw = _raw("Delivered on the second try")
-    dovecot.append(user, "INBOX", raw)
+def _deliver_failing_at(
+    dovecot: DovecotServer, user: str, failing_call: int
+) -> tuple[Errors, list[list[FetchedMessage]]]:
+    """Watch ``user``'s INBOX with a deliver that raises on its ``failing_call``-th call.
+
+    Returns once the failure was reported and the watcher caught up: what it reported, and
+    the batches deliver was offered, in order.
+    """
     errors = Errors()
     calls: list[list[FetchedMessage]] = []
 
     def deliver(messages: list[FetchedMessage]) -> list[int]:
         calls.append(messages)
-        if len(calls) == 1:
+        if len(calls) == failing_call:
             raise RuntimeError("database is down")
         return [m.uid for m in messages]
 
     with _running(_watcher(_settings(dovecot, user), deliver, on_error=errors)) as watcher:
         assert errors.wait_for_count(1, 10)
         assert watcher.sync(10)
+    return errors, calls
+
+
+def test_a_failing_deliver_is_reported_and_the_message_offered_again(
+    dovecot: DovecotServer, user: str
+) -> None:
+    raw = _raw("Delivered on the second try")
+    dovecot.append(user, "INBOX", raw)
+    errors, calls = _deliver_failing_at(dovecot, user, 1)
     assert isinstance(errors.seen[0], RuntimeError)
     assert [m.raw for m in calls[-1]] == [raw]
     assert dovecot.list_folder(user, PROCESSED) == [raw]
 
 
 def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivered(
-    dovecot: DovecotServer,
+    dovecot: DovecotServer, user: str
 ) -> None:
-    user = _new_user(dovecot)
     limit = 2000
     small, big = _raw("Small"), _big("Too big", 10 * limit)
     dovecot.append(user, "INBOX", small)
@@ -898,9 +926,7 @@ def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivere
 def test_watcher_delivers_a_big_folder_in_batches_moving_each_before_the_next(
     dovecot: DovecotServer,
 ) -> None:
-    user = _new_user(dovecot)
-    raws = [_raw(f"Message {n}") for n in range(60)]
-    uids = dovecot.append_many(user, "INBOX", raws)
+    user, raws, uids = _sixty(dovecot)
     sizes: list[int] = []
     processed_before: list[int] = []
     offered: list[int] = []
@@ -926,21 +952,9 @@ def test_watcher_delivers_a_big_folder_in_batches_moving_each_before_the_next(
 def test_a_deliver_failing_on_a_later_batch_keeps_the_earlier_batches_moved(
     dovecot: DovecotServer,
 ) -> None:
-    user = _new_user(dovecot)
-    raws = [_raw(f"Message {n}") for n in range(60)]
-    uids = dovecot.append_many(user, "INBOX", raws)
-    errors = Errors()
-    calls: list[list[int]] = []
-
-    def deliver(messages: list[FetchedMessage]) -> list[int]:
-        calls.append([m.uid for m in messages])
-        if len(calls) == 2:
-            raise RuntimeError("database is down")
-        return [m.uid for m in messages]
-
-    with _running(_watcher(_settings(dovecot, user), deliver, on_error=errors)) as watcher:
-        assert errors.wait_for_count(1, 10)
-        assert watcher.sync(10)
+    user, raws, uids = _sixty(dovecot)
+    _, batches = _deliver_failing_at(dovecot, user, 2)
+    calls = [[m.uid for m in batch] for batch in batches]
     assert calls[:2] == [uids[:25], uids[25:50]]
     # After the reconnect the first batch, already moved, is not offered again.
     assert calls[2:4] == [uids[25:50], uids[50:]]
@@ -949,9 +963,8 @@ def test_a_deliver_failing_on_a_later_batch_keeps_the_earlier_batches_moved(
 
 
 def test_mail_arriving_while_a_batch_is_delivered_is_not_left_for_the_poll(
-    dovecot: DovecotServer,
+    dovecot: DovecotServer, user: str
 ) -> None:
-    user = _new_user(dovecot)
     first, second = _raw("Already there"), _raw("Arrived during deliver")
     dovecot.append(user, "INBOX", first)
     recorder = Recorder()

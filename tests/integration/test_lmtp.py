@@ -110,6 +110,23 @@ def _no_reply_left_over(client: smtplib.LMTP) -> None:
     assert client.noop() == (250, b"OK")
 
 
+def _deliver_in_background(
+    server: LmtpServer,
+) -> tuple[threading.Thread, list[list[tuple[int, bytes]]]]:
+    """Start delivering MESSAGE on a thread; its answers land in the list once it is done."""
+    answers: list[list[tuple[int, bytes]]] = []
+
+    def deliver() -> None:
+        with _client(server) as client:
+            answers.append(
+                _transaction(client, "alice@example.test", ["speaker@example.test"], MESSAGE)
+            )
+
+    sender = threading.Thread(target=deliver)
+    sender.start()
+    return sender, answers
+
+
 def test_stores_the_bytes_and_answers_250_for_each_recipient(
     start: Callable[..., LmtpServer],
 ) -> None:
@@ -206,16 +223,7 @@ def test_a_blocked_store_does_not_stop_other_connections(
         assert release.wait(10), "the test never released the store"
 
     server = start(Recorder(block))
-    answers: list[list[tuple[int, bytes]]] = []
-
-    def deliver() -> None:
-        with _client(server) as client:
-            answers.append(
-                _transaction(client, "alice@example.test", ["speaker@example.test"], MESSAGE)
-            )
-
-    sender = threading.Thread(target=deliver)
-    sender.start()
+    sender, answers = _deliver_in_background(server)
     try:
         assert entered.wait(5), "the store was never called"
         # While the first message is being stored, a second connection is greeted
@@ -373,16 +381,7 @@ def test_stop_lets_a_message_being_stored_be_answered() -> None:
     store = Recorder(block)
     server = Observed(LOOPBACK, free_port(), store)
     server.start()
-    answers: list[list[tuple[int, bytes]]] = []
-
-    def deliver() -> None:
-        with _client(server) as client:
-            answers.append(
-                _transaction(client, "alice@example.test", ["speaker@example.test"], MESSAGE)
-            )
-
-    sender = threading.Thread(target=deliver)
-    sender.start()
+    sender, answers = _deliver_in_background(server)
     stopper = threading.Thread(target=server.stop)
     try:
         assert entered.wait(5), "the store was never called"

@@ -20,10 +20,7 @@ def ask(game: RunningGame, sender: str, subject: str, body: str) -> str:
 
 def test_lookups_answer_players_and_change_nothing(make_game: MakeGame) -> None:
     game = make_game("nomicam", MECHANICS)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(ALICE, "PROPOSE: Three days",
               'Amend Rule 205 by replacing "one week" with "three days".\n')
     game.wait_subject("Proposal 301: Three days")
@@ -70,10 +67,7 @@ def test_lookups_answer_players_and_change_nothing(make_game: MakeGame) -> None:
 def test_a_lookup_written_wrong_is_explained_and_nothing_in_the_message_is_done(
         make_game: MakeGame) -> None:
     game = make_game("nomicam", MECHANICS)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
     game.wait_subject("Proposal 301: Tea")
     reply = ask(game, BOB, "oops", "VOTE 301 FOR\nSHOW RULE abc\nHISTORY 0\n")

@@ -16,10 +16,7 @@ db_url = db_url_on("sqlite")
 def test_a_replacement_written_in_words_is_distributed_with_its_diff_and_applied(
         make_game: MakeGame) -> None:
     game = make_game("nomicam", MECHANICS)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(ALICE, "PROPOSE: Three days",
               'Amend Rule 205 by replacing "one week" with "three days".\n')
     distributed = game.wait_subject("Proposal 301: Three days")
@@ -37,10 +34,7 @@ def test_a_replacement_written_in_words_is_distributed_with_its_diff_and_applied
 def test_end_rule_ends_the_new_text_and_the_rationale_stays_out_of_the_rule(
         make_game: MakeGame) -> None:
     game = make_game("nomicam", MECHANICS)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(ALICE, "PROPOSE: Shorter",
               "AMEND RULE 205:\nThe prescribed voting period for a proposal shall be three "
               "days.\nEND RULE\n\nRationale: a week is too long for us.\n")

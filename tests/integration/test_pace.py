@@ -14,14 +14,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json
 from tests.integration.conftest import db_url_on
-from tests.integration.game_harness import (
-    PASSWORD,
-    SPEAKER,
-    MakeGame,
-    RunningGame,
-    body_of,
-    subject_of,
-)
+from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of, subject_of
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 
@@ -32,17 +25,9 @@ db_url = db_url_on("sqlite")
 
 def _running(make_game: MakeGame, ruleset: str, mechanics: dict[str, str]) -> RunningGame:
     game = make_game(ruleset, mechanics)
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"))
     game.wait_log("running the game")
     return game
-
-
-def _admin(game: RunningGame, subject: str, line: str) -> str:
-    game.send(SPEAKER, subject, f"PASSWORD {PASSWORD}\n{line}\n")
-    return body_of(game.wait_subject(f"Re: {subject}", to=SPEAKER))
 
 
 def _recorded(game: RunningGame, kind: type[e.Event]) -> list[e.Event]:
@@ -62,7 +47,7 @@ def test_a_vote_paused_across_its_deadline_closes_only_after_resume_at_the_moved
                                            "win_points": "1000"})
     game.send(ALICE, "PROPOSE: Sing", "Players may sing.\n")
     game.wait_subject("Proposal 301: Sing")
-    assert "Done: paused the game: snow" in _admin(game, "pause", "ADMIN PAUSE snow")
+    assert "Done: paused the game: snow" in game.admin("pause", "ADMIN PAUSE snow")
     paused = game.wait_subject("Speaker's override: paused the game: snow")
     assert {ALICE, BOB, CAROL, SPEAKER} <= set(paused.rcpt_tos)
     deadline = game.state().proposals[301].closes_at
@@ -75,7 +60,7 @@ def test_a_vote_paused_across_its_deadline_closes_only_after_resume_at_the_moved
     assert game.sent("Proposal 301 ADOPTED") == game.sent("Proposal 301 REJECTED") == []
     assert _recorded(game, e.VoteClosed) == []
 
-    _admin(game, "resume", "ADMIN RESUME")
+    game.admin("resume", "ADMIN RESUME")
     game.wait_subject("Speaker's override: resumed the game")
     (resumed,) = _recorded(game, pe.GameResumed)
     assert isinstance(resumed, pe.GameResumed)
@@ -99,7 +84,7 @@ def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_ma
     assert "ADMIN SKIP" in body_of(told)
     assert len(game.sent("Reminder: your turn 1")) == 1
 
-    assert "Done: skipped Alice's turn" in _admin(game, "skip", "ADMIN SKIP")
+    assert "Done: skipped Alice's turn" in game.admin("skip", "ADMIN SKIP")
     skipped = game.wait_subject("Speaker's override: skipped Alice's turn")
     assert "Turn 2: it is Bob's turn to propose" in body_of(skipped)
     state = game.state()

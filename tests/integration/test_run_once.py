@@ -6,6 +6,8 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -52,6 +54,25 @@ def _configured(tmp_path: Path, smtp_sink: SmtpSink) -> tuple[Path, Settings]:
     return config, load_settings(config, {})
 
 
+@contextmanager
+def _started(settings: Settings, players: list[str], now: datetime) -> Iterator[GameService]:
+    """Start the game on its store, its clock stopped at ``now``, with ``players`` P0, P1..."""
+    with Store(settings.database.url) as store:
+        store.upgrade()
+        service = GameService(store, settings, rng=random.Random(1), clock=lambda: now)
+        service.start_game()
+        for n, address in enumerate(players):
+            service.speaker_command(c.AddPlayer(settings.game.speaker, address, f"P{n}"))
+        yield service
+
+
+def _receive(service: GameService, sender: str, subject: str, body: str,
+             at: datetime) -> None:
+    """Store one message to the game, dated and received ``at``."""
+    service.receive(raw_mail(sender, subject, body, date=at, to="game@once.test"), at,
+                    source="test")
+
+
 def _run_once(config: Path) -> None:
     """Run ``speakerbot run --once`` as a process of its own; it must succeed."""
     result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
@@ -65,19 +86,12 @@ def test_run_once_with_a_thousand_waiting_messages_leaves_an_empty_outbox(
     config, settings = _configured(tmp_path, smtp_sink)
     players = [f"p{n}@once.test" for n in range(40)]
     now = datetime.now(UTC) - timedelta(minutes=5)
-    with Store(settings.database.url) as store:
-        store.upgrade()
-        service = GameService(store, settings, rng=random.Random(1), clock=lambda: now)
-        service.start_game()
-        for n, address in enumerate(players):
-            service.speaker_command(c.AddPlayer(settings.game.speaker, address, f"P{n}"))
-        service.receive(raw_mail(players[0], "PROPOSE: Tea", "Tea at four.\n", date=now,
-                                 to="game@once.test"), now, source="test")
+    with _started(settings, players, now) as service:
+        _receive(service, players[0], "PROPOSE: Tea", "Tea at four.\n", now)
         for n in range(999):
             voter = players[n % len(players)]
             body = "VOTE 301 FOR\n" + ("STATUS\n" if n % 5 == 0 else "")
-            service.receive(raw_mail(voter, f"vote {n}", body, date=now, to="game@once.test"),
-                            now, source="test")
+            _receive(service, voter, f"vote {n}", body, now)
     _run_once(config)
     with Store(settings.database.url) as store:
         summary = store.outbox_summary()
@@ -94,16 +108,10 @@ def test_run_once_settles_a_backlog_and_then_reads_the_mail_behind_it(
     players = [f"p{n}@once.test" for n in range(4)]
     then = datetime.now(UTC) - timedelta(days=10)  # every vote closed days ago
     late = datetime.now(UTC) - timedelta(minutes=1)
-    with Store(settings.database.url) as store:
-        store.upgrade()
-        service = GameService(store, settings, rng=random.Random(1), clock=lambda: then)
-        service.start_game()
-        for n, address in enumerate(players):
-            service.speaker_command(c.AddPlayer(settings.game.speaker, address, f"P{n}"))
+    with _started(settings, players, then) as service:
         for n in range(45):  # more than two transactions' worth of closes
             service.speaker_command(c.Propose(players[n % 4], f"Idea {n}", "Text."))
-        service.receive(raw_mail(players[0], "votes", "VOTE 301 FOR\nSTATUS\n", date=late,
-                                 to="game@once.test"), late, source="test")
+        _receive(service, players[0], "votes", "VOTE 301 FOR\nSTATUS\n", late)
     _run_once(config)
     with Store(settings.database.url) as store:
         assert not store.pending_inbound()

@@ -7,7 +7,6 @@ import smtplib
 import time
 import uuid
 from datetime import UTC, datetime
-from email.message import EmailMessage
 from pathlib import Path
 
 import psycopg
@@ -18,6 +17,7 @@ from sqlalchemy import create_engine, text
 from tests.support import dovecot as dovecot_module
 from tests.support import postgres as postgres_module
 from tests.support.dovecot import DovecotServer
+from tests.support.messages import plain_message
 from tests.support.ports import MissingServerBinary
 from tests.support.postgres import PostgresServer
 from tests.support.smtp_sink import SmtpSink
@@ -32,13 +32,7 @@ def _new_user(server: DovecotServer) -> str:
 
 
 def _raw(subject: str) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = "alice@example.test"
-    msg["To"] = "speaker@example.test"
-    msg["Subject"] = subject
-    msg["Message-ID"] = f"<{uuid.uuid4().hex}@example.test>"
-    msg.set_content("I propose that the Speaker be a robot.\n")
-    return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+    return plain_message(subject, "I propose that the Speaker be a robot.\n")
 
 
 # -- Dovecot -------------------------------------------------------------------------

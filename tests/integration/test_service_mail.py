@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -36,27 +36,18 @@ from tests.support.mailgame import (
     TAG,
     Mail,
     MailGame,
+    MakeMailGame,
     ballot_leaks,
+    mail_games,
 )
 
-MakeGame = Callable[..., MailGame]
+MakeGame = MakeMailGame
 
 
 @pytest.fixture
 def make_game(tmp_path: Path) -> Iterator[MakeGame]:
-    games: list[MailGame] = []
-
-    def make(ruleset: str = "nomicam", players: tuple[str, ...] = (ALICE, BOB, CAROL),
-             **options: Any) -> MailGame:
-        folder = tmp_path / f"game{len(games)}"
-        folder.mkdir()
-        game = MailGame(folder, ruleset, players, **options)
-        games.append(game)
-        return game
-
-    yield make
-    for game in games:
-        game.close()
+    with mail_games(tmp_path) as make:
+        yield make
 
 
 @pytest.fixture
@@ -161,26 +152,28 @@ def test_every_message_gets_its_own_message_id(game: MailGame) -> None:
     assert all(ids) and len(set(ids)) == len(ids)
 
 
-def test_a_message_with_a_bad_line_changes_nothing_and_names_the_line_and_the_fix(
-        game: MailGame) -> None:
+def _bobs_votes_undone(game: MailGame, body: str) -> Mail:
+    """Bob sends ``body``; nothing is recorded, his ballot stays empty, and the one reply says
+    nothing was done. Returns the reply."""
     seq = game.store.last_event_seq()
-    received = game.send(BOB, "votes", "VOTE 301 FOR\nVOET 301 AGAINST\n")
+    received = game.send(BOB, "votes", body)
     assert game.store.last_event_seq() == seq
     assert ballot(game, BOB) is None
     reply = only_reply(game, received.message_id)
     assert "Nothing in your message was done" in reply.body
+    return reply
+
+
+def test_a_message_with_a_bad_line_changes_nothing_and_names_the_line_and_the_fix(
+        game: MailGame) -> None:
+    reply = _bobs_votes_undone(game, "VOTE 301 FOR\nVOET 301 AGAINST\n")
     assert "line 2: VOET 301 AGAINST" in reply.body
     assert "did you mean VOTE?" in reply.body
     assert "Your ballot" not in reply.body
 
 
 def test_a_message_whose_second_command_is_refused_changes_nothing(game: MailGame) -> None:
-    seq = game.store.last_event_seq()
-    received = game.send(BOB, "votes", "VOTE 301 FOR\nVOTE 999 AGAINST\n")
-    assert game.store.last_event_seq() == seq
-    assert ballot(game, BOB) is None
-    reply = only_reply(game, received.message_id)
-    assert "Nothing in your message was done" in reply.body
+    reply = _bobs_votes_undone(game, "VOTE 301 FOR\nVOTE 999 AGAINST\n")
     flat = " ".join(reply.body.split())
     assert "line 2: VOTE 999 AGAINST Refused: there is no proposal 999." in flat
     assert "STATUS lists the open proposals" in flat

@@ -1,10 +1,9 @@
-"""The SMTP sender against real servers on loopback, and the retry backoff."""
+"""The SMTP sender against real servers on loopback (its retry backoff: unit/test_backoff.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import socket
 import time
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from speakerbot.adapters.smtp import DeliveryResult, SmtpSender, SmtpSettings, backoff
+from speakerbot.adapters.smtp import DeliveryResult, SmtpSender, SmtpSettings
 from speakerbot.adapters.transport import Security
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import SmtpSink, Stage
@@ -225,46 +224,6 @@ def test_no_recipients_sends_nothing(smtp_sink: SmtpSink) -> None:
 def test_unknown_security_is_refused() -> None:
     with pytest.raises(ValueError, match="security"):
         SmtpSettings(host=LOOPBACK, port=25, security="tls")  # type: ignore[arg-type]
-
-
-# -- backoff: pure ----------------------------------------------------------------
-
-
-class _Extreme(random.Random):
-    """Always draws the top (or bottom) of the range."""
-
-    def __init__(self, top: bool) -> None:
-        super().__init__(0)
-        self.top = top
-
-    def random(self) -> float:
-        return 1.0 if self.top else 0.0
-
-
-def test_backoff_grows_exponentially_up_to_the_cap() -> None:
-    top = _Extreme(top=True)
-    ceilings = [backoff(n, base=30.0, cap=3600.0, rng=top) for n in range(1, 12)]
-    assert ceilings[:7] == [30.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0]
-    assert ceilings[7:] == [3600.0] * 4
-    assert backoff(10_000, rng=top) == 3600.0
-    assert backoff(3, rng=_Extreme(top=False)) == 0.0
-
-
-def test_backoff_is_jittered_within_its_ceiling() -> None:
-    rng = random.Random(1234)
-    for attempt in (1, 4, 9):
-        ceiling = min(3600.0, 30.0 * 2 ** (attempt - 1))
-        draws = [backoff(attempt, rng=rng) for _ in range(200)]
-        assert all(0.0 <= d <= ceiling for d in draws)
-        assert len(set(draws)) == len(draws)
-        # Full jitter spreads over the whole range.
-        assert min(draws) < ceiling * 0.1
-        assert max(draws) > ceiling * 0.9
-
-
-def test_backoff_counts_attempts_from_one() -> None:
-    with pytest.raises(ValueError):
-        backoff(0, rng=random.Random(0))
 
 
 class _Accepting:

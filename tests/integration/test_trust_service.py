@@ -7,7 +7,7 @@ the clock moved by the test.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -24,29 +24,27 @@ from tests.support.mailgame import (
     SPEAKER,
     Mail,
     MailGame,
+    MakeMailGame,
+    mail_games,
     raw_mail,
 )
 
-MakeGame = Callable[..., MailGame]
+MakeGame = MakeMailGame
 STRANGER = "zed@elsewhere.example"
 _CODE = re.compile(r"^CONFIRM ([0-9a-f]{32})$", re.MULTILINE)
 
 
 @pytest.fixture
 def make_game(tmp_path: Path) -> Iterator[MakeGame]:
-    games: list[MailGame] = []
+    """Nomicam games with Alice, Bob and Carol, each with Alice's proposal 301 open."""
+    with mail_games(tmp_path) as make_one:
 
-    def make(**options: Any) -> MailGame:
-        folder = tmp_path / f"game{len(games)}"
-        folder.mkdir()
-        game = MailGame(folder, "nomicam", (ALICE, BOB, CAROL), **options)
-        games.append(game)
-        game.send(ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
-        return game
+        def make(**options: Any) -> MailGame:
+            game = make_one(**options)
+            game.send(ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
+            return game
 
-    yield make
-    for game in games:
-        game.close()
+        yield make
 
 
 @pytest.fixture

@@ -13,6 +13,17 @@ if str(ROOT) not in sys.path:
 
 PARSE_TIMES = pytest.StashKey[list[float]]()
 LIMIT_SECONDS = 2.0  # per parse; the hostile inputs this guards against took 24 s before fixes
+PARSE_FIELDS = [
+    "sender",
+    "subject",
+    "message_id",
+    "skipped",
+    "commands",
+    "errors",
+    "ignored",
+    "authentication",
+]
+"""The fields of what ``speakerbot parse`` prints, in the order it prints them."""
 
 
 @pytest.fixture(scope="session")

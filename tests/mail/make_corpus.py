@@ -70,6 +70,37 @@ def eml(headers: str, body: str | bytes, *, crlf: bool, charset: str = "utf-8") 
     return raw
 
 
+# The header block most messages below carry, in the order most clients write it; ``before``
+# and ``after`` hold a message's own extra headers (a Return-Path, an Auto-Submitted).
+HEADERS = """\
+{before}From: {sender}
+To: {to}
+Subject: {subject}
+Date: {date}
+Message-ID: <{mid}>
+{after}MIME-Version: 1.0
+Content-Type: {content_type}
+{encoding}"""
+
+
+def headers(
+    sender: str,
+    subject: str,
+    date: str,
+    mid: str,
+    *,
+    content_type: str = "text/plain; charset=utf-8",
+    encoding: str | None = None,
+    to: str = "nomic@example.org",
+    before: str = "",
+    after: str = "",
+) -> str:
+    """The usual header block, for ``eml``; ``encoding`` is the Content-Transfer-Encoding."""
+    cte = f"Content-Transfer-Encoding: {encoding}\n" if encoding is not None else ""
+    return HEADERS.format(before=before, sender=sender, to=to, subject=subject, date=date,
+                          mid=mid, after=after, content_type=content_type, encoding=cte)
+
+
 def qp(text: str, charset: str = "utf-8") -> str:
     """Quoted-printable, as mail clients write it (soft breaks at 76 characters)."""
     return quopri.encodestring(text.encode(charset)).decode("ascii")
@@ -449,17 +480,11 @@ FORFEIT
 add(
     "outlook_german_aw_subject",
     eml(
-        """\
-From: Jens Becker <jens.becker@example.de>
-To: "nomic@example.org" <nomic@example.org>
-Subject: AW: JUDGEMENT 12: TRUE
-Date: Wed, 5 Mar 2025 08:30:00 +0100
-Message-ID: <AM0PR07MB4321C0FFEE@AM0PR07MB4321.eurprd07.prod.outlook.com>
-Content-Language: de-DE
-MIME-Version: 1.0
-Content-Type: text/plain; charset="iso-8859-1"
-Content-Transfer-Encoding: quoted-printable
-""",
+        headers("Jens Becker <jens.becker@example.de>", "AW: JUDGEMENT 12: TRUE",
+                "Wed, 5 Mar 2025 08:30:00 +0100",
+                "AM0PR07MB4321C0FFEE@AM0PR07MB4321.eurprd07.prod.outlook.com",
+                content_type="text/plain; charset=\"iso-8859-1\"", encoding="quoted-printable",
+                to="\"nomic@example.org\" <nomic@example.org>", after="Content-Language: de-DE\n"),
         qp(
             "VOTE 301 F\u00dcR\nVOTE 301 FOR\n\nViele Gr\u00fc\u00dfe\nJens\n\n"
             "Von: Alice Liddell <alice.liddell@gmail.com>\n"
@@ -855,16 +880,9 @@ Content-Transfer-Encoding: 8bit
 add(
     "cp1252_labelled_latin1",
     eml(
-        """\
-From: Bob Marley <bob@contoso.com>
-To: nomic@example.org
-Subject: a CFJ
-Date: Fri, 14 Mar 2025 10:00:00 +0000
-Message-ID: <20250314100000.GA1234@contoso.com>
-MIME-Version: 1.0
-Content-Type: text/plain; charset="iso-8859-1"
-Content-Transfer-Encoding: 8bit
-""",
+        headers("Bob Marley <bob@contoso.com>", "a CFJ", "Fri, 14 Mar 2025 10:00:00 +0000",
+                "20250314100000.GA1234@contoso.com",
+                content_type="text/plain; charset=\"iso-8859-1\"", encoding="8bit"),
         b"CFJ The word \x93dice\x94 in rule 105 includes \x80-coins\r\n",
         crlf=True,
     ),
@@ -888,16 +906,9 @@ Content-Transfer-Encoding: 8bit
 add(
     "unknown_charset_utf8",
     eml(
-        """\
-From: Lukasz Zolw <lukasz@example.pl>
-To: nomic@example.org
-Subject: join
-Date: Sat, 15 Mar 2025 10:00:00 +0100
-Message-ID: <20250315.1@example.pl>
-MIME-Version: 1.0
-Content-Type: text/plain; charset="x-mac-nonsense"
-Content-Transfer-Encoding: 8bit
-""",
+        headers("Lukasz Zolw <lukasz@example.pl>", "join", "Sat, 15 Mar 2025 10:00:00 +0100",
+                "20250315.1@example.pl", content_type="text/plain; charset=\"x-mac-nonsense\"",
+                encoding="8bit"),
         "JOIN \u0141ukasz \u017b\u00f3\u0142w\n",
         crlf=False,
     ),
@@ -913,15 +924,8 @@ Content-Transfer-Encoding: 8bit
 add(
     "mislabelled_ascii_utf8",
     eml(
-        """\
-From: Jose Nunez <jose@example.es>
-To: nomic@example.org
-Subject: hola
-Date: Sat, 15 Mar 2025 11:00:00 +0100
-Message-ID: <20250315.2@example.es>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Jose Nunez <jose@example.es>", "hola", "Sat, 15 Mar 2025 11:00:00 +0100",
+                "20250315.2@example.es", content_type="text/plain; charset=us-ascii"),
         "JOIN Jos\u00e9 \u00d1\u00fa\u00f1ez\n",
         crlf=False,
     ),
@@ -937,16 +941,8 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "damaged_utf8_replacement",
     eml(
-        """\
-From: Zoe Mueller <zoe@example.net>
-To: nomic@example.org
-Subject: join
-Date: Sat, 15 Mar 2025 12:00:00 +0100
-Message-ID: <20250315.3@example.net>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-Content-Transfer-Encoding: 8bit
-""",
+        headers("Zoe Mueller <zoe@example.net>", "join", "Sat, 15 Mar 2025 12:00:00 +0100",
+                "20250315.3@example.net", encoding="8bit"),
         b"JOIN Zo\xc3\xab \xffM\xc3\xbcller\nVOTE 301 FOR\n",
         crlf=False,
     ),
@@ -962,16 +958,8 @@ Content-Transfer-Encoding: 8bit
 add(
     "bom_8bit_crlf",
     eml(
-        """\
-From: Grace Hopper <grace@example.mil>
-To: nomic@example.org
-Subject: status please
-Date: Sun, 16 Mar 2025 09:00:00 -0500
-Message-ID: <20250316.1@example.mil>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-Content-Transfer-Encoding: 8bit
-""",
+        headers("Grace Hopper <grace@example.mil>", "status please",
+                "Sun, 16 Mar 2025 09:00:00 -0500", "20250316.1@example.mil", encoding="8bit"),
         "\ufeffVOTE 301 FOR\nSTATUS\n",
         crlf=True,
     ),
@@ -987,16 +975,9 @@ Content-Transfer-Encoding: 8bit
 add(
     "bom_base64_mislabelled",
     eml(
-        """\
-From: build-bot owner <heidi@example.ch>
-To: nomic@example.org
-Subject: scores
-Date: Sun, 16 Mar 2025 10:00:00 +0100
-Message-ID: <20250316.2@example.ch>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=windows-1252
-Content-Transfer-Encoding: base64
-""",
+        headers("build-bot owner <heidi@example.ch>", "scores", "Sun, 16 Mar 2025 10:00:00 +0100",
+                "20250316.2@example.ch", content_type="text/plain; charset=windows-1252",
+                encoding="base64"),
         b64("\ufeffSCORES\r\nJOIN Heidi M\u00fcller\r\n"),
         crlf=True,
     ),
@@ -1129,16 +1110,8 @@ X-Mailer: Example Webmail 4.2
 add(
     "raw_utf8_subject_propose",
     eml(
-        """\
-From: Renee Oberg <renee@example.se>
-To: nomic@example.org
-Subject: PROPOSE: Caf\u00e9 rules
-Date: Wed, 19 Mar 2025 10:00:00 +0100
-Message-ID: <20250319.1@example.se>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-Content-Transfer-Encoding: 8bit
-""",
+        headers("Renee Oberg <renee@example.se>", "PROPOSE: Café rules",
+                "Wed, 19 Mar 2025 10:00:00 +0100", "20250319.1@example.se", encoding="8bit"),
         "SET coffee_breaks = 3\n",
         crlf=False,
     ),
@@ -1161,18 +1134,6 @@ Content-Transfer-Encoding: 8bit
 
 # =========================================================================== the language
 
-PLAIN_HEADERS = """\
-From: {name} <{addr}>
-To: nomic@example.org
-Subject: {subject}
-Date: {date}
-Message-ID: <{mid}>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-Content-Transfer-Encoding: 8bit
-"""
-
-
 def plain_mail(
     subject: str,
     body: str,
@@ -1184,8 +1145,8 @@ def plain_mail(
     extra: str = "",
     crlf: bool = False,
 ) -> bytes:
-    headers = PLAIN_HEADERS.format(name=name, addr=addr, subject=subject, date=date, mid=mid)
-    return eml(extra + headers, body, crlf=crlf)
+    head = headers(f"{name} <{addr}>", subject, date, mid, encoding="8bit", before=extra)
+    return eml(head, body, crlf=crlf)
 
 
 add(
@@ -1495,15 +1456,10 @@ END PROPOSE
 add(
     "subject_proposal_latin1_encoded",
     eml(
-        """\
-From: Grace Hopper <grace@example.mil>
-To: nomic@example.org
-Subject: =?iso-8859-1?q?Proposal:_M=FCnzen_statt_W=FCrfel?=
-Date: Fri, 21 Mar 2025 10:00:00 -0500
-Message-ID: <20250321.1@example.mil>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Grace Hopper <grace@example.mil>",
+                "=?iso-8859-1?q?Proposal:_M=FCnzen_statt_W=FCrfel?=",
+                "Fri, 21 Mar 2025 10:00:00 -0500", "20250321.1@example.mil",
+                content_type="text/plain; charset=us-ascii"),
         """\
 Coins instead of dice.
 REPEAL RULE 105
@@ -1539,16 +1495,9 @@ Grace
 add(
     "subject_propose_base64_encoded",
     eml(
-        """\
-From: Frank Castle <frank@example.org>
-To: nomic@example.org
-Subject: =?UTF-8?B?UFJPUE9TRTogRmFpciBkw69jZQ==?=
-Date: Fri, 21 Mar 2025 11:00:00 +0000
-Message-ID: <20250321.2@example.org>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-Content-Transfer-Encoding: quoted-printable
-""",
+        headers("Frank Castle <frank@example.org>", "=?UTF-8?B?UFJPUE9TRTogRmFpciBkw69jZQ==?=",
+                "Fri, 21 Mar 2025 11:00:00 +0000", "20250321.2@example.org",
+                encoding="quoted-printable"),
         qp("ENACT RULE: All dice are fair d\u00efce.\n\n-- \nFrank\n"),
         crlf=True,
     ),
@@ -1992,17 +1941,9 @@ ADMIN SCROE bob@contoso.com +2
 add(
     "auto_reply_vacation",
     eml(
-        """\
-From: Bob Marley <bob@contoso.com>
-To: nomic@example.org
-Subject: Automatic reply: Proposal 301 is open
-Date: Mon, 24 Mar 2025 10:00:00 +0000
-Message-ID: <AUTO0001@contoso.com>
-Auto-Submitted: auto-replied
-X-Auto-Response-Suppress: All
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-""",
+        headers("Bob Marley <bob@contoso.com>", "Automatic reply: Proposal 301 is open",
+                "Mon, 24 Mar 2025 10:00:00 +0000", "AUTO0001@contoso.com",
+                after="Auto-Submitted: auto-replied\nX-Auto-Response-Suppress: All\n"),
         "I am out of the office until Monday.\nVOTE 301 FOR\n",
         crlf=True,
     ),
@@ -2017,16 +1958,8 @@ Content-Type: text/plain; charset=utf-8
 add(
     "auto_submitted_no_is_read",
     eml(
-        """\
-From: Bob Marley <bob@contoso.com>
-To: nomic@example.org
-Subject: votes
-Date: Mon, 24 Mar 2025 10:05:00 +0000
-Message-ID: <NOTAUTO01@contoso.com>
-Auto-Submitted: no
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-""",
+        headers("Bob Marley <bob@contoso.com>", "votes", "Mon, 24 Mar 2025 10:05:00 +0000",
+                "NOTAUTO01@contoso.com", after="Auto-Submitted: no\n"),
         "VOTE 301 FOR\n",
         crlf=True,
     ),
@@ -2036,16 +1969,9 @@ Content-Type: text/plain; charset=utf-8
 add(
     "x_autoreply",
     eml(
-        """\
-From: Ivan Drago <ivan@example.net>
-To: nomic@example.org
-Subject: Re: Proposal 301
-Date: Mon, 24 Mar 2025 10:10:00 +0000
-Message-ID: <AUTO0002@example.net>
-X-Autoreply: yes
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-""",
+        headers("Ivan Drago <ivan@example.net>", "Re: Proposal 301",
+                "Mon, 24 Mar 2025 10:10:00 +0000", "AUTO0002@example.net",
+                after="X-Autoreply: yes\n"),
         "I'm away. VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2055,16 +1981,8 @@ Content-Type: text/plain; charset=utf-8
 add(
     "x_autorespond",
     eml(
-        """\
-From: Dave Lister <dave@example.net>
-To: nomic@example.org
-Subject: Away
-Date: Mon, 24 Mar 2025 10:15:00 +0000
-Message-ID: <AUTO0003@example.net>
-X-Autorespond: Away
-MIME-Version: 1.0
-Content-Type: text/plain; charset=utf-8
-""",
+        headers("Dave Lister <dave@example.net>", "Away", "Mon, 24 Mar 2025 10:15:00 +0000",
+                "AUTO0003@example.net", after="X-Autorespond: Away\n"),
         "FORFEIT\n",
         crlf=False,
     ),
@@ -2121,16 +2039,9 @@ Status: 5.1.1
 add(
     "bounce_null_return_path",
     eml(
-        """\
-Return-Path: <>
-From: Mail System <notifications@example.com>
-To: nomic@example.org
-Subject: Delivery delayed
-Date: Mon, 24 Mar 2025 11:05:00 +0000
-Message-ID: <DELAY0001@example.com>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Mail System <notifications@example.com>", "Delivery delayed",
+                "Mon, 24 Mar 2025 11:05:00 +0000", "DELAY0001@example.com",
+                content_type="text/plain; charset=us-ascii", before="Return-Path: <>\n"),
         "Your message to gone@example.com has been delayed.\n",
         crlf=False,
     ),
@@ -2142,15 +2053,8 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "bounce_postmaster",
     eml(
-        """\
-From: postmaster@example.com
-To: nomic@example.org
-Subject: Message rejected
-Date: Mon, 24 Mar 2025 11:10:00 +0000
-Message-ID: <REJECT0001@example.com>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("postmaster@example.com", "Message rejected", "Mon, 24 Mar 2025 11:10:00 +0000",
+                "REJECT0001@example.com", content_type="text/plain; charset=us-ascii"),
         "Rejected: VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2162,18 +2066,10 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "list_id_mailing_list",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>
-To: nomic-discuss@lists.example.org
-Subject: [nomic-discuss] VOTE 301 FOR
-Date: Mon, 24 Mar 2025 12:00:00 +0000
-Message-ID: <20250324.list1@example.org>
-List-Id: Nomic discussion <nomic-discuss.lists.example.org>
-List-Unsubscribe: <mailto:nomic-discuss-leave@lists.example.org>
-Precedence: list
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Alice Liddell <alice@example.org>", "[nomic-discuss] VOTE 301 FOR",
+                "Mon, 24 Mar 2025 12:00:00 +0000", "20250324.list1@example.org",
+                content_type="text/plain; charset=us-ascii", to="nomic-discuss@lists.example.org",
+                after="List-Id: Nomic discussion <nomic-discuss.lists.example.org>\nList-Unsubscribe: <mailto:nomic-discuss-leave@lists.example.org>\nPrecedence: list\n"),
         "VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2188,16 +2084,9 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "precedence_bulk",
     eml(
-        """\
-From: Newsletter <news@example.com>
-To: nomic@example.org
-Subject: This week in Nomic
-Date: Mon, 24 Mar 2025 12:30:00 +0000
-Message-ID: <NEWS0001@example.com>
-Precedence: bulk
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Newsletter <news@example.com>", "This week in Nomic",
+                "Mon, 24 Mar 2025 12:30:00 +0000", "NEWS0001@example.com",
+                content_type="text/plain; charset=us-ascii", after="Precedence: bulk\n"),
         "HELP\n",
         crlf=False,
     ),
@@ -2207,16 +2096,9 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "x_loop_own_token",
     eml(
-        """\
-From: Speakerbot <nomic@example.org>
-To: nomic@example.org
-Subject: Results of proposal 301
-Date: Mon, 24 Mar 2025 13:00:00 +0000
-Message-ID: <speakerbot.301@example.org>
-X-Loop: nomic@example.org
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Speakerbot <nomic@example.org>", "Results of proposal 301",
+                "Mon, 24 Mar 2025 13:00:00 +0000", "speakerbot.301@example.org",
+                content_type="text/plain; charset=us-ascii", after="X-Loop: nomic@example.org\n"),
         "VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2231,16 +2113,9 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "x_loop_other_token",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>
-To: nomic@example.org
-Subject: votes
-Date: Mon, 24 Mar 2025 13:05:00 +0000
-Message-ID: <20250324.loop2@example.org>
-X-Loop: procmail-alice@example.org
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Alice Liddell <alice@example.org>", "votes", "Mon, 24 Mar 2025 13:05:00 +0000",
+                "20250324.loop2@example.org", content_type="text/plain; charset=us-ascii",
+                after="X-Loop: procmail-alice@example.org\n"),
         "VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2255,15 +2130,9 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "from_two_addresses",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>, Bob Marley <bob@contoso.com>
-To: nomic@example.org
-Subject: votes
-Date: Tue, 25 Mar 2025 10:00:00 +0000
-Message-ID: <20250325.1@example.org>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Alice Liddell <alice@example.org>, Bob Marley <bob@contoso.com>", "votes",
+                "Tue, 25 Mar 2025 10:00:00 +0000", "20250325.1@example.org",
+                content_type="text/plain; charset=us-ascii"),
         "VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2290,15 +2159,8 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "from_without_domain",
     eml(
-        """\
-From: alice
-To: nomic@example.org
-Subject: votes
-Date: Tue, 25 Mar 2025 10:10:00 +0000
-Message-ID: <20250325.3@example.org>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("alice", "votes", "Tue, 25 Mar 2025 10:10:00 +0000", "20250325.3@example.org",
+                content_type="text/plain; charset=us-ascii"),
         "VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2308,16 +2170,9 @@ Content-Type: text/plain; charset=us-ascii
 add(
     "from_header_twice",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>
-From: Mallory <mallory@example.com>
-To: nomic@example.org
-Subject: votes
-Date: Tue, 25 Mar 2025 10:15:00 +0000
-Message-ID: <20250325.4@example.org>
-MIME-Version: 1.0
-Content-Type: text/plain; charset=us-ascii
-""",
+        headers("Mallory <mallory@example.com>", "votes", "Tue, 25 Mar 2025 10:15:00 +0000",
+                "20250325.4@example.org", content_type="text/plain; charset=us-ascii",
+                before="From: Alice Liddell <alice@example.org>\n"),
         "VOTE 301 FOR\n",
         crlf=False,
     ),
@@ -2362,15 +2217,9 @@ def attachment_parts(boundary: str, count: int) -> str:
 add(
     "too_many_parts",
     eml(
-        """\
-From: Frank Castle <frank@example.org>
-To: nomic@example.org
-Subject: holiday pictures
-Date: Wed, 26 Mar 2025 10:00:00 +0000
-Message-ID: <20250326.1@example.org>
-MIME-Version: 1.0
-Content-Type: multipart/mixed; boundary="many"
-""",
+        headers("Frank Castle <frank@example.org>", "holiday pictures",
+                "Wed, 26 Mar 2025 10:00:00 +0000", "20250326.1@example.org",
+                content_type="multipart/mixed; boundary=\"many\""),
         "--many\nContent-Type: text/plain\n\nVOTE 301 FOR\n"
         + attachment_parts("many", 100)
         + "--many--\n",
@@ -2450,15 +2299,8 @@ add(
 add(
     "defective_no_boundary",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>
-To: nomic@example.org
-Subject: votes
-Date: Wed, 26 Mar 2025 11:00:00 +0000
-Message-ID: <20250326.4@example.org>
-MIME-Version: 1.0
-Content-Type: multipart/mixed
-""",
+        headers("Alice Liddell <alice@example.org>", "votes", "Wed, 26 Mar 2025 11:00:00 +0000",
+                "20250326.4@example.org", content_type="multipart/mixed"),
         "--xyz\nContent-Type: text/plain\n\nVOTE 301 FOR\n--xyz--\n",
         crlf=False,
     ),
@@ -2468,15 +2310,9 @@ Content-Type: multipart/mixed
 add(
     "defective_start_boundary_missing",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>
-To: nomic@example.org
-Subject: votes
-Date: Wed, 26 Mar 2025 11:05:00 +0000
-Message-ID: <20250326.5@example.org>
-MIME-Version: 1.0
-Content-Type: multipart/alternative; boundary="declared"
-""",
+        headers("Alice Liddell <alice@example.org>", "votes", "Wed, 26 Mar 2025 11:05:00 +0000",
+                "20250326.5@example.org",
+                content_type="multipart/alternative; boundary=\"declared\""),
         "--other\nContent-Type: text/plain\n\nVOTE 301 FOR\n--other--\n",
         crlf=False,
     ),
@@ -2486,15 +2322,8 @@ Content-Type: multipart/alternative; boundary="declared"
 add(
     "defective_truncated_still_readable",
     eml(
-        """\
-From: Alice Liddell <alice@example.org>
-To: nomic@example.org
-Subject: votes
-Date: Wed, 26 Mar 2025 11:10:00 +0000
-Message-ID: <20250326.6@example.org>
-MIME-Version: 1.0
-Content-Type: multipart/alternative; boundary="cut"
-""",
+        headers("Alice Liddell <alice@example.org>", "votes", "Wed, 26 Mar 2025 11:10:00 +0000",
+                "20250326.6@example.org", content_type="multipart/alternative; boundary=\"cut\""),
         "--cut\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
         "Vk9URSAzMDEgRk9SClZPVEUgMzAyIEFHQUlOU1QK!!\n",
         crlf=False,
@@ -2510,15 +2339,9 @@ Content-Type: multipart/alternative; boundary="cut"
 add(
     "no_text_part",
     eml(
-        """\
-From: Frank Castle <frank@example.org>
-To: nomic@example.org
-Subject: photo of my ballot
-Date: Wed, 26 Mar 2025 11:15:00 +0000
-Message-ID: <20250326.7@example.org>
-MIME-Version: 1.0
-Content-Type: multipart/mixed; boundary="pic"
-""",
+        headers("Frank Castle <frank@example.org>", "photo of my ballot",
+                "Wed, 26 Mar 2025 11:15:00 +0000", "20250326.7@example.org",
+                content_type="multipart/mixed; boundary=\"pic\""),
         '--pic\nContent-Type: image/jpeg; name="ballot.jpg"\nContent-Transfer-Encoding: base64\n\n'
         "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwSExIQEw8QEBD/\n"
         "--pic--\n",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from speakerbot.mail.inbound.parse_json import parse_to_json
+from tests.mail.conftest import PARSE_FIELDS
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 LOOP_TOKEN = "nomic@example.org"  # the game's X-Loop value the corpus assumes
@@ -27,16 +28,7 @@ def test_corpus_is_complete() -> None:
 def test_corpus_message(path: Path) -> None:
     expected = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     got = parse_to_json(path.read_bytes(), loop_token=LOOP_TOKEN)
-    assert list(got) == [
-        "sender",
-        "subject",
-        "message_id",
-        "skipped",
-        "commands",
-        "errors",
-        "ignored",
-        "authentication",
-    ]
+    assert list(got) == PARSE_FIELDS
     assert got == expected
     # The output is what `speakerbot parse` prints: it must survive JSON.
     assert json.loads(json.dumps(got, ensure_ascii=False)) == got

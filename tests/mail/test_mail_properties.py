@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from speakerbot.mail.inbound.language import parse_commands
 from speakerbot.mail.inbound.parse_json import parse_to_json
 from speakerbot.mail.inbound.reading import MAX_DEPTH, MAX_PARTS, read_message
-from tests.mail.conftest import LIMIT_SECONDS
+from tests.mail.conftest import LIMIT_SECONDS, PARSE_FIELDS
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 SMALL_CORPUS = sorted(p.read_bytes() for p in CORPUS.glob("*.eml") if p.stat().st_size < 20_000)
@@ -83,16 +83,7 @@ def silence_is_explained(body: str) -> bool:
 def check(raw: bytes, **options: object) -> dict[str, object]:
     """Parse ``raw`` and check the invariants every parse must keep."""
     got = timed_parse(raw, **options)
-    assert list(got) == [
-        "sender",
-        "subject",
-        "message_id",
-        "skipped",
-        "commands",
-        "errors",
-        "ignored",
-        "authentication",
-    ]
+    assert list(got) == PARSE_FIELDS
     json.dumps(got, ensure_ascii=False)
     said = got["commands"] or got["ignored"] or got["errors"] or got["skipped"]
     if not said:

@@ -335,33 +335,38 @@ def test_alternative_prefers_plain_even_when_last() -> None:
     assert read.body.strip() == "VOTE 1 FOR"
 
 
-def test_alternative_html_only_inside_related() -> None:
-    body = (
-        '--a\nContent-Type: multipart/related; boundary="r"\n\n'
-        "--r\nContent-Type: text/html\n\n<div>VOTE 1 FOR</div>\n"
-        "--r\nContent-Type: image/png\n\nxx\n--r--\n--a--\n"
-    )
-    read = read_message(mail(BASIC + 'Content-Type: multipart/alternative; boundary="a"\n', body))
-    assert read.body == "VOTE 1 FOR"
-
-
-def test_mixed_joins_inline_text_parts() -> None:
-    body = (
-        "--m\nContent-Type: text/plain\n\nVOTE 1 FOR\n"
-        "--m\nContent-Type: image/png\nContent-Disposition: inline\n\nxx\n"
-        "--m\nContent-Type: text/plain\n\nVOTE 2 FOR\n--m--\n"
-    )
-    read = read_message(mail(BASIC + 'Content-Type: multipart/mixed; boundary="m"\n', body))
-    assert read.body == "VOTE 1 FOR\nVOTE 2 FOR"
-
-
-def test_mixed_prefers_plain_parts_over_html_parts() -> None:
-    body = (
-        "--m\nContent-Type: text/html\n\n<p>VOTE 1 AGAINST</p>\n"
-        "--m\nContent-Type: text/plain\n\nVOTE 1 FOR\n--m--\n"
-    )
-    read = read_message(mail(BASIC + 'Content-Type: multipart/mixed; boundary="m"\n', body))
-    assert read.body == "VOTE 1 FOR"
+@pytest.mark.parametrize(
+    ("content_type", "body", "text"),
+    [
+        pytest.param(
+            'multipart/alternative; boundary="a"',
+            '--a\nContent-Type: multipart/related; boundary="r"\n\n'
+            "--r\nContent-Type: text/html\n\n<div>VOTE 1 FOR</div>\n"
+            "--r\nContent-Type: image/png\n\nxx\n--r--\n--a--\n",
+            "VOTE 1 FOR",
+            id="alternative_html_only_inside_related",
+        ),
+        pytest.param(
+            'multipart/mixed; boundary="m"',
+            "--m\nContent-Type: text/plain\n\nVOTE 1 FOR\n"
+            "--m\nContent-Type: image/png\nContent-Disposition: inline\n\nxx\n"
+            "--m\nContent-Type: text/plain\n\nVOTE 2 FOR\n--m--\n",
+            "VOTE 1 FOR\nVOTE 2 FOR",
+            id="mixed_joins_inline_text_parts",
+        ),
+        pytest.param(
+            'multipart/mixed; boundary="m"',
+            "--m\nContent-Type: text/html\n\n<p>VOTE 1 AGAINST</p>\n"
+            "--m\nContent-Type: text/plain\n\nVOTE 1 FOR\n--m--\n",
+            "VOTE 1 FOR",
+            id="mixed_prefers_plain_parts_over_html_parts",
+        ),
+    ],
+)
+def test_the_text_parts_a_client_means_are_the_body(content_type: str, body: str,
+                                                    text: str) -> None:
+    read = read_message(mail(BASIC + f"Content-Type: {content_type}\n", body))
+    assert read.body == text
 
 
 def test_single_part_attachment_is_still_the_body() -> None:
@@ -417,23 +422,19 @@ def test_never_raises(raw: bytes) -> None:
     assert read.problem is not None or read.sender is not None
 
 
-def test_sibling_multiparts_are_not_nesting() -> None:
+@pytest.mark.parametrize(
+    "inner_end",
+    [
+        # Fifteen sibling multiparts, each closed: siblings, not nesting.
+        pytest.param("--a{n}--\n", id="sibling_multiparts_are_not_nesting"),
+        # Unclosed inner multiparts end at the outer delimiter.
+        pytest.param("", id="unclosed_inner_multiparts_end_at_the_outer_delimiter"),
+    ],
+)
+def test_inner_multiparts_in_a_row(inner_end: str) -> None:
     parts = "".join(
         f'--m\nContent-Type: multipart/alternative; boundary="a{n}"\n\n'
-        f"--a{n}\nContent-Type: text/plain\n\nVOTE {n} FOR\n--a{n}--\n"
-        for n in range(15)
-    )
-    read = read_message(
-        mail(BASIC + 'Content-Type: multipart/mixed; boundary="m"\n', parts + "--m--\n")
-    )
-    assert read.problem is None
-    assert read.body.split("\n") == [f"VOTE {n} FOR" for n in range(15)]
-
-
-def test_unclosed_inner_multiparts_end_at_the_outer_delimiter() -> None:
-    parts = "".join(
-        f'--m\nContent-Type: multipart/alternative; boundary="a{n}"\n\n'
-        f"--a{n}\nContent-Type: text/plain\n\nVOTE {n} FOR\n"
+        f"--a{n}\nContent-Type: text/plain\n\nVOTE {n} FOR\n" + inner_end.format(n=n)
         for n in range(15)
     )
     read = read_message(

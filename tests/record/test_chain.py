@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from speakerbot.engine import chain
+from tests.record.cli import speakerbot, write_config
 from tests.support.mailgame import ALICE, BOB, CAROL, MailGame
 
 # --- Pure -----------------------------------------------------------------------------------
@@ -67,20 +68,6 @@ def test_the_public_record_takes_no_number_from_a_private_event(
 
 # --- On a real database, through the command line -------------------------------------------
 
-CONFIG = """
-[game]
-name = "Camford Nomic"
-ruleset = "nomicam"
-address = "nomic@camford.example"
-speaker = "speaker@camford.example"
-speaker_name = "Speaker"
-admin_password = "pw"
-
-[database]
-url = "sqlite:///{db}"
-"""
-
-
 @pytest.fixture
 def played(tmp_path: Path) -> Iterator[tuple[MailGame, Path]]:
     game = MailGame(tmp_path, "nomicam", (ALICE, BOB, CAROL))
@@ -89,17 +76,8 @@ def played(tmp_path: Path) -> Iterator[tuple[MailGame, Path]]:
     game.send(CAROL, "vote", "VOTE 301 AGAINST\n")
     game.clock.now += timedelta(days=8)
     game.service.tick()
-    url = game.settings.database.url
-    assert url.startswith("sqlite:///")
-    config = tmp_path / "game.toml"
-    config.write_text(CONFIG.format(db=url.removeprefix("sqlite:///")))
-    yield game, config
+    yield game, write_config(game, tmp_path, "nomicam")
     game.close()
-
-
-def speakerbot(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), *args],
-                          capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_verify_holds_on_a_played_game_and_names_the_event_whose_byte_changed(

@@ -8,8 +8,6 @@ both.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,35 +17,15 @@ from speakerbot.engine import commands as c
 from speakerbot.mail.inbound import language as lang
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
+from tests.record.cli import speakerbot, write_config
 from tests.support.mailgame import ALICE, BOB, CAROL, PASSWORD, SPEAKER, MailGame
-
-CONFIG = """
-[game]
-name = "Camford Nomic"
-ruleset = "suber"
-address = "nomic@camford.example"
-speaker = "speaker@camford.example"
-speaker_name = "Speaker"
-admin_password = "pw"
-
-[database]
-url = "sqlite:///{db}"
-"""
 
 
 @pytest.fixture
 def game(tmp_path: Path) -> Iterator[tuple[MailGame, Path]]:
     played = MailGame(tmp_path, "suber", (ALICE, BOB, CAROL))
-    config = tmp_path / "game.toml"
-    config.write_text(CONFIG.format(
-        db=played.settings.database.url.removeprefix("sqlite:///")))
-    yield played, config
+    yield played, write_config(played, tmp_path, "suber")
     played.close()
-
-
-def speakerbot(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), *args],
-                          capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_an_ended_suber_game_is_followed_by_a_new_game_and_both_are_kept(

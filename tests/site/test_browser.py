@@ -116,10 +116,7 @@ def test_a_nomicam_game_by_mail_in_the_archive(tmp_path: Path, dovecot: DovecotS
 
 
 def play_nomicam(game: RunningGame) -> None:
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(CAROL, "joining", "JOIN Carol\n")
     game.wait_subject("Re: joining", to=CAROL)
     game.send(ALICE, "PROPOSE: Sing", "Players may sing.\n")
@@ -235,10 +232,7 @@ def test_a_suber_game_by_mail_and_the_next_game_in_the_archive(
 
 
 def play_suber(game: RunningGame) -> None:
-    game.cli("init")
-    for address, name in ((ALICE, "Alice"), (BOB, "Bob")):
-        game.cli("player", "add", address, name)
-    game.start()
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
     for turn in range(1, 30):
         state = game.state()
         if state.ended:

@@ -8,7 +8,6 @@ It listens for plain IMAP (no TLS, plaintext logins allowed) on a free port of
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import grp
 import os
@@ -18,17 +17,16 @@ import select
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 
 # imapclient ships no type information.
 from imapclient import IMAPClient  # type: ignore[import-untyped,unused-ignore]
 
-from .ports import INSTALL_HINT, LOOPBACK, MissingServerBinary, free_port, wait_for_port
+from .ports import INSTALL_HINT, MissingServerBinary, wait_for_port
+from .servers import ScratchServer
 
 DOVECOT_BINARY = "/usr/sbin/dovecot"
 
@@ -200,7 +198,7 @@ def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
-class DovecotServer:
+class DovecotServer(ScratchServer):
     """A Dovecot IMAP server listening on ``host:port`` with its data in ``root``.
 
     Use ``start()`` / ``stop()`` / ``restart()`` for the process (a restart keeps the
@@ -218,8 +216,6 @@ class DovecotServer:
         startup_timeout: float = 15.0,
     ) -> None:
         self.binary = binary or find_dovecot()
-        self.host = LOOPBACK
-        self.port = port if port is not None else free_port()
         self.startup_timeout = startup_timeout
         self._passwords: dict[str, str] = {}
         self._proc: subprocess.Popen[bytes] | None = None
@@ -236,7 +232,12 @@ class DovecotServer:
         self._mail_uid = mail.pw_uid
         self._mail_gid = mail.pw_gid
 
-        self.root = Path(tempfile.mkdtemp(prefix="speakerbot-dovecot-"))
+        super().__init__(port, prefix="speakerbot-dovecot-", log_name="dovecot.log")
+        self.config_path = self.root / "dovecot.conf"
+        # One passwd-file per user, named after the user.
+        self.passwd_dir = self.root / "passwd.d"
+        # One home directory (with a Maildir) per user.
+        self.mail_root = self.root / "mail"
         # The mail processes run as the mail user and must get through this directory.
         self.root.chmod(0o755)
         self.mail_root.mkdir()
@@ -258,29 +259,8 @@ class DovecotServer:
                 chroot=chroot,
             )
         )
-        atexit.register(self.close)
 
     # -- paths -----------------------------------------------------------------
-
-    @property
-    def config_path(self) -> Path:
-        """The server's ``dovecot.conf``."""
-        return self.root / "dovecot.conf"
-
-    @property
-    def passwd_dir(self) -> Path:
-        """The directory of passwd-files, one per user, named after the user."""
-        return self.root / "passwd.d"
-
-    @property
-    def mail_root(self) -> Path:
-        """The directory holding one home directory (with a Maildir) per user."""
-        return self.root / "mail"
-
-    @property
-    def log_path(self) -> Path:
-        """Dovecot's log file."""
-        return self.root / "dovecot.log"
 
     def maildir(self, user: str) -> Path:
         """Return the Maildir of ``user`` (owned by the mail user; readable by root)."""
@@ -400,26 +380,6 @@ class DovecotServer:
         """Stop and start Dovecot again on the same port with the same users and mail."""
         self.stop()
         self.start()
-
-    def close(self) -> None:
-        """Stop Dovecot and delete its directory."""
-        atexit.unregister(self.close)
-        try:
-            self.stop()
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-
-    def __enter__(self) -> DovecotServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def log_tail(self, lines: int = 30) -> str:
         """Return the last ``lines`` lines of Dovecot's log and startup output."""

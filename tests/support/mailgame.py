@@ -11,7 +11,8 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email import policy
@@ -199,6 +200,33 @@ class MailGame:
         """The messages queued in answer to one inbound message (reply or notice)."""
         return [mail for mail in self.outbox()
                 if mail.header("In-Reply-To") == message_id]
+
+
+MakeMailGame = Callable[..., MailGame]
+"""Makes a ``MailGame``: the ruleset, the players, and ``make_settings``'s options."""
+
+
+@contextmanager
+def mail_games(folder: Path) -> Iterator[MakeMailGame]:
+    """Make games, each in a folder of its own under ``folder``; every one is closed at the end.
+
+    A game is nomicam with Alice, Bob and Carol unless the ruleset and players are given.
+    """
+    games: list[MailGame] = []
+
+    def make(ruleset: str = "nomicam", players: Sequence[str] = (ALICE, BOB, CAROL),
+             **options: Any) -> MailGame:
+        game_folder = folder / f"game{len(games)}"
+        game_folder.mkdir()
+        game = MailGame(game_folder, ruleset, players, **options)
+        games.append(game)
+        return game
+
+    try:
+        yield make
+    finally:
+        for game in games:
+            game.close()
 
 
 # --- Sealed ballots -------------------------------------------------------------------------

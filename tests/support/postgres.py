@@ -8,22 +8,20 @@ server runs as, the ``postgres`` system user that Debian's package creates.
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import os
 import pwd
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 
 import psycopg
 from psycopg import sql
 
-from .ports import INSTALL_HINT, LOOPBACK, MissingServerBinary, free_port
+from .ports import INSTALL_HINT, MissingServerBinary
+from .servers import ScratchServer
 
 DEBIAN_POSTGRES_ROOT = Path("/usr/lib/postgresql")
 _SERVER_PROGRAMS = ("initdb", "pg_ctl", "postgres")
@@ -67,7 +65,7 @@ def _version_key(name: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", name))
 
 
-class PostgresServer:
+class PostgresServer(ScratchServer):
     """A PostgreSQL server on ``host:port`` whose cluster lives in ``root``.
 
     ``start()`` creates the cluster on first use, starts the server and creates the
@@ -87,8 +85,6 @@ class PostgresServer:
         startup_timeout: int = 30,
     ) -> None:
         self.bindir = bindir or find_postgres_bindir()
-        self.host = LOOPBACK
-        self.port = port if port is not None else free_port()
         self.user = user
         self.database = _check_dbname(database)
         self.startup_timeout = startup_timeout
@@ -105,29 +101,15 @@ class PostgresServer:
                     f"{_RUN_AS_WHEN_ROOT!r} system user to run it as: {INSTALL_HINT}"
                 ) from None
 
-        self.root = Path(tempfile.mkdtemp(prefix="speakerbot-postgres-"))
+        super().__init__(port, prefix="speakerbot-postgres-", log_name="postgres.log")
+        self.data_dir = self.root / "data"
+        self.socket_dir = self.root / "sock"
         self.socket_dir.mkdir()
         if self._run_as is not None:
             for path in (self.root, self.socket_dir):
                 os.chown(path, self._run_as.pw_uid, self._run_as.pw_gid)
-        atexit.register(self.close)
 
-    # -- paths and addresses -------------------------------------------------------
-
-    @property
-    def data_dir(self) -> Path:
-        """The cluster's data directory."""
-        return self.root / "data"
-
-    @property
-    def socket_dir(self) -> Path:
-        """The directory of the server's unix socket."""
-        return self.root / "sock"
-
-    @property
-    def log_path(self) -> Path:
-        """The server's log file."""
-        return self.root / "postgres.log"
+    # -- addresses -----------------------------------------------------------------
 
     @property
     def url(self) -> str:
@@ -215,26 +197,6 @@ class PostgresServer:
             [str(self.bindir / "pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "fast", "-w"],
             what="pg_ctl stop",
         )
-
-    def close(self) -> None:
-        """Stop the server and delete the cluster."""
-        atexit.unregister(self.close)
-        try:
-            self.stop()
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-
-    def __enter__(self) -> PostgresServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _run(self, argv: Sequence[str], *, what: str, new_session: bool = False) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}

@@ -14,13 +14,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
-from types import TracebackType
 from typing import Literal
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from .ports import LOOPBACK, free_port
+from .servers import LoopbackServer
 
 Stage = Literal["mail", "rcpt", "data"]
 
@@ -56,7 +55,7 @@ class _TemporaryRefusal:
     stage: Stage
 
 
-class SmtpSink:
+class SmtpSink(LoopbackServer):
     """An aiosmtpd server on ``host:port`` that captures every message it accepts.
 
     ``messages`` is a snapshot of what was captured so far, ``wait_for()`` blocks
@@ -67,8 +66,7 @@ class SmtpSink:
     """
 
     def __init__(self, *, port: int | None = None, hostname: str = "smtp-sink.test") -> None:
-        self.host = LOOPBACK
-        self.port = port if port is not None else free_port()
+        super().__init__(port)
         self._server_hostname = hostname
         self._cond = threading.Condition()
         self._messages: list[CapturedMessage] = []
@@ -105,18 +103,6 @@ class SmtpSink:
         controller, self._controller = self._controller, None
         if controller is not None:
             controller.stop()
-
-    def __enter__(self) -> SmtpSink:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     # -- what was received ---------------------------------------------------------
 

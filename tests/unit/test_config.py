@@ -341,7 +341,8 @@ BAD: list[tuple[str, str, object, str]] = [
 
 
 @pytest.mark.parametrize(("section", "key", "value", "named"), BAD,
-                         ids=[f"{s}.{k}={v!r}" for s, k, v, _ in BAD])
+                         ids=[f"{s}.{k}=" + ("<deleted>" if v is DELETE else repr(v))
+                              for s, k, v, _ in BAD])
 def test_bad_values_are_refused_naming_the_key(section: str, key: str, value: object,
                                                 named: str) -> None:
     data = full()
