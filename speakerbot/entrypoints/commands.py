@@ -26,6 +26,7 @@ from speakerbot.entrypoints.views import inbound_view, player_view, status_view
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.presets import PresetError, load_preset, preset_names
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
+from speakerbot.service.crashpoints import CrashPoints
 from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _open(settings: Settings, *, upgrade: bool = False) -> GameService:
     seed = os.environ.get("SPEAKERBOT_SEED")
     rng = random.Random(int(seed)) if seed else random.SystemRandom()
-    return GameService.open(settings, rng=rng, upgrade=upgrade)
+    # Test only: the crash tests make a daemon kill itself at a named step.
+    return GameService.open(settings, rng=rng, upgrade=upgrade,
+                            crashpoints=CrashPoints.from_variables(os.environ))
 
 
 def init(args: argparse.Namespace) -> int:

@@ -21,9 +21,9 @@ from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
 from speakerbot.entrypoints.commands import _game, print_json
 from speakerbot.entrypoints.views import Json, cfj_view, history_view, proposal_view, rule_view
 from speakerbot.mail.inbound import language as lang
-from speakerbot.service import GameService
+from speakerbot.service import GameService, Unreadable
 
-USER_ERRORS = (*_COMMAND_ERRORS, OSError, UnicodeDecodeError)
+USER_ERRORS = (*_COMMAND_ERRORS, Unreadable, OSError, UnicodeDecodeError)
 
 
 def admin(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ from speakerbot.adapters.backoff import backoff
 from speakerbot.adapters.smtp import DeliveryResult
 from speakerbot.adapters.store import OutboxRow, OutboxSummary, Store
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS
-from speakerbot.service.crashpoints import crashpoint
+from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 
 log = logging.getLogger("speakerbot.service.outbox")
 
@@ -87,11 +87,12 @@ class _Progress:
 class Outbox:
     """Delivers what is due, over one connection, by the policy."""
 
-    def __init__(self, store: Store, policy: OutboxPolicy,
-                 clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: Store, policy: OutboxPolicy, clock: Callable[[], datetime],
+                 crashpoints: CrashPoints = NO_CRASHES) -> None:
         self.store = store
         self.policy = policy
         self.clock = clock
+        self.crashpoints = crashpoints
         # The chunk's size: the configured maximum, shrunk for good (in this pass) by a
         # relay that says it takes fewer.
         self.chunk = max(1, policy.max_recipients)
@@ -158,7 +159,7 @@ class Outbox:
             result = sender.send(row.mail_from, chunk, row.raw)
             if result.temporary_failure is not None:
                 return result.temporary_failure
-            crashpoint("after-smtp")
+            self.crashpoints.reach("after-smtp")
             progress.accepted += result.accepted
             progress.refused.update(result.refused)
             progress.deferred.update(result.deferred)
