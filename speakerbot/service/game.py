@@ -4,13 +4,12 @@ It opens a unit of work (``unit_of_work.open_unit``) under the game's lock and c
 handler of each stage by name: ``intake``, ``processing``, ``ticks``, ``desk``, ``speaker``.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Self
+from typing import Any
 
 from speakerbot.adapters.store import InboundRow, OutboxSummary, Store, StoredInbound
 from speakerbot.config import Settings
@@ -26,7 +25,7 @@ from speakerbot.service.policy import Processed, Received, ServiceError
 from speakerbot.service.unit_of_work import UnitOfWork, open_unit, public_record, stored_record
 
 
-class GameService:
+class GameService(AbstractContextManager["GameService"]):
     """Runs one game on one store. Thread-safe: every transaction holds one lock."""
 
     store: FromDeps[Store] = FromDeps()
@@ -41,19 +40,15 @@ class GameService:
                  clock: Callable[[], datetime] = now_utc,
                  crashpoints: CrashPoints = NO_CRASHES) -> None:
         self.deps = game_deps(store, settings, rng=rng, clock=clock, crashpoints=crashpoints)
-        self.identity, self.announcer = self.deps.identity, self.deps.announcer
-        self.replies, self.auth_policy = self.deps.replies, self.deps.auth_policy
-        self.states = self.deps.states
-        self.lock = self.states.lock
+        self.identity, self.announcer, self.replies = (self.deps.identity, self.deps.announcer,
+                                                       self.deps.replies)
+        self.states, self.lock = self.deps.states, self.deps.states.lock
 
     @classmethod
     def open(cls, settings: Settings, *, rng: RandomSource, upgrade: bool = False,
              clock: Callable[[], datetime] = now_utc,
              crashpoints: CrashPoints = NO_CRASHES) -> GameService:
-        """Open the configured game's database (its schema brought up to date if asked).
-
-        Without ``upgrade``, a database never initialised is refused (``ServiceError``).
-        """
+        """Open the game's database (upgraded if asked; never initialised: ``ServiceError``)."""
         store = Store(settings.database.url)
         if upgrade:
             store.upgrade()
@@ -61,9 +56,6 @@ class GameService:
             store.close()
             raise ServiceError("the database has no game yet: run speakerbot init first")
         return cls(store, settings, rng=rng, clock=clock, crashpoints=crashpoints)
-
-    def __enter__(self) -> Self:
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
@@ -125,9 +117,9 @@ class GameService:
     def receive(self, raw: bytes, received_at: datetime, *, source: str,
                 uidvalidity: int | None = None, uid: int | None = None,
                 oversized: int | None = None) -> StoredInbound:
-        """Store a message's raw bytes, first of all (``intake.receive_many``)."""
-        return intake.receive_many(self.deps, [Received(raw, received_at, source, uidvalidity,
-                                                        uid, oversized)])[0]
+        """Store a message's raw bytes, first of all (``intake.receive``)."""
+        return intake.receive(self.deps, raw, received_at, source=source,
+                              uidvalidity=uidvalidity, uid=uid, oversized=oversized)
 
     def take_in(self, messages: Sequence[Received]) -> list[str]:
         """Store and process a batch of messages; their statuses (``intake.take_in``)."""
@@ -173,11 +165,7 @@ class GameService:
                 "gathering": self.store.next_gathering()}
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
-        """Return what another process's write changes (three indexed reads, no transaction).
-
-        The daemon compares it each second with what its last cycle left, so that a
-        command-line write is acted on at once.
-        """
+        """Return what another process's write changes: the daemon compares it each second."""
         return (self.store.last_event_seq(), self.store.next_outbox_attempt(),
                 self.store.earliest_pending())
 
