@@ -123,7 +123,7 @@ class UnitOfWork:
         self.queued.append(OutgoingMail(
             message_id, identity.address, message.recipients, raw, message.kind,
             inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
-            gathered_until=held,
+            gathered_until=held, topic=message.topic,
         ))
         self._count_queued(message, now)
 

@@ -124,7 +124,7 @@ def test_migrations_create_exactly_what_the_models_declare(store: Store) -> None
             conn, opts={"compare_type": True, "compare_server_default": True}
         )
         assert compare_metadata(context, Base.metadata) == []
-        assert context.get_current_revision() == "0005"
+        assert context.get_current_revision() == "0006"
 
 
 def test_sqlite_pragmas_on_every_connection(tmp_path: Path) -> None:

@@ -16,8 +16,6 @@ from speakerbot.adapters.store.rows import OutboxRow, OutboxSummary, OutgoingMai
 from speakerbot.adapters.store.schema import Outbox, row_in_status
 from speakerbot.addresses import as_compared
 
-HEAD = 2048
-"""How much of a waiting message ``outbox_summary`` hands out: enough for its headers."""
 GATHERED = "gathered"
 """The status of a message kept to be gathered with others into one; never sent itself."""
 MERGED = "merged"
@@ -52,6 +50,7 @@ class OutboxStore(StoreBase):
             "recipients": list(mail.recipients),
             "raw": bytes(mail.raw),
             "kind": mail.kind,
+            "topic": mail.topic,
             "inbound_id": mail.inbound_id,
             "created_at": mail.created_at,
             "status": "pending" if mail.gathered_until is None else GATHERED,
@@ -206,9 +205,9 @@ class OutboxStore(StoreBase):
                 for recipient, answer in sorted((by_recipient or {}).items())
             ]
             waiting = [
-                (kind, created_at, bytes(head or b""))
-                for kind, created_at, head in session.execute(
-                    select(Outbox.kind, Outbox.created_at, func.substr(Outbox.raw, 1, HEAD))
+                (kind, created_at, topic)
+                for kind, created_at, topic in session.execute(
+                    select(Outbox.kind, Outbox.created_at, Outbox.topic)
                     .where(Outbox.status == "pending")
                     .order_by(Outbox.id)
                 )

@@ -138,6 +138,9 @@ class OutgoingMail:
     gathered_until: datetime | None = None
     """Set: the message is not sent itself but kept (status ``gathered``) to be gathered with
     others into one message at this time (the service's hourly limit on public mail)."""
+    topic: str | None = None
+    """What a public message is about, when ``speakerbot status`` counts it apart:
+    ``results`` or ``distribution`` (None: anything else)."""
 
 
 @dataclass(frozen=True)
@@ -169,8 +172,8 @@ class OutboxSummary:
     oldest_pending: datetime | None
     refused: list[tuple[str, str, str]]
     """(message_id, recipient, the server's answer) for every recipient refused for good."""
-    waiting: list[tuple[str, datetime, bytes]] = field(default_factory=list)
-    """(kind, queued at, the start of its bytes) for every message waiting, oldest first."""
+    waiting: list[tuple[str, datetime, str | None]] = field(default_factory=list)
+    """(kind, queued at, topic) for every message waiting, oldest first."""
     gathered: int = 0
     """Public messages held to be gathered into one (``[limits] public_per_hour``)."""
 

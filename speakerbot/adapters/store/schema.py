@@ -211,6 +211,8 @@ class Outbox(Base):
     addressee: Mapped[str | None] = mapped_column(Text)
     # 0 goes first: the game's public business before replies and notices.
     priority: Mapped[int] = mapped_column(Integer, server_default="1")
+    # What a public message is about (results, distribution), for the status's backlog.
+    topic: Mapped[str | None] = mapped_column(String(32))
 
 
 class Meta(Base):

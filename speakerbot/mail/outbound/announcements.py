@@ -173,11 +173,11 @@ class Announcer:
         return out
 
     def _public(self, batch: _Batch, subject: str, template: str, key: str | None = None,
-                **context: object) -> Outgoing:
+                topic: str | None = None, **context: object) -> Outgoing:
         state = batch.state
         body = self.renderer.render(template, game=state, identity=self.identity, **context)
         return Outgoing("announcement", public_recipients(state, self.identity), subject, body,
-                        batch.key if key is None else key, public=True)
+                        batch.key if key is None else key, public=True, topic=topic)
 
     def _compose(self, head: e.Event | None, batch: _Batch) -> list[Outgoing]:
         """Compose a group's message, then its game-over message and Speaker's notice."""
@@ -187,7 +187,7 @@ class Announcer:
 
     def _proposal(self, head: e.ProposalSubmitted, batch: _Batch) -> Outgoing:
         return self._public(
-            batch, f"Proposal {head.number}: {head.title}", "proposal.txt",
+            batch, f"Proposal {head.number}: {head.title}", "proposal.txt", topic="distribution",
             proposal=head, proposer=batch.state.name_of(head.proposer),
             clauses=_clause_views(head.clauses, batch.before),
         )
@@ -198,6 +198,7 @@ class Announcer:
         verdict = "ADOPTED" if head.adopted else "REJECTED"
         return self._public(
             batch, f"Proposal {head.proposal} {verdict}: {proposal.title}", "results.txt",
+            topic="results",
             result=head, proposal=proposal,
             ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
             receipts=receipt_lines(head, state),
