@@ -580,3 +580,19 @@ def test_a_rolled_back_message_never_leaves_its_state_in_the_cache(
     other.speaker_command(c.AddPlayer(SPEAKER, "erin@example.org", "Erin"))
     state = game.service.state()
     assert "erin@example.org" in state.players and DAVE not in state.players
+
+
+def test_the_backlog_counts_a_votes_results_and_a_new_proposal_by_their_stored_topic(
+        game: MailGame) -> None:
+    def waiting() -> dict[str, int]:
+        backlog = game.service.outbox_backlog(game.service.outbox_summary())
+        return {kind: backlog.total(kind) for kind in ("results", "distributions")}
+
+    before = waiting()
+    game.send(BOB, "an idea", "PROPOSE Cake\nCake is served.\nEND PROPOSAL\n")
+    assert waiting() == {**before, "distributions": before["distributions"] + 1}
+    deadline = game.service.state().proposals[301].closes_at
+    assert deadline is not None
+    game.clock.now = deadline + timedelta(seconds=1)
+    game.service.tick()
+    assert waiting()["results"] == before["results"] + 1
