@@ -46,6 +46,7 @@ from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
 from speakerbot.service import GameService
 from speakerbot.service.policy import Received
+from speakerbot.service.unit_of_work import open_unit
 
 SPEAKER = "speaker@bench.test"
 T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
@@ -211,7 +212,7 @@ def stored(folder: Path, record: list[e.Event], snapshot_every: int) -> Settings
             for event_ in part:
                 evolve(state, event_)
             service = GameService(store, written_by, rng=random.Random(1), clock=lambda: T0)
-            with service.unit_of_work() as uow:  # the bench's setup, not measured
+            with open_unit(service.deps) as uow:  # the bench's setup, not measured
                 uow.record(part, copy.deepcopy(state), [])
     store.close()
     return settings
@@ -244,7 +245,7 @@ def reminder_round(players: int = 300, proposals: int = 100) -> tuple[float, flo
         service.start_game()
         rng = random.Random(2)
         voters = [f"v{i}@bench.test" for i in range(players)]
-        with service.unit_of_work() as uow:  # the setup, unannounced
+        with open_unit(service.deps) as uow:  # the setup, unannounced
             state = uow.state()
             record: list[e.Event] = []
             for n, voter in enumerate(voters):

@@ -16,13 +16,16 @@ from speakerbot.config import Settings
 from speakerbot.engine import GameState, RandomSource, chain, next_deadline
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.compose import GameIdentity
+from speakerbot.mail.outbound.replies import ReplyWriter
 from speakerbot.service import desk, intake, processing, speaker, ticks
 from speakerbot.service.confirmations import next_request_due
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 from speakerbot.service.deps import FromDeps, game_deps, now_utc
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import Processed, Received, ServiceError
-from speakerbot.service.unit_of_work import UnitOfWork, open_unit, public_record, stored_record
+from speakerbot.service.unit_of_work import open_unit, public_record, stored_record
 
 
 class GameService(AbstractContextManager["GameService"]):
@@ -35,13 +38,14 @@ class GameService(AbstractContextManager["GameService"]):
     retry_delays: FromDeps[tuple[float, ...]] = FromDeps()
     new_secret: FromDeps[Callable[[], str]] = FromDeps()
     crashpoints: FromDeps[CrashPoints] = FromDeps()
+    identity: FromDeps[GameIdentity] = FromDeps()
+    announcer: FromDeps[Announcer] = FromDeps()
+    replies: FromDeps[ReplyWriter] = FromDeps()
 
     def __init__(self, store: Store, settings: Settings, *, rng: RandomSource,
                  clock: Callable[[], datetime] = now_utc,
                  crashpoints: CrashPoints = NO_CRASHES) -> None:
         self.deps = game_deps(store, settings, rng=rng, clock=clock, crashpoints=crashpoints)
-        self.identity, self.announcer, self.replies = (self.deps.identity, self.deps.announcer,
-                                                       self.deps.replies)
         self.states, self.lock = self.deps.states, self.deps.states.lock
 
     @classmethod
@@ -63,10 +67,6 @@ class GameService(AbstractContextManager["GameService"]):
     def close(self) -> None:
         """Close the game's database."""
         self.store.close()
-
-    def unit_of_work(self) -> AbstractContextManager[UnitOfWork]:
-        """Open a unit of work of this game (the caller holds ``lock`` if it must)."""
-        return open_unit(self.deps)
 
     def state(self) -> GameState:
         """Return the current state, rebuilt from the record when it has grown."""
