@@ -38,7 +38,7 @@ from speakerbot.service.unit_of_work import Batch
 
 
 def apply_trusted(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
-                   parsed: lang.ParseResult, received: datetime, *, trusted: bool) -> None:
+                  parsed: lang.ParseResult, received: datetime, *, trusted: bool) -> None:
     """Apply a message's commands (if ``trusted``), and queue its reply and announcements."""
     before = batch.state
     admin_error = admin_refusal(deps, batch, row, mail, parsed, received, trusted)
@@ -55,8 +55,8 @@ def apply_trusted(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
 
 
 def admin_refusal(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
-                   parsed: lang.ParseResult, received: datetime,
-                   trusted: bool) -> str | None:
+                  parsed: lang.ParseResult, received: datetime,
+                  trusted: bool) -> str | None:
     """Return why the message's ADMIN commands may not run (None: they may)."""
     host = (mail.sender or "") == deps.settings.game.speaker
     if (row.password_verdict == WRONG and host and trusted
@@ -170,7 +170,7 @@ def refused_player(settings: Settings, action: Action) -> str | None:
 
 
 def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender: str,
-             received: datetime) -> bool:
+            received: datetime) -> bool:
     """Run one command of a message; False when it was refused (and nothing applies)."""
     if isinstance(action, Query):
         run.queries.append(action)
@@ -200,7 +200,7 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
         # the game's draws are seeded, and a die's sequence must not depend on ballots.
         action = dataclasses.replace(action, salt=deps.new_secret())
     after, produced = apply(run.work, action, received, deps.rng,
-                             max_rule_bytes=deps.settings.limits.max_rule_bytes)
+                            max_rule_bytes=deps.settings.limits.max_rule_bytes)
     run.outcomes.append(Outcome(command.line, command_text(command),
                                 outcome_of(produced, after, sender),
                                 receipts_of(produced, after)))

@@ -30,7 +30,7 @@ from speakerbot.service.unit_of_work import Batch, UnitOfWork, open_unit
 
 
 def confirmations(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
-                   parsed: lang.ParseResult) -> list[ConfirmationRow]:
+                  parsed: lang.ParseResult) -> list[ConfirmationRow]:
     """Return the held messages' codes this message confirms, each used up.
 
     A code confirms one held message. The codes that count are those on CONFIRM lines
@@ -59,7 +59,7 @@ def confirmations(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
 
 
 def own_codes(deps: Deps, batch: Batch, sender: str,
-               tokens: Sequence[str]) -> list[ConfirmationRow]:
+              tokens: Sequence[str]) -> list[ConfirmationRow]:
     """Look the codes up by their hashes; keep the sender's own, each once."""
     own = []
     for token in dict.fromkeys(tokens):
@@ -71,7 +71,7 @@ def own_codes(deps: Deps, batch: Batch, sender: str,
 
 
 def chosen_codes(deps: Deps, batch: Batch, carried: Sequence[ConfirmationRow],
-            usable: Sequence[ConfirmationRow]) -> list[ConfirmationRow]:
+                 usable: Sequence[ConfirmationRow]) -> list[ConfirmationRow]:
     """Leave out the codes of each request whose every code the message carries.
 
     Counted over every code carried, used or not: a request quoted back whole after
@@ -90,7 +90,7 @@ def chosen_codes(deps: Deps, batch: Batch, carried: Sequence[ConfirmationRow],
 
 
 def release_held(deps: Deps, batch: Batch, confirmations: Sequence[ConfirmationRow],
-                  when: datetime) -> None:
+                 when: datetime) -> None:
     """Apply the messages these codes confirm (one each), in the order received, at ``when``."""
     rows = [(held, found.address) for found in confirmations
             for held in deps.store.held(batch.uow.session, found.id)]
@@ -172,7 +172,7 @@ def may_ask(deps: Deps, uow: UnitOfWork, sender: str, now: datetime) -> bool:
 
 
 def ask(deps: Deps, batch: Batch, sender: str, rows: Sequence[InboundRow], now: datetime,
-         *, fits: InboundRow | None = None) -> bool:
+        *, fits: InboundRow | None = None) -> bool:
     """Send one request listing ``rows``, each with a code of its own, and hold them.
 
     ``fits``: send it only if it costs no more bytes than this message (for an address

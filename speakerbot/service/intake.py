@@ -30,7 +30,7 @@ def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
     when only its headers were fetched because it is over the size limit.
     """
     [stored] = receive_many(deps, [Received(raw, received_at, source, uidvalidity, uid,
-                                           oversized)])
+                                            oversized)])
     return stored
 
 
@@ -66,7 +66,7 @@ def take_in(deps: Deps, messages: Sequence[Received]) -> list[str]:
 
 
 def process_batch(deps: Deps, stored: Sequence[StoredInbound],
-                   taken: Sequence[tuple[InboundItem, Known | None]]) -> None:
+                  taken: Sequence[tuple[InboundItem, Known | None]]) -> None:
     """Process the due mail in one transaction; on a failure, each message alone."""
     try:
         with open_unit(deps) as uow:

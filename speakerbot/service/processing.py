@@ -121,7 +121,7 @@ def process_due(uow: UnitOfWork, deps: Deps) -> None:
 
 
 def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
-                earlier: tuple[datetime | None] | None = None) -> Processed:
+                   earlier: tuple[datetime | None] | None = None) -> Processed:
     """Process one message in the transaction in hand.
 
     ``earlier``: when the oldest other message still waiting was received, if the
@@ -138,7 +138,7 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
     waiting = deps.store.earliest_pending(uow.session) if earlier is None else earlier[0]
     until = received if waiting is None else min(received, waiting)
     state, tick_events = tick(start, until, deps.rng, budget=TICK_BUDGET,
-                               max_rule_bytes=deps.settings.limits.max_rule_bytes)
+                              max_rule_bytes=deps.settings.limits.max_rule_bytes)
     batch = Batch(uow, state, list(tick_events), uow.announce(tick_events, state, start))
     if due_by(state, until):
         # A backlog of deadlines before it: this transaction settles a bounded piece,
@@ -181,7 +181,7 @@ def finish(deps: Deps, batch: Batch, row: InboundRow, status: str, note: str = "
 
 
 def take(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
-          intake: Known | None = None) -> None:
+         intake: Known | None = None) -> None:
     """Decide whose message this is and what may be done with it.
 
     ``intake``: what intake read of it in this transaction, so it is not read twice.
@@ -218,8 +218,8 @@ def needs_no_reply(batch: Batch, parsed: lang.ParseResult) -> bool:
 
 
 def take_unauthenticated(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
-                          parsed: lang.ParseResult, *, known: bool,
-                          joining: bool) -> None:
+                         parsed: lang.ParseResult, *, known: bool,
+                         joining: bool) -> None:
     """Answer, refuse or hold mail that wants something and is not authenticated."""
     if not known and (parsed.errors or mail.problem):
         # A JOIN with mistakes from an unverified address: no more than a stranger gets.
