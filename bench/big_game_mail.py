@@ -38,6 +38,7 @@ from speakerbot.engine.model import Choice
 from speakerbot.engine.play import Play
 from speakerbot.engine.reminders import remind_round
 from speakerbot.service import GameService
+from speakerbot.service.unit_of_work import open_unit
 
 SPEAKER = "speaker@bench.test"
 T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
@@ -123,8 +124,8 @@ def _seed(service: GameService, players: int, proposals: int, ballots: int) -> N
     """
     rng = random.Random(2)
     voters = [f"v{i}@bench.test" for i in range(players)]
-    with service._transaction() as session:
-        state = service.state(session)
+    with open_unit(service.deps) as uow:
+        state = uow.state()
         record: list[e.Event] = []
         for n, voter in enumerate(voters):
             state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {n}"), T0, rng)
@@ -142,7 +143,7 @@ def _seed(service: GameService, players: int, proposals: int, ballots: int) -> N
                                     secrets.token_hex(16))
                 evolve(state, cast)
                 record.append(cast)
-        service._commit(session, record, state, [])
+        uow.record(record, state, [])
 
 
 def _run(label: str, round_: Callable[[Play, int], None], args: argparse.Namespace

@@ -46,6 +46,7 @@ from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
 from speakerbot.service import GameService
 from speakerbot.service.policy import Received
+from speakerbot.service.unit_of_work import open_unit
 
 SPEAKER = "speaker@bench.test"
 T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
@@ -211,8 +212,8 @@ def stored(folder: Path, record: list[e.Event], snapshot_every: int) -> Settings
             for event_ in part:
                 evolve(state, event_)
             service = GameService(store, written_by, rng=random.Random(1), clock=lambda: T0)
-            with service._transaction() as session:  # the bench's setup, not measured
-                service._commit(session, part, copy.deepcopy(state), [])
+            with open_unit(service.deps) as uow:  # the bench's setup, not measured
+                uow.record(part, copy.deepcopy(state), [])
     store.close()
     return settings
 
@@ -244,8 +245,8 @@ def reminder_round(players: int = 300, proposals: int = 100) -> tuple[float, flo
         service.start_game()
         rng = random.Random(2)
         voters = [f"v{i}@bench.test" for i in range(players)]
-        with service._transaction() as session:  # the setup, unannounced
-            state = service.state(session)
+        with open_unit(service.deps) as uow:  # the setup, unannounced
+            state = uow.state()
             record: list[e.Event] = []
             for n, voter in enumerate(voters):
                 state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {n}"), T0,
@@ -255,7 +256,7 @@ def reminder_round(players: int = 300, proposals: int = 100) -> tuple[float, flo
                 state, events = apply(state, c.Propose(voters[n], f"Idea {n}", "Text.\n"),
                                       T0 + timedelta(seconds=n), rng)
                 record += events
-            service._commit(session, record, state, [])
+            uow.record(record, state, [])
         closes = max(p.closes_at for p in service.state().open_proposals() if p.closes_at)
         before = service.state().rules_mechanics.reminder_before
         assert before is not None

@@ -14,7 +14,7 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +26,11 @@ from speakerbot.entrypoints.views import inbound_view, player_view, status_view
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.presets import PresetError, load_preset, preset_names
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
+from speakerbot.service.crashpoints import CrashPoints
 from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
 
 if TYPE_CHECKING:
-    from speakerbot.adapters.store import OutboxSummary
+    from speakerbot.adapters.store import InboundRow, OutboxSummary
 
 
 def rulesets(args: argparse.Namespace) -> int:
@@ -52,15 +53,19 @@ def rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Load the settings of the config file the arguments (or the environment) name."""
     path = resolve_config_path(args.config, os.environ)
     return load_settings(path)
 
 
-def _open(settings: Settings, *, upgrade: bool = False) -> GameService:
+def open_game(settings: Settings, *, upgrade: bool = False) -> GameService:
+    """Open the configured game's service (``SPEAKERBOT_SEED``, test only, seeds its draws)."""
     seed = os.environ.get("SPEAKERBOT_SEED")
     rng = random.Random(int(seed)) if seed else random.SystemRandom()
-    return GameService.open(settings, rng=rng, upgrade=upgrade)
+    # Test only: the crash tests make a daemon kill itself at a named step.
+    return GameService.open(settings, rng=rng, upgrade=upgrade,
+                            crashpoints=CrashPoints.from_variables(os.environ))
 
 
 def init(args: argparse.Namespace) -> int:
@@ -70,8 +75,8 @@ def init(args: argparse.Namespace) -> int:
     record is written beside the database; ``--force`` alone says what would be lost and
     exits 1.
     """
-    settings = _settings(args)
-    with _open(settings, upgrade=True) as service:
+    settings = settings_from(args)
+    with open_game(settings, upgrade=True) as service:
         if service.has_game():
             if not args.force:
                 raise CliError("a game already exists in this database; "
@@ -119,10 +124,10 @@ def _many(count: int, thing: str) -> str:
 
 
 @contextmanager
-def _game(args: argparse.Namespace) -> Iterator[tuple[Settings, GameService]]:
+def started_game(args: argparse.Namespace) -> Iterator[tuple[Settings, GameService]]:
     """Open the configured game's store; refuse when no game has been started."""
-    settings = _settings(args)
-    with _open(settings) as service:
+    settings = settings_from(args)
+    with open_game(settings) as service:
         if not service.has_game():
             raise CliError("no game has started: run speakerbot init first")
         yield settings, service
@@ -130,7 +135,7 @@ def _game(args: argparse.Namespace) -> Iterator[tuple[Settings, GameService]]:
 
 def player_add(args: argparse.Namespace) -> int:
     """Register a player as the Speaker would (``speakerbot player add EMAIL NAME``)."""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         state = service.state()
         events = service.speaker_command(c.AddPlayer(state.speaker, args.email, args.name))
         # The address as the game will compare it (speakerbot.addresses).
@@ -141,7 +146,7 @@ def player_add(args: argparse.Namespace) -> int:
 
 def player_list(args: argparse.Namespace) -> int:
     """List every player in joining (turn) order (``speakerbot player list [--json]``)."""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         state = service.state()
         players = list(state.players.values())
         if args.json:
@@ -165,7 +170,7 @@ def print_json(value: Any) -> None:
 
 def new_game(args: argparse.Namespace) -> int:
     """Start the next game in this database once the last is over (``speakerbot new-game``)."""
-    with _game(args) as (settings, service):
+    with started_game(args) as (settings, service):
         if args.ruleset is not None:
             _known_ruleset(args.ruleset)
         service.new_game(args.ruleset)
@@ -185,15 +190,15 @@ def _known_ruleset(name: str) -> None:
 
 def db_upgrade(args: argparse.Namespace) -> int:
     """Bring the database's schema up to date."""
-    settings = _settings(args)
-    _open(settings, upgrade=True).close()
+    settings = settings_from(args)
+    open_game(settings, upgrade=True).close()
     print("database is up to date")
     return 0
 
 
 def status(args: argparse.Namespace) -> int:
     """Print the players and scores, open proposals and CFJs, and the outbox."""
-    with _game(args) as (settings, service):
+    with started_game(args) as (settings, service):
         state = service.state()
         if args.json:
             summary = service.outbox_summary()
@@ -264,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the daemon in the foreground (``--once``: one pass, then exit)."""
     from speakerbot.entrypoints.daemon import Daemon
 
-    with _game(args) as (settings, service):
+    with started_game(args) as (settings, service):
         settings.require_outbound()
         if not args.once:
             settings.require_inbound()
@@ -290,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
 
 def inbound_list(args: argparse.Namespace) -> int:
     """List stored inbound mail, newest first."""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         rows = service.list_inbound(args.status, limit=args.limit)
         if args.json:
             print_json([inbound_view(row) for row in rows])
@@ -305,13 +310,18 @@ def inbound_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stored(fetch: Callable[[int], InboundRow], inbound_id: int) -> InboundRow:
+    """Return what ``fetch`` makes of stored message ``inbound_id`` (``NotFound``: none)."""
+    try:
+        return fetch(inbound_id)
+    except LookupError as error:
+        raise NotFound(str(error)) from None
+
+
 def inbound_show(args: argparse.Namespace) -> int:
     """Show one stored message, its password masked."""
-    with _game(args) as (_, service):
-        try:
-            row = service.inbound(args.id)
-        except LookupError as error:
-            raise NotFound(str(error)) from None
+    with started_game(args) as (_, service):
+        row = _stored(service.inbound, args.id)
         received = format_time(row.received_at)
         fields = [("id", row.id), ("status", row.status), ("received", received),
                   ("source", row.source), ("sender", row.sender or "?"),
@@ -328,11 +338,9 @@ def inbound_show(args: argparse.Namespace) -> int:
 
 def inbound_retry(args: argparse.Namespace) -> int:
     """Queue a set-aside message to be processed again."""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         try:
-            row = service.requeue(args.id)
-        except LookupError as error:
-            raise NotFound(str(error)) from None
+            row = _stored(service.requeue, args.id)
         except NotPending as error:
             raise CliError(f"{error}; only a message set aside can be retried") from None
         print(f"inbound message {row.id} is queued again; a running daemon processes it "

@@ -27,7 +27,6 @@ from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.config import Settings
 from speakerbot.entrypoints.site import SiteKeeper
 from speakerbot.service import GameService, Received
-from speakerbot.service.crashpoints import crashpoint
 from speakerbot.service.outbox import OutboxPolicy
 
 log = logging.getLogger("speakerbot.entrypoints.daemon")
@@ -103,7 +102,7 @@ class Daemon:
         self.wake.set()
         done = [m.uid for m, status in zip(messages, statuses, strict=True) if status in DONE]
         if done:
-            crashpoint("after-commit")
+            self.service.crashpoints.reach("after-commit")
         return done
 
     def _store_lmtp(self, raw: bytes, received_at: datetime, mail_from: str,

@@ -18,18 +18,18 @@ from pathlib import Path
 from speakerbot.engine import GameState
 from speakerbot.entrypoints.cli import NotFound
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
-from speakerbot.entrypoints.commands import _game, print_json
+from speakerbot.entrypoints.commands import print_json, started_game
 from speakerbot.entrypoints.views import Json, cfj_view, history_view, proposal_view, rule_view
 from speakerbot.mail.inbound import language as lang
-from speakerbot.service import GameService
+from speakerbot.service import GameService, Unreadable
 
-USER_ERRORS = (*_COMMAND_ERRORS, OSError, UnicodeDecodeError)
+USER_ERRORS = (*_COMMAND_ERRORS, Unreadable, OSError, UnicodeDecodeError)
 
 
 def admin(args: argparse.Namespace) -> int:
     """Run one ADMIN command as the host; print the outcome (exit 1 when refused)."""
     text = _text(args.text) if args.text is not None else ""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         outcome = service.host_command(args.words, text)
     if not outcome.applied:
         print(f"{outcome.command}: {outcome.result}", file=sys.stderr)
@@ -46,7 +46,7 @@ def _text(source: str) -> str:
 
 def show(args: argparse.Namespace) -> int:
     """Print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail (exit 1: none such)."""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         state = service.state()
         found = _shown(service, state, args.what, args.number)
         if found is None:
@@ -74,7 +74,7 @@ def _shown(service: GameService, state: GameState, what: str, number: int) -> Js
 
 def history(args: argparse.Namespace) -> int:
     """Print what HISTORY [N] sends by mail: the last N events of the public record."""
-    with _game(args) as (_, service):
+    with started_game(args) as (_, service):
         if args.json:
             count = min(args.count or lang.HISTORY_DEFAULT, lang.HISTORY_MAX)
             print_json(history_view(service.state(), service.public_record(), count))

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from speakerbot.engine import chain
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
-from speakerbot.entrypoints.commands import _open, _settings
+from speakerbot.entrypoints.commands import open_game, settings_from
 from speakerbot.entrypoints.exports import write_export
 
 USER_ERRORS = (*_COMMAND_ERRORS, OSError, json.JSONDecodeError)
@@ -35,7 +35,7 @@ PUBLIC_MODE = 0o644
 
 def record_export(args: argparse.Namespace) -> int:
     """Write the record (or the public record) as JSONL to a file or standard output."""
-    with _open(_settings(args)) as service:
+    with open_game(settings_from(args)) as service:
         stored = service.stored_record()
     with _output(args.file, PUBLIC_MODE if args.public else PRIVATE_MODE) as out:
         count = write_export(stored, out, public=args.public)
@@ -52,7 +52,7 @@ def record_verify(args: argparse.Namespace) -> int:
         broken = chain.verify(lines)
         where, count = args.file, len(lines)
     else:
-        with _open(_settings(args)) as service:
+        with open_game(settings_from(args)) as service:
             stored = service.stored_record(as_stored=True)
         broken = chain.verify_stored(stored)
         where, count = "the database", len(stored)

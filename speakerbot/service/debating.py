@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from speakerbot.engine import GameState
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.outbound.replies import command_text
-from speakerbot.service.base import ServiceBase
-from speakerbot.service.policy import REPLY_KINDS, _day_start
+from speakerbot.service.policy import REPLY_KINDS, day_start
+from speakerbot.service.unit_of_work import UnitOfWork
 
 
 def arguments_since(state: GameState, sender: str, since: datetime) -> int:
@@ -24,7 +23,7 @@ def arguments_since(state: GameState, sender: str, since: datetime) -> int:
                for player, at in proposal.debated if player == sender and at >= since)
 
 
-def argument_limit_errors(service: ServiceBase, session: Any, state: GameState, sender: str,
+def argument_limit_errors(uow: UnitOfWork, state: GameState, sender: str,
                           commands: Sequence[lang.Command],
                           received: datetime) -> list[tuple[int, str, str]]:
     """Refuse DEBATE blocks beyond what is left of the sender's replies today.
@@ -35,9 +34,9 @@ def argument_limit_errors(service: ServiceBase, session: Any, state: GameState, 
     arguments = [command for command in commands if isinstance(command, lang.Debate)]
     if not arguments:
         return []
-    day = _day_start(received)
-    limit = service.settings.limits.replies_per_day
-    used = (service._replies_since(session, sender, day, REPLY_KINDS)
+    day = day_start(received)
+    limit = uow.deps.settings.limits.replies_per_day
+    used = (uow.replies_since(sender, day, REPLY_KINDS)
             + arguments_since(state, sender, day))
     left = max(0, limit - used - 1)
     if len(arguments) <= left:

@@ -13,23 +13,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from speakerbot.engine import GameState, tick
+from speakerbot.engine import GameState
 from speakerbot.engine import events as e
+from speakerbot.engine import tick as engine_tick
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.translate import Query
-from speakerbot.service.answering import _Lookups
-from speakerbot.service.applying import _Run
-from speakerbot.service.policy import ServiceError, _Batch
-from speakerbot.service.ticks import TicksMixin
+from speakerbot.service.answering import LOOKUP_VERBS, Lookups, queue_digest
+from speakerbot.service.applying import Run, run_one, translated
+from speakerbot.service.deps import Deps
+from speakerbot.service.ticks import tick
+from speakerbot.service.unit_of_work import Batch, UnitOfWork, open_unit
 
-LOOKUPS = ("SHOW PROPOSAL", "SHOW RULE", "SHOW CFJ", "HISTORY")
+LOOKUPS = LOOKUP_VERBS
 """The lookups the desk answers, named as the mail commands are."""
 
 
-class Unreadable(ServiceError):
-    """The words are not an ADMIN command the mail language can read: its reason."""
+class Unreadable(ValueError):
+    """The words are not an ADMIN command the mail language can read: its reason.
+
+    A user's error: the command line reports it as it reports a ``ServiceError``.
+    """
 
 
 @dataclass(frozen=True)
@@ -66,65 +70,67 @@ def admin_lines(words: Sequence[str] | str, text: str = "") -> str:
     return f"{body}\n{text}" if text else body
 
 
-class DeskMixin(TicksMixin):
-    """ADMIN from the command line as the host, and the lookups, through the mail's code."""
+def host_command(deps: Deps, words: Sequence[str] | str, text: str = "") -> DeskOutcome:
+    """Run one ADMIN command as the host, recorded and announced as its mail twin.
 
-    def host_command(self, words: Sequence[str] | str, text: str = "") -> DeskOutcome:
-        """Run one ADMIN command as the host, recorded and announced as its mail twin.
+    ``Unreadable`` (with the parser's reason) when the words are not one ADMIN command;
+    a refusal is an outcome (``applied`` False), with the mail reply's reason.
+    """
+    parsed = lang.parse_commands("", admin_lines(words, text), host=True,
+                                 max_command_lines=deps.settings.limits.max_command_lines)
+    if parsed.errors:
+        raise Unreadable("; ".join(error.reason for error in parsed.errors))
+    if len(parsed.commands) != 1 or not isinstance(parsed.commands[0], lang.AdminCommand):
+        raise Unreadable("the words are not one ADMIN command")
+    tick(deps)  # a backlog of deadlines first, in bounded transactions
+    with deps.states.lock, open_unit(deps) as uow:
+        return run_admin(uow, deps, parsed)
 
-        ``Unreadable`` (with the parser's reason) when the words are not one ADMIN command;
-        a refusal is an outcome (``applied`` False), with the mail reply's reason.
-        """
-        parsed = lang.parse_commands("", admin_lines(words, text), host=True,
-                                     max_command_lines=self.settings.limits.max_command_lines)
-        if parsed.errors:
-            raise Unreadable("; ".join(error.reason for error in parsed.errors))
-        if len(parsed.commands) != 1 or not isinstance(parsed.commands[0], lang.AdminCommand):
-            raise Unreadable("the words are not one ADMIN command")
-        self.tick()  # a backlog of deadlines first, in bounded transactions
-        with self.lock, self._transaction() as session:
-            batch = self._settled(session)
-            sender = self._host_address(batch.state)
-            translated, errors = self._translated(parsed, batch.state, sender, self.clock(),
-                                                  None)
-            if errors:
-                raise Unreadable("; ".join(reason for _, _, reason in errors))
-            run = _Run(batch.state)
-            for command, action in translated:
-                self._run_one(run, command, action, sender, self.clock())
-            batch.outgoing += self._announce(run.events, run.work, batch.state, session,
-                                             earlier=batch.events)
-            self._commit(session, [*batch.events, *run.events], run.work, batch.outgoing)
-            if run.digest_asked:
-                stamp = self.clock().strftime("%Y%m%d%H%M%S%f")
-                self._queue_digest(session, run.work, f"digest:desk:{stamp}")
-            outcome = run.outcomes[-1]
-            return DeskOutcome(outcome.command, outcome.result, run.applied,
-                               (*batch.events, *run.events))
 
-    def _settled(self, session: Any) -> _Batch:
-        """Let time pass up to now, as before a message is read (not past waiting mail)."""
-        start = self.state(session)
-        now = self.clock()
-        waiting = self.store.earliest_pending(session)
-        until = now if waiting is None else min(now, waiting)
-        state, events = tick(start, until, self.rng,
-                              max_rule_bytes=self.settings.limits.max_rule_bytes)
-        return _Batch(session, state, list(events),
-                      self._announce(events, state, start, session))
+def run_admin(uow: UnitOfWork, deps: Deps, parsed: lang.ParseResult) -> DeskOutcome:
+    """Run a host's ADMIN command, read already, in ``uow``: time passes up to it first."""
+    batch = settled(uow, deps)
+    sender = host_address(deps, batch.state)
+    commands, errors = translated(deps, parsed, batch.state, sender, deps.clock(), None)
+    if errors:
+        raise Unreadable("; ".join(reason for _, _, reason in errors))
+    run = Run(batch.state)
+    for command, action in commands:
+        run_one(deps, run, command, action, sender, deps.clock())
+    batch.outgoing += uow.announce(run.events, run.work, batch.state, earlier=batch.events)
+    uow.record([*batch.events, *run.events], run.work, batch.outgoing)
+    if run.digest_asked:
+        stamp = deps.clock().strftime("%Y%m%d%H%M%S%f")
+        queue_digest(uow, deps, run.work, f"digest:desk:{stamp}")
+    outcome = run.outcomes[-1]
+    return DeskOutcome(outcome.command, outcome.result, run.applied,
+                       (*batch.events, *run.events))
 
-    def _host_address(self, state: GameState) -> str:
-        """Return the address ADMIN runs as: the configured host's, as its mail twin's sender."""
-        host = self.settings.game.speaker
-        return host if host in (state.speaker, state.host) else state.host
 
-    def lookup(self, verb: str, number: int | None = None) -> str:
-        """Answer SHOW PROPOSAL, SHOW RULE, SHOW CFJ or HISTORY as the mail reply does.
+def settled(uow: UnitOfWork, deps: Deps) -> Batch:
+    """Let time pass up to now, as before a message is read (not past waiting mail)."""
+    start = uow.state()
+    now = deps.clock()
+    waiting = deps.store.earliest_pending(uow.session)
+    until = now if waiting is None else min(now, waiting)
+    state, events = engine_tick(start, until, deps.rng,
+                                max_rule_bytes=deps.settings.limits.max_rule_bytes)
+    return Batch(uow, state, list(events), uow.announce(events, state, start))
 
-        ``number``: what SHOW shows, or how many events HISTORY gives (default as by mail).
-        """
-        if verb not in LOOKUPS:
-            raise ValueError(f"no lookup {verb!r}")
-        if verb == "HISTORY" and number is None:
-            number = lang.HISTORY_DEFAULT
-        return _Lookups(self, self.state(), None, ()).answer(Query(0, verb, number))
+
+def host_address(deps: Deps, state: GameState) -> str:
+    """Return the address ADMIN runs as: the configured host's, as its mail twin's sender."""
+    host = deps.settings.game.speaker
+    return host if host in (state.speaker, state.host) else state.host
+
+
+def lookup(deps: Deps, verb: str, number: int | None = None) -> str:
+    """Answer SHOW PROPOSAL, SHOW RULE, SHOW CFJ or HISTORY as the mail reply does.
+
+    ``number``: what SHOW shows, or how many events HISTORY gives (default as by mail).
+    """
+    if verb not in LOOKUPS:
+        raise ValueError(f"no lookup {verb!r}")
+    if verb == "HISTORY" and number is None:
+        number = lang.HISTORY_DEFAULT
+    return Lookups(deps, deps.states.state(), None, ()).answer(Query(0, verb, number))

@@ -1,54 +1,65 @@
-"""The game service: one object the daemon and the command line go through."""
+"""The game service: the one front the daemon and the command line go through.
 
+It opens a unit of work (``unit_of_work.open_unit``) under the game's lock and calls the
+handler of each stage by name: ``intake``, ``processing``, ``ticks``, ``desk``, ``speaker``.
+"""
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Self
+from typing import Any
 
-from speakerbot.adapters.store import InboundRow, OutboxSummary, Store
+from speakerbot.adapters.store import InboundRow, OutboxSummary, Store, StoredInbound
 from speakerbot.config import Settings
-from speakerbot.engine import GameState, RandomSource, apply
+from speakerbot.engine import GameState, RandomSource, chain, next_deadline
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
-from speakerbot.engine.publicity import RECORD_VERSION
-from speakerbot.presets import load_preset
-from speakerbot.service.base import _Known
-from speakerbot.service.desk import DeskMixin
+from speakerbot.mail.outbound.announcements import Announcer
+from speakerbot.mail.outbound.compose import GameIdentity
+from speakerbot.mail.outbound.replies import ReplyWriter
+from speakerbot.service import desk, intake, processing, speaker, ticks
+from speakerbot.service.confirmations import next_request_due
+from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
+from speakerbot.service.deps import FromDeps, game_deps, now_utc
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
-from speakerbot.service.policy import (
-    ServiceError,
-    _raise_rejection,
-    not_a_player,
-)
+from speakerbot.service.policy import Processed, Received, ServiceError
+from speakerbot.service.unit_of_work import open_unit, public_record, stored_record
 
 
-class GameService(DeskMixin):
+class GameService(AbstractContextManager["GameService"]):
     """Runs one game on one store. Thread-safe: every transaction holds one lock."""
+
+    store: FromDeps[Store] = FromDeps()
+    settings: FromDeps[Settings] = FromDeps()
+    rng: FromDeps[RandomSource] = FromDeps()
+    clock: FromDeps[Callable[[], datetime]] = FromDeps()
+    retry_delays: FromDeps[tuple[float, ...]] = FromDeps()
+    new_secret: FromDeps[Callable[[], str]] = FromDeps()
+    crashpoints: FromDeps[CrashPoints] = FromDeps()
+    identity: FromDeps[GameIdentity] = FromDeps()
+    announcer: FromDeps[Announcer] = FromDeps()
+    replies: FromDeps[ReplyWriter] = FromDeps()
+
+    def __init__(self, store: Store, settings: Settings, *, rng: RandomSource,
+                 clock: Callable[[], datetime] = now_utc,
+                 crashpoints: CrashPoints = NO_CRASHES) -> None:
+        self.deps = game_deps(store, settings, rng=rng, clock=clock, crashpoints=crashpoints)
+        self.states, self.lock = self.deps.states, self.deps.states.lock
 
     @classmethod
     def open(cls, settings: Settings, *, rng: RandomSource, upgrade: bool = False,
-             clock: Callable[[], datetime] | None = None) -> GameService:
-        """Open the configured game's database (bringing its schema up to date if asked).
-
-        Without ``upgrade``, a database never initialised is refused (``ServiceError``).
-        The store creates a SQLite file and its folder private (0600, 0700) on first use.
-        """
+             clock: Callable[[], datetime] = now_utc,
+             crashpoints: CrashPoints = NO_CRASHES) -> GameService:
+        """Open the game's database (upgraded if asked; never initialised: ``ServiceError``)."""
         store = Store(settings.database.url)
         if upgrade:
             store.upgrade()
         elif not store.is_initialised():
             store.close()
             raise ServiceError("the database has no game yet: run speakerbot init first")
-        if clock is None:
-            return cls(store, settings, rng=rng)
-        return cls(store, settings, rng=rng, clock=clock)
-
-    def __enter__(self) -> Self:
-        return self
+        return cls(store, settings, rng=rng, clock=clock, crashpoints=crashpoints)
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
@@ -57,91 +68,104 @@ class GameService(DeskMixin):
         """Close the game's database."""
         self.store.close()
 
+    def state(self) -> GameState:
+        """Return the current state, rebuilt from the record when it has grown."""
+        return self.states.state()
+
+    def has_game(self) -> bool:
+        """Tell whether a game has been started in this store."""
+        return self.state().started
+
+    def public_record(self) -> list[dict[str, Any]]:
+        """Return the public record's chained lines (``unit_of_work.public_record``)."""
+        return public_record(self.deps)
+
+    def stored_record(self, *, as_stored: bool = False) -> list[chain.StoredEvent]:
+        """Return the whole record with each event's links (``unit_of_work.stored_record``)."""
+        return stored_record(self.deps, as_stored=as_stored)
+
     def delete_game(self) -> None:
         """Delete every table of this game and make them anew, empty (``init --force``)."""
         with self.lock:
             self.store.reset()
             self.store.upgrade()
-            self._cache = _Known(-1, GameState(), None)
+            self.states.forget()
 
     def start_game(self) -> list[e.Event]:
-        """Start the configured game (the store must be upgraded and empty)."""
-        game = self.settings.game
-        with self.lock, self._transaction() as session:
-            state = self.state(session)
-            if state.started:
-                raise ServiceError("a game already exists in this database; "
-                                   "use speakerbot init --force --yes to start over")
-            command = c.StartGame(
-                game.speaker, load_preset(game.ruleset), game.speaker_name,
-                game.judge or "", game.judge_name or "", dict(self.settings.mechanics),
-                game.open_registration, secrets.token_hex(8), record_version=RECORD_VERSION,
-            )
-            new, events = apply(state, command, self.clock(), self.rng,
-                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
-            _raise_rejection(events)
-            self._commit(session, events, new, [])
-            return events
+        """Start the configured game (``speaker.start_game``)."""
+        with self.lock, open_unit(self.deps) as uow:
+            return speaker.start_game(uow, self.deps)
 
     def new_game(self, ruleset: str | None = None) -> list[e.Event]:
-        """Start the next game in this database, once the last is over; announce it.
-
-        The record keeps every game before it. The next game is played under ``ruleset``
-        (default: the configured one), with a new game id; the active players of the last
-        game are in it from the start, with no score.
-        """
-        with self.lock, self._transaction() as session:
-            state = self.state(session)
-            command = self._next_game(state, ruleset)
-            if isinstance(command, str):
-                raise ServiceError(command)
-            new, events = apply(state, command, self.clock(), self.rng,
-                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
-            _raise_rejection(events)
-            self._commit(session, events, new, self._announce(events, new, state, session))
-            return events
+        """Start the next game, once the last is over (``speaker.new_game``)."""
+        with self.lock, open_unit(self.deps) as uow:
+            return speaker.new_game(uow, self.deps, ruleset)
 
     def speaker_command(self, command: c.Command) -> list[e.Event]:
-        """Apply an override from the command line as the Speaker; announce it."""
-        if isinstance(command, c.AddPlayer):
-            refused = not_a_player(command.address, self.settings.game)
-            if refused is not None:
-                raise ServiceError(refused)
-        with self.lock, self._transaction() as session:
-            state = self.state(session)
-            new, events = apply(state, command, self.clock(), self.rng,
-                                 max_rule_bytes=self.settings.limits.max_rule_bytes)
-            _raise_rejection(events)
-            self._commit(session, events, new, self._announce(events, new, state, session))
-            return events
+        """Apply an override as the Speaker; announce it (``speaker.speaker_command``)."""
+        with self.lock, open_unit(self.deps) as uow:
+            return speaker.speaker_command(uow, self.deps, command)
 
-    # --- what the daemon asks of the game's storage ---
+    def host_command(self, words: Sequence[str] | str, text: str = "") -> desk.DeskOutcome:
+        """Run one ADMIN command as the host (``desk.host_command``)."""
+        return desk.host_command(self.deps, words, text)
+
+    def lookup(self, verb: str, number: int | None = None) -> str:
+        """Answer SHOW or HISTORY as the mail reply does (``desk.lookup``)."""
+        return desk.lookup(self.deps, verb, number)
+
+    def receive(self, raw: bytes, received_at: datetime, *, source: str,
+                uidvalidity: int | None = None, uid: int | None = None,
+                oversized: int | None = None) -> StoredInbound:
+        """Store a message's raw bytes, first of all (``intake.receive``)."""
+        return intake.receive(self.deps, raw, received_at, source=source,
+                              uidvalidity=uidvalidity, uid=uid, oversized=oversized)
+
+    def take_in(self, messages: Sequence[Received]) -> list[str]:
+        """Store and process a batch of messages; their statuses (``intake.take_in``)."""
+        return intake.take_in(self.deps, messages)
+
+    def process_pending(self) -> list[Processed]:
+        """Process every stored message that is due (``processing.process_pending``)."""
+        return processing.process_pending(self.deps)
+
+    def process(self, row: InboundRow) -> Processed:
+        """Process one message in one transaction (``processing.process``)."""
+        return processing.process(self.deps, row)
+
+    def tick(self, now: datetime | None = None) -> list[e.Event]:
+        """Settle everything due by ``now`` (``ticks.tick``)."""
+        return ticks.tick(self.deps, now)
+
+    def next_deadline(self) -> datetime | None:
+        """Return when the game next needs a tick."""
+        return next_deadline(self.state())
+
+    def send_digest(self, now: datetime | None = None) -> None:
+        """Queue the digest (``ticks.send_digest``)."""
+        ticks.send_digest(self.deps, now)
+
+    def requeue(self, inbound_id: int) -> InboundRow:
+        """Put a set-aside message back to be processed (``speakerbot inbound retry``)."""
+        with self.lock:
+            return self.store.requeue_inbound(inbound_id)
 
     def send_outbox(self, sender: Sender, policy: OutboxPolicy, *,
                     everything: bool = False) -> int:
         """Deliver the mail due now through ``sender``; return how many messages went."""
-        return Outbox(self.store, policy, self.clock).send_due(sender, everything=everything)
+        return Outbox(self.store, policy, self.clock, self.crashpoints).send_due(
+            sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:
-        """When the daemon must next wake: deadline, outbox try, retry, waiting request.
-
-        And a request for confirmation that waits for ``[auth] confirm_gap``, and the end of
-        the hour of the public mail kept to be gathered.
-        """
+        """When the daemon must next wake: deadline, outbox try, retry, request, gathering."""
         return {"deadline": self.next_deadline(),
                 "outbox": self.store.next_outbox_attempt(),
                 "inbound-retry": self.store.next_inbound_retry(),
-                "confirm-request": self.next_request_due(),
+                "confirm-request": next_request_due(self.deps),
                 "gathering": self.store.next_gathering()}
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
-        """Return what another process's write changes (three indexed reads, no transaction).
-
-        The record's last number, the outbox's next due time and the oldest mail waiting.
-        The daemon compares it each second with what its last cycle left, so that a
-        command-line write (``admin``, ``player add``, ``new-game``, ``inbound retry``) is
-        acted on at once; the state itself is keyed by the record's last number.
-        """
+        """Return what another process's write changes: the daemon compares it each second."""
         return (self.store.last_event_seq(), self.store.next_outbox_attempt(),
                 self.store.earliest_pending())
 
@@ -156,8 +180,6 @@ class GameService(DeskMixin):
     def daemon_lock(self) -> AbstractContextManager[None]:
         """Hold the lock that lets one daemon only run this game."""
         return self.store.daemon_lock()
-
-    # --- what the command line shows of the game's storage ---
 
     def outbox_summary(self) -> OutboxSummary:
         """Count the outbox's waiting and given-up mail, with the refusals."""

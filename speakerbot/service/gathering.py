@@ -20,30 +20,31 @@ from __future__ import annotations
 from speakerbot.adapters.store import OutboxRow
 from speakerbot.mail.outbound.compose import message_id_for
 from speakerbot.mail.outbound.gathering import gathering, read_part
-from speakerbot.service.intake import IntakeMixin
+from speakerbot.service.deps import Deps
+from speakerbot.service.unit_of_work import open_unit
 
 
-def send_gathered(service: IntakeMixin) -> int:
+def send_gathered(deps: Deps) -> int:
     """Queue the gathering of the public mail kept until now; return how many it holds.
 
     Looked at first without a write transaction: every tick comes here.
     """
-    due = service.store.next_gathering()
-    if due is None or due > service.clock():
+    due = deps.store.next_gathering()
+    if due is None or due > deps.clock():
         return 0
-    with service.lock, service._transaction() as session:
-        rows = service.store.gathered_due(service.clock(), session)
+    with deps.states.lock, open_unit(deps) as uow:
+        rows = deps.store.gathered_due(deps.clock(), uow.session)
         if rows:
-            state = service.state(session)
-            identity = service.identity
+            state = uow.state()
+            identity = deps.identity
             outgoing = gathering(
-                service.replies.renderer, identity,
+                deps.replies.renderer, identity,
                 [read_part(identity, row.raw, row.created_at) for row in rows],
                 _everyone(rows), f"gathered:{rows[0].id}",
-                limit=service.settings.limits.public_per_hour)
-            service._commit(session, [], state, [outgoing], gather=False)
+                limit=deps.settings.limits.public_per_hour)
+            uow.record([], state, [outgoing], gather=False)
             into = message_id_for(identity, f"{state.game_id}|{outgoing.key}")
-            service.store.mark_merged(session, [row.id for row in rows], into)
+            deps.store.mark_merged(uow.session, [row.id for row in rows], into)
     return len(rows)
 
 

@@ -20,7 +20,7 @@ from speakerbot.engine import GameState
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.authentication import organizational_domain
 from speakerbot.mail.outbound.replies import command_text
-from speakerbot.service.policy import _day_start
+from speakerbot.service.policy import day_start
 
 Error = tuple[int, str, str]
 """A refused command: its line, its text, and why."""
@@ -31,7 +31,7 @@ TOMORROW = "send it again tomorrow (UTC)"
 def public_limit_errors(limits: LimitsSettings, state: GameState, sender: str,
                         commands: Sequence[lang.Command], received: datetime) -> list[Error]:
     """Refuse the first CFJ, REVISE or JOIN of a message beyond its limit (empty: none is)."""
-    day = _day_start(received)
+    day = day_start(received)
     return (cfj_limit_errors(limits, state, sender, commands, day)
             or revise_limit_errors(limits, state, commands)
             or join_limit_errors(limits, state, sender, commands, day))

@@ -14,22 +14,19 @@ those before; the chunk shrinks to that many and the rest go at once, without ba
 
 from __future__ import annotations
 
-import email.policy
 import logging
 import random
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email.parser import BytesHeaderParser
 from typing import Protocol
 
 from speakerbot.adapters.backoff import backoff
 from speakerbot.adapters.smtp import DeliveryResult
 from speakerbot.adapters.store import OutboxRow, OutboxSummary, Store
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS
-from speakerbot.service.crashpoints import crashpoint
+from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 
 log = logging.getLogger("speakerbot.service.outbox")
 
@@ -87,11 +84,12 @@ class _Progress:
 class Outbox:
     """Delivers what is due, over one connection, by the policy."""
 
-    def __init__(self, store: Store, policy: OutboxPolicy,
-                 clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: Store, policy: OutboxPolicy, clock: Callable[[], datetime],
+                 crashpoints: CrashPoints = NO_CRASHES) -> None:
         self.store = store
         self.policy = policy
         self.clock = clock
+        self.crashpoints = crashpoints
         # The chunk's size: the configured maximum, shrunk for good (in this pass) by a
         # relay that says it takes fewer.
         self.chunk = max(1, policy.max_recipients)
@@ -158,7 +156,7 @@ class Outbox:
             result = sender.send(row.mail_from, chunk, row.raw)
             if result.temporary_failure is not None:
                 return result.temporary_failure
-            crashpoint("after-smtp")
+            self.crashpoints.reach("after-smtp")
             progress.accepted += result.accepted
             progress.refused.update(result.refused)
             progress.deferred.update(result.deferred)
@@ -206,8 +204,6 @@ BACKLOG_AGES: tuple[tuple[str, timedelta | None], ...] = (
     ("under 1 min", timedelta(minutes=1)), ("under 1 h", timedelta(hours=1)),
     ("under 1 day", timedelta(days=1)), ("older", None))
 """The age columns of the backlog: waiting for less than each."""
-_RESULTS = re.compile(r"\] Proposal \d+ (ADOPTED|REJECTED): ")
-_DISTRIBUTION = re.compile(r"\] Proposal \d+: ")
 
 
 @dataclass(frozen=True)
@@ -221,16 +217,15 @@ class Backlog:
         return sum(self.counts[kind])
 
 
-def backlog_kind(kind: str, head: bytes) -> str:
-    """Sort a waiting message among ``BACKLOG_KINDS`` by its outbox kind and Subject."""
+def backlog_kind(kind: str, topic: str | None) -> str:
+    """Sort a waiting message among ``BACKLOG_KINDS`` by its stored kind and topic."""
     if kind in ANSWERING_KINDS:
         return "replies"
     if kind == "reminder":
         return "reminders"
-    subject = _subject(head)
-    if _RESULTS.search(subject):
+    if topic == "results":
         return "results"
-    if _DISTRIBUTION.search(subject):
+    if topic == "distribution":
         return "distributions"
     return "announcements"
 
@@ -238,18 +233,10 @@ def backlog_kind(kind: str, head: bytes) -> str:
 def backlog(summary: OutboxSummary, now: datetime) -> Backlog:
     """Count the waiting mail of ``summary`` by kind and by how long it has waited."""
     counts = {kind: [0] * len(BACKLOG_AGES) for kind in BACKLOG_KINDS}
-    for kind, created_at, head in summary.waiting:
+    for kind, created_at, topic in summary.waiting:
         age = now - created_at
         column = next(index for index, (_, limit) in enumerate(BACKLOG_AGES)
                       if limit is None or age < limit)
-        counts[backlog_kind(kind, head)][column] += 1
+        counts[backlog_kind(kind, topic)][column] += 1
     return Backlog(counts)
 
-
-def _subject(head: bytes) -> str:
-    """Return a message's Subject, decoded, from the start of its bytes ("" if none)."""
-    parsed = BytesHeaderParser(policy=email.policy.default).parsebytes(head.split(b"\r\n\r\n")[0])
-    try:
-        return str(parsed.get("Subject", ""))
-    except (ValueError, LookupError):  # a header our own composer never writes
-        return ""

@@ -6,19 +6,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from speakerbot.config import GameSettings
-from speakerbot.engine import GameState
 from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.authentication import Authentication
-from speakerbot.mail.inbound.reading import InboundMail
-from speakerbot.mail.outbound.compose import (
-    Outgoing,
-)
 from speakerbot.mail.outbound.wording import refusal_text
 
 log = logging.getLogger("speakerbot.service")
@@ -36,19 +29,6 @@ class Received:
     uidvalidity: int | None = None
     uid: int | None = None
     oversized: int | None = None
-
-@dataclass(frozen=True)
-class Known:
-    """What intake read of a message, kept for answering it in the same transaction.
-
-    Only for a message stored exactly as received (nothing masked): otherwise what was read
-    shows the Speaker's password, and the stored bytes must be read again.
-    """
-
-    mail: InboundMail
-    parsed: lang.ParseResult | None
-    verdict: Authentication
-
 
 @dataclass(frozen=True)
 class Processed:
@@ -100,7 +80,7 @@ HELD_LISTED = "held for confirmation"
 
 HELD_WAITING = "held until a request may be sent"
 
-_CODE_ANYWHERE = re.compile(r"CONFIRM\s+([0-9A-Fa-f]{32})\b")
+CODE_ANYWHERE = re.compile(r"CONFIRM\s+([0-9A-Fa-f]{32})\b")
 
 REPLY_KINDS = ("reply", "limit")
 """What counts against a sender's daily replies: replies, and the one notice that the limit is
@@ -117,7 +97,7 @@ WRONG_PASSWORDS = 5
 """This many wrong passwords within an hour close ADMIN by mail for an hour."""
 
 # Commands that change nothing and whose answer goes only to the From address's real owner.
-_NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm, lang.Show,
+NEEDS_NO_TRUST = (lang.Status, lang.Rules, lang.Scores, lang.Help, lang.Confirm, lang.Show,
                    lang.History)
 
 TICK_BUDGET = 20
@@ -137,43 +117,29 @@ LOOKUPS_PER_MESSAGE = 10
 """A message's first this many lookups (SHOW, HISTORY) are answered, the same one once: a
 reply must not grow with the number of lines the sender wrote."""
 
-_MESSAGE_ID = re.compile(r"<[^<>\s]+>")
-
-@dataclass
-class _Batch:
-    """What one transaction has done so far: the state, the events and the mail they cause."""
-
-    session: Any
-    state: GameState
-    events: list[e.Event]
-    outgoing: list[Outgoing]
-    note: str = ""
-    status: str = ""
-    reason: str | None = None  # why it was not acted on, as a short code (beside ``note``)
-    notes: list[str] = field(default_factory=list)
-    digests: list[str] = field(default_factory=list)
-
-def _describe(error: BaseException) -> str:
+def describe(error: BaseException) -> str:
     """Describe an error for the inbound table: one line, no NUL, at most 500 characters."""
     text = f"{type(error).__name__}: {error}".replace("\x00", "\\0")
     text = " ".join(text.split())
     return text if len(text) <= 500 else text[:497] + "..."
 
-def _printable(sender: str | None) -> str | None:
+def printable(sender: str | None) -> str | None:
     """Return the sender if it can be stored as it is (no control characters), else None."""
     if sender is None or not sender.isprintable():
         return None
     return sender
 
-def _day_start(moment: datetime) -> datetime:
+def day_start(moment: datetime) -> datetime:
+    """Return the start of ``moment``'s day (UTC): daily limits count from it."""
     return moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
-def _quoted(subject: str) -> str:
+def quoted(subject: str) -> str:
     """Quote a subject as a reply names it: in quotes, cut short (it is the sender's text)."""
     text = " ".join(subject.split()) or "(no subject)"
     return f"\"{text if len(text) <= 60 else text[:57] + '...'}\""
 
-def _raise_rejection(events: Sequence[e.Event]) -> None:
+def raise_rejection(events: Sequence[e.Event]) -> None:
+    """Raise ``ServiceError`` with the refusal's words if the engine rejected the command."""
     for event in events:
         if isinstance(event, e.CommandRejected):
             reason, remedy = refusal_text(event)

@@ -155,8 +155,9 @@ def test_mail_taken_in_during_a_backlog_gets_in_between_two_of_its_transactions(
     def start_intake_once() -> None:
         if intake.ident is None:  # at the first transaction's commit, the lock still held
             intake.start()
-            with service._turns:
-                assert service._turns.wait_for(lambda: service._waiting_for_lock == 1, 10)
+            with service.states.turns:
+                assert service.states.turns.wait_for(
+                    lambda: service.states.waiting_for_lock == 1, 10)
 
     commits.hooks.append(start_intake_once)
     try:

@@ -22,7 +22,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine.model import Choice
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.outbound.compose import Renderer
-from speakerbot.service import GameService
+from speakerbot.service import GameService, applying
 from tests.support.mailgame import (
     ALICE,
     BOB,
@@ -378,7 +378,7 @@ def test_a_failing_message_is_retried_then_set_aside_and_the_speaker_is_told(
 
     received = game.receive(BOB, "vote", "VOTE 301 FOR\n")
     seq, queued = game.store.last_event_seq(), len(game.outbox())
-    monkeypatch.setattr(game.service, "_apply_mail", broken)
+    monkeypatch.setattr(applying, "apply_mail", broken)
     started = game.clock.now
     statuses = [[p.status for p in game.process()]]
     for delay in game.service.retry_delays:
@@ -464,7 +464,7 @@ def test_the_set_aside_notice_is_rendered_from_a_template(
 
     game.receive(BOB, "vote", "VOTE 301 FOR\n")
     queued = len(game.outbox())
-    monkeypatch.setattr(game.service, "_apply_mail", broken)
+    monkeypatch.setattr(applying, "apply_mail", broken)
     for delay in (0, *game.service.retry_delays):
         game.clock.now += timedelta(seconds=delay)
         game.process()
@@ -494,16 +494,16 @@ def test_a_message_waiting_for_a_retry_holds_back_its_senders_later_mail_only(
     first = game.receive(BOB, "first", "VOTE 301 FOR\n")
     game.receive(CAROL, "second", "VOTE 301 AGAINST\n")
     game.receive(BOB, "third", "VOTE 301 AGAINST\n")
-    real = game.service._apply_mail
+    real = applying.apply_mail
     calls: list[str] = []
 
-    def flaky(mail: Any, *args: Any, **kwargs: Any) -> Any:
+    def flaky(deps: Any, mail: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(mail.subject)
         if len(calls) == 1:
             raise RuntimeError("database is locked")
-        return real(mail, *args, **kwargs)
+        return real(deps, mail, *args, **kwargs)
 
-    monkeypatch.setattr(game.service, "_apply_mail", flaky)
+    monkeypatch.setattr(applying, "apply_mail", flaky)
     # Carol's mail goes on; Bob's third waits behind his first, to keep his order.
     assert [p.status for p in game.process()] == ["retry", "processed"]
     assert calls == ["first", "second"]
@@ -573,3 +573,19 @@ def test_a_rolled_back_message_never_leaves_its_state_in_the_cache(
     other.speaker_command(c.AddPlayer(SPEAKER, "erin@example.org", "Erin"))
     state = game.service.state()
     assert "erin@example.org" in state.players and DAVE not in state.players
+
+
+def test_the_backlog_counts_a_votes_results_and_a_new_proposal_by_their_stored_topic(
+        game: MailGame) -> None:
+    def waiting() -> dict[str, int]:
+        backlog = game.service.outbox_backlog(game.service.outbox_summary())
+        return {kind: backlog.total(kind) for kind in ("results", "distributions")}
+
+    before = waiting()
+    game.send(BOB, "an idea", "PROPOSE Cake\nCake is served.\nEND PROPOSAL\n")
+    assert waiting() == {**before, "distributions": before["distributions"] + 1}
+    deadline = game.service.state().proposals[301].closes_at
+    assert deadline is not None
+    game.clock.now = deadline + timedelta(seconds=1)
+    game.service.tick()
+    assert waiting()["results"] == before["results"] + 1

@@ -162,7 +162,7 @@ def test_a_record_reset_and_played_again_is_rebuilt_not_caught_up_with(
         with GameService.open(settings, rng=random.Random(2)) as cli:
             cli.store.reset()
             cli.store.upgrade()
-            cli._cache = type(cli._cache)(-1, GameState(), None)
+            cli.states.forget()
             cli.start_game()
             for n in range(20):
                 cli.speaker_command(c.AddPlayer(SPEAKER, f"q{n}@snap.test", f"Q {n}"))

@@ -16,6 +16,7 @@ import pytest
 
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
+from speakerbot.service import processing
 from tests.support.mailgame import (
     ALICE,
     BOB,
@@ -372,7 +373,7 @@ def test_an_unauthenticated_message_that_keeps_failing_holds_back_nothing(
     def broken(*args: object, **kwargs: object) -> Any:
         raise RuntimeError("the forger found a bug")
 
-    monkeypatch.setattr(game.service, "_hold", broken)
+    monkeypatch.setattr(processing, "hold", broken)
     forged = game.send(CAROL, "x", "VOTE 301 AGAINST\n", authenticated=False)
     assert game.store.inbound(forged.inbound_id).status == "retry"
     # Carol's own authenticated mail is not held behind the forgery...

@@ -45,6 +45,7 @@ from speakerbot.mail.outbound.compose import (
 from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.mail.outbound.wire import message_bytes_by_the_book
 from speakerbot.resources import templates_dir
+from speakerbot.service import applying
 from tests.engine import harness
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
 from tests.support import mailgame
@@ -431,11 +432,12 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
 
         game.receive(mailgame.ALICE, "vote", "VOTE 301 FOR\n",
                      message_id="<set-aside-1@example.org>")
-        game.service._apply_mail = broken  # type: ignore[method-assign]
         # It fails every time it is retried, over the whole backoff: set aside, host told.
-        for delay in (0, *game.service.retry_delays):
-            game.clock.now += timedelta(seconds=delay)
-            game.process()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(applying, "apply_mail", broken)
+            for delay in (0, *game.service.retry_delays):
+                game.clock.now += timedelta(seconds=delay)
+                game.process()
         notices = [mail for mail in game.outbox() if mail.row.kind in ("notice", "limit")]
         notices += trust_notices(renderer, folder)
         notices += lookup_answers(renderer, folder / "lookups")

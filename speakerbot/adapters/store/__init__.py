@@ -20,10 +20,7 @@ Every datetime goes in and comes out timezone-aware, in UTC.
 from __future__ import annotations
 
 from speakerbot.adapters.store.confirmations import ConfirmationStore
-from speakerbot.adapters.store.database import (
-    make_engine,
-    sqlite_url,
-)
+from speakerbot.adapters.store.database import make_engine, sqlite_url
 from speakerbot.adapters.store.inbound import InboundStore
 from speakerbot.adapters.store.outbox import OutboxStore
 from speakerbot.adapters.store.record import RecordStore

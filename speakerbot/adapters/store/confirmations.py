@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-from sqlalchemy import (
-    func,
-    select,
-    update,
-)
-from sqlalchemy.orm import (
-    Session,
-)
-
-if TYPE_CHECKING:
-    pass
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store.database import StoreBase
-from speakerbot.adapters.store.rows import (
-    ConfirmationRow,
-    _aware,
-    _confirmation_row,
-)
-from speakerbot.adapters.store.schema import (
-    Confirmation,
-    Inbound,
-)
+from speakerbot.adapters.store.rows import ConfirmationRow, aware, confirmation_row
+from speakerbot.adapters.store.schema import Confirmation, Inbound
 
 
 class ConfirmationStore(StoreBase):
@@ -38,8 +21,8 @@ class ConfirmationStore(StoreBase):
         """Record a request for confirmation; return its id."""
         row = Confirmation(address=address, token_sha256=token_sha256,
                            request_message_id=request_message_id,
-                           created_at=_aware(created_at, "created_at"),
-                           expires_at=_aware(expires_at, "expires_at"), status="open",
+                           created_at=aware(created_at, "created_at"),
+                           expires_at=aware(expires_at, "expires_at"), status="open",
                            closed_at=None)
         session.add(row)
         session.flush()
@@ -50,15 +33,15 @@ class ConfirmationStore(StoreBase):
         """Return the address's request still open and unexpired at ``now``, if any."""
         row = session.scalars(select(Confirmation).where(
             Confirmation.address == address, Confirmation.status == "open",
-            Confirmation.expires_at > _aware(now, "now")).order_by(Confirmation.id.desc())
+            Confirmation.expires_at > aware(now, "now")).order_by(Confirmation.id.desc())
         ).first()
-        return None if row is None else _confirmation_row(row)
+        return None if row is None else confirmation_row(row)
 
     def find_confirmation(self, session: Session, token_sha256: str) -> ConfirmationRow | None:
         """Find a request by its code's hash."""
         row = session.scalars(select(Confirmation).where(
             Confirmation.token_sha256 == token_sha256)).first()
-        return None if row is None else _confirmation_row(row)
+        return None if row is None else confirmation_row(row)
 
     def last_request_at(self, session: Session, address: str) -> datetime | None:
         """Return when the last request for confirmation went to ``address``, if one did."""
@@ -91,7 +74,7 @@ class ConfirmationStore(StoreBase):
                            now: datetime) -> None:
         """Mark a request 'used' or 'expired'."""
         session.execute(update(Confirmation).where(Confirmation.id == confirmation_id)
-                        .values(status=status, closed_at=_aware(now, "now"))
+                        .values(status=status, closed_at=aware(now, "now"))
                         .execution_options(synchronize_session=False))
 
     def expire_confirmations(self, session: Session, now: datetime) -> list[int]:
@@ -99,7 +82,7 @@ class ConfirmationStore(StoreBase):
 
         Return the ids of the messages that were held.
         """
-        _aware(now, "now")
+        aware(now, "now")
         expired = list(session.scalars(select(Confirmation.id).where(
             Confirmation.status == "open", Confirmation.expires_at <= now)))
         if not expired:

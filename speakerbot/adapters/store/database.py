@@ -3,39 +3,34 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from sqlalchemy import (
-    Engine,
-    create_engine,
-    event,
-    func,
-    inspect,
-    select,
-    text,
-)
+from sqlalchemy import Engine, create_engine, event, func, inspect, select, text
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.orm import (
-    Session,
-    sessionmaker,
-)
+from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-from speakerbot.adapters.store.schema import (
-    _DAEMON_LOCK_KEY,
-    _WRITE_LOCK_KEY,
-    _WRITE_WAIT_SECONDS,
-    MIGRATIONS_DIR,
-    AlreadyRunning,
-    Base,
-)
+from speakerbot.adapters.store.schema import MIGRATIONS_DIR, AlreadyRunning, Base
+
+# How long a write transaction waits for another to finish before it fails.
+_WRITE_WAIT_SECONDS = 30
+
+
+def _lock_key(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+# PostgreSQL advisory lock keys (per database, so per game).
+_DAEMON_LOCK_KEY = _lock_key("speakerbot daemon")
+_WRITE_LOCK_KEY = _lock_key("speakerbot writes")
 
 # --- Engine ---------------------------------------------------------------------------------
 

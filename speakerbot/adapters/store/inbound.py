@@ -5,21 +5,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy import (
-    func,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.engine import CursorResult
-from sqlalchemy.orm import (
-    Session,
-)
-
-if TYPE_CHECKING:
-    pass
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
@@ -28,14 +18,15 @@ from speakerbot.adapters.store.rows import (
     InboundRow,
     Intake,
     StoredInbound,
-    _aware,
-    _inbound_row,
+    aware,
+    inbound_row,
 )
 from speakerbot.adapters.store.schema import (
-    _FINAL_INBOUND,
+    FINAL_INBOUND,
     PENDING_INBOUND,
     Inbound,
     NotPending,
+    row_in_status,
 )
 from speakerbot.rfc5322 import message_id_of
 
@@ -79,7 +70,7 @@ class InboundStore(StoreBase):
             return [self._store_one(own, item) for item in items]
 
     def _store_one(self, session: Session, item: InboundItem) -> StoredInbound:
-        _aware(item.received_at, "received_at")
+        aware(item.received_at, "received_at")
         uidvalidity, uid = item.uidvalidity, item.uid
         if (uidvalidity is None) != (uid is None):
             raise ValueError("give both uidvalidity and uid, or neither")
@@ -139,7 +130,7 @@ class InboundStore(StoreBase):
             row = session.get(Inbound, inbound_id)
             if row is None:
                 raise LookupError(f"no inbound message {inbound_id}")
-            return _inbound_row(row)
+            return inbound_row(row)
 
     def pending_inbound(self, now: datetime | None = None,
                         session: Session | None = None) -> list[InboundRow]:
@@ -150,7 +141,7 @@ class InboundStore(StoreBase):
         """
         due = Inbound.status == "new"
         if now is not None:
-            due = or_(due, (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
+            due = or_(due, (Inbound.status == "retry") & (Inbound.retry_at <= aware(now, "now")))
         else:
             due = Inbound.status.in_(PENDING_INBOUND)
         with self._reading(session) as reading:
@@ -158,7 +149,7 @@ class InboundStore(StoreBase):
             rows = reading.connection().execute(
                 select(*Inbound.__table__.c).where(due)
                 .order_by(Inbound.received_at, Inbound.id))
-            return [_inbound_row(row) for row in rows]
+            return [inbound_row(row) for row in rows]
 
     def any_due_inbound(self, now: datetime) -> bool:
         """Tell whether a message is due to be handled (new, or its retry is due by ``now``)."""
@@ -192,7 +183,7 @@ class InboundStore(StoreBase):
         if status is not None:
             query = query.where(Inbound.status == status)
         with self._reading() as session:
-            return [_inbound_row(row) for row in session.scalars(query)]
+            return [inbound_row(row) for row in session.scalars(query)]
 
     def requeue_inbound(self, inbound_id: int) -> InboundRow:
         """Put a set-aside message back to be processed afresh; ``LookupError`` if absent.
@@ -200,21 +191,17 @@ class InboundStore(StoreBase):
         Raises ``NotPending`` unless it is set aside (nothing else may be processed twice).
         """
         with self.transaction() as session:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
-            if row is None:
-                raise LookupError(f"no inbound message {inbound_id}")
-            if row.status != "set_aside":
-                raise NotPending(f"inbound message {inbound_id} is {row.status}, not set aside")
+            row = row_in_status(session, Inbound, inbound_id, "set_aside", "inbound message")
             row.status, row.attempts, row.retry_at, row.started = "new", 0, None, 0
             row.note = (row.note + " requeued by the operator").strip()
-            return _inbound_row(row)
+            return inbound_row(row)
 
     def set_aside_since(self, after_id: int) -> list[InboundRow]:
         """Return the set-aside messages with an id above ``after_id``, oldest first."""
         with self._reading() as session:
             rows = session.scalars(select(Inbound).where(
                 Inbound.status == "set_aside", Inbound.id > after_id).order_by(Inbound.id))
-            return [_inbound_row(row) for row in rows]
+            return [inbound_row(row) for row in rows]
 
     def earliest_pending(self, session: Session | None = None) -> datetime | None:
         """Return when the oldest message still to handle was received (None: none waits).
@@ -242,7 +229,7 @@ class InboundStore(StoreBase):
             row = session.scalars(
                 select(Inbound).where(Inbound.uidvalidity == uidvalidity, Inbound.uid == uid)
             ).first()
-            return None if row is None else _inbound_row(row)
+            return None if row is None else inbound_row(row)
 
     def mark_inbound(
         self,
@@ -261,12 +248,12 @@ class InboundStore(StoreBase):
         Raises ``NotPending`` if it was handled already (by a concurrent transaction, say):
         the caller's transaction must then roll back, so that nothing is done twice.
         """
-        if status not in _FINAL_INBOUND:
-            raise ValueError(f"status must be one of {_FINAL_INBOUND}, not {status!r}")
+        if status not in FINAL_INBOUND:
+            raise ValueError(f"status must be one of {FINAL_INBOUND}, not {status!r}")
         result: CursorResult[Any] = session.connection().execute(
             statements.mark_inbound(),
             {"b_id": inbound_id, "b_status": status, "b_note": note, "b_reason": reason,
-             "b_at": _aware(now or datetime.now(UTC), "now")})
+             "b_at": aware(now or datetime.now(UTC), "now")})
         if result.rowcount == 1:
             return
         current = session.scalar(select(Inbound.status).where(Inbound.id == inbound_id))
@@ -282,7 +269,7 @@ class InboundStore(StoreBase):
         After failure n the message waits ``delays[n-1]`` seconds in 'retry'; once the
         delays are used up it is 'set_aside'. A message no longer pending is left as it is.
         """
-        _aware(now, "now")
+        aware(now, "now")
         with self.transaction() as session:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None:
@@ -296,7 +283,7 @@ class InboundStore(StoreBase):
                 else:
                     row.status = "retry"
                     row.retry_at = now + timedelta(seconds=delays[row.attempts - 1])
-            return _inbound_row(row)
+            return inbound_row(row)
 
     # -- Starts that never finished (a poison message) -------------------------------------
 
@@ -368,7 +355,7 @@ class InboundStore(StoreBase):
         rows = session.scalars(select(Inbound).where(
             Inbound.confirmation_id == confirmation_id, Inbound.status == "held")
             .order_by(Inbound.received_at, Inbound.id))
-        return [_inbound_row(row) for row in rows]
+        return [inbound_row(row) for row in rows]
 
     def held_waiting(self, session: Session | None = None,
                      sender: str | None = None) -> list[InboundRow]:
@@ -382,10 +369,10 @@ class InboundStore(StoreBase):
             query = query.where(Inbound.sender == sender)
         with self._reading(session) as reading:
             rows = reading.scalars(query.order_by(Inbound.received_at, Inbound.id))
-            return [_inbound_row(row) for row in rows]
+            return [inbound_row(row) for row in rows]
 
 
 def _due(now: datetime) -> Any:
     """Select the messages due to be handled by ``now``: new, or their retry is due."""
     return or_(Inbound.status == "new",
-               (Inbound.status == "retry") & (Inbound.retry_at <= _aware(now, "now")))
+               (Inbound.status == "retry") & (Inbound.retry_at <= aware(now, "now")))

@@ -5,37 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy import (
-    func,
-    select,
-    update,
-)
-from sqlalchemy.orm import (
-    Session,
-)
-
-if TYPE_CHECKING:
-    pass
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
-from speakerbot.adapters.store.rows import (
-    OutboxRow,
-    OutboxSummary,
-    OutgoingMail,
-    _aware,
-    _outbox_row,
-)
-from speakerbot.adapters.store.schema import (
-    NotPending,
-    Outbox,
-)
+from speakerbot.adapters.store.rows import OutboxRow, OutboxSummary, OutgoingMail, aware, outbox_row
+from speakerbot.adapters.store.schema import Outbox, row_in_status
 from speakerbot.addresses import as_compared
 
-HEAD = 2048
-"""How much of a waiting message ``outbox_summary`` hands out: enough for its headers."""
 GATHERED = "gathered"
 """The status of a message kept to be gathered with others into one; never sent itself."""
 MERGED = "merged"
@@ -61,7 +41,7 @@ class OutboxStore(StoreBase):
 
     @staticmethod
     def _outbox_values(mail: OutgoingMail) -> dict[str, Any]:
-        _aware(mail.created_at, "created_at")
+        aware(mail.created_at, "created_at")
         if not mail.recipients:
             raise ValueError(f"outgoing message {mail.message_id} has no recipients")
         return {
@@ -70,6 +50,7 @@ class OutboxStore(StoreBase):
             "recipients": list(mail.recipients),
             "raw": bytes(mail.raw),
             "kind": mail.kind,
+            "topic": mail.topic,
             "inbound_id": mail.inbound_id,
             "created_at": mail.created_at,
             "status": "pending" if mail.gathered_until is None else GATHERED,
@@ -86,7 +67,7 @@ class OutboxStore(StoreBase):
 
     def due_outbox(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
         """Return pending messages whose next attempt is due at ``now``, oldest first."""
-        _aware(now, "now")
+        aware(now, "now")
         with self._reading() as session:
             rows = session.connection().execute(
                 select(*Outbox.__table__.c)
@@ -94,17 +75,12 @@ class OutboxStore(StoreBase):
                 .order_by(Outbox.priority, Outbox.id)
                 .limit(limit)
             )
-            return [_outbox_row(row) for row in rows]
+            return [outbox_row(row) for row in rows]
 
     @contextmanager
     def _pending_outbox(self, outbox_id: int) -> Iterator[Outbox]:
         with self.transaction() as session:
-            row = session.get(Outbox, outbox_id, with_for_update=True)
-            if row is None:
-                raise LookupError(f"no outbox message {outbox_id}")
-            if row.status != "pending":
-                raise NotPending(f"outbox message {outbox_id} is {row.status}, not pending")
-            yield row
+            yield row_in_status(session, Outbox, outbox_id, "pending", "outbox message")
 
     @staticmethod
     def _add_refused(row: Outbox, refused: Mapping[str, str] | None) -> None:
@@ -119,7 +95,7 @@ class OutboxStore(StoreBase):
         The refused recipients (with the server's answer) are kept, with those of any
         earlier attempt.
         """
-        _aware(now, "now")
+        aware(now, "now")
         with self._pending_outbox(outbox_id) as row:
             row.status = "sent"
             row.sent_at = now
@@ -132,7 +108,7 @@ class OutboxStore(StoreBase):
 
         A message no longer pending is left as it is (another sender marked it).
         """
-        _aware(now, "now")
+        aware(now, "now")
         if not sent:
             return
         with self.transaction() as session:
@@ -169,7 +145,7 @@ class OutboxStore(StoreBase):
 
         ``only``: the recipients still to be sent to (the others took the message).
         """
-        _aware(next_attempt_at, "next_attempt_at")
+        aware(next_attempt_at, "next_attempt_at")
         with self._pending_outbox(outbox_id) as row:
             if only is not None:
                 if not only:
@@ -229,9 +205,9 @@ class OutboxStore(StoreBase):
                 for recipient, answer in sorted((by_recipient or {}).items())
             ]
             waiting = [
-                (kind, created_at, bytes(head or b""))
-                for kind, created_at, head in session.execute(
-                    select(Outbox.kind, Outbox.created_at, func.substr(Outbox.raw, 1, HEAD))
+                (kind, created_at, topic)
+                for kind, created_at, topic in session.execute(
+                    select(Outbox.kind, Outbox.created_at, Outbox.topic)
                     .where(Outbox.status == "pending")
                     .order_by(Outbox.id)
                 )
@@ -253,7 +229,7 @@ class OutboxStore(StoreBase):
 
         Also say whether any message is waiting to be gathered.
         """
-        _aware(since, "since")
+        aware(since, "since")
         with self._reading(session) as reading:
             connection = reading.connection()
             count = connection.scalar(
@@ -266,12 +242,12 @@ class OutboxStore(StoreBase):
 
     def gathered_due(self, now: datetime, session: Session) -> list[OutboxRow]:
         """Return the messages to be gathered by ``now``, in the order they were queued."""
-        _aware(now, "now")
+        aware(now, "now")
         rows = session.connection().execute(
             select(*Outbox.__table__.c)
             .where(Outbox.status == GATHERED, Outbox.next_attempt_at <= now)
             .order_by(Outbox.id))
-        return [_outbox_row(row) for row in rows]
+        return [outbox_row(row) for row in rows]
 
     def mark_merged(self, session: Session, ids: Sequence[int], into: str) -> None:
         """Record that gathered messages went into the message ``into``.
@@ -301,7 +277,7 @@ class OutboxStore(StoreBase):
                            kinds: Sequence[str], session: Session | None = None,
                            ) -> dict[str, int]:
         """Count as ``replies_since`` does, for several addresses at once (canonical keys)."""
-        _aware(since, "since")
+        aware(since, "since")
         wanted = sorted({as_compared(recipient) for recipient in recipients})
         counts = dict.fromkeys(wanted, 0)
         if not wanted:
@@ -325,7 +301,7 @@ class OutboxStore(StoreBase):
         case: :mod:`speakerbot.addresses`), created at or after ``since``;
         the count comes from an index, whatever the size of the outbox.
         """
-        _aware(since, "since")
+        aware(since, "since")
         with self._reading(session) as reading:
             return reading.connection().scalar(statements.replies_since(tuple(kinds)), {
                 "addressee": as_compared(recipient), "since": since}) or 0

@@ -5,35 +5,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy import (
-    delete,
-    select,
-    update,
-)
+from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import (
-    Session,
-)
-
-if TYPE_CHECKING:
-    pass
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
-from speakerbot.adapters.store.rows import (
-    EventLinks,
-    StoredEvent,
-    StoredSnapshot,
-    _aware,
-)
-from speakerbot.adapters.store.schema import (
-    Event,
-    Meta,
-    Snapshot,
-)
+from speakerbot.adapters.store.rows import EventLinks, StoredEvent, StoredSnapshot, aware
+from speakerbot.adapters.store.schema import Event, Meta, Snapshot
 
 _MESSAGE_ID_SECRET = "message_id_secret"
 
@@ -93,7 +75,7 @@ class RecordStore(StoreBase):
                 raise ValueError(f"an event needs a string 'type': {data!r}")
         if not events:
             return self.last_event_seq(session)
-        created_at = _aware(now or datetime.now(UTC), "now")
+        created_at = aware(now or datetime.now(UTC), "now")
         append, connection = statements.append_event(), session.connection()
         if links is not None:
             if len(links) != len(events):
@@ -166,7 +148,7 @@ class RecordStore(StoreBase):
         self, session: Session, key: str, value: Any, *, now: datetime | None = None
     ) -> None:
         """Set ``key`` to a JSON value, in the caller's transaction."""
-        updated_at = _aware(now or datetime.now(UTC), "now")
+        updated_at = aware(now or datetime.now(UTC), "now")
         # Wrapped: a bare JSON number in SQLite's JSON column (NUMERIC affinity) would be
         # stored as a number, and come back altered (1.0 as 1, 2**70 rounded).
         values = {"key": key, "value": {"value": value}, "updated_at": updated_at}

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    pass
-
-from speakerbot.adapters.store.schema import (
-    Confirmation,
-)
+from speakerbot.adapters.store.schema import Confirmation
 
 # --- What the store hands out ---------------------------------------------------------------
 
@@ -147,6 +142,9 @@ class OutgoingMail:
     gathered_until: datetime | None = None
     """Set: the message is not sent itself but kept (status ``gathered``) to be gathered with
     others into one message at this time (the service's hourly limit on public mail)."""
+    topic: str | None = None
+    """What a public message is about, when ``speakerbot status`` counts it apart:
+    ``results`` or ``distribution`` (None: anything else)."""
 
 
 @dataclass(frozen=True)
@@ -178,19 +176,20 @@ class OutboxSummary:
     oldest_pending: datetime | None
     refused: list[tuple[str, str, str]]
     """(message_id, recipient, the server's answer) for every recipient refused for good."""
-    waiting: list[tuple[str, datetime, bytes]] = field(default_factory=list)
-    """(kind, queued at, the start of its bytes) for every message waiting, oldest first."""
+    waiting: list[tuple[str, datetime, str | None]] = field(default_factory=list)
+    """(kind, queued at, topic) for every message waiting, oldest first."""
     gathered: int = 0
     """Public messages held to be gathered into one (``[limits] public_per_hour``)."""
 
 
-def _aware(value: datetime, name: str) -> datetime:
+def aware(value: datetime, name: str) -> datetime:
+    """Return ``value``, refused (``ValueError``) if it is naive: every stored time is UTC."""
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError(f"{name} is a naive datetime ({value!r}): give a timezone-aware one")
     return value
 
 
-def _inbound_row(row: Any) -> InboundRow:
+def inbound_row(row: Any) -> InboundRow:
     """Copy a stored message (an ORM object or a row of its columns) out of the session."""
     return InboundRow(
         id=row.id,
@@ -219,12 +218,13 @@ def _inbound_row(row: Any) -> InboundRow:
     )
 
 
-def _confirmation_row(row: Confirmation) -> ConfirmationRow:
+def confirmation_row(row: Confirmation) -> ConfirmationRow:
+    """Copy a request's code out of the session."""
     return ConfirmationRow(row.id, row.address, row.request_message_id, row.created_at,
                            row.expires_at, row.status)
 
 
-def _outbox_row(row: Any) -> OutboxRow:
+def outbox_row(row: Any) -> OutboxRow:
     """Copy an outbox message (an ORM object or a row of its columns) out of the session."""
     return OutboxRow(
         id=row.id,

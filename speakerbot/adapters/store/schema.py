@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -24,33 +23,15 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.orm import (
-    DeclarativeBase,
-    Mapped,
-    mapped_column,
-)
-
-if TYPE_CHECKING:
-    pass
-
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 
 PENDING_INBOUND = ("new", "retry")
 """The statuses of an inbound message still to be handled."""
 
-_FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
-# How long a write transaction waits for another to finish before it fails.
-_WRITE_WAIT_SECONDS = 30
-
-
-def _lock_key(name: str) -> int:
-    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
-
-
-# PostgreSQL advisory lock keys (per database, so per game).
-_DAEMON_LOCK_KEY = _lock_key("speakerbot daemon")
-_WRITE_LOCK_KEY = _lock_key("speakerbot writes")
+FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
+"""The statuses an inbound message may be marked with once it is handled."""
 
 
 class AlreadyRunning(RuntimeError):
@@ -233,6 +214,8 @@ class Outbox(Base):
     addressee: Mapped[str | None] = mapped_column(Text)
     # 0 goes first: the game's public business before replies and notices.
     priority: Mapped[int] = mapped_column(Integer, server_default="1")
+    # What a public message is about (results, distribution), for the status's backlog.
+    topic: Mapped[str | None] = mapped_column(String(32))
 
 
 class Meta(Base):
@@ -243,3 +226,21 @@ class Meta(Base):
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
     value: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+HandledRow = TypeVar("HandledRow", Inbound, Outbox)
+
+
+def row_in_status(session: Session, model: type[HandledRow], row_id: int, status: str,
+                  what: str) -> HandledRow:
+    """Return row ``row_id`` of ``model``, locked for update, if its status is ``status``.
+
+    ``LookupError`` if there is none; ``NotPending`` (naming ``what`` it is) if its status
+    is another.
+    """
+    row = session.get(model, row_id, with_for_update=True)
+    if row is None:
+        raise LookupError(f"no {what} {row_id}")
+    if row.status != status:
+        raise NotPending(f"{what} {row_id} is {row.status}, not {status.replace('_', ' ')}")
+    return row

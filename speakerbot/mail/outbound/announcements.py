@@ -102,7 +102,7 @@ def _said(events: Sequence[e.Event], state: GameState) -> list[str]:
 def _proposal(voice: Voice, head: e.ProposalSubmitted, batch: Batch) -> Outgoing:
     return announce(
         voice, batch, f"Proposal {head.number}: {head.title}", "proposal.txt",
-        proposal=head, proposer=batch.state.name_of(head.proposer),
+        topic="distribution", proposal=head, proposer=batch.state.name_of(head.proposer),
         clauses=clause_views(head.clauses, batch.before),
     )
 
@@ -113,7 +113,7 @@ def _results(voice: Voice, head: e.VoteClosed, batch: Batch) -> Outgoing:
     verdict = "ADOPTED" if head.adopted else "REJECTED"
     return announce(
         voice, batch, f"Proposal {head.proposal} {verdict}: {proposal.title}", "results.txt",
-        result=head, proposal=proposal,
+        topic="results", result=head, proposal=proposal,
         ballots=[(name(voter), choice.value) for voter, choice in head.ballots],
         receipts=receipt_lines(head, state),
         non_voters=[name(voter) for voter in head.non_voters],

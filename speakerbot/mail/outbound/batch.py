@@ -61,9 +61,14 @@ def public_recipients(state: GameState, identity: GameIdentity) -> tuple[str, ..
 
 
 def announce(voice: Voice, batch: Batch, subject: str, template: str, *,
-             key: str | None = None, **context: object) -> Outgoing:
-    """Compose a public announcement from a template, keyed by its batch unless told."""
+             key: str | None = None, topic: str | None = None,
+             **context: object) -> Outgoing:
+    """Compose a public announcement from a template, keyed by its batch unless told.
+
+    ``topic`` (results, distribution) is kept with the mail so that the outbox can count
+    waiting mail by what it is without reading its Subject.
+    """
     state = batch.state
     body = voice.renderer.render(template, game=state, identity=voice.identity, **context)
     return Outgoing("announcement", public_recipients(state, voice.identity), subject, body,
-                    batch.key if key is None else key, public=True)
+                    batch.key if key is None else key, public=True, topic=topic)

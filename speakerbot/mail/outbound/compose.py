@@ -81,6 +81,7 @@ class Outgoing:
     public: bool = False
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
+    topic: str | None = None  # results | distribution: what the outbox counts apart
 
 
 ANSWERING_KINDS = frozenset({"reply", "limit", "stranger", "confirm"})
