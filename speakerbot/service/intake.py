@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from speakerbot.adapters.store import InboundItem, Intake, StoredInbound
-from speakerbot.mail.inbound.redaction import literal_mask, redact_message
-from speakerbot.rfc5322 import message_id_of
+from speakerbot.mail.inbound.intake import Reading
+from speakerbot.mail.inbound.redaction import literal_mask
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import Received, describe, log, printable
 from speakerbot.service.processing import process_due, process_pending
-from speakerbot.service.reading import Known, authenticate
+from speakerbot.service.reading import read_received
 from speakerbot.service.unit_of_work import open_unit
 
 
@@ -66,13 +66,13 @@ def take_in(deps: Deps, messages: Sequence[Received]) -> list[str]:
 
 
 def process_batch(deps: Deps, stored: Sequence[StoredInbound],
-                  taken: Sequence[tuple[InboundItem, Known | None]]) -> None:
+                  taken: Sequence[tuple[InboundItem, Reading | None]]) -> None:
     """Process the due mail in one transaction; on a failure, each message alone."""
     try:
         with open_unit(deps) as uow:
-            uow.known = {place.id: known for place, (_, known)
+            uow.known = {place.id: reading for place, (_, reading)
                          in zip(stored, taken, strict=True)
-                         if known is not None and not place.duplicate}
+                         if reading is not None and not place.duplicate}
             process_due(uow, deps)
     except Exception:
         log.exception("processing a batch of %d message(s) failed; each is processed "
@@ -92,38 +92,27 @@ def store_items(deps: Deps, items: Sequence[InboundItem]) -> list[StoredInbound]
     return [store_alone(deps, item) for item in items]
 
 
-def read_at_intake(deps: Deps, message: Received) -> tuple[InboundItem, Known | None]:
-    """Read a message once at intake: its password's verdict, sender and authentication.
+def read_at_intake(deps: Deps, message: Received) -> tuple[InboundItem, Reading | None]:
+    """Read a message once at intake: what to store, and what was read (kept with it).
 
-    Return what to store, and what was read, for answering it without reading it again
-    (None when the stored bytes differ from those read, or nothing could be read).
+    Whatever goes wrong while reading it, its bytes are stored set aside with the error
+    (the password masked as plain text), and nothing read is returned.
     """
-    raw = message.raw
-    received_sha256 = hashlib.sha256(raw).hexdigest()
-    known = None
     try:
-        redacted = redact_message(raw, deps.settings.game.admin_password or "",
-                                  max_bytes=deps.settings.limits.max_message_size,
-                                  max_command_lines=deps.settings.limits.max_command_lines,
-                                  loop_token=deps.identity.loop_token)
-        verdict = authenticate(deps, redacted.mail, message.received_at)
-        if not redacted.masked:
-            known = Known(redacted.mail, redacted.parsed, verdict)
-        # The Message-ID as the reader read it, unless masking changed the bytes.
-        message_id = (message_id_of(redacted.raw) if redacted.masked
-                      else redacted.mail.record_id)
-        intake = Intake(printable(redacted.sender), redacted.body_sha256, redacted.verdict,
-                        message.oversized, received_sha256, len(raw),
-                        verdict.authenticated, message_id)
-        stored, error = redacted.raw, None
+        reading, kept = read_received(deps, message)
     except Exception as failure:
         log.exception("reading a message at intake failed; it is stored set aside")
-        intake = Intake(oversized=message.oversized, received_sha256=received_sha256,
-                        size=len(raw))
-        stored = literal_mask(raw, deps.settings.game.admin_password or "")
-        error = f"intake: {describe(failure)}"
-    return InboundItem(stored, message.received_at, message.source, message.uidvalidity,
-                       message.uid, intake, error), known
+        raw = message.raw
+        intake = Intake(oversized=message.oversized,
+                        received_sha256=hashlib.sha256(raw).hexdigest(), size=len(raw))
+        return InboundItem(literal_mask(raw, deps.settings.game.admin_password or ""),
+                           message.received_at, message.source, message.uidvalidity,
+                           message.uid, intake, f"intake: {describe(failure)}"), None
+    intake = Intake(printable(reading.sender), reading.body_sha256, reading.password,
+                    message.oversized, reading.received_sha256, reading.size,
+                    reading.authenticated, reading.message_id)
+    return InboundItem(reading.stored, message.received_at, message.source,
+                       message.uidvalidity, message.uid, intake, reading=kept), reading
 
 
 def store_alone(deps: Deps, item: InboundItem) -> StoredInbound:

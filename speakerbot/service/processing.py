@@ -8,6 +8,7 @@ from datetime import datetime
 from speakerbot.adapters.store import InboundRow
 from speakerbot.engine import due_by, tick
 from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.intake import Reading
 from speakerbot.mail.inbound.reading import NEVER_ANSWER, InboundMail
 from speakerbot.service.answering import (
     answer_stranger,
@@ -31,7 +32,7 @@ from speakerbot.service.policy import (
     log,
     quoted,
 )
-from speakerbot.service.reading import Known, authenticate, is_known, parse, read
+from speakerbot.service.reading import is_known, read_stored
 from speakerbot.service.unit_of_work import Batch, UnitOfWork, open_unit
 
 # What a message skipped unread is, in a sentence (its reason code is the key).
@@ -127,8 +128,8 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
     ``earlier``: when the oldest other message still waiting was received, if the
     caller knows (in a 1-tuple; None: ask the store).
     """
-    known = uow.known.pop(row.id, None)
-    mail = known.mail if known is not None else read(deps, row)
+    reading = uow.known.pop(row.id, None) or read_stored(deps, row)
+    mail = reading.mail
     deps.crashpoints.reach("processing", mail.subject)
     received = row.received_at
     start = uow.state()
@@ -158,7 +159,7 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
     if row.oversized is not None:
         refuse_oversized(deps, batch, row, mail)
     else:
-        take(deps, batch, row, mail, known)
+        take(deps, batch, row, reading)
     status = batch.status or "processed"
     finish(deps, batch, row, status, batch.note)
     return Processed(row.id, status, len(batch.events) > before)
@@ -180,16 +181,10 @@ def finish(deps: Deps, batch: Batch, row: InboundRow, status: str, note: str = "
         log.info("inbound message %s %s (%s): %s", row.id, status, batch.reason, note)
 
 
-def take(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail,
-         intake: Known | None = None) -> None:
-    """Decide whose message this is and what may be done with it.
-
-    ``intake``: what intake read of it in this transaction, so it is not read twice.
-    """
+def take(deps: Deps, batch: Batch, row: InboundRow, reading: Reading) -> None:
+    """Decide whose message this is and what may be done with it, from what was read."""
+    mail, parsed, verdict = reading.mail, reading.commands, reading.authentication
     sender = mail.sender or ""
-    parsed = intake.parsed if intake and intake.parsed is not None else parse(deps, mail)
-    verdict = intake.verdict if intake is not None else authenticate(
-        deps, mail, row.received_at)
     confirmed = confirmations(deps, batch, row, mail, parsed)
     if confirmed:
         release_held(deps, batch, confirmed, row.received_at)

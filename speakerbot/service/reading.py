@@ -1,57 +1,47 @@
-"""Where the service reads a stored message: its mail, its commands, its sender's verdict.
+"""Where the service reads a message: once, at intake, by the one reading function.
 
-Every reading of a message's bytes by the service goes through these few functions, so
-that one reader can take their place.
+``mail/inbound/intake.read_inbound`` reads a message (its mail, its commands, its
+sender's verdict, what intake records); what it read is stored with the message, so that
+processing, a retry after a failed transaction and the next process after a restart take
+it as it is. The message is read again only when nothing usable was kept (mail stored
+before readings were kept, or kept by other code or under another policy). The module is
+called through its attribute, never imported by name, so that a test counts every read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-
 from speakerbot.adapters.store import InboundRow
 from speakerbot.config import Settings
 from speakerbot.engine import GameState
-from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.authentication import Authentication, authenticate_mail
-from speakerbot.mail.inbound.reading import InboundMail, read_message
+from speakerbot.mail.inbound import intake as reader
+from speakerbot.mail.inbound.intake import Reading, ReadingPolicy
 from speakerbot.service.deps import Deps
+from speakerbot.service.policy import Received
 
 
-@dataclass(frozen=True)
-class Known:
-    """What intake read of a message, kept for answering it in the same transaction.
+def reading_policy(deps: Deps) -> ReadingPolicy:
+    """Return the game's rules for reading its mail, as its settings stand now."""
+    settings = deps.settings
+    game = settings.game
+    return ReadingPolicy(game.admin_password or "", settings.limits.max_message_size,
+                         settings.limits.max_command_lines, deps.identity.loop_token,
+                         deps.auth_policy, tuple(a for a in (game.address, game.list) if a))
 
-    Only for a message stored exactly as received (nothing masked): otherwise what was read
-    shows the Speaker's password, and the stored bytes must be read again.
+
+def read_received(deps: Deps, message: Received) -> tuple[Reading, bytes | None]:
+    """Read a message as received: return the reading, and the form kept with it.
+
+    The kept form is None when the reading cannot be written (the message is then read
+    again when it is processed).
     """
-
-    mail: InboundMail
-    parsed: lang.ParseResult | None
-    verdict: Authentication
-
-
-def read(deps: Deps, row: InboundRow) -> InboundMail:
-    """Read a stored message's bytes."""
-    return read_message(row.raw, max_bytes=deps.settings.limits.max_message_size,
-                        loop_token=deps.identity.loop_token)
+    policy = reading_policy(deps)
+    reading = reader.read_inbound(message.raw, message.received_at, policy)
+    return reading, reader.encode_reading(reading, policy)
 
 
-def parse(deps: Deps, mail: InboundMail) -> lang.ParseResult:
-    """Read a message's commands (none from a message that could not be read)."""
-    if mail.problem:
-        return lang.ParseResult((), (), ())
-    return lang.parse_commands(mail.subject, mail.body,
-                               max_command_lines=deps.settings.limits.max_command_lines)
-
-
-def authenticate(deps: Deps, mail: InboundMail, received: datetime) -> Authentication:
-    """Whether the message may act for its From address (``authenticate_mail``)."""
-    game = deps.settings.game
-    return authenticate_mail(
-        mail.sender, mail.auth_results, deps.auth_policy, recipients=mail.recipients,
-        date=mail.date, received=received,
-        game_addresses=[a for a in (game.address, game.list) if a])
+def read_stored(deps: Deps, row: InboundRow) -> Reading:
+    """Return what was read of a stored message: kept with it, or read again if need be."""
+    return reader.reading_of(row.raw, row.reading, row.received_at, reading_policy(deps))
 
 
 def is_known(settings: Settings, state: GameState, sender: str) -> bool:

@@ -22,6 +22,7 @@ from speakerbot.addresses import as_compared
 from speakerbot.engine import GameState, chain
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_to_json
+from speakerbot.mail.inbound.intake import Reading
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS, Outgoing, compose
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import (
@@ -32,7 +33,6 @@ from speakerbot.service.policy import (
     gathered_until,
     log,
 )
-from speakerbot.service.reading import Known
 from speakerbot.service.states import StateAt
 
 ReplyCount = tuple[str, tuple[str, ...], datetime]
@@ -60,8 +60,9 @@ class UnitOfWork:
         # The hour's public mail as this transaction sees it: counted at its first public
         # message, then kept up to date ([limits] public_per_hour).
         self.public: PublicGate | None = None
-        # What intake read of the messages stored in this transaction (by inbound id).
-        self.known: dict[int, Known] = {}
+        # What intake read of the messages it stored for this transaction (by inbound id):
+        # taken as it is, without even decoding the reading kept with each.
+        self.known: dict[int, Reading] = {}
 
     def seq(self) -> int:
         """Return the record's last number in this transaction (read once)."""
