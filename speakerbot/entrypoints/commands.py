@@ -273,7 +273,10 @@ def run(args: argparse.Namespace) -> int:
         settings.require_outbound()
         if not args.once:
             settings.require_inbound()
-        daemon = Daemon(settings, service)
+        # Test only: SPEAKERBOT_RETRY_BASE (seconds) replaces the 30 s base of the outbox's
+        # retry backoff, so that the recovery tests need not wait up to 30 s for a retry.
+        daemon = Daemon(settings, service,
+                        retry_base=float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30")))
         if args.once:
             daemon.once()
             return 0

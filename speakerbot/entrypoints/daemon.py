@@ -9,7 +9,6 @@ APScheduler only wakes the loop: the deadlines themselves live in the game's rec
 from __future__ import annotations
 
 import logging
-import os
 import random
 import threading
 import time
@@ -68,15 +67,12 @@ class Daemon:
 
     def __init__(self, settings: Settings, service: GameService, *,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, retry_base: float = 30.0) -> None:
         self.settings = settings
         self.service = service
         self.clock = clock
         self.rng = rng or random.Random()
         self.sender = SmtpSender(smtp_settings(settings))
-        # Test-only: SPEAKERBOT_RETRY_BASE (seconds) replaces the 30 s base of the outbox's
-        # retry backoff, so that the recovery tests need not wait up to 30 s for a retry.
-        retry_base = float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30"))
         self.outbox_policy = OutboxPolicy(smtp_settings(settings).give_up_after, retry_base,
                                           self.rng, smtp_settings(settings).max_recipients)
         self.wake = threading.Event()
