@@ -47,7 +47,8 @@ def take_in(deps: Deps, messages: Sequence[Received]) -> list[str]:
     """Store a batch of messages (an IMAP fetch), then process them in one transaction.
 
     Return each message's status once committed: what is done may leave the mailbox.
-    Two commits for the batch instead of two or three for each message. A message that
+    Three commits for the batch (store, count the starts, process) instead of three or
+    four for each message. A message that
     fails to process fails the batch's processing, whose messages are then processed
     as ``process_pending`` does, each in its own transaction.
     """
