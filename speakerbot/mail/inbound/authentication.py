@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from speakerbot.addresses import canonical_domain
 
-__all__ = ["AuthPolicy", "Authentication", "authenticate", "not_checked"]
+__all__ = ["AuthPolicy", "Authentication", "authenticate", "authenticate_mail", "not_checked"]
 
 Require = Literal["dmarc", "none"]
 
