@@ -41,6 +41,19 @@ class Head:
     seq: int = 0
     hash: str = GENESIS
 
+    @classmethod
+    def of(cls, line: Mapping[str, Any]) -> Head:
+        """Return the head of a chain whose last line is ``line``."""
+        return cls(line["seq"], line["hash"])
+
+
+@dataclass(frozen=True)
+class Break:
+    """Where a chain does not hold: the line's number and what is wrong with it."""
+
+    seq: int
+    problem: str
+
 
 def is_public(data: Mapping[str, Any]) -> bool:
     """Tell whether a recorded event (its JSON) belongs to the public record."""
@@ -83,16 +96,8 @@ def head_after(head: Head, events: Iterable[Mapping[str, Any]]) -> Head:
     """Return the chain's head once ``events`` are linked after ``head``."""
     last = head
     for line in extend(head, events):
-        last = Head(line["seq"], line["hash"])
+        last = Head.of(line)
     return last
-
-
-@dataclass(frozen=True)
-class Break:
-    """Where a chain does not hold: the line's number and what is wrong with it."""
-
-    seq: int
-    problem: str
 
 
 def verify(lines: Iterable[Mapping[str, Any]]) -> Break | None:
@@ -132,6 +137,16 @@ class Links:
     version: int = 1
 
 
+@dataclass(frozen=True)
+class Linked:
+    """An event's place in the chains: its hash, and its number and hash if public."""
+
+    seq: int
+    hash: str
+    public_seq: int | None = None
+    public_hash: str | None = None
+
+
 def shown(data: Mapping[str, Any], ids: Mapping[str, str], version: int) -> Mapping[str, Any]:
     """Return a public event's JSON as its game's public record shows it."""
     return public_form(data, ids) if version >= 2 else data
@@ -146,18 +161,8 @@ def public_lines_after(links: Links, events: Iterable[Mapping[str, Any]],
         version = learn(ids, version, data)
         if is_public(data):
             line = link(public.seq + 1, shown(data, ids, version), public.hash)
-            public = Head(line["seq"], line["hash"])
+            public = Head.of(line)
             yield line
-
-
-@dataclass(frozen=True)
-class Linked:
-    """An event's place in the chains: its hash, and its number and hash if public."""
-
-    seq: int
-    hash: str
-    public_seq: int | None = None
-    public_hash: str | None = None
 
 
 def link_all(links: Links, events: Iterable[tuple[int, Mapping[str, Any]]],
@@ -173,11 +178,11 @@ def link_all(links: Links, events: Iterable[tuple[int, Mapping[str, Any]]],
     ids, version = dict(links.ids), links.version
     for seq, data in events:
         line = link(seq, data, full.hash)
-        full = Head(line["seq"], line["hash"])
+        full = Head.of(line)
         version = learn(ids, version, data)
         if is_public(data):
             public_line = link(public.seq + 1, shown(data, ids, version), public.hash)
-            public = Head(public_line["seq"], public_line["hash"])
+            public = Head.of(public_line)
             placed.append(Linked(full.seq, full.hash, public.seq, public.hash))
         else:
             placed.append(Linked(full.seq, full.hash))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
 from speakerbot.addresses import canonical_address
 from speakerbot.engine.mechanics import Mechanics
@@ -64,8 +64,21 @@ class Judgement(StrEnum):
     UNDECIDED = "UNDECIDED"
 
 
+class _Shared:
+    """A frozen record that the states copied from one another share: a deep copy is itself.
+
+    Deep-copying a state (twice a message) would otherwise copy every clause, history
+    entry and ballot it holds, though none of them can change.
+    """
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self
+
+
 @dataclass(frozen=True)
-class Clause:
+class Clause(_Shared):
     """One structured rule change inside a proposal (or a Speaker's direct edit).
 
     ``text`` is the rule text for ENACT and AMEND, the text added by APPEND and INSERT, and
@@ -86,9 +99,6 @@ class Clause:
     every: bool = False
     anchor: str = ""
     position: str = ""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Clause:
-        return self  # frozen: states may share it
 
     def describe(self) -> str:
         """Say in a few words what the clause does."""
@@ -116,7 +126,7 @@ class RuleSpec:
 
 
 @dataclass(frozen=True)
-class RuleChange:
+class RuleChange(_Shared):
     """One entry in a rule's history."""
 
     kind: str  # initial, enacted, amended, transmuted, renumbered, repealed, switched
@@ -126,9 +136,6 @@ class RuleChange:
     previous_number: int | None = None
     previous_text: str | None = None
     note: str = ""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> RuleChange:
-        return self  # frozen: states may share it
 
 
 @dataclass
@@ -171,15 +178,12 @@ class Player:
 
 
 @dataclass(frozen=True)
-class Ballot:
+class Ballot(_Shared):
     """A ballot as received: sealed until its vote closes."""
 
     choice: Choice
     at: datetime
     salt: str = ""  # of its receipt (see receipts.py); "" in records older than receipts
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Ballot:
-        return self  # frozen: states may share it
 
 
 @dataclass

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar, cast
 
 from speakerbot.adapters.store.schema import Confirmation
+
+_Row = TypeVar("_Row")
 
 # --- What the store hands out ---------------------------------------------------------------
 
@@ -191,54 +195,33 @@ def aware(value: datetime, name: str) -> datetime:
 
 def inbound_row(row: Any) -> InboundRow:
     """Copy a stored message (an ORM object or a row of its columns) out of the session."""
-    return InboundRow(
-        id=row.id,
-        message_id=row.message_id,
-        sha256=row.sha256,
-        source=row.source,
-        uidvalidity=row.uidvalidity,
-        uid=row.uid,
-        received_at=row.received_at,
-        raw=bytes(row.raw),
-        status=row.status,
-        attempts=row.attempts,
-        error=row.error,
-        processed_at=row.processed_at,
-        note=row.note,
-        sender=row.sender,
-        password_verdict=row.password_verdict,
-        retry_at=row.retry_at,
-        oversized=row.oversized,
-        confirmation_id=row.confirmation_id,
-        size=row.size,
-        authenticated=row.authenticated,
-        started=row.started,
-        reason=row.reason,
-        reading=None if row.reading is None else bytes(row.reading),
-    )
+    reading = None if row.reading is None else bytes(row.reading)
+    return _copied(InboundRow, row, raw=bytes(row.raw), reading=reading)
 
 
 def confirmation_row(row: Confirmation) -> ConfirmationRow:
     """Copy a request's code out of the session."""
-    return ConfirmationRow(row.id, row.address, row.request_message_id, row.created_at,
-                           row.expires_at, row.status)
+    return _copied(ConfirmationRow, row)
 
 
 def outbox_row(row: Any) -> OutboxRow:
     """Copy an outbox message (an ORM object or a row of its columns) out of the session."""
-    return OutboxRow(
-        id=row.id,
-        message_id=row.message_id,
-        mail_from=row.mail_from,
-        recipients=tuple(row.recipients),
-        raw=bytes(row.raw),
-        kind=row.kind,
-        inbound_id=row.inbound_id,
-        created_at=row.created_at,
-        status=row.status,
-        attempts=row.attempts,
-        next_attempt_at=row.next_attempt_at,
-        last_error=row.last_error,
-        sent_at=row.sent_at,
-        refused=dict(row.refused or {}),
-    )
+    return _copied(OutboxRow, row, recipients=tuple(row.recipients), raw=bytes(row.raw),
+                   refused=dict(row.refused or {}))
+
+
+def _copied(kind: Callable[..., _Row], row: Any, **converted: Any) -> _Row:
+    """Return a ``kind`` of every column of ``row`` that it names, ``converted`` as given.
+
+    The columns are read by the row's field names, so a column added to a row and to the
+    table is copied without a word here; ``converted`` holds those that must not stay
+    tied to the session (the database's buffers, lists and mappings).
+    """
+    return kind(**{name: getattr(row, name) for name in _names(kind) if name not in converted},
+                **converted)
+
+
+@cache
+def _names(kind: Callable[..., Any]) -> tuple[str, ...]:
+    """Return the field names of a row's dataclass, once per class."""
+    return tuple(f.name for f in fields(cast(Any, kind)))
