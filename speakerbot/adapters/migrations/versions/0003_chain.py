@@ -10,15 +10,11 @@ write (``speakerbot.engine.chain``), so an older record is chained exactly as a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003"
 down_revision: str | None = "0002"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

@@ -11,15 +11,11 @@ snapshot of another format; the record stays the truth.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
 down_revision: str | None = "0003"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

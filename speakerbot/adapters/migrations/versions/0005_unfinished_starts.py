@@ -12,15 +12,11 @@ was held, set aside or not acted on, as a short code beside the sentence in ``no
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
 down_revision: str | None = "0004"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

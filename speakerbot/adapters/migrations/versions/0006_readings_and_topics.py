@@ -18,15 +18,11 @@ announcements until it is sent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
 down_revision: str | None = "0005"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
