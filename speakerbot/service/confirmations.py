@@ -25,7 +25,7 @@ from speakerbot.service.policy import (
     NEEDS_NO_TRUST,
     quoted,
 )
-from speakerbot.service.reading import is_known, read_stored
+from speakerbot.service.reading import is_known, reading_in
 from speakerbot.service.unit_of_work import Batch, UnitOfWork, open_unit
 
 
@@ -99,7 +99,7 @@ def release_held(deps: Deps, batch: Batch, confirmations: Sequence[ConfirmationR
     about_codes = batch.notes
     for row, address in sorted(rows, key=lambda pair: (pair[0].received_at, pair[0].id)):
         batch.notes = []
-        reading = read_stored(deps, row)
+        reading = reading_in(batch.uow, deps, row)
         apply_trusted(deps, batch, row, reading.mail, reading.commands, when, trusted=True)
         deps.store.mark_inbound(batch.uow.session, row.id, "processed",
                                 f"confirmed by {address}")
@@ -181,7 +181,7 @@ def ask(deps: Deps, batch: Batch, sender: str, rows: Sequence[InboundRow], now: 
     expires = now + timedelta(seconds=deps.settings.auth.confirm_within)
     listed = []
     for held in rows:
-        reading = read_stored(deps, held)
+        reading = reading_in(batch.uow, deps, held)
         listed.append((quoted(reading.mail.subject), [
             (command_text(cmd), deadline_note(batch.state, cmd))
             for cmd in reading.commands.commands if not isinstance(cmd, NEEDS_NO_TRUST)],

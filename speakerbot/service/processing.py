@@ -32,7 +32,7 @@ from speakerbot.service.policy import (
     log,
     quoted,
 )
-from speakerbot.service.reading import is_known, read_stored
+from speakerbot.service.reading import is_known, reading_in
 from speakerbot.service.unit_of_work import Batch, UnitOfWork, open_unit
 
 # What a message skipped unread is, in a sentence (its reason code is the key).
@@ -128,7 +128,7 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
     ``earlier``: when the oldest other message still waiting was received, if the
     caller knows (in a 1-tuple; None: ask the store).
     """
-    reading = uow.known.pop(row.id, None) or read_stored(deps, row)
+    reading = reading_in(uow, deps, row)
     mail = reading.mail
     deps.crashpoints.reach("processing", mail.subject)
     received = row.received_at

@@ -17,6 +17,7 @@ from speakerbot.mail.inbound import intake as reader
 from speakerbot.mail.inbound.intake import Reading, ReadingPolicy
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import Received
+from speakerbot.service.unit_of_work import UnitOfWork
 
 
 def reading_policy(deps: Deps) -> ReadingPolicy:
@@ -42,6 +43,19 @@ def read_received(deps: Deps, message: Received) -> tuple[Reading, bytes | None]
 def read_stored(deps: Deps, row: InboundRow) -> Reading:
     """Return what was read of a stored message: kept with it, or read again if need be."""
     return reader.reading_of(row.raw, row.reading, row.received_at, reading_policy(deps))
+
+
+def reading_in(uow: UnitOfWork, deps: Deps, row: InboundRow) -> Reading:
+    """Return what was read of a stored message, read at most once in this transaction.
+
+    What intake read in the same transaction is taken as it is; otherwise the kept reading
+    (or the bytes, if none can be used), once: the message being processed may be listed
+    again in a request for confirmation, or released by a CONFIRM in the same batch.
+    """
+    reading = uow.known.get(row.id)
+    if reading is None:
+        reading = uow.known[row.id] = read_stored(deps, row)
+    return reading
 
 
 def is_known(settings: Settings, state: GameState, sender: str) -> bool:

@@ -60,8 +60,8 @@ class UnitOfWork:
         # The hour's public mail as this transaction sees it: counted at its first public
         # message, then kept up to date ([limits] public_per_hour).
         self.public: PublicGate | None = None
-        # What intake read of the messages it stored for this transaction (by inbound id):
-        # taken as it is, without even decoding the reading kept with each.
+        # What was read of the messages this transaction handles (by inbound id): what
+        # intake read, taken as it is, or what reading_in read once.
         self.known: dict[int, Reading] = {}
 
     def seq(self) -> int:

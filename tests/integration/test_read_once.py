@@ -121,3 +121,19 @@ def test_a_message_kept_without_a_usable_reading_is_read_again_once(
                            {"id": stored.id})
     assert [p.status for p in game.service.process_pending()] == ["processed"]
     assert reads[message_id] == 2
+
+
+def test_a_held_message_whose_reading_cannot_be_kept_is_read_once_while_held(
+        game: MailGame, reads: Counter[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing can be kept (as for a header msgpack cannot write): the message is read at
+    # intake, and the request for confirmation that lists it reads nothing again.
+    monkeypatch.setattr(reader, "encode_reading", lambda reading, policy: None)
+    message_id = "<held@example.org>"
+    raw = raw_mail(ALICE, "vote", "VOTE 301 FOR\n", message_id=message_id,
+                   date=game.clock.now, authenticated=False)
+    [status] = game.service.take_in([Received(raw, game.clock.now, "imap", 1, 8)])
+    assert status == "held"
+    [request] = [m for m in game.outbox() if m.recipients == (ALICE,)
+                 and "Please confirm" in m.subject]
+    assert "VOTE 301 FOR" in request.body
+    assert reads[message_id] == 1
