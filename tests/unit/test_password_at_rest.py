@@ -125,3 +125,16 @@ def test_a_password_without_a_space_behind_a_nbsp_or_elsewhere_is_not_kept() -> 
     longer = mail(f"VOTE 301 FOR\nx{SECRET}y\n")
     assert SECRET.encode() not in stored(longer)
     assert f"x{MASK}y".encode() in stored(longer)
+
+
+def test_a_non_ascii_secret_in_a_raw_8bit_header_is_masked_too() -> None:
+    # The reader keeps a header's raw 8-bit bytes as surrogate escapes, which the text
+    # search for the secret does not match: the rebuilt message is searched by its bytes.
+    secret = "pferd-¡batterie"
+    raw = (f"From: Chuck <chuck@example.org>\r\nTo: game@example.org\r\n"
+           f"Subject: admin {secret}\r\nX-Note: {secret}\r\nMessage-ID: <a@example.org>\r\n\r\n"
+           f"ADMIN SCORE Alice +5\r\nPASSWORD {secret}\r\n").encode()
+    redacted = redact_message(raw, secret, max_bytes=LIMIT)
+    assert redacted.verdict == "right" and redacted.masked
+    assert secret.encode() not in redacted.raw
+    assert read_message(redacted.raw).message_id == "<a@example.org>"

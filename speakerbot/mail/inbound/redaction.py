@@ -105,8 +105,11 @@ def redact_read(raw: bytes, mail: InboundMail, parsed: lang.ParseResult | None,
         # The secret may still stand in a header or a part the reader does not read.
         kept = literal_mask(raw, expected)
         return Redacted(kept, verdict, mail.sender, body_sha256, mail, parsed, kept != raw)
-    return Redacted(_rebuild(block, body, expected), verdict, mail.sender, body_sha256,
-                    mail, parsed)
+    # A header's raw 8-bit bytes reach the rebuilt message as they came (the reader kept
+    # them as surrogate escapes, which no text search for the secret matches): its bytes
+    # are searched too.
+    return Redacted(literal_mask(_rebuild(block, body, expected), expected), verdict,
+                    mail.sender, body_sha256, mail, parsed)
 
 
 def body_digest(raw: bytes, mail: InboundMail) -> str:
