@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from speakerbot.mail.inbound.reading import (
@@ -17,7 +15,7 @@ from speakerbot.mail.inbound.reading import (
     read_message,
     unflow,
 )
-from tests.mail.conftest import LIMIT_SECONDS
+from tests.mail.conftest import LIMIT_SECONDS, cpu_seconds
 
 
 def mail(headers: str, body: str | bytes = "VOTE 301 FOR\n") -> bytes:
@@ -57,9 +55,9 @@ def test_decode_bytes(data: bytes, charset: str | None, text: str) -> None:
 
 
 def test_punycode_label_is_not_used() -> None:
-    start = time.perf_counter()
+    start = cpu_seconds()
     decode_bytes(b"a" * 100_000 + b"-" + b"b" * 100_000, "punycode")
-    assert time.perf_counter() - start < 0.5
+    assert cpu_seconds() - start < 0.5
 
 
 # ---------------------------------------------------------------------- format=flowed
@@ -130,9 +128,9 @@ def test_html_to_text(html: str, text: str) -> None:
          "deep-quote"],
 )  # fmt: skip
 def test_html_to_text_is_linear_on_hostile_input(hostile: str) -> None:
-    start = time.perf_counter()
+    start = cpu_seconds()
     html_to_text(hostile)
-    assert time.perf_counter() - start < LIMIT_SECONDS
+    assert cpu_seconds() - start < LIMIT_SECONDS
 
 
 # ---------------------------------------------------------------------- reading whole messages
@@ -212,9 +210,9 @@ def test_good_from(value: str, sender: str, name: str) -> None:
 
 @pytest.mark.parametrize("junk", ["\\", '"', "a,", "a.", "(a", "a@", "=?utf-8?q?x?= ", "a "])
 def test_hostile_from_is_refused_quickly(junk: str) -> None:
-    start = time.perf_counter()
+    start = cpu_seconds()
     read = read_message(mail(f"From: {junk * (60_000 // len(junk))}<a@example.org>\nSubject: x\n"))
-    assert time.perf_counter() - start < 0.5
+    assert cpu_seconds() - start < 0.5
     assert read.problem == FROM_PROBLEM
 
 
@@ -303,9 +301,9 @@ def nested(levels: int, inner: str = "Content-Type: text/plain\n\nVOTE 1 FOR\n")
 
 @pytest.mark.parametrize(("levels", "deep"), [(10, False), (11, True), (400, True), (3000, True)])
 def test_nesting(levels: int, deep: bool) -> None:
-    start = time.perf_counter()
+    start = cpu_seconds()
     read = read_message(nested(levels))
-    assert time.perf_counter() - start < LIMIT_SECONDS
+    assert cpu_seconds() - start < LIMIT_SECONDS
     if deep:
         assert read.skipped == "too-deep"
         assert read.problem is not None and "10 levels" in read.problem
