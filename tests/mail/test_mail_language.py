@@ -1020,12 +1020,12 @@ def _osa_distance(a: str, b: str) -> int:
 def test_one_edit_agrees_with_damerau_levenshtein() -> None:
     from itertools import product
 
-    from speakerbot.mail.inbound.language.spec import _one_edit
+    from speakerbot.mail.inbound.language.tokens import one_edit_apart
 
     words = ["".join(letters) for size in range(5) for letters in product("abc", repeat=size)]
     for a in words:
         for b in words:
-            assert _one_edit(a, b) == (_osa_distance(a, b) == 1), (a, b)
+            assert one_edit_apart(a, b) == (_osa_distance(a, b) == 1), (a, b)
 
 
 def test_enumerations_survive_the_password_scrub() -> None:

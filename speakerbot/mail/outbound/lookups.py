@@ -22,7 +22,7 @@ from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
 from speakerbot.mail.outbound.announcements import receipt_lines
 from speakerbot.mail.outbound.compose import Renderer, format_time
 from speakerbot.mail.outbound.diffs import clause_views, text_diff
-from speakerbot.mail.outbound.sentences import SENTENCES, mutability, record_line, shortened
+from speakerbot.mail.outbound.sentences import mutability, record_line, shortened
 
 __all__ = [
     "Names",
@@ -44,11 +44,6 @@ _LINE_KEYS = ("seq", "prev", "hash")
 
 
 # --------------------------------------------------------------------------- one line an event
-
-
-# The kinds of event that have a public line (the test of every public kind reads it).
-_SAYERS = frozenset(kind for kind, sentence in SENTENCES.items()
-                    if sentence.said or sentence.recorded)
 
 
 def _words(kind: str) -> str:

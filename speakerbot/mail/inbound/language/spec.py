@@ -13,7 +13,7 @@ from typing import Literal, TypeAlias
 
 from speakerbot.mail.inbound.language.commands import Command
 from speakerbot.mail.inbound.language.results import ParseError, Who
-from speakerbot.mail.inbound.language.tokens import join_text, one_edit_apart
+from speakerbot.mail.inbound.language.tokens import join_text
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,3 @@ def plan(command: Command) -> Plan:
     """Return the plan of a command read whole from its first line: it takes no block."""
     return Plan(build=lambda _block: command)
 
-
-# The old name of the near-miss test, which the language's tests still import from here.
-_one_edit = one_edit_apart
