@@ -22,13 +22,7 @@ from msgspec import UNSET, UnsetType
 from speakerbot.adapters.transport import is_loopback
 from speakerbot.addresses import canonical_address
 from speakerbot.config.records import SECRET_ENV, ConfigError
-from speakerbot.config.schema import (
-    AUTHSERV_WANTED,
-    SIZE_WANTED,
-    expected_one_of,
-    shown,
-    suggest,
-)
+from speakerbot.config.schema import AUTHSERV_WANTED, SIZE_WANTED, expected_one_of, shown, suggest
 from speakerbot.engine.durations import format_duration, parse_duration
 from speakerbot.engine.mechanics import PARAMETERS
 

@@ -24,7 +24,6 @@ unless ``allow_plaintext`` is set: the password would cross the network in clear
 from speakerbot.adapters.imap.mailbox import ImapMailbox
 from speakerbot.adapters.imap.records import (
     FETCH_BATCH,
-    MOVE_BATCH,
     FetchedMessage,
     ImapConnectionLost,
     ImapError,
@@ -35,7 +34,6 @@ from speakerbot.adapters.imap.watcher import ImapWatcher
 
 __all__ = [
     "FETCH_BATCH",
-    "MOVE_BATCH",
     "FetchedMessage",
     "ImapConnectionLost",
     "ImapError",

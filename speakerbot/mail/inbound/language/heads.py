@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal
 
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.clauses import parse_clauses
@@ -100,20 +101,21 @@ def propose_build(line: int, title: str, *, from_subject: bool) -> Build:
     return build
 
 
-def propose(line: int, rest: str) -> Outcome:
-    """Read ``PROPOSE <title>``; the text follows, ended by ``END PROPOSE``."""
-    title = " ".join(rest.split())
-    if not title:
-        return (
-            "PROPOSE needs a title on the same line, e.g. PROPOSE Fair dice, then the "
-            "proposal's text on the next lines and END PROPOSE after it"
-        )
-    return Plan(
-        propose_build(line, title, from_subject=False),
-        block="required",
-        ends=PROPOSE_ENDS,
-        opener="PROPOSE",
-    )
+def with_text(
+    opener: str, missing: str, build: Callable[[int, str], Build], *,
+    block: Literal["optional", "required"], ends: tuple[str, ...],
+) -> Head:
+    """Return the head of a keyword whose line carries a title or statement, a block after it.
+
+    White space in the line is folded; an empty line is refused with ``missing``.
+    """
+    def head(line: int, rest: str) -> Outcome:
+        heading = " ".join(rest.split())
+        if not heading:
+            return missing
+        return Plan(build(line, heading), block=block, ends=ends, opener=opener)
+
+    return head
 
 
 def cfj_build(line: int, statement: str) -> Build:
@@ -127,14 +129,24 @@ def cfj_build(line: int, statement: str) -> Build:
     return build
 
 
-def cfj(line: int, rest: str) -> Outcome:
-    """Read ``CFJ <statement>``; arguments may follow, ended by ``END CFJ``."""
-    statement = " ".join(rest.split())
-    if not statement:
-        return (
-            "CFJ needs the statement to be judged on the same line, e.g. CFJ Rule 105 allows dice"
-        )
-    return Plan(cfj_build(line, statement), block="optional", ends=CFJ_ENDS, opener="CFJ")
+propose = with_text(
+    "PROPOSE",
+    "PROPOSE needs a title on the same line, e.g. PROPOSE Fair dice, then the "
+    "proposal's text on the next lines and END PROPOSE after it",
+    lambda line, title: propose_build(line, title, from_subject=False),
+    block="required",
+    ends=PROPOSE_ENDS,
+)
+"""Read ``PROPOSE <title>``; the text follows, ended by ``END PROPOSE``."""
+
+cfj = with_text(
+    "CFJ",
+    "CFJ needs the statement to be judged on the same line, e.g. CFJ Rule 105 allows dice",
+    cfj_build,
+    block="optional",
+    ends=CFJ_ENDS,
+)
+"""Read ``CFJ <statement>``; arguments may follow, ended by ``END CFJ``."""
 
 
 def judgement_build(line: int, cfj: int, value: JudgementValue) -> Build:
