@@ -20,7 +20,7 @@ Every datetime goes in and comes out timezone-aware, in UTC.
 from __future__ import annotations
 
 from speakerbot.adapters.store.confirmations import ConfirmationStore
-from speakerbot.adapters.store.database import make_engine, sqlite_url
+from speakerbot.adapters.store.database import MAIN_GAME, game_url, make_engine, sqlite_url
 from speakerbot.adapters.store.inbound import InboundStore
 from speakerbot.adapters.store.outbox import OutboxStore
 from speakerbot.adapters.store.record import RecordStore
@@ -52,6 +52,7 @@ from speakerbot.adapters.store.schema import (
 from speakerbot.rfc5322 import message_id_of
 
 __all__ = [
+    "MAIN_GAME",
     "PENDING_INBOUND",
     "AlreadyRunning",
     "Base",
@@ -74,6 +75,7 @@ __all__ = [
     "StoredInbound",
     "StoredSnapshot",
     "UtcDateTime",
+    "game_url",
     "make_engine",
     "message_id_of",
     "sqlite_url",

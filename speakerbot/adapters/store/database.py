@@ -1,4 +1,13 @@
-"""The database connection: engines, transactions, migrations and the daemon lock."""
+"""The database connection: engines, transactions, migrations and the daemon lock.
+
+One database may hold many games. Each game's tables live in a namespace of its own: the
+game ``main`` (a config with one ``[game]``, and every database made before games had ids)
+in the database's default place, every other game in a schema named after its id on
+PostgreSQL (``game_<id>``, one engine and one pool shared by all the games of a process) and
+in a file of its own beside the configured one on SQLite (``<name>.<id>.db``: SQLite has one
+writer per file, and one game's mail must not wait on another's). A game's tables, its
+migrations and its locks are its own; nothing in one namespace names another.
+"""
 
 from __future__ import annotations
 
@@ -28,9 +37,31 @@ def _lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
-# PostgreSQL advisory lock keys (per database, so per game).
-_DAEMON_LOCK_KEY = _lock_key("speakerbot daemon")
-_WRITE_LOCK_KEY = _lock_key("speakerbot writes")
+MAIN_GAME = "main"
+"""The id of the game of a config with one ``[game]``, kept in the default namespace."""
+
+
+def game_schema(game: str) -> str | None:
+    """Return the PostgreSQL schema of ``game``'s tables: None (the default) for ``main``.
+
+    Game ids are ``[a-z0-9-]``, so turning ``-`` into ``_`` makes no two games meet.
+    """
+    return None if game == MAIN_GAME else "game_" + game.replace("-", "_")
+
+
+def game_url(url: str | URL, game: str) -> URL:
+    """Return the URL of ``game``'s own database: on SQLite, its file beside the configured one."""
+    parsed = make_url(url)
+    if game == MAIN_GAME or parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return parsed
+    path = Path(parsed.database)
+    return parsed.set(database=str(path.with_name(f"{path.stem}.{game}{path.suffix or '.db'}")))
+
+
+def _lock_keys(game: str) -> tuple[int, int]:
+    # PostgreSQL advisory lock keys, per game (the main game's are those of before ids).
+    suffix = "" if game == MAIN_GAME else f" {game}"
+    return _lock_key("speakerbot daemon" + suffix), _lock_key("speakerbot writes" + suffix)
 
 # --- Engine ---------------------------------------------------------------------------------
 
@@ -113,9 +144,27 @@ def make_engine(url: str | URL) -> Engine:
 class StoreBase:
     """The connection to the game's database, which each part of the store builds on."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, game: str = MAIN_GAME, engine: Engine | None = None) -> None:
+        """Open ``game``'s store in the database at ``url``.
+
+        ``engine``: an engine on ``url`` to share with the other games of this process
+        (PostgreSQL; closing this store leaves it open). SQLite opens each game's own file.
+        """
         self.url = url
-        self._engine = make_engine(url)
+        self.game = game
+        parsed = game_url(url, game)
+        if engine is not None and parsed.get_backend_name() == "postgresql":
+            self._own_engine: Engine | None = None
+            base = engine
+        else:
+            self._own_engine = base = make_engine(parsed)
+        self._schema = game_schema(game) if base.dialect.name == "postgresql" else None
+        self._engine = (
+            base.execution_options(schema_translate_map={None: self._schema})
+            if self._schema is not None
+            else base
+        )
+        self._daemon_key, self._write_key = _lock_keys(game)
         self._dialect = self._engine.dialect.name
         self._read_engine = (
             self._engine.execution_options(speakerbot_read_only=True)
@@ -126,11 +175,12 @@ class StoreBase:
         self._read_sessions = sessionmaker(self._read_engine, expire_on_commit=False)
         database = self._engine.url.database or ""
         self._sqlite_path = database if self._dialect == "sqlite" else None
-        self._where = (
+        where = (
             database
             if self._dialect == "sqlite"
             else self._engine.url.render_as_string(hide_password=True)
         )
+        self._where = where if self._schema is None else f"{where} (game {game})"
 
     @property
     def engine(self) -> Engine:
@@ -144,8 +194,13 @@ class StoreBase:
         self.close()
 
     def close(self) -> None:
-        """Close every pooled connection."""
-        self._engine.dispose()
+        """Close every pooled connection (of an engine this store opened itself)."""
+        if self._own_engine is not None:
+            self._own_engine.dispose()
+
+    def _version_table(self) -> str:
+        # Alembic's own table, in the game's schema: named in text, which no map translates.
+        return "alembic_version" if self._schema is None else f'"{self._schema}".alembic_version'
 
     # -- Schema ----------------------------------------------------------------------------
 
@@ -182,6 +237,11 @@ class StoreBase:
                     # Two processes upgrading at once: the second waits, then has nothing
                     # to do.
                     self._serialise(conn)
+                    if self._schema is not None:
+                        # The translation map names the schema in the migrations' statements;
+                        # the search path makes alembic find its own table there.
+                        conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"'))
+                        conn.execute(text(f'SET LOCAL search_path TO "{self._schema}"'))
                     config.attributes["connection"] = conn
                     command.upgrade(config, "head")
                     if sqlite and conn.exec_driver_sql("PRAGMA foreign_key_check").first():
@@ -199,16 +259,17 @@ class StoreBase:
         with self.daemon_lock(), self._engine.begin() as conn:
             self._serialise(conn)
             Base.metadata.drop_all(conn)
-            conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+            conn.execute(text(f"DROP TABLE IF EXISTS {self._version_table()}"))
 
     def is_initialised(self) -> bool:
         """Whether the schema has been created (an alembic version is recorded)."""
         if self._sqlite_path is not None and not os.path.exists(self._sqlite_path):
             return False  # and connecting would create an empty database file
         with self._read_engine.connect() as conn:
-            if not inspect(conn).has_table("alembic_version"):
+            if not inspect(conn).has_table("alembic_version", schema=self._schema):
                 return False
-            return conn.execute(text("SELECT version_num FROM alembic_version")).first() is not None
+            version = text(f"SELECT version_num FROM {self._version_table()}")
+            return conn.execute(version).first() is not None
 
     # -- Transactions and the daemon lock --------------------------------------------------
 
@@ -218,7 +279,7 @@ class StoreBase:
             # Fail after a while rather than hang for ever, as SQLite's busy timeout does
             # (a transaction opened inside another in the same thread would wait on itself).
             conn.execute(text(f"SET LOCAL lock_timeout = '{_WRITE_WAIT_SECONDS}s'"))
-            conn.execute(select(func.pg_advisory_xact_lock(_WRITE_LOCK_KEY)))
+            conn.execute(select(func.pg_advisory_xact_lock(self._write_key)))
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -285,14 +346,14 @@ class StoreBase:
         # end. If the process dies, the server ends its session and the lock with it.
         conn = self._engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         try:
-            got = conn.execute(select(func.pg_try_advisory_lock(_DAEMON_LOCK_KEY))).scalar_one()
+            got = conn.execute(select(func.pg_try_advisory_lock(self._daemon_key))).scalar_one()
             if not got:
                 raise self._already_running()
             try:
                 yield
             finally:
                 try:
-                    conn.execute(select(func.pg_advisory_unlock(_DAEMON_LOCK_KEY)))
+                    conn.execute(select(func.pg_advisory_unlock(self._daemon_key)))
                 except Exception:
                     # Closing the session releases the lock just as well, if less promptly.
                     conn.invalidate()
