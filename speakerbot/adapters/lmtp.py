@@ -43,6 +43,7 @@ Store = Callable[[bytes, datetime, str, list[str]], None]
 
 STORED = "250 2.0.0 Message stored"
 TEMPORARY_FAILURE = "451 4.3.0 Temporary local failure, try again later"
+UNKNOWN_RECIPIENT = "550 5.1.1 No such game here"
 TOO_BIG = "552 5.3.4 Message too big"
 LINE_TOO_LONG = "500 5.5.2 Line too long"
 
@@ -81,6 +82,9 @@ class LmtpServer:
     The server runs its own event loop in a background thread between
     ``start()`` and ``stop()``. Port 0 picks a free port, readable from ``port``
     once started (with a host that resolves to a single address).
+
+    ``accepts(address)``, if given, says whether a recipient is one of ours: any other is
+    refused at RCPT with 550 5.1.1, before the message is sent (None: every recipient).
     """
 
     def __init__(
@@ -90,10 +94,12 @@ class LmtpServer:
         store: Store,
         *,
         max_size: int | None = None,
+        accepts: Callable[[str], bool] | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self._store = store
+        self._accepts = accepts
         self._max_size = max_size
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -159,7 +165,7 @@ class LmtpServer:
             loop.close()
 
     async def _listen(self, loop: asyncio.AbstractEventLoop) -> asyncio.AbstractServer:
-        handler = _Handler(self._store)
+        handler = _Handler(self._store, self._accepts)
         # A fixed hostname: aiosmtpd's default, socket.getfqdn(), can hang without DNS.
         hostname = socket.gethostname()
         # Created here so that its asyncio.Event belongs to this loop.
@@ -218,8 +224,19 @@ class _Activity:
 class _Handler:
     """aiosmtpd handler hooks: store the message, answer for it."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, accepts: Callable[[str], bool] | None = None) -> None:
         self._store = store
+        self._accepts = accepts
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope,
+                          address: str, rcpt_options: list[str]) -> str:
+        """Accept a recipient that is one of ours; refuse any other before DATA (550 5.1.1)."""
+        if self._accepts is not None and not self._accepts(address):
+            log.info("refused the recipient <%s>: no game has that address", address)
+            return UNKNOWN_RECIPIENT
+        envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(rcpt_options)
+        return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         received_at = datetime.now(UTC)

@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("-c", "--config", default=argparse.SUPPRESS,
                         help="the config file (default: $SPEAKERBOT_CONFIG, else "
                              "config/speakerbot.toml)")
+    config.add_argument("-g", "--game", default=argparse.SUPPRESS, metavar="ID",
+                        help="the game to act on, by its id in the config (default: "
+                             "$SPEAKERBOT_GAME; needed when the config has several games)")
     config.add_argument("--log-level", default=argparse.SUPPRESS, type=str.upper,
                         choices=LOG_LEVELS, metavar="LEVEL",
                         help="log at this level and above to standard error: DEBUG, INFO, "
@@ -80,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     rulesets.set_defaults(handler="rulesets")
 
     _add_games(command, config)
+
+    games = command("games", "list the config's games: players, open proposals, state, and "
+                    "the worker holding each")
+    _add_json(games)
+    games.set_defaults(handler="games")
 
     run = command("run", "run the daemon in the foreground")
     run.add_argument("--once", action="store_true",
@@ -270,6 +278,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if not hasattr(args, "config"):
         args.config = None
+    if not hasattr(args, "game"):
+        args.game = None
     if getattr(args, "handler", None) is None:
         # No command (the whole help), or a command without its ACTION (that command's).
         getattr(args, "asked", parser).print_help(sys.stderr)

@@ -15,10 +15,19 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
+from speakerbot.adapters.store import shared_engine
+from speakerbot.config import (
+    GAME_ENV,
+    ConfigError,
+    Games,
+    Settings,
+    load_games,
+    resolve_config_path,
+)
+from speakerbot.engine import GameState
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.entrypoints.cli import CliError, NotFound
@@ -30,6 +39,8 @@ from speakerbot.service.crashpoints import CrashPoints
 from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from speakerbot.adapters.store import InboundRow, OutboxSummary
 
 
@@ -53,29 +64,64 @@ def rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def chosen_game(args: argparse.Namespace) -> str | None:
+    """Return the game the command acts on: ``--game``, else $SPEAKERBOT_GAME (None: unsaid)."""
+    return getattr(args, "game", None) or os.environ.get(GAME_ENV) or None
+
+
+def games_from(args: argparse.Namespace) -> Games:
+    """Load every game of the config file the arguments (or the environment) name."""
+    return load_games(resolve_config_path(args.config, os.environ))
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
-    """Load the settings of the config file the arguments (or the environment) name."""
-    path = resolve_config_path(args.config, os.environ)
-    return load_settings(path)
+    """Load the settings of the game the arguments name (``GameNotChosen``: several, none named)."""
+    return games_from(args).select(chosen_game(args))
 
 
-def open_game(settings: Settings, *, upgrade: bool = False) -> GameService:
+def open_game(settings: Settings, *, upgrade: bool = False,
+              engine: Engine | None = None) -> GameService:
     """Open the configured game's service (``SPEAKERBOT_SEED``, test only, seeds its draws)."""
     seed = os.environ.get("SPEAKERBOT_SEED")
     rng = random.Random(int(seed)) if seed else random.SystemRandom()
     # Test only: the crash tests make a daemon kill itself at a named step.
-    return GameService.open(settings, rng=rng, upgrade=upgrade,
+    return GameService.open(settings, rng=rng, upgrade=upgrade, engine=engine,
                             crashpoints=CrashPoints.from_variables(os.environ))
 
 
 def init(args: argparse.Namespace) -> int:
-    """Create the database and start the configured game.
+    """Create the database and start the configured game, or every game not yet started.
 
-    Over a game already there only with ``--force --yes``, and after a copy of its whole
-    record is written beside the database; ``--force`` alone says what would be lost and
-    exits 1.
+    With one game (or ``--game``): over a game already there only with ``--force --yes``,
+    and after a copy of its whole record is written beside the database; ``--force`` alone
+    says what would be lost and exits 1. With several games and none named, each game not
+    yet started is started and each started one left alone.
     """
-    settings = settings_from(args)
+    games = games_from(args)
+    if chosen_game(args) is not None or len(games.games) == 1:
+        return _init_one(args, games.select(chosen_game(args)))
+    if args.force:
+        raise CliError(f"init --force deletes one game: name it with --game ID ({_ids(games)})")
+    for settings in games.games:
+        with open_game(settings, upgrade=True) as service:
+            if service.has_game():
+                print(f"{settings.game_id}: already started, left alone")
+                continue
+            service.start_game()
+            print(f"{settings.game_id}: {_started(settings, service.state())}")
+    return 0
+
+
+def _ids(games: Games) -> str:
+    return "the games: " + ", ".join(games.ids())
+
+
+def _started(settings: Settings, state: GameState) -> str:
+    return (f"started {settings.game.name}: preset {state.preset}, {len(state.rules)} rules, "
+            f"Speaker {state.name_of(state.speaker)} <{state.speaker}>")
+
+
+def _init_one(args: argparse.Namespace, settings: Settings) -> int:
     with open_game(settings, upgrade=True) as service:
         if service.has_game():
             if not args.force:
@@ -84,9 +130,7 @@ def init(args: argparse.Namespace) -> int:
             if not _replaced(args, settings, service):
                 return 1
         service.start_game()
-        state = service.state()
-        print(f"started {settings.game.name}: preset {state.preset}, {len(state.rules)} rules, "
-              f"Speaker {state.name_of(state.speaker)} <{state.speaker}>")
+        print(_started(settings, service.state()))
     return 0
 
 
@@ -189,9 +233,11 @@ def _known_ruleset(name: str) -> None:
 
 
 def db_upgrade(args: argparse.Namespace) -> int:
-    """Bring the database's schema up to date."""
-    settings = settings_from(args)
-    open_game(settings, upgrade=True).close()
+    """Bring the database's schema up to date: every game's, or the one ``--game`` names."""
+    games = games_from(args)
+    chosen = chosen_game(args)
+    for settings in [games.get(chosen)] if chosen is not None else games.games:
+        open_game(settings, upgrade=True).close()
     print("database is up to date")
     return 0
 
@@ -265,34 +311,75 @@ def _print_backlog(backlog: Backlog) -> None:
         print(f"  {kind:<14}{backlog.total(kind):>6}" + "".join(f"{n:>13}" for n in counts))
 
 
+def _retry_base() -> float:
+    # Test only: SPEAKERBOT_RETRY_BASE (seconds) replaces the 30 s base of the outbox's
+    # retry backoff, so that the recovery tests need not wait up to 30 s for a retry.
+    return float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30"))
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the daemon in the foreground (``--once``: one pass, then exit)."""
+    """Run the daemon in the foreground (``--once``: one pass, then exit).
+
+    With several games in the config and none named, one process runs them all.
+    """
     from speakerbot.entrypoints.daemon import Daemon
 
+    games = games_from(args)
+    if chosen_game(args) is None and len(games.games) > 1:
+        return _run_host(args, games)
     with started_game(args) as (settings, service):
         settings.require_outbound()
         if not args.once:
             settings.require_inbound()
-        # Test only: SPEAKERBOT_RETRY_BASE (seconds) replaces the 30 s base of the outbox's
-        # retry backoff, so that the recovery tests need not wait up to 30 s for a retry.
-        daemon = Daemon(settings, service,
-                        retry_base=float(os.environ.get("SPEAKERBOT_RETRY_BASE", "30")))
+        daemon = Daemon(settings, service, retry_base=_retry_base())
         if args.once:
             daemon.once()
             return 0
         stop = threading.Event()
-        trigger = daemon.stop_event_wakes(stop)
-
-        def on_signal(*_: object) -> None:
-            # A signal handler runs in the main thread, which may be holding the very Event
-            # lock that set() takes: setting it from here could deadlock. A thread can wait.
-            threading.Thread(target=trigger, name="speakerbot-stop", daemon=True).start()
-
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, on_signal)
-        # SIGUSR1 dumps every thread's stack to standard error: for diagnosing a hang.
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        _on_signals(daemon.stop_event_wakes(stop))
         daemon.run(stop)
+    return 0
+
+
+def _on_signals(trigger: Callable[[], None]) -> None:
+    """Stop on SIGTERM and SIGINT (by ``trigger``); dump every thread's stack on SIGUSR1."""
+    def on_signal(*_: object) -> None:
+        # A signal handler runs in the main thread, which may be holding the very Event
+        # lock that set() takes: setting it from here could deadlock. A thread can wait.
+        threading.Thread(target=trigger, name="speakerbot-stop", daemon=True).start()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)
+    # SIGUSR1 dumps every thread's stack to standard error: for diagnosing a hang.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
+def _run_host(args: argparse.Namespace, games: Games) -> int:
+    """Run every game of the config in this process (``hosting.Host``)."""
+    from speakerbot.entrypoints.daemon import Daemon
+    from speakerbot.entrypoints.hosting import Host
+
+    shared = games.shared
+    shared.require_outbound()
+    engine = shared_engine(shared.database.url)
+    with ExitStack() as services:
+        daemons = []
+        for settings in games.games:
+            if not args.once:
+                settings.require_inbound()
+            service = services.enter_context(open_game(settings, engine=engine))
+            if not service.has_game():
+                raise CliError(f"the game {settings.game_id} has not started: run "
+                               "speakerbot init first")
+            daemons.append(Daemon(settings, service, retry_base=_retry_base(), own_lmtp=False))
+        if args.once:
+            for daemon in daemons:
+                daemon.once()
+            return 0
+        host = Host(shared, daemons)
+        stop = threading.Event()
+        _on_signals(host.stop_event_wakes(stop))
+        host.run(stop)
     return 0
 
 
@@ -362,3 +449,44 @@ def demo(args: argparse.Namespace) -> int:
 
 USER_ERRORS: tuple[type[Exception], ...] = (CliError, ConfigError, ServiceError, AlreadyRunning)
 """Errors the user can fix: printed without a traceback, exit status 2."""
+
+
+def games(args: argparse.Namespace) -> int:
+    """List the config's games, a line each (``speakerbot games [--json]``).
+
+    Each line: id, name, ruleset, players, open proposals, running/paused/over (or not
+    started), and the worker that holds the game (host and pid; "no worker" when none).
+    """
+    config = games_from(args)
+    engine = shared_engine(config.shared.database.url)
+    rows = [_game_row(settings, engine) for settings in config.games]
+    if engine is not None:
+        engine.dispose()
+    if args.json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        print(f"{row['id']:<12} {row['name']:<24.24} {row['ruleset']:<10} "
+              f"{_many(row['players'], 'player'):>11} {row['open_proposals']:>4} open  "
+              f"{row['state']:<11} {row['worker'] or 'no worker'}")
+    return 0
+
+
+def _game_row(settings: Settings, engine: Engine | None) -> dict[str, Any]:
+    """Return one game's line of ``speakerbot games`` as a JSON object."""
+    row: dict[str, Any] = {"id": settings.game_id, "name": settings.game.name,
+                           "ruleset": settings.game.ruleset, "players": 0,
+                           "open_proposals": 0, "state": "not started", "worker": None}
+    try:
+        service = open_game(settings, engine=engine)
+    except ServiceError:
+        return row
+    with service:
+        row["worker"] = service.store.daemon_holder()
+        if not service.has_game():
+            return row
+        state = service.state()
+        row.update(ruleset=state.preset, players=len(state.active_players()),
+                   open_proposals=len(state.open_proposals()),
+                   state="over" if state.ended else "paused" if state.paused_at else "running")
+    return row

@@ -63,11 +63,17 @@ def warn_about_trust(settings: Settings) -> None:
 
 
 class Daemon:
-    """Runs a game: call ``run`` with a stop event, or ``once`` for a single pass."""
+    """Runs a game: call ``run`` with a stop event, or ``once`` for a single pass.
+
+    ``own_lmtp``: whether this game listens for LMTP itself ([lmtp]), as the one game of its
+    process does; a host of many games has one listener for them all and hands each game its
+    mail (``hosting.Host``), and runs each game's loop with ``serve``.
+    """
 
     def __init__(self, settings: Settings, service: GameService, *,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-                 rng: random.Random | None = None, retry_base: float = 30.0) -> None:
+                 rng: random.Random | None = None, retry_base: float = 30.0,
+                 own_lmtp: bool = True) -> None:
         self.settings = settings
         self.service = service
         self.clock = clock
@@ -80,6 +86,9 @@ class Daemon:
         self.digest_due = threading.Event()
         self.watcher: ImapWatcher | None = None
         self.lmtp: LmtpServer | None = None
+        self.own_lmtp = own_lmtp
+        # Mail by LMTP may be landing an instant after a deadline (LMTP_GRACE).
+        self.lmtp_grace = settings.lmtp is not None
         self.scheduler: BackgroundScheduler | None = None
         self._scheduled: dict[str, datetime | None] = {}  # what _schedule last saw
         self.site = SiteKeeper(settings, service)  # [site] dir: rebuilt when the record grew
@@ -103,6 +112,10 @@ class Daemon:
 
     def _store_lmtp(self, raw: bytes, received_at: datetime, mail_from: str,
                     recipients: list[str]) -> None:
+        self.receive_lmtp(raw, received_at)
+
+    def receive_lmtp(self, raw: bytes, received_at: datetime) -> None:
+        """Store a message delivered by LMTP, first of all, and wake the loop to process it."""
         self.service.receive(raw, received_at, source="lmtp")
         self.wake.set()
 
@@ -123,7 +136,7 @@ class Daemon:
         if self.service.mail_due():
             self.service.process_pending()
         # A message LMTP timestamped an instant ago may still be on its way into the store.
-        self.service.tick(self.clock() - (LMTP_GRACE if self.lmtp is not None else timedelta(0)))
+        self.service.tick(self.clock() - (LMTP_GRACE if self.lmtp_grace else timedelta(0)))
         if self.service.mail_due():  # mail that came in behind a backlog of deadlines
             self.service.process_pending()
         if self.digest_due.is_set():
@@ -203,33 +216,37 @@ class Daemon:
         """Run until ``stop`` is set: finish the cycle in hand, then shut down cleanly."""
         with self.service.daemon_lock():
             warn_about_trust(self.settings)
-            self._start_inbound()
-            self.scheduler = BackgroundScheduler(timezone=UTC)
-            if self.settings.game.digest:
-                self.scheduler.add_job(
-                    self._digest, CronTrigger.from_crontab(self.settings.game.digest,
-                                                           timezone=UTC), id="digest")
-            self.scheduler.start()
-            self.ready.set()
-            log.info("speakerbot is running the game %s", self.settings.game.name)
-            try:
-                while not stop.is_set():
-                    self.wake.clear()
-                    try:
-                        self.cycle()
-                    except Exception:
-                        log.exception("a cycle failed; retrying shortly")
-                        stop.wait(5)
-                    # The scheduler or an inbound adapter sets wake; the timeout is a safety
-                    # net, short while a message waits to be retried. The mark is taken
-                    # before the wake-ups are computed, so that a write landing in between
-                    # is seen by one or the other.
-                    mark = self.service.change_mark()
-                    self._sleep(self._schedule(), mark)
-            finally:
-                self._stop_inbound()
-                self.scheduler.shutdown(wait=False)
-                log.info("speakerbot stopped")
+            self.serve(stop)
+
+    def serve(self, stop: threading.Event) -> None:
+        """Run the game's loop until ``stop`` is set (its lock already held by the caller)."""
+        self._start_inbound()
+        self.scheduler = BackgroundScheduler(timezone=UTC)
+        if self.settings.game.digest:
+            self.scheduler.add_job(
+                self._digest, CronTrigger.from_crontab(self.settings.game.digest,
+                                                       timezone=UTC), id="digest")
+        self.scheduler.start()
+        self.ready.set()
+        log.info("speakerbot is running the game %s", self.settings.game.name)
+        try:
+            while not stop.is_set():
+                self.wake.clear()
+                try:
+                    self.cycle()
+                except Exception:
+                    log.exception("a cycle failed; retrying shortly")
+                    stop.wait(5)
+                # The scheduler or an inbound adapter sets wake; the timeout is a safety
+                # net, short while a message waits to be retried. The mark is taken
+                # before the wake-ups are computed, so that a write landing in between
+                # is seen by one or the other.
+                mark = self.service.change_mark()
+                self._sleep(self._schedule(), mark)
+        finally:
+            self._stop_inbound()
+            self.scheduler.shutdown(wait=False)
+            log.info("speakerbot stopped")
 
     def _start_inbound(self) -> None:
         imap = imap_settings(self.settings)
@@ -238,7 +255,7 @@ class Daemon:
                                        on_error=lambda error: log.warning("IMAP: %s", error))
             self.watcher.start()
         lmtp = self.settings.lmtp
-        if lmtp is not None:
+        if lmtp is not None and self.own_lmtp:
             self.lmtp = LmtpServer(lmtp.host, lmtp.port, self._store_lmtp,
                                    max_size=self.settings.limits.max_message_size)
             self.lmtp.start()

@@ -11,6 +11,8 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Engine
+
 from speakerbot.adapters.store import InboundRow, OutboxSummary, Store, StoredInbound
 from speakerbot.config import Settings
 from speakerbot.engine import GameState, RandomSource, chain, next_deadline
@@ -51,9 +53,9 @@ class GameService(AbstractContextManager["GameService"]):
     @classmethod
     def open(cls, settings: Settings, *, rng: RandomSource, upgrade: bool = False,
              clock: Callable[[], datetime] = now_utc,
-             crashpoints: CrashPoints = NO_CRASHES) -> GameService:
-        """Open the game's database (upgraded if asked; never initialised: ``ServiceError``)."""
-        store = Store(settings.database.url)
+             crashpoints: CrashPoints = NO_CRASHES, engine: Engine | None = None) -> GameService:
+        """Open the game's store, on the games' shared ``engine`` if any (no game: ServiceError)."""
+        store = Store(settings.database.url, game=settings.game_id, engine=engine)
         if upgrade:
             store.upgrade()
         elif not store.is_initialised():

@@ -20,7 +20,13 @@ Every datetime goes in and comes out timezone-aware, in UTC.
 from __future__ import annotations
 
 from speakerbot.adapters.store.confirmations import ConfirmationStore
-from speakerbot.adapters.store.database import MAIN_GAME, game_url, make_engine, sqlite_url
+from speakerbot.adapters.store.database import (
+    MAIN_GAME,
+    game_url,
+    make_engine,
+    shared_engine,
+    sqlite_url,
+)
 from speakerbot.adapters.store.inbound import InboundStore
 from speakerbot.adapters.store.outbox import OutboxStore
 from speakerbot.adapters.store.record import RecordStore
@@ -78,6 +84,7 @@ __all__ = [
     "game_url",
     "make_engine",
     "message_id_of",
+    "shared_engine",
     "sqlite_url",
 ]
 

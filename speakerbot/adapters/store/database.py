@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -134,8 +135,21 @@ def make_engine(url: str | URL) -> Engine:
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
     if backend == "postgresql":
-        return create_engine(parsed, pool_pre_ping=True)
+        # Named so that whoever looks at the server's sessions (and ``speakerbot games``)
+        # sees which process on which machine each one is.
+        name = f"speakerbot {socket.gethostname()} pid {os.getpid()}"[:63]
+        return create_engine(parsed, pool_pre_ping=True,
+                             connect_args={"application_name": name})
     raise ValueError(f"unsupported database {backend!r}: use sqlite:/// or postgresql+psycopg://")
+
+
+def shared_engine(url: str) -> Engine | None:
+    """Return an engine for the games of one process to share (PostgreSQL), or None (SQLite).
+
+    On SQLite each game opens its own file; on PostgreSQL one pool serves every game.
+    """
+    parsed = make_url(url)
+    return make_engine(parsed) if parsed.get_backend_name() == "postgresql" else None
 
 
 # --- The store ------------------------------------------------------------------------------
@@ -314,6 +328,32 @@ class StoreBase:
         else:
             with self._advisory_lock():
                 yield
+
+    def daemon_holder(self) -> str | None:
+        """Say which process holds this game's daemon lock (``host pid N``), or None: none."""
+        if self._sqlite_path is not None:
+            path = self._sqlite_path + ".lock"
+            if not os.path.exists(path):
+                return None
+            with open(path, encoding="utf-8") as holder:
+                try:
+                    fcntl.flock(holder.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    pid = holder.read().strip()
+                    return f"{socket.gethostname()} pid {pid}" if pid else "a process"
+                fcntl.flock(holder.fileno(), fcntl.LOCK_UN)
+                return None
+        high, low = (self._daemon_key >> 32) & 0xFFFFFFFF, self._daemon_key & 0xFFFFFFFF
+        query = text(
+            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+            " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = :high"
+            " AND l.objid = :low AND l.objsubid = 1 AND l.database = ("
+            "SELECT oid FROM pg_database WHERE datname = current_database())")
+        with self._engine.connect() as conn:
+            name = conn.execute(query, {"high": high, "low": low}).scalar()
+        if name is None:
+            return None
+        return str(name).removeprefix("speakerbot ") or "a process"
 
     def _already_running(self) -> AlreadyRunning:
         return AlreadyRunning(f"another speakerbot daemon is running against {self._where}")
