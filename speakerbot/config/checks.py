@@ -22,7 +22,14 @@ from msgspec import UNSET, UnsetType
 from speakerbot.adapters.transport import is_loopback
 from speakerbot.addresses import canonical_address
 from speakerbot.config.records import SECRET_ENV, ConfigError
-from speakerbot.config.schema import AUTHSERV_WANTED, SIZE_WANTED, expected_one_of, shown, suggest
+from speakerbot.config.schema import (
+    AUTHSERV_WANTED,
+    SIZE_WANTED,
+    expected_one_of,
+    game_key,
+    shown,
+    suggest,
+)
 from speakerbot.engine.durations import format_duration, parse_duration
 from speakerbot.engine.mechanics import PARAMETERS
 
@@ -32,20 +39,33 @@ _SIZE = re.compile(r"(\d+)\s*(b|kib|mib|gib|kb|mb|gb)?", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3,
                "kb": 1000, "mb": 1000**2, "gb": 1000**3}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# The sections a [[games]] table holds for its game: [game] is the table itself.
+_GAME_PATHS = {"game": "", "mechanics": ".mechanics", "imap": ".imap"}
 _COMMON_MECHANICS = ("voting_period", "judge_period", "reminder_before", "quorum_percent",
                      "win_points")
 
 
 class Checker:
-    """Checks the values of one configuration file; every failure names the key."""
+    """Checks the values of one configuration file; every failure names the key.
 
-    def __init__(self, path: Path, environ: Mapping[str, str]) -> None:
+    ``game_index``: the [[games]] table being checked (from 0), or None for a [game]
+    file and the shared sections. A game's sections are then named by their key path,
+    ``games[2].address`` or ``games[2].imap.port``, and the rest as ``[section] key``.
+    """
+
+    def __init__(self, path: Path, environ: Mapping[str, str],
+                 game_index: int | None = None) -> None:
         self.path = path
         self.environ = environ
+        self.game_index = game_index
 
     def fail(self, section: str, key: str | None, detail: str) -> ConfigError:
         """Return the error for ``[section] key`` (or the whole section)."""
-        name = f"[{section}]" if key is None else f"[{section}] {key}"
+        if self.game_index is not None and section in _GAME_PATHS:
+            where = game_key(self.game_index) + _GAME_PATHS[section]
+            name = where if key is None else f"{where}.{key}"
+        else:
+            name = f"[{section}]" if key is None else f"[{section}] {key}"
         return ConfigError(detail, key=name, path=self.path)
 
     def text(self, section: str, key: str, value: str) -> str:

@@ -1,8 +1,10 @@
 """Finding, reading and checking the configuration file.
 
-``load_settings`` reads the file; ``parse_settings`` checks an already parsed table and
-is pure apart from reading ``<key>_file`` secrets. The schema (``speakerbot.config.schema``)
-checks the sections, keys and types; ``speakerbot.config.sections`` the values.
+``load_games`` reads the file and returns every game; ``load_settings`` one of them.
+``parse_games`` and ``parse_settings`` check an already parsed table and are pure apart
+from reading ``<key>_file`` secrets. The schema (``speakerbot.config.schema``) checks the
+sections, keys and types; ``speakerbot.config.sections`` the values;
+``speakerbot.config.games`` puts each game's Settings together.
 """
 
 from __future__ import annotations
@@ -13,20 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from msgspec import UnsetType
+from speakerbot.config.games import Games, parse_games
+from speakerbot.config.records import CONFIG_ENV, DEFAULT_CONFIG_PATH, ConfigError, Settings
 
-from speakerbot.config import sections
-from speakerbot.config.checks import Checker
-from speakerbot.config.records import (
-    CONFIG_ENV,
-    DEFAULT_CONFIG_PATH,
-    ConfigError,
-    MissingValue,
-    Settings,
-)
-from speakerbot.config.schema import read_file_tables
-
-__all__ = ["load_settings", "parse_settings", "resolve_config_path"]
+__all__ = ["load_games", "load_settings", "parse_settings", "resolve_config_path"]
 
 
 def resolve_config_path(cli_value: str | None, environ: Mapping[str, str]) -> Path:
@@ -43,11 +35,16 @@ def resolve_config_path(cli_value: str | None, environ: Mapping[str, str]) -> Pa
     return DEFAULT_CONFIG_PATH
 
 
-def load_settings(path: Path, environ: Mapping[str, str] | None = None) -> Settings:
-    """Read and check the configuration file at ``path``; raise ConfigError if it is wrong.
+def load_games(path: Path | str | None = None,
+               environ: Mapping[str, str] | None = None) -> Games:
+    """Read and check the configuration file once; return every game it holds.
 
-    ``environ`` (default: ``os.environ``) supplies secrets the file does not hold.
+    ``path`` None: the file ``SPEAKERBOT_CONFIG`` names, else the default. ``environ``
+    (default: ``os.environ``) supplies secrets the file does not hold. Raise ConfigError
+    if the file is missing, unreadable or wrong.
     """
+    environ = os.environ if environ is None else environ
+    path = resolve_config_path(None, environ) if path is None else Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -66,36 +63,22 @@ def load_settings(path: Path, environ: Mapping[str, str] | None = None) -> Setti
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"is not valid TOML: {error}", path=path) from None
-    return parse_settings(data, path=path, environ=os.environ if environ is None else environ)
+    return parse_games(data, path, environ)
 
 
-def parse_settings(data: Mapping[str, Any], *, path: Path,
-                   environ: Mapping[str, str]) -> Settings:
-    """Check a parsed configuration table and build the Settings; raise ConfigError if wrong.
+def load_settings(path: Path | str | None = None, environ: Mapping[str, str] | None = None,
+                  *, game: str | None = None) -> Settings:
+    """Read and check the configuration file; return the game ``game`` (see ``Games.select``).
+
+    ``game`` None: the only game, or GameNotChosen when the file holds several.
+    """
+    return load_games(path, environ).select(game)
+
+
+def parse_settings(data: Mapping[str, Any], *, path: Path, environ: Mapping[str, str],
+                   game: str | None = None) -> Settings:
+    """Check a parsed configuration table and build one game's Settings (``Games.select``).
 
     Pure apart from reading ``<key>_file`` secrets (relative to the file's folder).
     """
-    tables = read_file_tables(data, path)
-    check = Checker(path, environ)
-    game = sections.game(check, tables.game)
-    mechanics = check.mechanics(tables.mechanics)
-    limits = sections.limits(check, tables.limits)
-    database = sections.database(check, tables.database)
-    # A mail section's missing password waits for run: init, status and the rest need none.
-    missing: list[MissingValue] = []
-    imap = smtp = None
-    try:
-        if not isinstance(tables.imap, UnsetType):
-            imap = sections.imap(check, tables.imap, game.address)
-    except MissingValue as error:
-        missing.append(error)
-    lmtp = None if isinstance(tables.lmtp, UnsetType) else sections.lmtp(check, tables.lmtp)
-    try:
-        if not isinstance(tables.smtp, UnsetType):
-            smtp = sections.smtp(check, tables.smtp, game.address)
-    except MissingValue as error:
-        missing.append(error)
-    auth = sections.auth(check, tables.auth)
-    site = sections.site(check, tables.site)
-    return Settings(path, game, mechanics, limits, database, imap, lmtp, smtp, auth, site,
-                    tuple(missing))
+    return parse_games(data, path, environ).select(game)

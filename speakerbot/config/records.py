@@ -26,6 +26,15 @@ DEFAULT_CONFIG_PATH = Path("config/speakerbot.toml")
 CONFIG_ENV = "SPEAKERBOT_CONFIG"
 """The environment variable naming the configuration file."""
 
+GAME_ENV = "SPEAKERBOT_GAME"
+"""The environment variable naming the game a command is for, when ``--game`` is not given.
+
+The command line reads it; the configuration only names it.
+"""
+
+DEFAULT_GAME_ID = "main"
+"""The id of the one game of a file with a [game] section."""
+
 DEFAULT_DATABASE_URL = "sqlite:///data/speakerbot.db"
 """The database used when none is configured (relative to the working directory)."""
 
@@ -183,8 +192,23 @@ class SiteSettings:
 
 
 @dataclass(frozen=True)
+class WorkersSettings:
+    """The [workers] section: how the ``speakerbot run`` processes share the games.
+
+    ``lease``: how long, in seconds, a worker holds a game without renewing its lease;
+    when it runs out, another worker may take the game.
+    """
+
+    lease: float = 10.0
+
+
+@dataclass(frozen=True)
 class Settings:
-    """The whole configuration, checked; ``mechanics`` holds the overrides as written."""
+    """One game's whole configuration, checked; ``mechanics`` holds the overrides as written.
+
+    A file of several games gives one Settings a game (``speakerbot.config.Games``): each
+    has its own ``game_id``, ``game``, ``mechanics`` and ``imap``, and shares the rest.
+    """
 
     path: Path
     game: GameSettings
@@ -198,6 +222,9 @@ class Settings:
     site: SiteSettings = SiteSettings()
     # The mail sections' missing values, raised by ``require_*`` (that is, by ``run``).
     missing: tuple[MissingValue, ...] = ()
+    # The game's id: it keys the game in the database, its archive folder and --game.
+    game_id: str = DEFAULT_GAME_ID
+    workers: WorkersSettings = WorkersSettings()
 
     def require_mail(self) -> None:
         """Raise the first missing value of the mail sections, if any."""

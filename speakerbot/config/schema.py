@@ -33,18 +33,22 @@ from speakerbot.engine.mechanics import PARAMETERS
 __all__ = [
     "AUTHSERV_WANTED",
     "DURATION_WANTED",
+    "GAMES_KEYS",
     "KEYS",
     "SIZE_WANTED",
     "AuthTable",
     "DatabaseTable",
     "FileTables",
     "GameTable",
+    "GamesTable",
     "ImapTable",
     "LimitsTable",
     "LmtpTable",
     "SiteTable",
     "SmtpTable",
+    "WorkersTable",
     "expected_one_of",
+    "game_key",
     "read_file_tables",
     "shown",
     "suggest",
@@ -53,6 +57,8 @@ __all__ = [
 DURATION_WANTED = 'a duration in quotes such as "60s", "5m" or "1h"'
 SIZE_WANTED = ('a size from 1KiB to 1GiB: a number of bytes, or a string such as "256KiB" '
                'or "1MiB"')
+GAME_ID_WANTED = ("an id of 1 to 32 lower-case letters, digits and hyphens in quotes, such "
+                  'as "main" or "newcomers-2"')
 AUTHSERV_WANTED = ('a list of host names in quotes, such as ["mx.example.org"]: the '
                    "authserv-id your mailbox's own receiving server writes in "
                    "Authentication-Results")
@@ -69,6 +75,7 @@ Port = Annotated[int, Meta(ge=1, le=65535)]
 Count = Annotated[int, Meta(ge=1, le=100_000)]
 PerMessage = Annotated[int, Meta(ge=1, le=1000)]
 SnapshotEvery = Annotated[int, Meta(ge=0, le=1_000_000)]
+GameId = Annotated[str, Meta(pattern=r"^[a-z0-9-]{1,32}$", extra={"expected": GAME_ID_WANTED})]
 
 _LIMITS = LimitsSettings()
 
@@ -150,6 +157,14 @@ class ImapTable(_ServerTable, forbid_unknown_fields=True, frozen=True):
     allow_plaintext: bool = False
 
 
+class GamesTable(GameTable, forbid_unknown_fields=True, frozen=True, kw_only=True):
+    """One [[games]] table: the keys of [game], the game's id, its mechanics and mailbox."""
+
+    id: GameId
+    mechanics: dict[str, Any] = {}
+    imap: ImapTable | UnsetType = UNSET
+
+
 class LmtpTable(Struct, forbid_unknown_fields=True, frozen=True):
     """[lmtp]: where the bot listens for mail from a local MTA."""
 
@@ -173,10 +188,20 @@ class SiteTable(Struct, forbid_unknown_fields=True, frozen=True):
     url: str | UnsetType = UNSET
 
 
-class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
-    """The whole file: its sections, each typed; an absent optional section is UNSET."""
+class WorkersTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[workers]: how the ``speakerbot run`` processes share the games."""
 
-    game: GameTable
+    lease: Duration = "10s"
+
+
+class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
+    """The whole file: its sections, each typed; an absent optional section is UNSET.
+
+    ``read_file_tables`` makes sure exactly one of ``game`` and ``games`` is given.
+    """
+
+    game: GameTable | UnsetType = UNSET
+    games: list[GamesTable] | UnsetType = UNSET
     mechanics: dict[str, Any] = {}
     limits: LimitsTable = LimitsTable()
     auth: AuthTable = AuthTable()
@@ -185,13 +210,15 @@ class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
     lmtp: LmtpTable | UnsetType = UNSET
     smtp: SmtpTable | UnsetType = UNSET
     site: SiteTable = SiteTable()
+    workers: WorkersTable = WorkersTable()
 
 
 _SECTION_ORDER = ("game", "mechanics", "limits", "auth", "database", "imap", "lmtp", "smtp",
-                  "site")
+                  "site", "workers")
 _TABLES: dict[str, type[Struct]] = {
     "game": GameTable, "limits": LimitsTable, "auth": AuthTable, "database": DatabaseTable,
     "imap": ImapTable, "lmtp": LmtpTable, "smtp": SmtpTable, "site": SiteTable,
+    "workers": WorkersTable,
 }
 
 KEYS: dict[str, tuple[str, ...]] = {
@@ -200,8 +227,14 @@ KEYS: dict[str, tuple[str, ...]] = {
 }
 """Every section and the keys it accepts ([mechanics]: every mechanic the engine knows)."""
 
+GAMES_KEYS: tuple[str, ...] = ("id", *GameTable.__struct_fields__, "mechanics", "imap")
+"""The keys of one [[games]] table: [game]'s, the id, and the game's own sections."""
+
+# Beside [[games]] these are each game's own, written inside its table.
+_PER_GAME = ("game", "mechanics", "imap")
+
 _MISSING_GAME = ("required: the game's name, ruleset, address, speaker, speaker_name and "
-                 "admin password")
+                 "admin password (or, for several games, one [[games]] table each)")
 _ERROR = re.compile(r"(?P<what>.*?)(?: - at `\$(?P<where>[^`]*)`)?")
 _NAMED = re.compile(r"Object (?P<kind>missing required|contains unknown) field `(?P<key>[^`]*)`")
 
@@ -223,6 +256,14 @@ def expected_one_of(choices: tuple[str, ...], value: object) -> str:
     return f"expected one of {', '.join(choices)}, not {shown(value)}"
 
 
+def game_key(index: int) -> str:
+    """Return the key path of the [[games]] table at ``index`` (from 0): ``games[1]`` first.
+
+    Counted from 1, as the tables are counted down the file by the person who wrote it.
+    """
+    return f"games[{index + 1}]"
+
+
 def read_file_tables(data: Mapping[str, Any], path: Path) -> FileTables:
     """Check the file's sections, keys and value types; raise ConfigError naming the key.
 
@@ -231,6 +272,8 @@ def read_file_tables(data: Mapping[str, Any], path: Path) -> FileTables:
     alone would report whichever error comes first in the file.
     """
     for name, table in data.items():
+        if name == "games":
+            continue
         if name not in KEYS:
             raise _top_level("contains unknown", name, data, path)
         if not isinstance(table, dict):
@@ -239,17 +282,58 @@ def read_file_tables(data: Mapping[str, Any], path: Path) -> FileTables:
             unknown = next((key for key in table if key not in KEYS[name]), None)
             if unknown is not None:
                 raise _unknown_key(name, unknown, path)
+    if "games" in data:
+        _check_games_keys(data, path)
+    elif "game" not in data:
+        raise _top_level("missing required", "game", data, path)
     try:
         return msgspec.convert(data, FileTables)
     except msgspec.ValidationError as error:
         raise _translate(str(error), data, path) from None
 
 
+def _check_games_keys(data: Mapping[str, Any], path: Path) -> None:
+    """Check the [[games]] tables' shape and keys, and that nothing per game stands beside."""
+    games = data["games"]
+    if not isinstance(games, list) or not all(isinstance(game, dict) for game in games):
+        raise ConfigError("expected one [[games]] table per game ([[games]] on a line of its "
+                          "own, then that game's keys)", key="[[games]]", path=path)
+    if not games:
+        raise ConfigError("expected at least one game: one [[games]] table per game, or one "
+                          "[game] section", key="[[games]]", path=path)
+    if "game" in data:
+        raise ConfigError("give one [game] section (one game) or one [[games]] table per "
+                          "game, not both", key="[game] and [[games]]", path=path)
+    for name in _PER_GAME[1:]:
+        if name in data:
+            raise ConfigError(f"beside [[games]] each game has its own [{name}]: write it as "
+                              f"[games.{name}] after that game's [[games]] table",
+                              key=f"[{name}]", path=path)
+    for index, game in enumerate(games):
+        where = game_key(index)
+        for key, value in game.items():
+            if key not in GAMES_KEYS:
+                raise ConfigError(f"unknown key; {suggest(key, GAMES_KEYS)}the keys of a "
+                                  f"[[games]] table are {', '.join(GAMES_KEYS)}",
+                                  key=f"{where}.{key}", path=path)
+            if key in _PER_GAME and not isinstance(value, dict):
+                raise ConfigError(f"expected a table ([games.{key}] on a line of its own "
+                                  "after the game's [[games]], then its keys)",
+                                  key=f"{where}.{key}", path=path)
+        unknown = next((key for key in game.get("imap", {}) if key not in KEYS["imap"]), None)
+        if unknown is not None:
+            error = _unknown_key("imap", unknown, path)
+            raise ConfigError(error.detail, key=f"{where}.imap.{unknown}", path=path)
+
+
 def _translate(message: str, data: Mapping[str, Any], path: Path) -> ConfigError:
     """Turn one msgspec ValidationError message into today's ConfigError."""
     match = _ERROR.fullmatch(message)
     what, where = (match["what"], match["where"] or "") if match else (message, "")
-    steps = [re.sub(r"\[\d+\]$", "", step) for step in where.split(".")[1:]]
+    steps = where.split(".")[1:]
+    if steps and (game := re.fullmatch(r"games\[(\d+)\]", steps[0])):
+        return _translate_game(what, int(game[1]), steps[1:], data, path)
+    steps = [re.sub(r"\[\d+\]$", "", step) for step in steps]
     named = _NAMED.fullmatch(what)
     if named and not steps:
         return _top_level(named["kind"], named["key"], data, path)
@@ -263,7 +347,27 @@ def _translate(message: str, data: Mapping[str, Any], path: Path) -> ConfigError
         return _not_a_table(section, path)
     key = steps[1]
     value = data[section][key]
-    return ConfigError(_wrong_value(section, key, value), key=f"[{section}] {key}", path=path)
+    return ConfigError(_wrong_value(_TABLES[section], key, value), key=f"[{section}] {key}",
+                       path=path)
+
+
+def _translate_game(what: str, index: int, steps: list[str], data: Mapping[str, Any],
+                    path: Path) -> ConfigError:
+    """Turn a msgspec message about the [[games]] table at ``index`` into a ConfigError.
+
+    The keys were checked before (``_check_games_keys``): what is left is a missing key
+    or a value of the wrong type, in the game's table or in its [games.imap].
+    """
+    where = game_key(index)
+    table: Mapping[str, Any] = data["games"][index]
+    struct: type[Struct] = GamesTable
+    if len(steps) > 1 or (steps and steps[0] == "imap" and _NAMED.fullmatch(what)):
+        where, table, struct, steps = f"{where}.imap", table["imap"], ImapTable, steps[1:]
+    named = _NAMED.fullmatch(what)
+    if named:
+        return ConfigError("required", key=f"{where}.{named['key']}", path=path)
+    key = re.sub(r"\[\d+\]$", "", steps[0])
+    return ConfigError(_wrong_value(struct, key, table[key]), key=f"{where}.{key}", path=path)
 
 
 def _top_level(kind: str, name: str, data: Mapping[str, Any], path: Path) -> ConfigError:
@@ -272,7 +376,7 @@ def _top_level(kind: str, name: str, data: Mapping[str, Any], path: Path) -> Con
     if not isinstance(data[name], dict):
         return ConfigError("unknown key at the top level; every key belongs in a section "
                            "such as [game]", key=name, path=path)
-    known = list(KEYS)
+    known = [*KEYS, "games"]
     return ConfigError(f"unknown section; {suggest(name, known)}the sections are "
                        f"{', '.join(known)}", key=f"[{name}]", path=path)
 
@@ -288,9 +392,9 @@ def _not_a_table(section: str, path: Path) -> ConfigError:
                        key=f"[{section}]", path=path)
 
 
-def _wrong_value(section: str, key: str, value: object) -> str:
+def _wrong_value(struct: type[Struct], key: str, value: object) -> str:
     """Say what ``key`` expects, from its declared type, and what was written instead."""
-    table = cast(schema_info.StructType, schema_info.type_info(_TABLES[section]))
+    table = cast(schema_info.StructType, schema_info.type_info(struct))
     field = next(f for f in table.fields if f.name == key)
     kind = field.type
     extra: dict[str, Any] = {}

@@ -29,6 +29,7 @@ from speakerbot.config.records import (
     LmtpConfig,
     MissingValue,
     SiteSettings,
+    WorkersSettings,
 )
 from speakerbot.config.schema import (
     AuthTable,
@@ -39,11 +40,12 @@ from speakerbot.config.schema import (
     LmtpTable,
     SiteTable,
     SmtpTable,
+    WorkersTable,
     suggest,
 )
 from speakerbot.presets import preset_names
 
-__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "site", "smtp"]
+__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "site", "smtp", "workers"]
 
 _IMAP_PORTS: dict[str, int] = {"ssl": 993, "starttls": 143, "none": 143}
 _SMTP_PORTS: dict[str, int] = {"ssl": 465, "starttls": 587, "none": 25}
@@ -250,3 +252,8 @@ def _site_url(check: Checker, url: str) -> str:
 
 def _security(check: Checker, section: str, value: str) -> Security:
     return cast(Security, check.choice(section, "security", value, SECURITY_MODES))
+
+
+def workers(check: Checker, table: WorkersTable) -> WorkersSettings:
+    """Build [workers]: a lease of a second (for tests) to ten minutes."""
+    return WorkersSettings(lease=check.duration("workers", "lease", table.lease, 1, 600))
