@@ -158,11 +158,14 @@ def _check_distinct(parts: list[_Game]) -> None:
                 raise part.check.fail("game", "address", f"{part.game.address} is the address "
                                       f"of the games {earlier.game_id!r} and "
                                       f"{part.game_id!r}; each game needs its own")
-            for one, other in ((part, earlier), (earlier, part)):
-                if one.game.list is not None and one.game.list == other.game.address:
-                    raise one.check.fail("game", "list", f"{one.game.list} is the address of "
-                                         f"the game {other.game_id!r}, not a list of the "
-                                         f"game {one.game_id!r}")
+            if part.game.address == earlier.game.list:
+                raise part.check.fail("game", "address", f"{part.game.address} is the list "
+                                      f"of the game {earlier.game_id!r}; the game "
+                                      f"{part.game_id!r} needs an address of its own")
+            if part.game.list == earlier.game.address:
+                raise part.check.fail("game", "list", f"{part.game.list} is the address of "
+                                      f"the game {earlier.game_id!r}, not a list of the "
+                                      f"game {part.game_id!r}")
 
 
 def _imap(part: _Game) -> ImapSettings | None:

@@ -361,9 +361,10 @@ def _translate_game(what: str, index: int, steps: list[str], data: Mapping[str, 
     where = game_key(index)
     table: Mapping[str, Any] = data["games"][index]
     struct: type[Struct] = GamesTable
-    if len(steps) > 1 or (steps and steps[0] == "imap" and _NAMED.fullmatch(what)):
-        where, table, struct, steps = f"{where}.imap", table["imap"], ImapTable, steps[1:]
     named = _NAMED.fullmatch(what)
+    # [games.mechanics] is a free table: only [games.imap] has keys of its own to name.
+    if steps[:1] == ["imap"] and (len(steps) > 1 or named):
+        where, table, struct, steps = f"{where}.imap", table["imap"], ImapTable, steps[1:]
     if named:
         return ConfigError("required", key=f"{where}.{named['key']}", path=path)
     key = re.sub(r"\[\d+\]$", "", steps[0])
