@@ -84,11 +84,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_games(command, config)
 
-    games = command("games", "list the config's games: players, open proposals, state, and "
-                    "the worker holding each")
-    _add_json(games)
-    games.set_defaults(handler="games")
-
     run = command("run", "run the daemon in the foreground")
     run.add_argument("--once", action="store_true",
                      help="process everything waiting and due, send the outbox, and exit")
@@ -208,7 +203,11 @@ def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) ->
 
 def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
                config: argparse.ArgumentParser) -> None:
-    """Add ``init [--force [--yes]]``, ``new-game [--ruleset NAME]``, ``player add EMAIL NAME``."""
+    """Add ``games``, ``init [--force [--yes]]``, ``new-game [--ruleset NAME]``, ``player ...``."""
+    games = command("games", "list the config's games: players, open proposals, state, and "
+                    "the worker holding each")
+    _add_json(games)
+    games.set_defaults(handler="games")
     init = command("init", "create the database and start the configured game")
     init.add_argument("--force", action="store_true",
                       help="delete an existing game first (with --yes; a copy of its record is "

@@ -1,0 +1,239 @@
+"""Many games from one ``[[games]]`` config, run by real ``speakerbot run`` workers.
+
+Players' mail goes in by LMTP (to any worker's listener, as a local MTA would hand it over),
+the workers send by SMTP to the sink, and the games share one database: SQLite (one worker)
+or PostgreSQL (as many workers as the test starts). Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import smtplib
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+from tests.integration.game_harness import body_of, subject_of
+from tests.support.mailgame import OTHER_BEHAVIOUR
+from tests.support.ports import LOOPBACK, free_port
+from tests.support.smtp_sink import CapturedMessage, SmtpSink
+
+SPEAKER = "chuck@host.test"
+PASSWORD = "s3cret-admin"
+MX = "mx.host.test"
+
+
+@dataclass(frozen=True)
+class HostedGame:
+    """One game of the config: its id, preset and address."""
+
+    id: str
+    ruleset: str
+    mechanics: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def address(self) -> str:
+        return f"{self.id}@host.test"
+
+    @property
+    def name(self) -> str:
+        return f"Nomic {self.id.title()}"
+
+
+def _game_table(game: HostedGame) -> str:
+    mechanics = {**OTHER_BEHAVIOUR, **dict(game.mechanics)}
+    lines = "\n".join(f'{key} = "{value}"' for key, value in mechanics.items())
+    return f"""
+[[games]]
+id = "{game.id}"
+name = "{game.name}"
+ruleset = "{game.ruleset}"
+address = "{game.address}"
+speaker = "{SPEAKER}"
+speaker_name = "Chuck"
+admin_password = "{PASSWORD}"
+open_registration = true
+
+[games.mechanics]
+{lines}
+"""
+
+
+class Worker:
+    """One ``speakerbot run`` process with its own config (its own LMTP port)."""
+
+    def __init__(self, folder: Path, config: Path, env: dict[str, str], port: int) -> None:
+        self.folder, self.config, self.env, self.port = folder, config, env, port
+        self.log = folder / f"worker-{port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "speakerbot", "run", "--config", str(self.config)],
+                stdout=log, stderr=log, env=self.env, cwd=self.folder)
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def wait_log(self, fragment: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        delay = 0.02
+        while fragment not in self.log_text():
+            assert self.process is not None and self.process.poll() is None, self.log_text()
+            assert time.monotonic() < deadline, f"no {fragment!r} in the log:\n{self.log_text()}"
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+    def stop(self, timeout: float = 30) -> int:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGUSR1)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(2)
+            raise AssertionError(f"the worker did not stop:\n{self.log_text()[-6000:]}") from None
+
+    def signal(self, signum: int) -> None:
+        assert self.process is not None
+        self.process.send_signal(signum)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+
+class Hosting:
+    """The config of several games, their database, and the workers that run them."""
+
+    def __init__(self, folder: Path, sink: SmtpSink, db_url: str,
+                 games: Sequence[HostedGame], *, workers_lease: str | None = None) -> None:
+        self.folder, self.sink, self.db_url, self.games = folder, sink, db_url, list(games)
+        self.workers_lease = workers_lease
+        self.env = {**os.environ, "SPEAKERBOT_SEED": "12345", "SPEAKERBOT_RETRY_BASE": "1"}
+        self.env.pop("SPEAKERBOT_GAME", None)
+        self.workers: list[Worker] = []
+        self.config = self._write_config(free_port())
+
+    def _write_config(self, port: int) -> Path:
+        config = self.folder / f"speakerbot-{port}.toml"
+        workers = (f'\n[workers]\nlease = "{self.workers_lease}"\n'
+                   if self.workers_lease else "")
+        config.write_text("".join(_game_table(game) for game in self.games) + f"""
+[auth]
+require = "dmarc"
+authserv_id = ["{MX}"]
+
+[database]
+url = "{self.db_url}"
+
+[lmtp]
+host = "{LOOPBACK}"
+port = {port}
+
+[smtp]
+host = "{LOOPBACK}"
+port = {self.sink.port}
+security = "none"
+{workers}""")
+        return config
+
+    def cli(self, *args: str, game: str | None = None,
+            check: bool = True) -> subprocess.CompletedProcess[str]:
+        chosen = ["--game", game] if game else []
+        result = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(self.config),
+                                 *chosen, *args], capture_output=True, text=True,
+                                env=self.env, cwd=self.folder, timeout=120)
+        if check:
+            assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
+        return result
+
+    def worker(self) -> Worker:
+        """Start one more worker, on a listener of its own; wait until its games take mail."""
+        port = free_port() if self.workers else int(self._port_of(self.config))
+        config = self.config if not self.workers else self._write_config(port)
+        worker = Worker(self.folder, config, self.env, port)
+        self.workers.append(worker)
+        worker.start()
+        worker.wait_log("LMTP listening")
+        return worker
+
+    @staticmethod
+    def _port_of(config: Path) -> str:
+        return config.stem.rpartition("-")[2]
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            if worker.process is not None and worker.process.poll() is None:
+                worker.stop()
+
+    # --- mail ---
+
+    def message(self, sender: str, to: str, subject: str, body: str, *,
+                authenticated: bool = True) -> bytes:
+        message = EmailMessage()
+        message["Date"] = format_datetime(datetime.now(UTC))
+        if authenticated:
+            message["Authentication-Results"] = (
+                f"{MX}; dmarc=pass header.from={sender.rpartition('@')[2]}")
+        message["From"] = sender
+        message["To"] = to
+        message["Subject"] = subject
+        message["Message-ID"] = make_msgid(domain="players.test")
+        message.set_content(body)
+        return message.as_bytes()
+
+    def send(self, sender: str, to: str | Sequence[str], subject: str, body: str, *,
+             worker: Worker | None = None) -> dict[str, tuple[int, bytes]]:
+        """Hand a message to a worker's LMTP listener; return its refused recipients."""
+        recipients = [to] if isinstance(to, str) else list(to)
+        raw = self.message(sender, recipients[0], subject, body)
+        port = (worker or self.workers[0]).port
+        refused: dict[str, tuple[int, bytes]] = {}
+        with smtplib.LMTP(LOOPBACK, port, timeout=10) as client:
+            client.ehlo()
+            client.mail(sender)
+            accepted = []
+            for recipient in recipients:
+                code, answer = client.rcpt(recipient)
+                if code == 250:
+                    accepted.append(recipient)
+                else:
+                    refused[recipient] = (code, answer)
+            if accepted:
+                # LMTP answers the end of DATA once for each accepted recipient.
+                answers = [client.data(raw)] + [client.getreply() for _ in accepted[1:]]
+                assert all(code == 250 for code, _ in answers), answers
+            else:
+                client.rset()
+        return refused
+
+    def wait_for(self, predicate: Callable[[CapturedMessage], bool],
+                 timeout: float = 30) -> CapturedMessage:
+        try:
+            return self.sink.wait_for(predicate, timeout)
+        except TimeoutError as error:
+            logs = "\n".join(w.log_text()[-3000:] for w in self.workers)
+            raise AssertionError(f"{error}\n--- worker logs ---\n{logs}") from None
+
+    def wait_reply(self, subject: str, to: str, timeout: float = 30) -> CapturedMessage:
+        return self.wait_for(lambda m: f"Re: {subject}" in subject_of(m) and to in m.rcpt_tos,
+                             timeout)
+
+    def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
+        return [m for m in self.sink.messages if fragment in subject_of(m)
+                and (to is None or to in m.rcpt_tos)]
+
+
+__all__ = ["MX", "PASSWORD", "SPEAKER", "HostedGame", "Hosting", "Worker", "body_of"]
