@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from speakerbot.adapters.store import shared_engine
+from speakerbot.adapters.store import MAIN_GAME, Store, move_main_game, shared_engine
 from speakerbot.config import (
     GAME_ENV,
     ConfigError,
@@ -98,6 +98,10 @@ def init(args: argparse.Namespace) -> int:
     yet started is started and each started one left alone.
     """
     games = games_from(args)
+    if _unclaimed_game(games):
+        # Starting the configured games would leave that game's record behind, unread.
+        raise CliError("this database holds a game made before games had ids: run speakerbot "
+                       "db upgrade (with --game ID, the game it is) to keep it, then init")
     if chosen_game(args) is not None or len(games.games) == 1:
         return _init_one(args, games.select(chosen_game(args)))
     if args.force:
@@ -233,13 +237,42 @@ def _known_ruleset(name: str) -> None:
 
 
 def db_upgrade(args: argparse.Namespace) -> int:
-    """Bring the database's schema up to date: every game's, or the one ``--game`` names."""
+    """Bring the database's schema up to date: every game's, or the one ``--game`` names.
+
+    A game the database held before games had ids (in the default namespace) becomes the
+    configured game it is: the config's only game, or the one ``--game`` names, unless the
+    config keeps a game ``main`` (which it already is).
+    """
     games = games_from(args)
     chosen = chosen_game(args)
+    unclaimed = _unclaimed_game(games)
+    if unclaimed:
+        owner = chosen or (games.ids()[0] if len(games.games) == 1 else None)
+        if owner is None:
+            raise CliError("this database holds a game made before games had ids; say which "
+                           "configured game it is: speakerbot db upgrade --game ID "
+                           f"({_ids(games)})")
+        try:
+            move_main_game(games.shared.database.url, games.get(owner).game_id)
+        except FileExistsError as error:
+            raise CliError(f"the game {owner} already has a database of its own ({error}); "
+                           "the game made before games had ids was left as it was") from None
+        print(f"the game this database held is now the game {owner}, its record unchanged")
     for settings in [games.get(chosen)] if chosen is not None else games.games:
         open_game(settings, upgrade=True).close()
     print("database is up to date")
     return 0
+
+
+def _unclaimed_game(games: Games) -> bool:
+    """Whether the database holds a game made before games had ids that no configured id has.
+
+    Such a game sits in the default namespace, which only the game ``main`` reads.
+    """
+    if MAIN_GAME in games.ids():
+        return False
+    with Store(games.shared.database.url) as store:
+        return store.is_initialised()
 
 
 def status(args: argparse.Namespace) -> int:

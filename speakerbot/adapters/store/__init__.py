@@ -24,6 +24,7 @@ from speakerbot.adapters.store.database import (
     MAIN_GAME,
     game_url,
     make_engine,
+    move_main_game,
     shared_engine,
     sqlite_url,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "game_url",
     "make_engine",
     "message_id_of",
+    "move_main_game",
     "shared_engine",
     "sqlite_url",
 ]
