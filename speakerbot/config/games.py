@@ -51,6 +51,9 @@ class Games:
 
     path: Path
     games: tuple[Settings, ...]
+    named: bool = False
+    """Whether the file names its games (``[[games]]``): then, on PostgreSQL, several workers
+    share them through leases; a file with one ``[game]`` runs exactly as before ids."""
 
     def ids(self) -> tuple[str, ...]:
         """Return the games' ids, in the file's order."""
@@ -126,7 +129,7 @@ def parse_games(data: Mapping[str, Any], path: Path,
         Settings(path, part.game, part.mechanics, limits, database, imap, lmtp, smtp, auth,
                  site, imap_missing + smtp_missing, game_id=part.game_id, workers=workers)
         for part, (imap, imap_missing) in zip(own, imaps, strict=True)
-    ))
+    ), named=not isinstance(tables.games, UnsetType))
 
 
 def _own_parts(tables: FileTables, path: Path, environ: Mapping[str, str]) -> list[_Game]:

@@ -15,7 +15,7 @@ import fcntl
 import hashlib
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -195,6 +195,7 @@ class StoreBase:
             else self._engine.url.render_as_string(hide_password=True)
         )
         self._where = where if self._schema is None else f"{where} (game {game})"
+        self.fence: Callable[[Session], None] | None = None
 
     @property
     def engine(self) -> Engine:
@@ -296,15 +297,19 @@ class StoreBase:
             conn.execute(select(func.pg_advisory_xact_lock(self._write_key)))
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
+    def transaction(self, *, fenced: bool = True) -> Iterator[Session]:
         """Run one unit of work: committed if the block succeeds, rolled back if it raises.
 
         Write transactions run one at a time, on both backends: the next one waits (up to
         30 s) for the one in progress to finish, so each sees all that came before it. Reads
-        outside a transaction do not wait.
+        outside a transaction do not wait. When workers share the games, ``fence`` (set by
+        the worker holding this game) begins each one, and raises if the game is no longer
+        this worker's; ``fenced=False`` is for storing received mail, which any worker does.
         """
         with self._sessions() as session, session.begin():
             self._serialise(session)
+            if fenced and self.fence is not None:
+                self.fence(session)
             yield session
 
     @contextmanager

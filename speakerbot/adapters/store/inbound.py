@@ -66,7 +66,8 @@ class InboundStore(StoreBase):
         """
         if session is not None:
             return [self._store_one(session, item) for item in items]
-        with self.transaction() as own:
+        # Not fenced: every worker's listener stores mail for every game; its holder reads it.
+        with self.transaction(fenced=False) as own:
             return [self._store_one(own, item) for item in items]
 
     def _store_one(self, session: Session, item: InboundItem) -> StoredInbound:
