@@ -181,6 +181,22 @@ def test_a_write_in_flight_keeps_the_taker_out_until_it_commits(engine: Engine) 
     assert written == [("old", holding.epoch)]
 
 
+def test_a_busy_game_s_lease_is_renewed_while_its_writes_run(engine: Engine) -> None:
+    busy = worker(engine, "busy", lease=5)
+    holding = busy.balance(["main"])["main"]
+    first = busy.holders()[0].expires_at
+    assert first is not None
+    with engine.connect() as conn, conn.begin():
+        busy.fence(conn, holding)
+        # The same worker's round, while its own write holds the row: renewed, not skipped.
+        assert busy.balance(["main"]) == {"main": holding}
+        renewed = busy.holders()[0].expires_at
+        assert renewed is not None and renewed > first
+        conn.execute(insert(lease_writes).values(game="main", worker="busy", epoch=holding.epoch))
+    with engine.begin() as conn:
+        busy.fence(conn, holding)  # the same epoch: nobody took it
+
+
 def test_release_hands_games_over_at_once(engine: Engine) -> None:
     leaving, staying = worker(engine, "leaving", lease=30), worker(engine, "staying", lease=30)
     assert len(leaving.balance(GAMES)) == 3

@@ -4,10 +4,12 @@ A worker holds a game while the game's row in ``game_leases`` names it and has n
 it renews its leases every round (``balance()``), takes free or expired ones up to its fair
 share, and gives the surplus back when more workers come. Every take counts the game's
 epoch up by one: the fencing token. Each write transaction of a game begins with
-``fence()``, which reads the game's row ``FOR SHARE`` and fails unless this worker still
-holds the lease under the epoch it took; the shared row lock lasts until that transaction
-ends, so another worker's take (an update of the row) cannot land while a write of the old
-holder is in flight, and no write of the old holder can land after it.
+``fence()``, which reads the game's row ``FOR KEY SHARE`` and fails unless this worker still
+holds the lease under the epoch it took. That row lock lasts until the transaction ends, and
+every take locks the row ``FOR UPDATE`` first, which conflicts with it: no take lands while
+a write of the old holder is in flight, so no write of the old holder lands after a take.
+The holder's own renewal, a plain update of columns that are not the key, does not conflict
+with it, so a game whose writes follow one another keeps its lease.
 
 Every time is the database's clock (``clock_timestamp()``): workers on several machines
 disagree about the time, the one server does not. Everything is done inside transactions
@@ -176,8 +178,8 @@ class Leases:
             conn.execute(insert(game_leases).values(rows).on_conflict_do_nothing())
 
     def _mine(self, *where: Any) -> Any:
-        # This worker's rows that no transaction holds: one that a write of its own has
-        # locked (FOR SHARE) is left for the next round rather than waited on.
+        # This worker's rows that no transaction has locked: a game with a write of its own
+        # in flight is not given back under it (the lock would make the give-back wait).
         return (
             select(game_leases.c.game)
             .where(game_leases.c.worker == self.worker, *where)
@@ -185,12 +187,15 @@ class Leases:
         )
 
     def _renew(self, conn: Connection, wanted: list[str]) -> None:
+        # A plain update: its lock does not conflict with the FOR KEY SHARE of this worker's
+        # own writes in flight, so a busy game is renewed like an idle one. A lease that has
+        # run out is not renewed but taken again, under a new epoch.
         conn.execute(
             update(game_leases)
             .where(
-                game_leases.c.game.in_(
-                    self._mine(game_leases.c.expires_at > _now(), game_leases.c.game.in_(wanted))
-                )
+                game_leases.c.worker == self.worker,
+                game_leases.c.expires_at > _now(),
+                game_leases.c.game.in_(wanted),
             )
             .values(expires_at=_now() + self._span)
         )
@@ -218,8 +223,9 @@ class Leases:
         return max(1, int(count))
 
     def _take(self, conn: Connection, wanted: list[str], room: int) -> dict[str, int]:
-        # SKIP LOCKED: two workers taking at once each get other games, and a game whose
-        # old holder is still writing (its fence holds the row) is left for a later round.
+        # FOR UPDATE, which conflicts with a fence's FOR KEY SHARE; SKIP LOCKED: two workers
+        # taking at once each get other games, and a game whose old holder is still writing
+        # is left for a later round. Every take must lock so: fencing rests on it.
         free = (
             select(game_leases.c.game)
             .where(
@@ -264,9 +270,9 @@ class Leases:
 
         Call it first in every write transaction of the game. Raises ``LeaseLost`` unless
         the game's lease names this worker, under ``holding.epoch``, and has not expired.
-        The row stays locked (``FOR SHARE``) until the transaction ends, so no other worker
-        takes the game while this write is in flight; a transaction left idle longer than
-        a lease (the process frozen) is cut off by the server.
+        The row stays locked (``FOR KEY SHARE``) until the transaction ends, so no other
+        worker takes the game while this write is in flight; a transaction left idle longer
+        than a lease (the process frozen) is cut off by the server.
         """
         self._set_local(conn, "idle_in_transaction_session_timeout")
         row = conn.execute(
@@ -276,7 +282,7 @@ class Leases:
                 (game_leases.c.expires_at > _now()).label("fresh"),
             )
             .where(game_leases.c.game == holding.game)
-            .with_for_update(read=True)
+            .with_for_update(read=True, key_share=True)
         ).first()
         if row is None or row.worker != self.worker or row.epoch != holding.epoch:
             raise LeaseLost(f"game {holding.game!r}: another worker has taken it")
