@@ -14,10 +14,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, func, insert, select
+from sqlalchemy import Engine, create_engine, func, insert, select, update
 
 from speakerbot.adapters.store import make_engine
 from speakerbot.adapters.store.leases import Holder, Holding, LeaseLost, Leases
@@ -103,6 +104,39 @@ def test_three_workers_hold_one_each(engine: Engine) -> None:
     settle(*trio, want=[1, 1, 1])
     held = [set(one.balance(GAMES)) for one in trio]
     assert set.union(*held) == set(GAMES)
+
+
+def test_a_heartbeat_alone_makes_a_worker_count(engine: Engine) -> None:
+    holder, newcomer = worker(engine, "holder"), worker(engine, "newcomer")
+    assert len(holder.balance(GAMES)) == 3
+    newcomer.heartbeat()  # seen, holding nothing: the holder's share is now two
+    assert len(holder.balance(GAMES)) == 2
+    assert len(holder.balance(GAMES)) == 2  # one given back is enough
+    assert [h.worker for h in holder.holders()].count(None) == 1
+
+
+def test_a_worker_long_unseen_is_forgotten(engine: Engine) -> None:
+    gone, here = worker(engine, "gone"), worker(engine, "here")
+    gone.heartbeat()
+    here.heartbeat()
+    with engine.begin() as conn:
+        conn.execute(
+            update(workers)
+            .where(workers.c.worker == "gone")
+            .values(seen_at=func.clock_timestamp() - timedelta(seconds=99))
+        )
+    here.balance(GAMES)
+    with engine.connect() as conn:
+        assert conn.execute(select(workers.c.worker)).scalars().all() == ["gone", "here"]
+        conn.execute(
+            update(workers)
+            .where(workers.c.worker == "gone")
+            .values(seen_at=func.clock_timestamp() - timedelta(seconds=101))
+        )
+        conn.commit()
+    here.balance(GAMES)
+    with engine.connect() as conn:
+        assert conn.execute(select(workers.c.worker)).scalars().all() == ["here"]
 
 
 def test_a_silent_worker_loses_its_games_and_its_fence_fails(engine: Engine) -> None:
@@ -201,6 +235,7 @@ def test_release_hands_games_over_at_once(engine: Engine) -> None:
     leaving, staying = worker(engine, "leaving", lease=30), worker(engine, "staying", lease=30)
     assert len(leaving.balance(GAMES)) == 3
     leaving.release("main")
+    assert [(h.worker, h.live) for h in leaving.holders() if h.game == "main"] == [(None, False)]
     assert staying.balance(GAMES) == {"main": Holding("main", 2)}
     leaving.release_all()
     assert set(staying.balance(GAMES)) == set(GAMES)  # a lone live worker's share: all
