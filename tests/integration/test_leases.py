@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, create_engine, func, insert, select, update
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import make_engine
 from speakerbot.adapters.store.leases import Holder, Holding, LeaseLost, Leases
@@ -152,9 +154,11 @@ def test_a_silent_worker_loses_its_games_and_its_fence_fails(engine: Engine) -> 
     for holding in before.values():
         with engine.begin() as conn, pytest.raises(LeaseLost, match="taken"):
             silent.fence(conn, holding)
-    for holding in after.values():
-        with engine.begin() as conn:
-            other.fence(conn, holding)
+    for holding in after.values():  # in a Session, as the store's transactions are
+        with Session(engine) as session, session.begin():
+            other.fence(session, holding)
+        with Session(engine) as session, session.begin(), pytest.raises(LeaseLost):
+            silent.fence(session, Holding(holding.game, holding.epoch))
 
 
 def test_a_lapsed_lease_fails_the_fence_even_when_nobody_took_it(engine: Engine) -> None:
@@ -213,6 +217,21 @@ def test_a_write_in_flight_keeps_the_taker_out_until_it_commits(engine: Engine) 
     with engine.connect() as conn:
         written = conn.execute(select(lease_writes.c.worker, lease_writes.c.epoch)).all()
     assert written == [("old", holding.epoch)]
+
+
+def test_a_write_left_idle_past_the_lease_is_cut_off_by_the_server(engine: Engine) -> None:
+    frozen, taker = worker(engine, "frozen"), worker(engine, "taker")
+    holding = frozen.balance(["main"])["main"]
+    with engine.connect() as conn:
+        conn.begin()
+        frozen.fence(conn, holding)
+        # Nothing more is sent on it, as from a process stopped inside its transaction:
+        # only the server's idle timeout can free the row for the taker.
+        wait_until("the taker to take the game", lambda: "main" in taker.balance(["main"]), 10)
+        with pytest.raises(DBAPIError):
+            conn.execute(insert(lease_writes).values(game="main", worker="frozen", epoch=1))
+    with engine.connect() as conn:
+        assert conn.execute(select(lease_writes.c.worker)).all() == []
 
 
 def test_a_busy_game_s_lease_is_renewed_while_its_writes_run(engine: Engine) -> None:
