@@ -357,12 +357,7 @@ def test_a_frozen_worker_never_writes_for_its_game_again(
     assert before, frozen.lines
     wait_until(
         "the other worker to take the frozen one's games and write for them",
-        lambda: all(
-            _leases(engine)[g][0] == "other"
-            and _leases(engine)[g][1] > epoch
-            and _written_by(engine, "other", g, above=epoch)
-            for g, epoch in before.items()
-        ),
+        lambda: all(_taken_over(engine, "other", g, epoch) for g, epoch in before.items()),
         30,
     )
     frozen.signal(signal.SIGCONT)
@@ -372,20 +367,31 @@ def test_a_frozen_worker_never_writes_for_its_game_again(
         30,
         frozen.lines,
     )
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(lease_writes.c.game, lease_writes.c.worker, lease_writes.c.epoch).order_by(
-                lease_writes.c.id
-            )
-        ).all()
     for game, old in before.items():
-        writes = [(worker, epoch) for g, worker, epoch in rows if g == game]
+        writes = _writes(engine, game)
         taken = writes.index(next(w for w in writes if w[0] == "other" and w[1] > old))
         # No write under the frozen worker's epoch after the other took the game; and no
         # write ever under an older epoch than one before it.
         assert ("frozen", old) not in writes[taken:], writes
         assert [epoch for _, epoch in writes] == sorted(epoch for _, epoch in writes), writes
     assert not [line for line in other.lines if line.startswith("lost ")], other.lines
+
+
+def _taken_over(engine: Engine, name: str, game: str, epoch: int) -> bool:
+    """Whether ``name`` holds ``game`` under an epoch above ``epoch``, and wrote under it."""
+    holder, now = _leases(engine)[game]
+    return holder == name and now > epoch and _written_by(engine, name, game, above=epoch)
+
+
+def _writes(engine: Engine, game: str) -> list[tuple[str, int]]:
+    """Who wrote for ``game``, and under which epoch, in order."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(lease_writes.c.worker, lease_writes.c.epoch)
+            .where(lease_writes.c.game == game)
+            .order_by(lease_writes.c.id)
+        )
+        return [(worker, epoch) for worker, epoch in rows]
 
 
 def _leases(engine: Engine) -> dict[str, tuple[str | None, int]]:
