@@ -100,6 +100,17 @@ def test_two_workers_hold_two_and_one(engine: Engine) -> None:
         assert held[0] | held[1] == set(GAMES)
 
 
+def test_a_new_worker_gets_its_half_of_a_hundred_games_at_its_next_round(engine: Engine) -> None:
+    games = [f"game-{number:03}" for number in range(100)]
+    first, second = worker(engine, "first", lease=30), worker(engine, "second", lease=30)
+    assert len(first.balance(games)) == 100
+    assert second.balance(games) == {}  # seen now; nothing free yet
+    kept = first.balance(games)  # the surplus given back at once
+    taken = second.balance(games)
+    assert (len(kept), len(taken)) == (50, 50)
+    assert set(kept) | set(taken) == set(games)
+
+
 def test_three_workers_hold_one_each(engine: Engine) -> None:
     trio = [worker(engine, name) for name in ("one", "two", "three")]
     assert len(trio[0].balance(GAMES)) == 3
@@ -113,7 +124,7 @@ def test_a_heartbeat_alone_makes_a_worker_count(engine: Engine) -> None:
     assert len(holder.balance(GAMES)) == 3
     newcomer.heartbeat()  # seen, holding nothing: the holder's share is now two
     assert len(holder.balance(GAMES)) == 2
-    assert len(holder.balance(GAMES)) == 2  # one given back is enough
+    assert len(holder.balance(GAMES)) == 2  # and keeps two
     assert [h.worker for h in holder.holders()].count(None) == 1
 
 

@@ -145,7 +145,7 @@ class Leases:
 
         Says this worker lives, renews its leases, takes free or expired games up to its
         fair share (the games over the live workers, rounded up) and, holding more than
-        that, gives one back so that a new worker gets its share. Games it holds that are
+        that, gives the surplus back so that a new worker gets its share. Games it holds that are
         not in ``games`` are given back. Call it every lease/3; a round that fails (the
         connection was cut) raises the database's error, and the next one starts afresh.
         """
@@ -161,7 +161,7 @@ class Leases:
             if len(held) < share:
                 held.update(self._take(conn, wanted, share - len(held)))
             elif len(held) > share:
-                for game in self._give_back(conn, held):
+                for game in self._give_back(conn, held, len(held) - share):
                     del held[game]
             return {game: Holding(game, epoch) for game, epoch in held.items()}
 
@@ -248,12 +248,14 @@ class Leases:
         )
         return {game: epoch for game, epoch in taken}
 
-    def _give_back(self, conn: Connection, held: dict[str, int]) -> list[str]:
-        # One a round is enough: a newcomer takes it, and the next round gives the next.
+    def _give_back(self, conn: Connection, held: dict[str, int], surplus: int) -> list[str]:
+        # The whole surplus at once: with a hundred games, a worker that has just started
+        # gets its half at its next round, not one game a round for fifty rounds. A game
+        # with a write in flight is skipped (SKIP LOCKED), and given back at a later round.
         last = (
             self._mine(game_leases.c.game.in_(sorted(held)))
             .order_by(game_leases.c.game.desc())
-            .limit(1)
+            .limit(surplus)
         )
         given = conn.execute(
             update(game_leases)
