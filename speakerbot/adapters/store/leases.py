@@ -178,8 +178,9 @@ class Leases:
             conn.execute(insert(game_leases).values(rows).on_conflict_do_nothing())
 
     def _mine(self, *where: Any) -> Any:
-        # This worker's rows that no transaction has locked: a game with a write of its own
-        # in flight is not given back under it (the lock would make the give-back wait).
+        # This worker's rows that no other transaction has locked: a game is not given back
+        # in the middle of a write of its own (FOR UPDATE conflicts with the fence's lock);
+        # an idle game goes instead, or a later round gives it back.
         return (
             select(game_leases.c.game)
             .where(game_leases.c.worker == self.worker, *where)
