@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.exc import DBAPIError
+
 from speakerbot.adapters.store import MAIN_GAME, Store, move_main_game, shared_engine
 from speakerbot.config import (
     GAME_ENV,
@@ -353,12 +355,13 @@ def _retry_base() -> float:
 def run(args: argparse.Namespace) -> int:
     """Run the daemon in the foreground (``--once``: one pass, then exit).
 
-    With several games in the config and none named, one process runs them all.
+    With the games named in the config (``[[games]]``) and none chosen, one process runs
+    them all; on PostgreSQL, with every other ``run`` of them, through leases.
     """
     from speakerbot.entrypoints.daemon import Daemon
 
     games = games_from(args)
-    if chosen_game(args) is None and len(games.games) > 1:
+    if chosen_game(args) is None and (len(games.games) > 1 or games.named):
         return _run_host(args, games)
     with started_game(args) as (settings, service):
         settings.require_outbound()
@@ -389,6 +392,7 @@ def _on_signals(trigger: Callable[[], None]) -> None:
 
 def _run_host(args: argparse.Namespace, games: Games) -> int:
     """Run every game of the config in this process (``hosting.Host``)."""
+    from speakerbot.adapters.store.leases import Leases
     from speakerbot.entrypoints.daemon import Daemon
     from speakerbot.entrypoints.hosting import Host
 
@@ -409,7 +413,9 @@ def _run_host(args: argparse.Namespace, games: Games) -> int:
             for daemon in daemons:
                 daemon.once()
             return 0
-        host = Host(shared, daemons)
+        leases = (Leases(engine, lease=shared.workers.lease)
+                  if engine is not None and not args.once else None)
+        host = Host(shared, daemons, leases)
         stop = threading.Event()
         _on_signals(host.stop_event_wakes(stop))
         host.run(stop)
@@ -492,7 +498,8 @@ def games(args: argparse.Namespace) -> int:
     """
     config = games_from(args)
     engine = shared_engine(config.shared.database.url)
-    rows = [_game_row(settings, engine) for settings in config.games]
+    holders = _lease_holders(engine, config) if engine is not None and config.named else None
+    rows = [_game_row(settings, engine, holders) for settings in config.games]
     if engine is not None:
         engine.dispose()
     if args.json:
@@ -505,8 +512,24 @@ def games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _game_row(settings: Settings, engine: Engine | None) -> dict[str, Any]:
-    """Return one game's line of ``speakerbot games`` as a JSON object."""
+def _lease_holders(engine: Engine, config: Games) -> dict[str, str]:
+    """Return who holds each game by lease (``host pid N``), for the games a lease names."""
+    from speakerbot.adapters.store.leases import Leases
+
+    try:
+        holders = Leases(engine, lease=config.shared.workers.lease).holders()
+    except DBAPIError:  # no worker has run yet: no lease table
+        return {}
+    return {holder.game: f"{holder.host} pid {holder.pid}" for holder in holders
+            if holder.live and holder.host is not None}
+
+
+def _game_row(settings: Settings, engine: Engine | None,
+              holders: dict[str, str] | None) -> dict[str, Any]:
+    """Return one game's line of ``speakerbot games`` as a JSON object.
+
+    ``holders``: the workers holding games by lease (None: the daemon lock says).
+    """
     row: dict[str, Any] = {"id": settings.game_id, "name": settings.game.name,
                            "ruleset": settings.game.ruleset, "players": 0,
                            "open_proposals": 0, "state": "not started", "worker": None}
@@ -515,7 +538,8 @@ def _game_row(settings: Settings, engine: Engine | None) -> dict[str, Any]:
     except ServiceError:
         return row
     with service:
-        row["worker"] = service.store.daemon_holder()
+        row["worker"] = (service.store.daemon_holder() if holders is None
+                         else holders.get(settings.game_id))
         if not service.has_game():
             return row
         state = service.state()

@@ -23,6 +23,7 @@ from apscheduler.triggers.date import DateTrigger
 from speakerbot.adapters.imap import FetchedMessage, ImapMailbox, ImapSettings, ImapWatcher
 from speakerbot.adapters.lmtp import LmtpServer
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
+from speakerbot.adapters.store.leases import LeaseLost
 from speakerbot.config import Settings
 from speakerbot.entrypoints.site import SiteKeeper
 from speakerbot.service import GameService, Received
@@ -234,6 +235,10 @@ class Daemon:
                 self.wake.clear()
                 try:
                     self.cycle()
+                except LeaseLost as lost:
+                    # Another worker holds the game now: not one more write for it here.
+                    log.warning("stopped the game %s: %s", self.settings.game_id, lost)
+                    return
                 except Exception:
                     log.exception("a cycle failed; retrying shortly")
                     stop.wait(5)

@@ -7,19 +7,27 @@ slow mail does not wait on another's: each loop has its own thread, its own tran
 on SQLite, its own database file.
 
 On SQLite this process holds every game, each under its own daemon lock (a second ``run``
-exits, as with one game). On PostgreSQL the games are shared by the workers through leases
-(``workers.Workers``).
+exits, as with one game). On PostgreSQL, with the games named in the config, any number of
+processes share them through leases (``adapters/store/leases.py``): every third of a lease
+each worker renews what it holds and takes its fair share of what nobody holds; it runs the
+loop of each game it holds, fences that game's every write with the lease, and stops the
+loop the moment the lease is gone. Every worker's listener stores mail for every game; the
+holder's loop sees it within a second (``Daemon._sleep`` watches the store).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 
+from sqlalchemy.orm import Session
+
 from speakerbot.adapters.lmtp import LmtpServer
+from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
 from speakerbot.entrypoints.daemon import Daemon, warn_about_trust
 from speakerbot.service.policy import routes_to_game
@@ -30,11 +38,16 @@ log = logging.getLogger("speakerbot.entrypoints.hosting")
 class Host:
     """Runs the games of one config in this process (``run`` with a stop event)."""
 
-    def __init__(self, shared: Settings, daemons: Sequence[Daemon]) -> None:
+    def __init__(self, shared: Settings, daemons: Sequence[Daemon],
+                 leases: Leases | None = None) -> None:
         self.shared = shared
         self.daemons = {daemon.settings.game_id: daemon for daemon in daemons}
+        self.leases = leases
         self.lmtp: LmtpServer | None = None
         self.ready = threading.Event()  # set once every game takes mail in
+        # The games this worker runs now (with leases): each loop's thread and stop event.
+        self._running: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        self._holdings: dict[str, Holding] = {}
 
     # --- routing ---
 
@@ -61,7 +74,10 @@ class Host:
     # --- running ---
 
     def run(self, stop: threading.Event) -> None:
-        """Run every game until ``stop`` is set; each game's lock is held throughout."""
+        """Run the games until ``stop`` is set: all of them, or (leases) this worker's share."""
+        if self.leases is not None:
+            self._share(stop, self.leases)
+            return
         with ExitStack() as locks:
             for daemon in self.daemons.values():
                 locks.enter_context(daemon.service.daemon_lock())
@@ -82,6 +98,73 @@ class Host:
                     thread.join()
                 if self.lmtp is not None:
                     self.lmtp.stop()
+
+    def _share(self, stop: threading.Event, leases: Leases) -> None:
+        """Run this worker's share of the games, by leases, until ``stop`` is set."""
+        leases.ensure_tables()
+        warn_about_trust(self.shared)
+        self._start_lmtp()
+        log.info("speakerbot worker %s shares %d games: %s", leases.worker, len(self.daemons),
+                 ", ".join(self.daemons))
+        renewed = time.monotonic()
+        try:
+            while not stop.is_set():
+                try:
+                    held = leases.balance(list(self.daemons))
+                    renewed = time.monotonic()
+                except Exception as error:  # the database away: hold on while the lease runs
+                    log.warning("could not renew the leases: %s", error)
+                    held = ({} if time.monotonic() - renewed > leases.lease else
+                            dict(self._holdings))
+                self._follow(held, leases)
+                self.ready.set()
+                stop.wait(leases.lease / 3)
+        finally:
+            for game in list(self._running):
+                self._let_go(game)
+            try:
+                leases.release_all()
+            except Exception as error:
+                log.warning("could not hand the games back (they go when the lease ends): %s",
+                            error)
+            if self.lmtp is not None:
+                self.lmtp.stop()
+
+    def _follow(self, held: dict[str, Holding], leases: Leases) -> None:
+        """Start the loop of each game newly held; stop each one lost, or whose loop ended."""
+        for game in list(self._running):
+            thread, _ = self._running[game]
+            if game not in held or held[game] != self._holdings.get(game):
+                self._let_go(game)
+            elif not thread.is_alive():  # it met a lost lease: give the game back
+                self._let_go(game)
+                leases.release(game)
+                held.pop(game)
+        for game, holding in held.items():
+            if game not in self._running:
+                self._take(game, holding, leases)
+
+    def _take(self, game: str, holding: Holding, leases: Leases) -> None:
+        daemon = self.daemons[game]
+        self._holdings[game] = holding
+
+        def fence(session: Session) -> None:
+            leases.fence(session, holding)
+
+        daemon.service.store.fence = fence
+        game_stop = threading.Event()
+        self._running[game] = (self._start(daemon, game_stop), game_stop)
+        log.info("took the game %s (epoch %d)", game, holding.epoch)
+
+    def _let_go(self, game: str) -> None:
+        thread, game_stop = self._running.pop(game)
+        daemon = self.daemons[game]
+        game_stop.set()
+        daemon.wake.set()
+        thread.join()
+        daemon.service.store.fence = _lost
+        self._holdings.pop(game, None)
+        log.info("let the game %s go", game)
 
     def _start(self, daemon: Daemon, stop: threading.Event) -> threading.Thread:
         thread = threading.Thread(target=daemon.serve, args=(stop,),
@@ -107,3 +190,8 @@ class Host:
             for daemon in self.daemons.values():
                 daemon.wake.set()
         return trigger
+
+
+def _lost(_session: Session) -> None:
+    """Refuse every write of a game this worker let go, until it takes the game again."""
+    raise LeaseLost("this worker no longer holds the game")

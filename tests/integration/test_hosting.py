@@ -59,7 +59,9 @@ def test_one_daemon_plays_three_games_each_in_its_own_record(hosting: Hosting) -
     for game in (ALPHA, BETA, GAMMA):
         assert game.name in hosting.cli("status", game=game.id).stdout
 
-    hosting.worker()
+    worker = hosting.worker()
+    for game in (ALPHA, BETA, GAMMA):
+        worker.wait_log(f"running the game {game.name}")
     listing = hosting.cli("games").stdout.splitlines()
     assert [line.split()[0] for line in listing] == [ALPHA.id, BETA.id, GAMMA.id]
     assert all("running" in line and "pid" in line for line in listing), listing

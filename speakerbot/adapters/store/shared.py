@@ -1,6 +1,6 @@
 """The tables every game of a host shares: the workers, and which of them holds each game.
 
-They live in the database's default schema, beside the games' own schemas, on a
+They live in the schema ``public``, beside the games' own schemas, on a
 ``MetaData`` of their own rather than the games' ``Base.metadata``: the games' migrations
 own that one, and these tables have no history to migrate. A worker's row and a game's
 lease say only who serves a game now; a lost row costs one lease's wait, never a record.
@@ -13,7 +13,11 @@ from sqlalchemy import BigInteger, Column, Integer, MetaData, Table, Text
 
 from speakerbot.adapters.store.schema import UtcDateTime
 
-SHARED_METADATA = MetaData()
+SHARED_SCHEMA = "public"
+"""Named, not left to the default: a game's store translates the default schema to the
+game's own in every statement, and the fence reads the lease inside the game's transaction."""
+
+SHARED_METADATA = MetaData(schema=SHARED_SCHEMA)
 """The shared tables (``workers``, ``game_leases``), apart from the games' schema."""
 
 workers = Table(
