@@ -153,7 +153,11 @@ class Daemon:
         One batch of at most 50 (the loop comes back for more), or with ``everything``
         until none is due or the server defers one.
         """
-        return self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
+        sent = self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
+        if sent:
+            # Which game sent it: a host of many games has one log for them all.
+            log.info("the game %s sent %d messages", self.settings.game_id, sent)
+        return sent
 
     def _schedule(self) -> float:
         """Point the scheduler's wake-ups at the next deadline and the next retry.

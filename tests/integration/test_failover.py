@@ -1,0 +1,174 @@
+"""Two ``speakerbot run`` workers share three games through PostgreSQL, and take over.
+
+Real processes, a real PostgreSQL, LMTP in and an SMTP sink out. A worker killed (SIGKILL)
+loses its games when its lease runs out; the other takes them, answers the mail each game
+was sent before and after the kill exactly once, and closes the next vote on time with every
+ballot. A worker frozen (SIGSTOP) past its lease, then thawed, writes nothing more for the
+game it lost.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tests.integration.game_harness import body_of, subject_of
+from tests.integration.hosting_harness import HostedGame, Hosting, Worker
+from tests.support.smtp_sink import SmtpSink
+
+ALICE, BOB, CAROL = "alice@players.test", "bob@players.test", "carol@players.test"
+DAVE = "dave@players.test"  # who never votes, so that the vote runs its whole period
+QUIET = (("reminder_before", "none"),)
+ALPHA = HostedGame("alpha", "nomicam", (("voting_period", "45s"), *QUIET))
+BETA = HostedGame("beta", "suber", QUIET)
+GAMMA = HostedGame("gamma", "locked-open", QUIET)
+GAMES = (ALPHA, BETA, GAMMA)
+
+
+def _hosting(folder: Path, sink: SmtpSink, url: str, lease: str | None) -> Hosting:
+    hosting = Hosting(folder, sink, url, GAMES, workers_lease=lease)
+    hosting.cli("init")
+    for game in GAMES:
+        for address, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"), (DAVE, "Dave")):
+            hosting.cli("player", "add", address, name, game=game.id)
+    return hosting
+
+
+@pytest.fixture
+def stop_workers() -> Iterator[list[Hosting]]:
+    started: list[Hosting] = []
+    yield started
+    for hosting in started:
+        for worker in hosting.workers:
+            if worker.process is not None:
+                worker.signal(signal.SIGCONT)
+            worker.kill()
+
+
+def _holders(hosting: Hosting) -> dict[str, str | None]:
+    rows = json.loads(hosting.cli("games", "--json").stdout)
+    return {row["id"]: row["worker"] for row in rows}
+
+
+def _worker_of(hosting: Hosting, holder: str | None) -> Worker | None:
+    for worker in hosting.workers:
+        assert worker.process is not None
+        if holder is not None and holder.endswith(f" pid {worker.process.pid}"):
+            return worker
+    return None
+
+
+def _wait_spread(hosting: Hosting, timeout: float = 30) -> dict[str, Worker]:
+    """Wait until every game is held and both workers hold some; return each game's worker."""
+    deadline = time.monotonic() + timeout
+    while True:
+        held = {game: _worker_of(hosting, holder) for game, holder in _holders(hosting).items()}
+        owners = {id(worker) for worker in held.values() if worker is not None}
+        if None not in held.values() and len(owners) == len(hosting.workers):
+            return {game: worker for game, worker in held.items() if worker is not None}
+        assert time.monotonic() < deadline, f"games not spread: {held}"
+        time.sleep(0.2)
+
+
+def _wait_taken(hosting: Hosting, game: str, by: Worker, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while _worker_of(hosting, _holders(hosting)[game]) is not by:
+        assert time.monotonic() < deadline, f"{game} was not taken over"
+        time.sleep(0.2)
+
+
+def _replies(hosting: Hosting, subject: str, to: str) -> int:
+    return len(hosting.sent(f"Re: {subject}", to=to))
+
+
+def test_a_killed_workers_games_go_on_at_the_other_within_20_seconds(
+        tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
+        stop_workers: list[Hosting]) -> None:
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=None)  # the default, 10 s
+    stop_workers.append(hosting)
+    hosting.worker()
+    hosting.worker()
+    held = _wait_spread(hosting)
+    holder = held[ALPHA.id]
+    other = next(worker for worker in hosting.workers if worker is not holder)
+
+    hosting.send(ALICE, ALPHA.address, "PROPOSE: Sing", "Players may sing.\n", worker=other)
+    hosting.wait_for(lambda m: subject_of(m) == f"[{ALPHA.name}] Proposal 301: Sing")
+    status = json.loads(hosting.cli("status", "--json", game=ALPHA.id).stdout)
+    closes_at = datetime.fromisoformat(status["open_proposals"][0]["closes_at"]).timestamp()
+    hosting.send(ALICE, ALPHA.address, "vote alice", "VOTE 301 FOR\n", worker=other)
+    hosting.wait_reply("vote alice", ALICE)
+
+    # Stored by the holder's listener (250), then the holder dies: it may or may not have
+    # read it, and the other worker must answer it either way, once.
+    hosting.send(BOB, ALPHA.address, "vote bob", "VOTE 301 FOR\n", worker=holder)
+    holder.kill()
+    killed = time.time()
+    hosting.send(CAROL, ALPHA.address, "vote carol", "VOTE 301 AGAINST\n", worker=other)
+    for subject, voter in (("vote bob", BOB), ("vote carol", CAROL)):
+        hosting.wait_reply(subject, voter, timeout=25)
+        assert time.time() - killed < 20, f"{subject} answered {time.time() - killed:.1f} s " \
+                                          "after the kill"
+    assert "took the game alpha" in other.log_text()
+
+    results = hosting.wait_for(
+        lambda m: subject_of(m) == f"[{ALPHA.name}] Proposal 301 ADOPTED: Sing", timeout=60)
+    arrived = time.time()
+    assert closes_at - 1 <= arrived <= closes_at + 5, (closes_at, arrived)
+    body = body_of(results)
+    for name in ("Alice", "Bob", "Carol"):
+        assert name in body
+    assert "Tally: 2 FOR, 1 AGAINST (3 cast" in body, body
+    assert "Did not vote: Dave" in body
+    for subject, voter in (("vote alice", ALICE), ("vote bob", BOB), ("vote carol", CAROL)):
+        assert _replies(hosting, subject, voter) == 1, subject
+    assert len(hosting.sent("Proposal 301 ADOPTED")) == 1
+    hosting.cli("record", "verify", game=ALPHA.id)
+    assert other.stop() == 0
+
+
+def test_a_frozen_worker_writes_nothing_more_for_the_game_it_lost(
+        tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
+        stop_workers: list[Hosting]) -> None:
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    stop_workers.append(hosting)
+    hosting.worker()
+    hosting.worker()
+    held = _wait_spread(hosting)
+    frozen = held[ALPHA.id]
+    other = next(worker for worker in hosting.workers if worker is not frozen)
+
+    frozen.signal(signal.SIGSTOP)
+    log_before = len(frozen.log_text())
+    _wait_taken(hosting, ALPHA.id, other, timeout=15)
+    hosting.send(ALICE, ALPHA.address, "while frozen", "STATUS\n", worker=other)
+    hosting.wait_reply("while frozen", ALICE)
+
+    # Mail handed to the frozen worker's listener waits in the socket; thawed, the worker
+    # stores it (any worker's listener does) and wakes the game's loop at once, which races
+    # its round of leases: whichever comes first, the game is gone and nothing is written.
+    handed = threading.Thread(target=hosting.send, args=(BOB, ALPHA.address, "after the thaw",
+                                                         "STATUS\n"), kwargs={"worker": frozen})
+    handed.start()
+    frozen.signal(signal.SIGCONT)
+    handed.join(30)
+    frozen.wait_log("let the game alpha go")
+    hosting.wait_reply("after the thaw", BOB)
+    hosting.send(CAROL, ALPHA.address, "last", "STATUS\n", worker=other)
+    hosting.wait_reply("last", CAROL)
+
+    since = frozen.log_text()[log_before:]
+    assert "the game alpha sent" not in since, since
+    assert "took the game alpha" not in since, since
+    for subject, to in (("while frozen", ALICE), ("after the thaw", BOB), ("last", CAROL)):
+        assert _replies(hosting, subject, to) == 1, subject
+    hosting.cli("record", "verify", game=ALPHA.id)
+    for worker in hosting.workers:
+        assert worker.stop() == 0
