@@ -88,6 +88,9 @@ class Daemon:
         self.watcher: ImapWatcher | None = None
         self.lmtp: LmtpServer | None = None
         self.own_lmtp = own_lmtp
+        # How often the loop looks for another process's writes; a host that hears of them
+        # (PostgreSQL's notices, hosting.Host) looks seldom, as a safety net.
+        self.watch_every = WATCH_EVERY
         # Mail by LMTP may be landing an instant after a deadline (LMTP_GRACE).
         self.lmtp_grace = settings.lmtp is not None
         self.scheduler: BackgroundScheduler | None = None
@@ -203,7 +206,7 @@ class Daemon:
         warned = False
         while True:
             left = end - time.monotonic()
-            if left <= 0 or self.wake.wait(min(WATCH_EVERY, left)):
+            if left <= 0 or self.wake.wait(min(self.watch_every, left)):
                 return
             try:
                 if self.service.change_mark() != mark:

@@ -27,12 +27,16 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.lmtp import LmtpServer
+from speakerbot.adapters.store.changes import watch_changes
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
 from speakerbot.entrypoints.daemon import Daemon, warn_about_trust
 from speakerbot.service.policy import routes_to_game
 
 log = logging.getLogger("speakerbot.entrypoints.hosting")
+
+WATCH_SELDOM = 30.0
+"""Seconds between a shared game's looks at its store when the worker hears of changes."""
 
 
 class Host:
@@ -104,6 +108,14 @@ class Host:
         leases.ensure_tables()
         warn_about_trust(self.shared)
         self._start_lmtp()
+        # Another process's writes are heard (changes.watch_changes): the loops need look at
+        # their stores only as a safety net.
+        heard = threading.Event()
+        listener = threading.Thread(target=watch_changes, name="changes", daemon=True,
+                                    args=(leases.engine, heard, self._changed, self._wake_all))
+        listener.start()
+        for daemon in self.daemons.values():
+            daemon.watch_every = WATCH_SELDOM
         log.info("speakerbot worker %s shares %d games: %s", leases.worker, len(self.daemons),
                  ", ".join(self.daemons))
         renewed = time.monotonic()
@@ -120,8 +132,10 @@ class Host:
                 self.ready.set()
                 stop.wait(leases.lease / 3)
         finally:
+            heard.set()
             for game in list(self._running):
                 self._let_go(game)
+            listener.join()
             try:
                 leases.release_all()
             except Exception as error:
@@ -129,6 +143,16 @@ class Host:
                             error)
             if self.lmtp is not None:
                 self.lmtp.stop()
+
+    def _changed(self, game: str) -> None:
+        """Wake the loop of ``game``, which another process wrote for, if it runs here."""
+        daemon = self.daemons.get(game)
+        if daemon is not None and game in self._running:
+            daemon.wake.set()
+
+    def _wake_all(self) -> None:
+        for daemon in self.daemons.values():
+            daemon.wake.set()
 
     def _follow(self, held: dict[str, Holding], leases: Leases) -> None:
         """Start the loop of each game newly held; stop each one lost, or whose loop ended."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import secrets
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,6 +38,12 @@ _WRITE_WAIT_SECONDS = 30
 def _lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
+
+CHANGES_CHANNEL = "speakerbot_changes"
+"""The PostgreSQL channel on which every write transaction says which game it wrote for."""
+
+PROCESS_TOKEN = secrets.token_hex(8)
+"""This process's mark in those notices, so that it can pass over its own."""
 
 MAIN_GAME = "main"
 """The id of the game of a config with one ``[game]``, kept in the default namespace."""
@@ -196,6 +203,7 @@ class StoreBase:
         )
         self._where = where if self._schema is None else f"{where} (game {game})"
         self.fence: Callable[[Session], None] | None = None
+        self._notice = f"{game} {PROCESS_TOKEN}"
 
     @property
     def engine(self) -> Engine:
@@ -310,6 +318,10 @@ class StoreBase:
             self._serialise(session)
             if fenced and self.fence is not None:
                 self.fence(session)
+            if self._dialect == "postgresql":
+                # Heard at commit by the workers of this database (changes.watch_changes), so
+                # that the holder of the game wakes at once for another process's write.
+                session.execute(select(func.pg_notify(CHANGES_CHANNEL, self._notice)))
             yield session
 
     @contextmanager

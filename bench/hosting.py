@@ -1,0 +1,185 @@
+"""Hosting benchmark: many games in one daemon, bursts across games, two workers, failover.
+
+Real ``speakerbot run`` processes on a real PostgreSQL, LMTP in, an SMTP sink out. Printed,
+each beside its baseline from the same run:
+
+1. **idle**: resident memory and CPU over a quiet spell, 100 games against 1 game
+   (goal: under 150 MB and 0.1 CPU-s per 10 s with 100 games);
+2. **burst**: the same ballots, one per message, into one game against spread over 50
+   games, with one worker (goal: the spread rate at least 0.9 of the one game's);
+3. **two workers**: the spread burst again with two workers sharing the 50 games, the
+   ballots handed to both listeners;
+4. **failover**: seconds from SIGKILL of the worker holding a game to the first reply from
+   that game by the other worker (goal: under 15 s with the default lease of 10 s).
+
+A ballot's rate counts from the first message handed over to the last reply in the sink.
+
+Run: .venv/bin/python bench/hosting.py [--games N] [--ballots N] [--quiet-seconds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from speakerbot.config import load_games
+from speakerbot.engine import commands as c
+from speakerbot.entrypoints.commands import open_game
+from tests.integration.game_harness import subject_of
+from tests.integration.hosting_harness import HostedGame, Hosting, Worker
+from tests.support.postgres import PostgresServer
+from tests.support.smtp_sink import SmtpSink
+
+QUIET = (("reminder_before", "none"), ("voting_period", "2d"))
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _games(count: int, prefix: str) -> list[HostedGame]:
+    return [HostedGame(f"{prefix}{n:03d}", "nomicam", QUIET) for n in range(count)]
+
+
+def _hosting(server: PostgresServer, folder: Path, sink: SmtpSink,
+             games: Sequence[HostedGame], players: int, lease: str | None = None) -> Hosting:
+    """A database with ``games`` started, each with ``players`` players (added in-process)."""
+    folder.mkdir()
+    hosting = Hosting(folder, sink, server.url_for(server.create_database()), games,
+                      workers_lease=lease)
+    hosting.cli("init")
+    config = load_games(hosting.config)
+    for settings in config.games:
+        with open_game(settings) as service:
+            speaker = service.state().speaker
+            for n in range(players):
+                service.speaker_command(c.AddPlayer(speaker, f"p{n}@players.test", f"P{n}"))
+    return hosting
+
+
+def _start(hosting: Hosting, games: Sequence[HostedGame], workers: int = 1) -> list[Worker]:
+    started = [hosting.worker() for _ in range(workers)]
+    deadline = time.monotonic() + 120
+    while not all(any(f"took the game {g.id} " in w.log_text() for w in started) for g in games):
+        assert time.monotonic() < deadline, "the games were not all taken"
+        time.sleep(0.2)
+    return started
+
+
+def idle(server: PostgresServer, root: Path, sink: SmtpSink, count: int,
+         quiet: float) -> tuple[float, float]:
+    """Return (resident MB, CPU-s per 10 s) of one worker holding ``count`` idle games."""
+    games = _games(count, f"idle{count}-")
+    hosting = _hosting(server, root / f"idle-{count}", sink, games, players=0)
+    [worker] = _start(hosting, games)
+    assert worker.process is not None
+    time.sleep(5)  # let start-up settle
+    before = _cpu_seconds(worker.process.pid)
+    time.sleep(quiet)
+    cpu = (_cpu_seconds(worker.process.pid) - before) * 10 / quiet
+    memory = _resident_mb(worker.process.pid)
+    hosting.stop()
+    return memory, cpu
+
+
+def burst(server: PostgresServer, root: Path, sink: SmtpSink, games: int, ballots: int,
+          workers: int, name: str) -> float:
+    """Hand ``ballots`` ballots, one a message, to ``games`` games; return ballots a second.
+
+    Each game has one open proposal per ``ballots / games / voters`` and the same voters, so
+    that one game and fifty do the same work: each message a ballot, each answered.
+    """
+    voters = 20
+    hosted = _games(games, f"{name}-")
+    per_game = ballots // games
+    proposals = max(1, per_game // voters)
+    hosting = _hosting(server, root / name, sink, hosted, players=voters)
+    started = _start(hosting, hosted, workers)
+    for game in hosted:
+        for n in range(proposals):
+            hosting.send("p0@players.test", game.address, f"PROPOSE: P{n}", f"Text {n}.\n",
+                         worker=started[0])
+    want = len(sink.messages) + games * proposals
+    _wait(sink, want, 120)
+    jobs = [(f"p{v}@players.test", game.address, 301 + n, started[(i + v) % workers])
+            for i, game in enumerate(hosted) for n in range(proposals) for v in range(voters)]
+    jobs = jobs[:ballots]
+    want = len(sink.messages) + len(jobs)
+    began = time.monotonic()
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda job: hosting.send(job[0], job[1], f"vote {job[2]}",
+                                               f"VOTE {job[2]} FOR\n", worker=job[3]), jobs))
+    _wait(sink, want, 600)
+    took = time.monotonic() - began
+    hosting.stop()
+    return len(jobs) / took
+
+
+def _wait(sink: SmtpSink, count: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while len(sink.messages) < count:
+        assert time.monotonic() < deadline, f"{len(sink.messages)} of {count} messages"
+        time.sleep(0.05)
+
+
+def failover(server: PostgresServer, root: Path, sink: SmtpSink) -> float:
+    """Return the seconds from SIGKILL of a game's worker to its first reply from another."""
+    games = _games(4, "fail-")
+    hosting = _hosting(server, root / "failover", sink, games, players=1)
+    started = _start(hosting, games, workers=2)
+    victim = started[0]
+    other = started[1]
+    mine = [g for g in games if f"took the game {g.id} " in victim.log_text()]
+    assert mine, "the first worker holds no game"
+    victim.signal(signal.SIGKILL)
+    killed = time.monotonic()
+    hosting.send("p0@players.test", mine[0].address, "after the kill", "STATUS\n",
+                 worker=other)
+    hosting.wait_for(lambda m: "Re: after the kill" in subject_of(m), timeout=60)
+    took = time.monotonic() - killed
+    hosting.stop()
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--ballots", type=int, default=1000)
+    parser.add_argument("--spread", type=int, default=50)
+    parser.add_argument("--quiet-seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, PostgresServer() as server, SmtpSink() as sink:
+        root = Path(tmp)
+        one_mb, one_cpu = idle(server, root, sink, 1, args.quiet_seconds)
+        many_mb, many_cpu = idle(server, root, sink, args.games, args.quiet_seconds)
+        print(f"idle, 1 game:        {one_mb:6.1f} MB resident, {one_cpu:.3f} CPU-s per 10 s")
+        print(f"idle, {args.games} games:    {many_mb:6.1f} MB resident, {many_cpu:.3f} CPU-s "
+              "per 10 s (goal: under 150 MB and 0.1 CPU-s)")
+        one = burst(server, root, sink, 1, args.ballots, 1, "one")
+        spread = burst(server, root, sink, args.spread, args.ballots, 1, "spread")
+        two = burst(server, root, sink, args.spread, args.ballots, 2, "two")
+        print(f"burst of {args.ballots} ballots, one game, one worker:  {one:6.1f} ballots/s")
+        print(f"burst over {args.spread} games, one worker:           {spread:6.1f} ballots/s "
+              f"({spread / one:.2f} of one game's; goal: at least 0.9)")
+        print(f"burst over {args.spread} games, two workers:          {two:6.1f} ballots/s "
+              f"({two / spread:.2f} of one worker's)")
+        print(f"failover, default lease: first reply {failover(server, root, sink):.1f} s after "
+              "the kill (goal: under 15 s)")
+
+
+if __name__ == "__main__":
+    main()
