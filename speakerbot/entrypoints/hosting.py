@@ -31,6 +31,7 @@ from speakerbot.adapters.store.changes import watch_changes
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
 from speakerbot.entrypoints.daemon import Daemon, warn_about_trust
+from speakerbot.entrypoints.site import write_host_index
 from speakerbot.service.policy import routes_to_game
 
 log = logging.getLogger("speakerbot.entrypoints.hosting")
@@ -51,6 +52,11 @@ class Host:
         self.ready = threading.Event()  # set once every game takes mail in
         # The games this worker runs now (with leases): each loop's thread and stop event.
         self._running: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        site = shared.site.dir
+        if site is not None:
+            # Each game's archive in a folder named after its id, the index of games beside.
+            for daemon in daemons:
+                daemon.site.target = site / daemon.settings.game_id
         self._holdings: dict[str, Holding] = {}
 
     # --- routing ---
@@ -86,6 +92,7 @@ class Host:
             for daemon in self.daemons.values():
                 locks.enter_context(daemon.service.daemon_lock())
             warn_about_trust(self.shared)
+            self._write_index()
             self._start_lmtp()
             threads = [self._start(daemon, stop) for daemon in self.daemons.values()]
             try:
@@ -107,6 +114,7 @@ class Host:
         """Run this worker's share of the games, by leases, until ``stop`` is set."""
         leases.ensure_tables()
         warn_about_trust(self.shared)
+        self._write_index()
         self._start_lmtp()
         # Another process's writes are heard (changes.watch_changes): the loops need look at
         # their stores only as a safety net.
@@ -189,6 +197,16 @@ class Host:
         daemon.service.store.fence = _lost
         self._holdings.pop(game, None)
         log.info("let the game %s go", game)
+
+    def _write_index(self) -> None:
+        """Write the index page of the games under ``[site] dir`` (every worker writes it)."""
+        site = self.shared.site.dir
+        if site is None:
+            return
+        try:
+            write_host_index([daemon.settings for daemon in self.daemons.values()], site)
+        except OSError as error:  # the archive must never stop the games
+            log.warning("could not write the index of games in %s: %s", site, error)
 
     def _start(self, daemon: Daemon, stop: threading.Event) -> threading.Thread:
         thread = threading.Thread(target=daemon.serve, args=(stop,),

@@ -69,11 +69,12 @@ def parse(args: argparse.Namespace) -> int:
     # the configuration's schema imported: reading one message should start at once).
     import os
 
-    from speakerbot.config import ConfigError, load_settings, resolve_config_path
+    from speakerbot.config import GAME_ENV, ConfigError, load_settings, resolve_config_path
     from speakerbot.entrypoints.cli import CliError
 
     try:
-        settings = load_settings(resolve_config_path(args.config, os.environ))
+        settings = load_settings(resolve_config_path(args.config, os.environ),
+                                 game=getattr(args, "game", None) or os.environ.get(GAME_ENV))
     except ConfigError as error:
         raise CliError(str(error)) from None
     policy = AuthPolicy(settings.auth.require, settings.auth.authserv_id)

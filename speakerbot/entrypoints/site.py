@@ -17,16 +17,30 @@ import random
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from speakerbot.config import ConfigError, Settings, load_settings, resolve_config_path
+from speakerbot.config import (
+    GAME_ENV,
+    ConfigError,
+    Settings,
+    load_settings,
+    resolve_config_path,
+)
 from speakerbot.entrypoints.cli import CliError
 from speakerbot.resources import templates_dir
 from speakerbot.service import GameService, ServiceError
-from speakerbot.site import SiteWriteError, build_site, write_site
+from speakerbot.site import (
+    HostedGame,
+    SiteWriteError,
+    build_host_index,
+    build_site,
+    write_beside,
+    write_site,
+)
 
 log = logging.getLogger("speakerbot.entrypoints.site")
 
@@ -41,7 +55,8 @@ def render(settings: Settings, lines: list[dict[str, Any]]) -> dict[str, bytes]:
 
 
 def _public_record(args: argparse.Namespace) -> tuple[Settings, list[dict[str, Any]]]:
-    settings = load_settings(resolve_config_path(args.config, os.environ))
+    settings = load_settings(resolve_config_path(args.config, os.environ),
+                             game=getattr(args, "game", None) or os.environ.get(GAME_ENV))
     # Building reads the record and draws nothing: no randomness is needed.
     with GameService.open(settings, rng=random.Random(0)) as service:
         return settings, service.public_record()
@@ -89,6 +104,13 @@ def site_serve(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def write_host_index(games: Sequence[Settings], folder: Path) -> None:
+    """Write the index page of a host's games into ``folder``, beside their archives."""
+    hosted = [HostedGame(settings.game_id, settings.game.name, settings.game.address)
+              for settings in games]
+    write_beside(build_host_index(hosted, templates_dir() / "site", name="Games"), folder)
 
 
 class SiteKeeper:

@@ -72,6 +72,15 @@ def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *, name: str
     return files
 
 
+def render_standalone(templates: Path, template: str, **context: Any) -> dict[str, bytes]:
+    """Render one page outside any game's archive, with the stylesheet beside it."""
+    environment = _environment(str(templates))
+    page = environment.get_template(template).render(
+        top="", root="", game=None, past=False, games=[], **context)
+    return {"index.html": page.encode("utf-8"),
+            OWN_FILES["style"]: environment.get_template("style.css").render().encode("utf-8")}
+
+
 def mechanics_in_force(game: GameArchive) -> list[tuple[str, str, int | None]]:
     """Return each mechanic the game plays by: (what it is, its value, the rule it is from)."""
     mechanics = game.state.mechanics

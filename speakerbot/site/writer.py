@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "MARKER", "SiteWriteError", "write_site"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "MARKER", "SiteWriteError", "write_beside", "write_site"]
 
 MARKER = ".speakerbot-site"
 """The file every build holds, so that only speakerbot's own builds are ever replaced."""
@@ -55,6 +55,20 @@ def write_site(files: Mapping[str, bytes], target: Path) -> Path:
         raise
     _remove_old_builds(target, keep=build, also=old)
     return build
+
+
+def write_beside(files: Mapping[str, bytes], folder: Path) -> None:
+    """Write ``files`` into ``folder`` (a host's, beside its games' archives), each whole.
+
+    Each file is written aside and renamed over the old one: a reader sees either.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for relative, content in files.items():
+        path = folder / PurePosixPath(relative)
+        aside = path.parent / f".{path.name}-{secrets.token_hex(8)}"
+        aside.write_bytes(content)
+        aside.chmod(FILE_MODE)
+        os.replace(aside, path)
 
 
 def _write_files(build: Path, files: Mapping[str, bytes]) -> None:

@@ -118,9 +118,11 @@ class Hosting:
     """The config of several games, their database, and the workers that run them."""
 
     def __init__(self, folder: Path, sink: SmtpSink, db_url: str,
-                 games: Sequence[HostedGame], *, workers_lease: str | None = None) -> None:
+                 games: Sequence[HostedGame], *, workers_lease: str | None = None,
+                 site: Path | None = None) -> None:
         self.folder, self.sink, self.db_url, self.games = folder, sink, db_url, list(games)
         self.workers_lease = workers_lease
+        self.site = site
         self.env = {**os.environ, "SPEAKERBOT_SEED": "12345", "SPEAKERBOT_RETRY_BASE": "1"}
         self.env.pop("SPEAKERBOT_GAME", None)
         self.workers: list[Worker] = []
@@ -130,6 +132,8 @@ class Hosting:
         config = self.folder / f"speakerbot-{port}.toml"
         workers = (f'\n[workers]\nlease = "{self.workers_lease}"\n'
                    if self.workers_lease else "")
+        if self.site is not None:
+            workers += f'\n[site]\ndir = "{self.site}"\n'
         config.write_text("".join(_game_table(game) for game in self.games) + f"""
 [auth]
 require = "dmarc"

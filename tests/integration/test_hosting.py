@@ -28,7 +28,7 @@ GAMMA = HostedGame("night-game", "locked-open", FAST)
 
 @pytest.fixture
 def hosting(tmp_path: Path, smtp_sink: SmtpSink, db_url: str) -> Iterator[Hosting]:
-    host = Hosting(tmp_path, smtp_sink, db_url, [ALPHA, BETA, GAMMA])
+    host = Hosting(tmp_path, smtp_sink, db_url, [ALPHA, BETA, GAMMA], site=tmp_path / "site")
     try:
         yield host
     finally:
@@ -129,6 +129,15 @@ def test_one_daemon_plays_three_games_each_in_its_own_record(hosting: Hosting) -
     for worker in hosting.workers:
         assert worker.stop() == 0
     assert not hosting.sent(to=SPEAKER, fragment="failed")
+
+    # [site] dir: each game's archive in the folder of its id, and an index of the games.
+    assert hosting.site is not None
+    index = (hosting.site / "index.html").read_text()
+    for game in (ALPHA, BETA, GAMMA):
+        assert f'href="{game.id}/index.html"' in index and game.name in index
+        assert game.name in (hosting.site / game.id / "index.html").read_text()
+    assert "Sing" in (hosting.site / ALPHA.id / "proposals" / "index.html").read_text()
+    assert "Sing" not in (hosting.site / BETA.id / "proposals" / "index.html").read_text()
 
 
 def _reply_from(hosting: Hosting, game: HostedGame, subject: str) -> CapturedMessage:
