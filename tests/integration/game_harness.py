@@ -142,16 +142,7 @@ security = "none"
 
     def stop(self, timeout: float = 30) -> int:
         """SIGTERM, and wait for a clean exit (on a hang, dump the daemon's stacks first)."""
-        assert self.process is not None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.send_signal(signal.SIGUSR1)  # faulthandler: every thread's stack
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(2)
-            raise AssertionError(f"the daemon did not stop on SIGTERM:\n"
-                                 f"{self.log_text()[-6000:]}") from None
+        return stop_daemon(self.process, self.log_text, timeout)
 
     def wait_exit(self, timeout: float = 60) -> int:
         assert self.process is not None
@@ -164,13 +155,7 @@ security = "none"
 
     def wait_log(self, fragment: str, timeout: float = 30) -> None:
         """Wait until the daemon's log shows ``fragment`` (it has no other readiness signal)."""
-        deadline = time.monotonic() + timeout
-        delay = 0.02
-        while fragment not in self.log_text():
-            assert self.process is not None and self.process.poll() is None, self.log_text()
-            assert time.monotonic() < deadline, f"no {fragment!r} in the log:\n{self.log_text()}"
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+        wait_for_log(self.process, self.log_text, fragment, timeout)
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -240,6 +225,33 @@ security = "none"
     def events(self) -> Iterator[dict[str, object]]:
         with Store(self.db_url) as store:
             yield from (row.data for row in store.load_events())
+
+
+def wait_for_log(process: subprocess.Popen[bytes] | None, log_text: Callable[[], str],
+                 fragment: str, timeout: float = 30) -> None:
+    """Wait until a daemon's log shows ``fragment``; fail at once if the daemon exited."""
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while fragment not in log_text():
+        assert process is not None and process.poll() is None, log_text()
+        assert time.monotonic() < deadline, f"no {fragment!r} in the log:\n{log_text()}"
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
+
+
+def stop_daemon(process: subprocess.Popen[bytes] | None, log_text: Callable[[], str],
+                timeout: float = 30) -> int:
+    """SIGTERM a daemon, and wait for a clean exit (on a hang, dump its stacks first)."""
+    assert process is not None
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)  # faulthandler: every thread's stack
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(2)
+        raise AssertionError(f"the daemon did not stop on SIGTERM:\n"
+                             f"{log_text()[-6000:]}") from None
 
 
 MakeGame = Callable[..., RunningGame]

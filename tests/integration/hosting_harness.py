@@ -7,13 +7,10 @@ or PostgreSQL (as many workers as the test starts). Nothing is mocked.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import smtplib
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +18,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from tests.integration.game_harness import body_of, subject_of
+from tests.integration.game_harness import body_of, stop_daemon, subject_of, wait_for_log
 from tests.support.mailgame import OTHER_BEHAVIOUR
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import CapturedMessage, SmtpSink
@@ -85,24 +82,10 @@ class Worker:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def wait_log(self, fragment: str, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        delay = 0.02
-        while fragment not in self.log_text():
-            assert self.process is not None and self.process.poll() is None, self.log_text()
-            assert time.monotonic() < deadline, f"no {fragment!r} in the log:\n{self.log_text()}"
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+        wait_for_log(self.process, self.log_text, fragment, timeout)
 
     def stop(self, timeout: float = 30) -> int:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.send_signal(signal.SIGUSR1)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(2)
-            raise AssertionError(f"the worker did not stop:\n{self.log_text()[-6000:]}") from None
+        return stop_daemon(self.process, self.log_text, timeout)
 
     def signal(self, signum: int) -> None:
         assert self.process is not None

@@ -77,6 +77,14 @@ def _wait_spread(hosting: Hosting, timeout: float = 30) -> dict[str, Worker]:
         time.sleep(0.2)
 
 
+def _two_workers(hosting: Hosting) -> tuple[Worker, Worker]:
+    """Start two workers; once they share the games, return alpha's holder and the other."""
+    hosting.worker()
+    hosting.worker()
+    holder = _wait_spread(hosting)[ALPHA.id]
+    return holder, next(worker for worker in hosting.workers if worker is not holder)
+
+
 def _wait_taken(hosting: Hosting, game: str, by: Worker, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while _worker_of(hosting, _holders(hosting)[game]) is not by:
@@ -93,11 +101,7 @@ def test_a_killed_workers_games_go_on_at_the_other_within_20_seconds(
         stop_workers: list[Hosting]) -> None:
     hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=None)  # the default, 10 s
     stop_workers.append(hosting)
-    hosting.worker()
-    hosting.worker()
-    held = _wait_spread(hosting)
-    holder = held[ALPHA.id]
-    other = next(worker for worker in hosting.workers if worker is not holder)
+    holder, other = _two_workers(hosting)
 
     hosting.send(ALICE, ALPHA.address, "PROPOSE: Sing", "Players may sing.\n", worker=other)
     hosting.wait_for(lambda m: subject_of(m) == f"[{ALPHA.name}] Proposal 301: Sing")
@@ -139,11 +143,7 @@ def test_a_frozen_worker_writes_nothing_more_for_the_game_it_lost(
         stop_workers: list[Hosting]) -> None:
     hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
     stop_workers.append(hosting)
-    hosting.worker()
-    hosting.worker()
-    held = _wait_spread(hosting)
-    frozen = held[ALPHA.id]
-    other = next(worker for worker in hosting.workers if worker is not frozen)
+    frozen, other = _two_workers(hosting)
 
     frozen.signal(signal.SIGSTOP)
     log_before = len(frozen.log_text())
