@@ -37,6 +37,13 @@ from tests.support.postgres import PostgresServer
 from tests.support.smtp_sink import SmtpSink
 
 QUIET = (("reminder_before", "none"), ("voting_period", "2d"))
+NO_LIMITS = """
+[limits]
+replies_per_day = 100000
+proposals_per_day = 100000
+public_per_hour = 100000
+"""
+"""A burst is many ballots from few players: the daily limits of a real game stay out of it."""
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -60,7 +67,7 @@ def _hosting(server: PostgresServer, folder: Path, sink: SmtpSink,
     """A database with ``games`` started, each with ``players`` players (added in-process)."""
     folder.mkdir()
     hosting = Hosting(folder, sink, server.url_for(server.create_database()), games,
-                      workers_lease=lease)
+                      workers_lease=lease, more=NO_LIMITS)
     hosting.cli("init")
     config = load_games(hosting.config)
     for settings in config.games:
@@ -111,8 +118,8 @@ def burst(server: PostgresServer, root: Path, sink: SmtpSink, games: int, ballot
     started = _start(hosting, hosted, workers)
     for game in hosted:
         for n in range(proposals):
-            hosting.send("p0@players.test", game.address, f"PROPOSE: P{n}", f"Text {n}.\n",
-                         worker=started[0])
+            hosting.send(f"p{n % voters}@players.test", game.address, f"PROPOSE: P{n}",
+                         f"Text {n}.\n", worker=started[0])
     want = len(sink.messages) + games * proposals
     _wait(sink, want, 120)
     jobs = [(f"p{v}@players.test", game.address, 301 + n, started[(i + v) % workers])

@@ -35,6 +35,7 @@ class HostedGame:
     id: str
     ruleset: str
     mechanics: tuple[tuple[str, str], ...] = ()
+    tables: str = ""  # more of the game's own tables, as TOML ([games.imap])
 
     @property
     def address(self) -> str:
@@ -61,6 +62,7 @@ open_registration = true
 
 [games.mechanics]
 {lines}
+{game.tables}
 """
 
 
@@ -102,10 +104,11 @@ class Hosting:
 
     def __init__(self, folder: Path, sink: SmtpSink, db_url: str,
                  games: Sequence[HostedGame], *, workers_lease: str | None = None,
-                 site: Path | None = None) -> None:
+                 site: Path | None = None, more: str = "") -> None:
         self.folder, self.sink, self.db_url, self.games = folder, sink, db_url, list(games)
         self.workers_lease = workers_lease
         self.site = site
+        self.more = more  # more shared tables, as TOML ([limits])
         self.env = {**os.environ, "SPEAKERBOT_SEED": "12345", "SPEAKERBOT_RETRY_BASE": "1"}
         self.env.pop("SPEAKERBOT_GAME", None)
         self.workers: list[Worker] = []
@@ -117,6 +120,7 @@ class Hosting:
                    if self.workers_lease else "")
         if self.site is not None:
             workers += f'\n[site]\ndir = "{self.site}"\n'
+        workers += self.more
         config.write_text("".join(_game_table(game) for game in self.games) + f"""
 [auth]
 require = "dmarc"
@@ -136,12 +140,12 @@ security = "none"
 {workers}""")
         return config
 
-    def cli(self, *args: str, game: str | None = None,
-            check: bool = True) -> subprocess.CompletedProcess[str]:
+    def cli(self, *args: str, game: str | None = None, check: bool = True,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         chosen = ["--game", game] if game else []
         result = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(self.config),
                                  *chosen, *args], capture_output=True, text=True,
-                                env=self.env, cwd=self.folder, timeout=120)
+                                env={**self.env, **(env or {})}, cwd=self.folder, timeout=120)
         if check:
             assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
         return result

@@ -9,6 +9,7 @@ stranger to another; each game's results name that game and its own record's hea
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 from tests.integration.game_harness import body_of, subject_of
 from tests.integration.hosting_harness import SPEAKER, HostedGame, Hosting
+from tests.support.dovecot import DovecotServer
 from tests.support.smtp_sink import CapturedMessage, SmtpSink
 
 ALICE, BOB, CAROL = "alice@players.test", "bob@players.test", "carol@players.test"
@@ -58,6 +60,8 @@ def test_one_daemon_plays_three_games_each_in_its_own_record(hosting: Hosting) -
     assert all(game.id in unsaid.stderr for game in (ALPHA, BETA, GAMMA))
     for game in (ALPHA, BETA, GAMMA):
         assert game.name in hosting.cli("status", game=game.id).stdout
+        chosen = hosting.cli("status", env={"SPEAKERBOT_GAME": game.id}).stdout
+        assert chosen.startswith(game.name)
 
     worker = hosting.worker()
     for game in (ALPHA, BETA, GAMMA):
@@ -156,3 +160,36 @@ def _record_line(body: str) -> tuple[int, str]:
     found = re.search(r"Record: (\d+) ([0-9a-f]+)", body)
     assert found is not None, body
     return int(found.group(1)), found.group(2)
+
+
+def test_a_game_with_its_own_mailbox_reads_it_beside_the_listener(
+        tmp_path: Path, smtp_sink: SmtpSink, dovecot: DovecotServer) -> None:
+    user = f"hosted-{os.getpid()}"
+    dovecot.add_user(user, "imap-password")
+    by_imap = HostedGame("by-imap", "nomicam", (("reminder_before", "none"),), tables=f"""
+[games.imap]
+host = "127.0.0.1"
+port = {dovecot.port}
+security = "none"
+username = "{user}"
+password = "imap-password"
+idle = true
+""")
+    hosting = Hosting(tmp_path, smtp_sink, f"sqlite:///{tmp_path / 'games.db'}",
+                      [ALPHA, by_imap])
+    try:
+        hosting.cli("init")
+        for game in (ALPHA, by_imap):
+            hosting.cli("player", "add", ALICE, "Alice", game=game.id)
+        worker = hosting.worker()
+        worker.wait_log(f"running the game {by_imap.name}")
+        dovecot.append(user, "INBOX", hosting.message(ALICE, by_imap.address, "by imap",
+                                                      "STATUS\n"))
+        hosting.send(ALICE, ALPHA.address, "by lmtp", "STATUS\n")
+        assert _reply_from(hosting, by_imap, "by imap").mail_from == by_imap.address
+        assert _reply_from(hosting, ALPHA, "by lmtp").mail_from == ALPHA.address
+        assert worker.stop() == 0
+        assert dovecot.list_folder(user, "INBOX") == []
+    finally:
+        for worker in hosting.workers:
+            worker.kill()
