@@ -85,6 +85,10 @@ class Daemon:
         self.wake = threading.Event()
         self.ready = threading.Event()  # set once inbound mail is being taken in
         self.digest_due = threading.Event()
+        # Set when time, not mail, woke the loop (a deadline, a retry, another process's
+        # write, the safety net): the next pass is a whole cycle, else it only takes mail.
+        self.timed = threading.Event()
+        self.timed.set()
         self.watcher: ImapWatcher | None = None
         self.lmtp: LmtpServer | None = None
         self.own_lmtp = own_lmtp
@@ -185,9 +189,9 @@ class Daemon:
             elif when <= now and job_id == "deadline" and when == before:
                 sleep = min(sleep, 1.0)
             elif when <= now:
-                self.wake.set()
+                self.timed_wake()
             elif when != before:
-                scheduler.add_job(self.wake.set, DateTrigger(run_date=when, timezone=UTC),
+                scheduler.add_job(self.timed_wake, DateTrigger(run_date=when, timezone=UTC),
                                   id=job_id, replace_existing=True, misfire_grace_time=None)
         return sleep
 
@@ -206,10 +210,14 @@ class Daemon:
         warned = False
         while True:
             left = end - time.monotonic()
-            if left <= 0 or self.wake.wait(min(self.watch_every, left)):
+            if left <= 0:
+                self.timed.set()
+                return
+            if self.wake.wait(min(self.watch_every, left)):
                 return
             try:
                 if self.service.change_mark() != mark:
+                    self.timed.set()
                     return
             except Exception as error:  # the database away for a moment: keep waiting
                 if not warned:
@@ -218,7 +226,25 @@ class Daemon:
 
     def _digest(self) -> None:
         self.digest_due.set()
+        self.timed_wake()
+
+    def timed_wake(self) -> None:
+        """Wake the loop for a whole cycle: something is due, or may be."""
+        self.timed.set()
         self.wake.set()
+
+    def take_mail(self) -> None:
+        """Take in the mail received and send what it queued: the pass when mail alone woke.
+
+        Deadlines are not looked at: none fell due since the last whole cycle, or the
+        scheduler would have woken the loop for one. One that this mail brings due (a vote
+        that closes once everyone has voted) is seen by ``_schedule`` right after, which
+        wakes the loop at once for a whole cycle.
+        """
+        if self.service.mail_due():
+            self.service.process_pending()
+        self.send_outbox()
+        self.site.refresh()
 
     def run(self, stop: threading.Event) -> None:
         """Run until ``stop`` is set: finish the cycle in hand, then shut down cleanly."""
@@ -240,14 +266,20 @@ class Daemon:
         try:
             while not stop.is_set():
                 self.wake.clear()
+                whole = self.timed.is_set()
+                self.timed.clear()
                 try:
-                    self.cycle()
+                    if whole:
+                        self.cycle()
+                    else:
+                        self.take_mail()
                 except LeaseLost as lost:
                     # Another worker holds the game now: not one more write for it here.
                     log.warning("stopped the game %s: %s", self.settings.game_id, lost)
                     return
                 except Exception:
                     log.exception("a cycle failed; retrying shortly")
+                    self.timed.set()
                     stop.wait(5)
                 # The scheduler or an inbound adapter sets wake; the timeout is a safety
                 # net, short while a message waits to be retried. The mark is taken

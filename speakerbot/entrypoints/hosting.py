@@ -159,8 +159,9 @@ class Host:
             daemon.wake.set()
 
     def _wake_all(self) -> None:
+        # Notices may have been lost: each game looks at everything once.
         for daemon in self.daemons.values():
-            daemon.wake.set()
+            daemon.timed_wake()
 
     def _follow(self, held: dict[str, Holding], leases: Leases) -> None:
         """Start the loop of each game newly held; stop each one lost, or whose loop ended."""
