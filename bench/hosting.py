@@ -30,7 +30,7 @@ from pathlib import Path
 
 from speakerbot.config import load_games
 from speakerbot.engine import commands as c
-from speakerbot.entrypoints.commands import open_game
+from speakerbot.entrypoints.opening import open_game
 from tests.integration.game_harness import subject_of
 from tests.integration.hosting_harness import HostedGame, Hosting, Worker
 from tests.support.postgres import PostgresServer

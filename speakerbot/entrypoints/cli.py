@@ -52,7 +52,10 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "record_verify": "speakerbot.entrypoints.record",
             "admin": "speakerbot.entrypoints.desk",
             "show": "speakerbot.entrypoints.desk",
-            "history": "speakerbot.entrypoints.desk"}
+            "history": "speakerbot.entrypoints.desk",
+            "run": "speakerbot.entrypoints.running",
+            "games": "speakerbot.entrypoints.games",
+            "db_upgrade": "speakerbot.entrypoints.games"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from speakerbot.engine import GameState
 from speakerbot.entrypoints.cli import NotFound
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
-from speakerbot.entrypoints.commands import print_json, started_game
+from speakerbot.entrypoints.commands import print_json
+from speakerbot.entrypoints.opening import started_game
 from speakerbot.entrypoints.views import Json, cfj_view, history_view, proposal_view, rule_view
 from speakerbot.mail.inbound import language as lang
 from speakerbot.service import GameService, Unreadable

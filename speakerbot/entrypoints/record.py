@@ -21,8 +21,8 @@ from typing import Any, TextIO
 
 from speakerbot.engine import chain
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
-from speakerbot.entrypoints.commands import open_game, settings_from
 from speakerbot.entrypoints.exports import write_export
+from speakerbot.entrypoints.opening import open_game, settings_from
 
 USER_ERRORS = (*_COMMAND_ERRORS, OSError, json.JSONDecodeError)
 
