@@ -112,7 +112,8 @@ class Daemon:
         statuses = self.service.take_in([
             Received(m.raw, m.internaldate, "imap", m.uidvalidity, m.uid, m.oversized)
             for m in messages])
-        self.wake.set()
+        for status in set(statuses):
+            self._woken_by(status)
         done = [m.uid for m, status in zip(messages, statuses, strict=True) if status in DONE]
         if done:
             self.service.crashpoints.reach("after-commit")
@@ -124,8 +125,8 @@ class Daemon:
 
     def receive_lmtp(self, raw: bytes, received_at: datetime) -> None:
         """Store a message delivered by LMTP, first of all, and wake the loop to process it."""
-        self.service.receive(raw, received_at, source="lmtp")
-        self.wake.set()
+        stored = self.service.receive(raw, received_at, source="lmtp")
+        self._woken_by(stored.status)
 
     # --- the main loop ---
 
@@ -241,10 +242,21 @@ class Daemon:
         that closes once everyone has voted) is seen by ``_schedule`` right after, which
         wakes the loop at once for a whole cycle.
         """
-        if self.service.mail_due():
-            self.service.process_pending()
+        processed = self.service.process_pending() if self.service.mail_due() else []
+        if any(done.status == "set_aside" for done in processed):
+            self.timed_wake()  # the host hears of it in the whole cycle, at once
         self.send_outbox()
         self.site.refresh()
+
+    def _woken_by(self, status: str) -> None:
+        """Wake the loop for mail that came to ``status``: a whole cycle if set aside.
+
+        Mail set aside is the host's to hear of at once, which the whole cycle tells.
+        """
+        if status == "set_aside":
+            self.timed_wake()
+        else:
+            self.wake.set()
 
     def run(self, stop: threading.Event) -> None:
         """Run until ``stop`` is set: finish the cycle in hand, then shut down cleanly."""
