@@ -116,11 +116,13 @@ def burst(server: PostgresServer, root: Path, sink: SmtpSink, games: int, ballot
     proposals = max(1, per_game // voters)
     hosting = _hosting(server, root / name, sink, hosted, players=voters)
     started = _start(hosting, hosted, workers)
+    _settle(sink)  # the players' welcome mail, queued before the workers started
+    # Each proposal: its distribution, and the reply to its proposer.
+    want = len(sink.messages) + 2 * games * proposals
     for game in hosted:
         for n in range(proposals):
             hosting.send(f"p{n % voters}@players.test", game.address, f"PROPOSE: P{n}",
                          f"Text {n}.\n", worker=started[0])
-    want = len(sink.messages) + games * proposals
     _wait(sink, want, 120)
     jobs = [(f"p{v}@players.test", game.address, 301 + n, started[(i + v) % workers])
             for i, game in enumerate(hosted) for n in range(proposals) for v in range(voters)]
@@ -134,6 +136,15 @@ def burst(server: PostgresServer, root: Path, sink: SmtpSink, games: int, ballot
     took = time.monotonic() - began
     hosting.stop()
     return len(jobs) / took
+
+
+def _settle(sink: SmtpSink, quiet: float = 2.0) -> None:
+    """Wait until the sink has received nothing for ``quiet`` seconds."""
+    seen, since = -1, time.monotonic()
+    while time.monotonic() - since < quiet:
+        if len(sink.messages) != seen:
+            seen, since = len(sink.messages), time.monotonic()
+        time.sleep(0.1)
 
 
 def _wait(sink: SmtpSink, count: int, timeout: float) -> None:
