@@ -96,8 +96,10 @@ class Host:
             self._start_lmtp()
             threads = [self._start(daemon, stop) for daemon in self.daemons.values()]
             try:
-                for daemon in self.daemons.values():
-                    daemon.ready.wait()
+                for daemon, thread in zip(self.daemons.values(), threads, strict=True):
+                    # A loop that died starting (its mailbox refused) must not hang the rest.
+                    while not daemon.ready.wait(0.5) and thread.is_alive():
+                        pass
                 self.ready.set()
                 log.info("speakerbot is running %d games: %s", len(self.daemons),
                          ", ".join(self.daemons))
