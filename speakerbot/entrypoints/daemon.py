@@ -13,8 +13,10 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -95,6 +97,9 @@ class Daemon:
         # How often the loop looks for another process's writes; a host that hears of them
         # (PostgreSQL's notices, hosting.Host) looks seldom, as a safety net.
         self.watch_every = WATCH_EVERY
+        # Held around each pass at the database: a host of many games lets only a few of
+        # them at it at once (a semaphore), so that their connections never run out.
+        self.gate: AbstractContextManager[Any] = nullcontext()
         # Mail by LMTP may be landing an instant after a deadline (LMTP_GRACE).
         self.lmtp_grace = settings.lmtp is not None
         self.scheduler: BackgroundScheduler | None = None
@@ -167,7 +172,7 @@ class Daemon:
             log.info("the game %s sent %d messages", self.settings.game_id, sent)
         return sent
 
-    def _schedule(self) -> float:
+    def _schedule(self, wakes: dict[str, datetime | None]) -> float:
         """Point the scheduler's wake-ups at the next deadline and the next retry.
 
         What is due already wakes the loop at once, except a deadline the last cycle could
@@ -181,7 +186,7 @@ class Daemon:
             return IDLE_WAIT
         now = self.clock()
         sleep = 1.0 if self.service.mail_waiting() else IDLE_WAIT
-        for job_id, when in self.service.next_wakes().items():
+        for job_id, when in wakes.items():
             before = self._scheduled.get(job_id)
             self._scheduled[job_id] = when
             if when is None:
@@ -281,10 +286,11 @@ class Daemon:
                 whole = self.timed.is_set()
                 self.timed.clear()
                 try:
-                    if whole:
-                        self.cycle()
-                    else:
-                        self.take_mail()
+                    with self.gate:
+                        if whole:
+                            self.cycle()
+                        else:
+                            self.take_mail()
                 except LeaseLost as lost:
                     # Another worker holds the game now: not one more write for it here.
                     log.warning("stopped the game %s: %s", self.settings.game_id, lost)
@@ -297,8 +303,9 @@ class Daemon:
                 # net, short while a message waits to be retried. The mark is taken
                 # before the wake-ups are computed, so that a write landing in between
                 # is seen by one or the other.
-                mark = self.service.change_mark()
-                self._sleep(self._schedule(), mark)
+                with self.gate:
+                    mark, wakes = self.service.look()
+                self._sleep(self._schedule(wakes), mark)
         finally:
             self._stop_inbound()
             self.scheduler.shutdown(wait=False)

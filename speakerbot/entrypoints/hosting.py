@@ -27,6 +27,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.lmtp import LmtpServer
+from speakerbot.adapters.store import GAME_PASSES
 from speakerbot.adapters.store.changes import watch_changes
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
@@ -52,6 +53,9 @@ class Host:
         self.ready = threading.Event()  # set once every game takes mail in
         # The games this worker runs now (with leases): each loop's thread and stop event.
         self._running: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        gate = threading.BoundedSemaphore(GAME_PASSES)
+        for daemon in daemons:
+            daemon.gate = gate
         site = shared.site.dir
         if site is not None:
             # Each game's archive in a folder named after its id, the index of games beside.

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from sqlalchemy.orm import Session
+
 from speakerbot.adapters.store import ConfirmationRow, InboundRow
 from speakerbot.engine import GameState
 from speakerbot.mail.inbound import language as lang
@@ -123,12 +125,12 @@ def ask_waiting(deps: Deps) -> None:
         uow.record([], state, batch.outgoing)
 
 
-def next_request_due(deps: Deps) -> datetime | None:
+def next_request_due(deps: Deps, session: Session | None = None) -> datetime | None:
     """When the first request that waits for the gap between requests may go out."""
     gap = timedelta(seconds=deps.settings.auth.confirm_gap)
     now = deps.clock()
     return min((now if last is None else last + gap
-                for last in deps.store.waiting_senders().values()), default=None)
+                for last in deps.store.waiting_senders(session).values()), default=None)
 
 
 def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail) -> None:

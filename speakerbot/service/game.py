@@ -160,16 +160,25 @@ class GameService(AbstractContextManager["GameService"]):
 
     def next_wakes(self) -> dict[str, datetime | None]:
         """When the daemon must next wake: deadline, outbox try, retry, request, gathering."""
-        return {"deadline": self.next_deadline(),
-                "outbox": self.store.next_outbox_attempt(),
-                "inbound-retry": self.store.next_inbound_retry(),
-                "confirm-request": next_request_due(self.deps),
-                "gathering": self.store.next_gathering()}
+        return self.look()[1]
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
         """Return what another process's write changes: the daemon compares it each second."""
-        return (self.store.last_event_seq(), self.store.next_outbox_attempt(),
-                self.store.earliest_pending())
+        with self.store.reading() as session:
+            return (self.store.last_event_seq(session), self.store.next_outbox_attempt(session),
+                    self.store.earliest_pending(session))
+
+    def look(self) -> tuple[tuple[int, datetime | None, datetime | None],
+                            dict[str, datetime | None]]:
+        """Return the change mark and the next wake-ups, read in one transaction."""
+        store, deadline = self.store, self.next_deadline()  # the state first: a read of its own
+        with store.reading() as session:
+            outbox = store.next_outbox_attempt(session)
+            mark = (store.last_event_seq(session), outbox, store.earliest_pending(session))
+            return mark, {"deadline": deadline, "outbox": outbox,
+                          "inbound-retry": store.next_inbound_retry(session),
+                          "confirm-request": next_request_due(self.deps, session),
+                          "gathering": store.next_gathering(session)}
 
     def mail_due(self) -> bool:
         """Whether a stored message is due to be processed now (new, or its retry is due)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from speakerbot.adapters.store.confirmations import ConfirmationStore
 from speakerbot.adapters.store.database import (
+    GAME_PASSES,
     MAIN_GAME,
     game_url,
     make_engine,
@@ -59,6 +60,7 @@ from speakerbot.adapters.store.schema import (
 from speakerbot.rfc5322 import message_id_of
 
 __all__ = [
+    "GAME_PASSES",
     "MAIN_GAME",
     "PENDING_INBOUND",
     "AlreadyRunning",

@@ -45,6 +45,15 @@ CHANGES_CHANNEL = "speakerbot_changes"
 PROCESS_TOKEN = secrets.token_hex(8)
 """This process's mark in those notices, so that it can pass over its own."""
 
+SHARED_POOL = 12
+"""Connections the pool of a host's games keeps, and as many again at a busy moment."""
+
+GAME_PASSES = 8
+"""How many of a host's games may be at the database at once (``hosting.Host``): with two
+connections each at most, two thirds of the shared pool at its fullest, leaving the rest to
+the listener's stores, the leases and the notices. Without a bound, fifty games each holding
+one connection while waiting for a second would wait for ever."""
+
 MAIN_GAME = "main"
 """The id of the game of a config with one ``[game]``, kept in the default namespace."""
 
@@ -118,7 +127,7 @@ def _sqlite_on_begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def make_engine(url: str | URL) -> Engine:
+def make_engine(url: str | URL, **pool: int) -> Engine:
     """Create the SQLAlchemy engine of a store: SQLite (file only) or PostgreSQL (psycopg).
 
     SQLite connections get WAL, ``synchronous=FULL`` and ``foreign_keys=ON``, and write
@@ -146,7 +155,7 @@ def make_engine(url: str | URL) -> Engine:
         # sees which process on which machine each one is.
         name = f"speakerbot {socket.gethostname()} pid {os.getpid()}"[:63]
         return create_engine(parsed, pool_pre_ping=True,
-                             connect_args={"application_name": name})
+                             connect_args={"application_name": name}, **pool)
     raise ValueError(f"unsupported database {backend!r}: use sqlite:/// or postgresql+psycopg://")
 
 
@@ -156,7 +165,11 @@ def shared_engine(url: str) -> Engine | None:
     On SQLite each game opens its own file; on PostgreSQL one pool serves every game.
     """
     parsed = make_url(url)
-    return make_engine(parsed) if parsed.get_backend_name() == "postgresql" else None
+    if parsed.get_backend_name() != "postgresql":
+        return None
+    # Sized for the games' loops (a host lets GAME_PASSES of them at the database at once,
+    # each with two connections at most), the listener's stores, the leases and the notices.
+    return make_engine(parsed, pool_size=SHARED_POOL, max_overflow=SHARED_POOL)
 
 
 # --- The store ------------------------------------------------------------------------------
@@ -322,6 +335,15 @@ class StoreBase:
                 # Heard at commit by the workers of this database (changes.watch_changes), so
                 # that the holder of the game wakes at once for another process's write.
                 session.execute(select(func.pg_notify(CHANGES_CHANNEL, self._notice)))
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """Read several things in one read-only transaction (one round trip to begin and end).
+
+        Each of the store's reads takes it as its ``session``; nothing written here is kept.
+        """
+        with self._reading() as session:
             yield session
 
     @contextmanager

@@ -172,10 +172,10 @@ class InboundStore(StoreBase):
                 .where(Inbound.status == "retry", Inbound.authenticated.is_(True))
                 .order_by(Inbound.id))]
 
-    def next_inbound_retry(self) -> datetime | None:
+    def next_inbound_retry(self, session: Session | None = None) -> datetime | None:
         """Return when the next message waiting for a retry is due, or None."""
-        with self._reading() as session:
-            return session.scalar(select(func.min(Inbound.retry_at))
+        with self._reading(session) as reading:
+            return reading.scalar(select(func.min(Inbound.retry_at))
                                   .where(Inbound.status == "retry"))
 
     def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:

@@ -260,16 +260,16 @@ class OutboxStore(StoreBase):
                 .where(Outbox.id.in_(list(ids)), Outbox.status == GATHERED)
                 .values(status=MERGED, last_error=f"gathered into {into}"))
 
-    def next_gathering(self) -> datetime | None:
+    def next_gathering(self, session: Session | None = None) -> datetime | None:
         """Return when the earliest message waiting to be gathered is due, or None."""
-        with self._reading() as session:
-            return session.scalar(
+        with self._reading(session) as reading:
+            return reading.scalar(
                 select(func.min(Outbox.next_attempt_at)).where(Outbox.status == GATHERED))
 
-    def next_outbox_attempt(self) -> datetime | None:
+    def next_outbox_attempt(self, session: Session | None = None) -> datetime | None:
         """Return when the next pending message is due, or None if none is pending."""
-        with self._reading() as session:
-            return session.scalar(
+        with self._reading(session) as reading:
+            return reading.scalar(
                 select(func.min(Outbox.next_attempt_at)).where(Outbox.status == "pending")
             )
 
