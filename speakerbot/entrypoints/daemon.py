@@ -100,6 +100,9 @@ class Daemon:
         # Held around each pass at the database: a host of many games lets only a few of
         # them at it at once (a semaphore), so that their connections never run out.
         self.gate: AbstractContextManager[Any] = nullcontext()
+        # Until when (monotonic) this process may send for the game: a worker sharing games
+        # by lease sets it a little short of its lease's end at each renewal.
+        self.held_until = float("inf")
         # Mail by LMTP may be landing an instant after a deadline (LMTP_GRACE).
         self.lmtp_grace = settings.lmtp is not None
         self.scheduler: BackgroundScheduler | None = None
@@ -166,6 +169,12 @@ class Daemon:
         One batch of at most 50 (the loop comes back for more), or with ``everything``
         until none is due or the server defers one.
         """
+        if time.monotonic() > self.held_until:
+            # The lease may have run out while this process stood still (a frozen VM): a
+            # message sent now could be the new holder's too, and no fence stops SMTP.
+            log.warning("the game %s: lease not renewed in time; not sending",
+                        self.settings.game_id)
+            return 0
         sent = self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
         if sent:
             # Which game sent it: a host of many games has one log for them all.

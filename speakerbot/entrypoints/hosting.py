@@ -37,6 +37,10 @@ from speakerbot.service.policy import routes_to_game
 
 log = logging.getLogger("speakerbot.entrypoints.hosting")
 
+SEND_WITHIN = 0.8
+"""The part of a lease, from its last renewal, within which a worker still sends a game's
+mail: the rest is a margin for the time a send takes."""
+
 WATCH_SELDOM = 30.0
 """Seconds between a shared game's looks at its store when the worker hears of changes."""
 
@@ -136,8 +140,12 @@ class Host:
         try:
             while not stop.is_set():
                 try:
+                    asked = time.monotonic()
                     held = leases.balance(list(self.daemons))
-                    renewed = time.monotonic()
+                    renewed = asked
+                    for game in held:
+                        # Counted from before the round: the lease began no later.
+                        self.daemons[game].held_until = asked + leases.lease * SEND_WITHIN
                 except Exception as error:  # the database away: hold on while the lease runs
                     log.warning("could not renew the leases: %s", error)
                     held = ({} if time.monotonic() - renewed > leases.lease else

@@ -26,7 +26,7 @@ from tests.support.smtp_sink import SmtpSink
 ALICE, BOB, CAROL = "alice@players.test", "bob@players.test", "carol@players.test"
 DAVE = "dave@players.test"  # who never votes, so that the vote runs its whole period
 QUIET = (("reminder_before", "none"),)
-ALPHA = HostedGame("alpha", "nomicam", (("voting_period", "45s"), *QUIET))
+ALPHA = HostedGame("alpha", "nomicam", (("voting_period", "30s"), *QUIET))
 BETA = HostedGame("beta", "suber", QUIET)
 GAMMA = HostedGame("gamma", "locked-open", QUIET)
 GAMES = (ALPHA, BETA, GAMMA)
