@@ -21,15 +21,9 @@ from msgspec import UNSET, UnsetType
 
 from speakerbot.adapters.transport import is_loopback
 from speakerbot.addresses import canonical_address
+from speakerbot.config import schema
 from speakerbot.config.records import SECRET_ENV, ConfigError
-from speakerbot.config.schema import (
-    AUTHSERV_WANTED,
-    SIZE_WANTED,
-    expected_one_of,
-    game_key,
-    shown,
-    suggest,
-)
+from speakerbot.config.schema import shown
 from speakerbot.engine.durations import format_duration, parse_duration
 from speakerbot.engine.mechanics import PARAMETERS
 
@@ -62,7 +56,7 @@ class Checker:
     def fail(self, section: str, key: str | None, detail: str) -> ConfigError:
         """Return the error for ``[section] key`` (or the whole section)."""
         if self.game_index is not None and section in _GAME_PATHS:
-            where = game_key(self.game_index) + _GAME_PATHS[section]
+            where = schema.game_key(self.game_index) + _GAME_PATHS[section]
             name = where if key is None else f"{where}.{key}"
         else:
             name = f"[{section}]" if key is None else f"[{section}] {key}"
@@ -117,7 +111,7 @@ class Checker:
         word = value.strip().lower()
         if word in choices:
             return word
-        raise self.fail(section, key, expected_one_of(choices, value))
+        raise self.fail(section, key, schema.expected_one_of(choices, value))
 
     def duration(self, section: str, key: str, value: str, low: float, high: float) -> float:
         """Return a duration such as "60s" in seconds, from ``low`` to ``high``."""
@@ -133,7 +127,7 @@ class Checker:
 
     def size(self, value: int | str, key: str = "max_message_size") -> int:
         """Return a [limits] size in bytes: a number, or "256KiB" and the like."""
-        wanted = f"expected {SIZE_WANTED}, not {shown(value)}"
+        wanted = f"expected {schema.SIZE_WANTED}, not {shown(value)}"
         if isinstance(value, int):
             size = value
         elif match := _SIZE.fullmatch(value.strip()):
@@ -150,7 +144,7 @@ class Checker:
         for name in ids:
             word = name.strip()
             if not word or any(c.isspace() or c == ";" for c in word):
-                raise self.fail("auth", "authserv_id", f"expected {AUTHSERV_WANTED}, "
+                raise self.fail("auth", "authserv_id", f"expected {schema.AUTHSERV_WANTED}, "
                                 f"not {shown(ids)}")
         return tuple(name.strip().lower() for name in ids)
 
@@ -176,7 +170,7 @@ class Checker:
             parameter = PARAMETERS.get(name)
             if parameter is None:
                 raise self.fail("mechanics", name, f"there is no mechanic called {name!r}; "
-                                f"{suggest(name, list(PARAMETERS))}known ones include "
+                                f"{schema.suggest(name, list(PARAMETERS))}known ones include "
                                 f"{', '.join(_COMMON_MECHANICS)} (docs/configuration.md "
                                 "lists them all)")
             if isinstance(value, bool):
