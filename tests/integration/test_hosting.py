@@ -58,6 +58,11 @@ def test_one_daemon_plays_three_games_each_in_its_own_record(hosting: Hosting) -
     unsaid = hosting.cli("status", check=False)
     assert unsaid.returncode == 2
     assert all(game.id in unsaid.stderr for game in (ALPHA, BETA, GAMMA))
+    # A game that is not in the config: refused, the ids listed, nothing opened.
+    for unknown in (hosting.cli("status", game="nope", check=False),
+                    hosting.cli("admin", "pause", env={"SPEAKERBOT_GAME": "Alpha"},
+                                check=False)):
+        assert unknown.returncode == 2 and "alpha, beta, night-game" in unknown.stderr
     for game in (ALPHA, BETA, GAMMA):
         assert game.name in hosting.cli("status", game=game.id).stdout
         chosen = hosting.cli("status", env={"SPEAKERBOT_GAME": game.id}).stdout
@@ -127,9 +132,9 @@ def test_one_daemon_plays_three_games_each_in_its_own_record(hosting: Hosting) -
         hosting.cli("record", "verify", game=game.id)
     paused = hosting.cli("admin", "pause", "for tea", game=BETA.id)
     assert paused.returncode == 0
-    beta_line = next(line for line in hosting.cli("games").stdout.splitlines()
-                     if line.startswith(BETA.id))
-    assert "paused" in beta_line
+    listed = {line.split()[0]: line for line in hosting.cli("games").stdout.splitlines()}
+    assert "paused" in listed[BETA.id]
+    assert "running" in listed[ALPHA.id]  # the refused ADMIN PAUSE for "Alpha" changed nothing
     for worker in hosting.workers:
         assert worker.stop() == 0
     assert not hosting.sent(to=SPEAKER, fragment="failed")
