@@ -280,6 +280,10 @@ class Daemon:
 
     def serve(self, stop: threading.Event) -> None:
         """Run the game's loop until ``stop`` is set (its lock already held by the caller)."""
+        # A game may be served again after a pause (a worker that lost it, then took it
+        # back): a new scheduler, nothing taken as scheduled, and a whole first cycle.
+        self._scheduled = {}
+        self.timed.set()
         self._start_inbound()
         self.scheduler = BackgroundScheduler(timezone=UTC)
         if self.settings.game.digest:
