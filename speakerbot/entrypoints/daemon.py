@@ -131,9 +131,12 @@ class Daemon:
                     recipients: list[str]) -> None:
         self.receive_lmtp(raw, received_at)
 
-    def receive_lmtp(self, raw: bytes, received_at: datetime) -> None:
-        """Store a message delivered by LMTP, first of all, and wake the loop to process it."""
-        stored = self.service.receive(raw, received_at, source="lmtp")
+    def receive_lmtp(self, raw: bytes, received_at: datetime, shares: int = 1) -> None:
+        """Store a message delivered by LMTP, first of all, and wake the loop to process it.
+
+        ``shares``: for how many games the host stores this one message (``Received``).
+        """
+        stored = self.service.receive(raw, received_at, source="lmtp", shares=shares)
         self._woken_by(stored.status)
 
     # --- the main loop ---

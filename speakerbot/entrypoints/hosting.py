@@ -85,9 +85,11 @@ class Host:
 
     def _store_lmtp(self, raw: bytes, received_at: datetime, mail_from: str,
                     recipients: list[str]) -> None:
-        # Stored once for each game it is addressed to: each game reads it as its own mail.
-        for daemon in self.games_for(recipients):
-            daemon.receive_lmtp(raw, received_at)
+        # Stored once for each game it is addressed to: each game reads it as its own mail,
+        # and may answer a stranger within its share of it only (``Received.shares``).
+        games = self.games_for(recipients)
+        for daemon in games:
+            daemon.receive_lmtp(raw, received_at, shares=len(games))
 
     # --- running ---
 

@@ -118,10 +118,10 @@ class GameService(AbstractContextManager["GameService"]):
 
     def receive(self, raw: bytes, received_at: datetime, *, source: str,
                 uidvalidity: int | None = None, uid: int | None = None,
-                oversized: int | None = None) -> StoredInbound:
+                oversized: int | None = None, shares: int = 1) -> StoredInbound:
         """Store a message's raw bytes, first of all (``intake.receive``)."""
-        return intake.receive(self.deps, raw, received_at, source=source,
-                              uidvalidity=uidvalidity, uid=uid, oversized=oversized)
+        return intake.receive(self.deps, raw, received_at, source=source, uidvalidity=uidvalidity,
+                              uid=uid, oversized=oversized, shares=shares)
 
     def take_in(self, messages: Sequence[Received]) -> list[str]:
         """Store and process a batch of messages; their statuses (``intake.take_in``)."""

@@ -20,7 +20,7 @@ from speakerbot.service.unit_of_work import open_unit
 
 def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
             uidvalidity: int | None = None, uid: int | None = None,
-            oversized: int | None = None) -> StoredInbound:
+            oversized: int | None = None, shares: int = 1) -> StoredInbound:
     """Store a message's raw bytes, first of all (a duplicate is stored once).
 
     The Speaker's password never reaches the database: it is checked here, its verdict
@@ -30,7 +30,7 @@ def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
     when only its headers were fetched because it is over the size limit.
     """
     [stored] = receive_many(deps, [Received(raw, received_at, source, uidvalidity, uid,
-                                            oversized)])
+                                            oversized, shares)])
     return stored
 
 
@@ -105,12 +105,14 @@ def read_at_intake(deps: Deps, message: Received) -> tuple[InboundItem, Reading 
         log.exception("reading a message at intake failed; it is stored set aside")
         raw = message.raw
         intake = Intake(oversized=message.oversized,
-                        received_sha256=hashlib.sha256(raw).hexdigest(), size=len(raw))
+                        received_sha256=hashlib.sha256(raw).hexdigest(),
+                        size=len(raw) // message.shares)
         return InboundItem(literal_mask(raw, deps.settings.game.admin_password or ""),
                            message.received_at, message.source, message.uidvalidity,
                            message.uid, intake, f"intake: {describe(failure)}"), None
     intake = Intake(printable(reading.sender), reading.body_sha256, reading.password,
-                    message.oversized, reading.received_sha256, reading.size,
+                    message.oversized, reading.received_sha256,
+                    reading.size // message.shares,
                     reading.authenticated, reading.message_id)
     return InboundItem(reading.stored, message.received_at, message.source,
                        message.uidvalidity, message.uid, intake, reading=kept), reading

@@ -29,6 +29,10 @@ class Received:
     uidvalidity: int | None = None
     uid: int | None = None
     oversized: int | None = None
+    shares: int = 1
+    """For how many games this one message is stored (one listener, several recipients):
+    each copy may be answered within its share of the message's size, so that all the
+    answers to a stranger together never cost more than the one message received."""
 
 @dataclass(frozen=True)
 class Processed:

@@ -112,6 +112,7 @@ class Hosting:
         self.env = {**os.environ, "SPEAKERBOT_SEED": "12345", "SPEAKERBOT_RETRY_BASE": "1"}
         self.env.pop("SPEAKERBOT_GAME", None)
         self.workers: list[Worker] = []
+        self.last_sent = b""
         self.config = self._write_config(free_port())
 
     def _write_config(self, port: int) -> Path:
@@ -190,6 +191,7 @@ security = "none"
         """Hand a message to a worker's LMTP listener; return its refused recipients."""
         recipients = [to] if isinstance(to, str) else list(to)
         raw = self.message(sender, recipients[0], subject, body)
+        self.last_sent = raw
         port = (worker or self.workers[0]).port
         refused: dict[str, tuple[int, bytes]] = {}
         with smtplib.LMTP(LOOPBACK, port, timeout=10) as client:

@@ -22,6 +22,7 @@ from tests.support.dovecot import DovecotServer
 from tests.support.smtp_sink import CapturedMessage, SmtpSink
 
 ALICE, BOB, CAROL = "alice@players.test", "bob@players.test", "carol@players.test"
+DAVE = "dave@strangers.test"
 FAST = (("voting_period", "4s"), ("reminder_before", "none"))
 ALPHA = HostedGame("alpha", "nomicam", FAST)
 BETA = HostedGame("beta", "suber", (("reminder_before", "none"),))
@@ -88,11 +89,20 @@ def test_one_daemon_plays_three_games_each_in_its_own_record(hosting: Hosting) -
     assert f"You are not a player of {BETA.name}" in body_of(stranger)
     assert subject_of(stranger).startswith(f"[{BETA.name}]")
 
+    # A stranger's one message to two games: all it draws costs no more than it did. (A
+    # stranger's reply is about 500 bytes: this message could buy one, not two.)
+    hosting.send(DAVE, [ALPHA.address, GAMMA.address], "to both",
+                 "STATUS\n-- \n" + "Dave, who plays no game here.\n" * 14)
+    sent_by_dave = len(hosting.last_sent)
+    assert 600 < sent_by_dave < 1000
+
     # One message to two games is stored, read and answered once in each.
     hosting.send(ALICE, [ALPHA.address, GAMMA.address], "status of both", "STATUS\n")
     replies = [_reply_from(hosting, game, "status of both") for game in (ALPHA, GAMMA)]
     assert len(hosting.sent("Re: status of both", to=ALICE)) == 2
     assert [reply.mail_from for reply in replies] == [ALPHA.address, GAMMA.address]
+    # Dave's message was read before Alice's, in each game.
+    assert sum(len(m.data) for m in hosting.sent(to=DAVE)) <= sent_by_dave
 
     # A proposal in alpha and one in the night game; the ballots go to their own game only.
     hosting.send(ALICE, ALPHA.address, "PROPOSE: Sing", "Players may sing.\n")
