@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import functools
 import logging
-import os
 import random
 import shutil
 import tempfile
@@ -23,14 +22,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from speakerbot.config import (
-    GAME_ENV,
-    ConfigError,
-    Settings,
-    load_settings,
-    resolve_config_path,
-)
+from speakerbot.config import ConfigError, Settings
 from speakerbot.entrypoints.cli import CliError
+from speakerbot.entrypoints.opening import settings_from
 from speakerbot.resources import templates_dir
 from speakerbot.service import GameService, ServiceError
 from speakerbot.site import (
@@ -55,8 +49,7 @@ def render(settings: Settings, lines: list[dict[str, Any]]) -> dict[str, bytes]:
 
 
 def _public_record(args: argparse.Namespace) -> tuple[Settings, list[dict[str, Any]]]:
-    settings = load_settings(resolve_config_path(args.config, os.environ),
-                             game=getattr(args, "game", None) or os.environ.get(GAME_ENV))
+    settings = settings_from(args)
     # Building reads the record and draws nothing: no randomness is needed.
     with GameService.open(settings, rng=random.Random(0)) as service:
         return settings, service.public_record()

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import InboundRow, OutboxSummary, Store, StoredInbound
 from speakerbot.config import Settings
@@ -165,17 +166,20 @@ class GameService(AbstractContextManager["GameService"]):
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
         """Return what another process's write changes: the daemon compares it each second."""
         with self.store.reading() as session:
-            return (self.store.last_event_seq(session), self.store.next_outbox_attempt(session),
-                    self.store.earliest_pending(session))
+            return self._mark(session)
+
+    def _mark(self, session: Session) -> tuple[int, datetime | None, datetime | None]:
+        store = self.store
+        return (store.last_event_seq(session), store.next_outbox_attempt(session),
+                store.earliest_pending(session))
 
     def look(self) -> tuple[tuple[int, datetime | None, datetime | None],
                             dict[str, datetime | None]]:
         """Return the change mark and the next wake-ups, read in one transaction."""
         store, deadline = self.store, self.next_deadline()  # the state first: a read of its own
         with store.reading() as session:
-            outbox = store.next_outbox_attempt(session)
-            mark = (store.last_event_seq(session), outbox, store.earliest_pending(session))
-            return mark, {"deadline": deadline, "outbox": outbox,
+            mark = self._mark(session)
+            return mark, {"deadline": deadline, "outbox": mark[1],
                           "inbound-retry": store.next_inbound_retry(session),
                           "confirm-request": next_request_due(self.deps, session),
                           "gathering": store.next_gathering(session)}
