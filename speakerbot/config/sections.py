@@ -43,7 +43,7 @@ from speakerbot.config.schema import (
     WorkersTable,
     suggest,
 )
-from speakerbot.presets import preset_names
+from speakerbot.presets import PresetError, is_ruleset_file, preset_names, read_ruleset_file
 
 __all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "site", "smtp", "workers"]
 
@@ -58,11 +58,7 @@ def game(check: Checker, table: GameTable) -> GameSettings:
     if "[" in name or "]" in name:
         raise check.fail(s, "name", f"must not contain [ or ] (the subject tag is [name]), "
                          f"not {name!r}")
-    ruleset = check.text(s, "ruleset", table.ruleset)
-    known = preset_names()
-    if ruleset not in known:
-        raise check.fail(s, "ruleset", f"there is no preset {ruleset!r}; "
-                         f"{suggest(ruleset, known)}the presets are {', '.join(known)}")
+    ruleset = _ruleset(check, check.text(s, "ruleset", table.ruleset))
     address = check.address(s, "address", table.address)
     speaker = _person(check, "speaker", table.speaker, address)
     speaker_name = check.text(s, "speaker_name", table.speaker_name)
@@ -90,6 +86,28 @@ def game(check: Checker, table: GameTable) -> GameSettings:
         open_registration=table.open_registration, digest=digest, judge=judge,
         judge_name=judge_name,
     )
+
+
+def _ruleset(check: Checker, ruleset: str) -> str:
+    """Return a preset's name, or a ruleset file's absolute path once the file is clean.
+
+    A relative path is read beside the configuration file. A file with faults is refused
+    with every fault, as ``speakerbot rulesets check`` prints them.
+    """
+    if is_ruleset_file(ruleset):
+        path = (check.path.parent / Path(ruleset).expanduser()).resolve()
+        try:
+            read_ruleset_file(path)
+        except PresetError as error:
+            raise check.fail("game", "ruleset", f"the ruleset file is refused:\n{error}"
+                             ) from None
+        return str(path)
+    known = preset_names()
+    if ruleset not in known:
+        raise check.fail("game", "ruleset", f"there is no preset {ruleset!r}; "
+                         f"{suggest(ruleset, known)}the presets are {', '.join(known)}, "
+                         "or give the path of a ruleset file")
+    return ruleset
 
 
 def _person(check: Checker, key: str, value: str, game_address: str) -> str:

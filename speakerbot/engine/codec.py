@@ -28,7 +28,7 @@ import msgspec
 from speakerbot.engine import events as e
 from speakerbot.engine.events import EVENT_TYPES, Event
 from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
-from speakerbot.engine.model import Clause
+from speakerbot.engine.model import Clause, RuleSpec
 from speakerbot.engine.refusals import Facts, Refusal
 
 _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
@@ -37,8 +37,12 @@ _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "positio
 # Event fields added with ballot receipts, and their values in older records (as JSON).
 # A proposal's debate (debate.py) likewise: a proposal distributed without one encodes as before.
 # A game's record version likewise: a game of version 1 starts as it always did.
+# A game imported from a hand-run one (``speakerbot import``) likewise: where it came from,
+# the number its next proposal takes; and its rules' titles and history lines.
 _EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None,
-                                       "record_version": 1}
+                                       "record_version": 1, "imported_from": "",
+                                       "next_proposal": 0}
+_RULE_DEFAULTS: dict[str, Any] = {"title": "", "history": ()}
 
 
 def to_json(value: Any) -> Any:
@@ -57,7 +61,7 @@ def to_json(value: Any) -> Any:
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, Mechanics):
         return value.as_strings()
-    if isinstance(value, Facts | Clause):
+    if isinstance(value, Facts | Clause | RuleSpec):
         return _sparse(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -68,15 +72,20 @@ def to_json(value: Any) -> Any:
     raise TypeError(f"cannot store {type(value).__name__}")
 
 
-def _sparse(value: Facts | Clause) -> dict[str, Any]:
-    """Write facts, or a clause, leaving out the fields stored only when set.
+def _sparse(value: Facts | Clause | RuleSpec) -> dict[str, Any]:
+    """Write facts, a clause or a ruleset's rule, leaving out the fields stored only when set.
 
     A fact is stored only when it differs from its default; a clause's fields of REPLACE and
-    INSERT likewise, so that a clause of the older kinds is stored exactly as it always was.
+    INSERT likewise, so that a clause of the older kinds is stored exactly as it always was;
+    a rule's title and imported history likewise, so a preset's rule is stored as before.
     """
     if isinstance(value, Facts):
         return {name: to_json(getattr(value, name)) for name, default in _FACT_DEFAULTS.items()
                 if getattr(value, name) != default}
+    if isinstance(value, RuleSpec):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(RuleSpec)
+                if f.name not in _RULE_DEFAULTS or
+                getattr(value, f.name) != _RULE_DEFAULTS[f.name]}
     return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(Clause)
             if f.name not in _CLAUSE_DEFAULTS or
             getattr(value, f.name) != _CLAUSE_DEFAULTS[f.name]}

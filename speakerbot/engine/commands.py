@@ -53,6 +53,45 @@ class StartGame(Command):
 
 
 @dataclass(frozen=True)
+class ImportedPlayer:
+    """A player of a hand-run game, as its snapshot gives them."""
+
+    address: str
+    name: str
+    score: Decimal
+
+
+@dataclass(frozen=True)
+class ImportedProposal:
+    """A proposal open in a hand-run game: it goes on to its vote, its ballots empty."""
+
+    number: int
+    title: str
+    text: str
+    clauses: tuple[Clause, ...]
+    proposer: str
+    closes_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ImportGame(Command):
+    """Start a game where a hand-run one stands (``speakerbot import``).
+
+    ``start`` says what a new game would: the host, the game id, and the ruleset, whose
+    rules are the imported game's rules as they are now. The players come in turn order;
+    ``mover`` is whose turn it is in a turn-based ruleset (the first player when empty).
+    """
+
+    start: StartGame
+    source: str  # where the game was played before, as the host names it
+    title: str  # the game's name
+    next_proposal: int
+    players: tuple[ImportedPlayer, ...]
+    mover: str = ""
+    proposals: tuple[ImportedProposal, ...] = ()
+
+
+@dataclass(frozen=True)
 class Join(Command):
     """Join the game under a display name (where registration is open)."""
 

@@ -51,6 +51,10 @@ class GameStarted(Event):
     # How the public record names players (publicity.py): 1, by address, in every game
     # started before public ids; 2, by public id. Receipts follow it (receipts.py).
     record_version: int = 1
+    # A game imported from a hand-run one (importing.py): its source as the host named it,
+    # and the number its next proposal takes. Empty and 0 in a game started afresh.
+    imported_from: str = ""
+    next_proposal: int = 0
 
 
 @dataclass(frozen=True)

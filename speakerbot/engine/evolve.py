@@ -24,6 +24,7 @@ from speakerbot.engine.model import (
     Role,
     Rule,
     RuleChange,
+    RuleSpec,
     Turn,
 )
 from speakerbot.engine.publicity import assign
@@ -70,7 +71,8 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
     state.mechanics = e.mechanics
     state.sources = dict(e.sources)
     state.rules = {
-        spec.number: Rule(spec.number, spec.text, spec.mutable, [RuleChange("initial", e.at)])
+        spec.number: Rule(spec.number, spec.text, spec.mutable, _first_history(e, spec),
+                          spec.title)
         for spec in sorted(e.rules, key=lambda spec: spec.number)
     }
     state.host, state.host_name = e.host, e.host_name
@@ -81,7 +83,15 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
     state.named_judge, state.named_judge_name = e.named_judge, e.named_judge_name
     state.open_registration = e.open_registration
     state.game_id = e.game_id
-    state.next_proposal = e.mechanics.first_proposal_number
+    state.next_proposal = e.next_proposal or e.mechanics.first_proposal_number
+
+
+def _first_history(e: ev.GameStarted, spec: RuleSpec) -> list[RuleChange]:
+    """Return a rule's first history: initial, or what it went through before an import."""
+    if not e.imported_from:
+        return [RuleChange("initial", e.at)]
+    return [RuleChange("imported", e.at, note=line) for line in spec.history] or [
+        RuleChange("imported", e.at)]
 
 
 @_on(ev.PlayerJoined)

@@ -18,18 +18,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from speakerbot.addresses import as_compared, canonical_address
-from speakerbot.engine import absence, debate, judgement, pace, players, voting
+from speakerbot.engine import absence, debate, judgement, pace, players, starting, voting
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.clauses import edit_directly
 from speakerbot.engine.deadlines import due_by, next_deadline, tick
 from speakerbot.engine.durations import format_duration
 from speakerbot.engine.edits import MAX_RULE_BYTES
-from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
-from speakerbot.engine.model import Clause, ClauseKind, GameState, Role, RuleSpec
+from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
-from speakerbot.engine.refusals import Facts, GameError, Refusal
+from speakerbot.engine.refusals import GameError
 
 __all__ = ["NO_RANDOMNESS", "GameError", "RandomSource", "apply", "due_by", "next_deadline",
            "tick"]
@@ -50,7 +48,7 @@ def apply(
     work = copy.deepcopy(state)
     play = Play(work, now, rng, max_rule_bytes=max_rule_bytes)
     try:
-        if not isinstance(command, c.StartGame):
+        if not isinstance(command, c.StartGame | c.ImportGame):
             play.require_running()
         if isinstance(command, c.SPEAKER_COMMANDS):
             play.require_speaker(command)
@@ -67,55 +65,6 @@ def apply(
     return work, play.events
 
 
-def _start_game(play: Play, cmd: c.StartGame) -> None:
-    # Once a game is over, the next may start in the same record; it keeps nothing of it.
-    if play.state.started and not play.state.ended:
-        raise GameError(Refusal.ALREADY_RUNNING)
-    preset = cmd.preset
-    values: dict[str, Any] = dict(preset.mechanics)
-    for name, written in cmd.mechanics.items():
-        if name not in PARAMETERS:
-            raise GameError(Refusal.UNKNOWN_MECHANIC, Facts(name=name))
-        values[name] = written
-    try:
-        mechanics = Mechanics.from_strings(values)
-    except ValueError as error:
-        raise GameError(Refusal.BAD_MECHANICS, Facts(text=str(error))) from None
-    host = as_compared(cmd.actor)
-    judge = as_compared(cmd.named_judge or host)
-    judge_name = cmd.named_judge_name or (cmd.host_name if judge == host else judge)
-    names = {"speaker": cmd.host_name, "judge": judge_name}
-    rules = []
-    for spec in preset.rules:
-        text = spec.text
-        for role, (rule_number, seed_name) in preset.persons.items():
-            if rule_number == spec.number and role in names:
-                text = text.replace(seed_name, names[role])
-        rules.append(RuleSpec(spec.number, text, spec.mutable))
-    play.emit(e.GameStarted(
-        play.now, preset.name, preset.title, mechanics, _sources(preset, mechanics),
-        tuple(rules), host, cmd.host_name, judge, judge_name, cmd.open_registration,
-        cmd.game_id, cmd.record_version,
-    ))
-    if mechanics.speaker_role:
-        play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))
-    for address, name in cmd.players:
-        if canonical_address(address) not in play.state.players:
-            players.add_player(play, address, name, by_speaker=True)
-
-
-def _sources(preset: c.Preset, mechanics: Mechanics) -> tuple[tuple[str, int], ...]:
-    """Return the rule each mechanic comes from, for the record.
-
-    A mechanic added later that a game keeps at its older value (ADDED_LATER) names no rule:
-    such a game starts, and is recorded, exactly as it would have been before the mechanic.
-    """
-    legacy = {name for name, written in ADDED_LATER.items()
-              if getattr(mechanics, name) == PARAMETERS[name].parse(written)}
-    return tuple(sorted((name, rule) for name, rule in preset.sources.items()
-                        if name not in legacy))
-
-
 def _set_mechanic(play: Play, cmd: c.SetMechanic) -> None:
     edit_directly(play, Clause(ClauseKind.SET, None, cmd.value, parameter=cmd.name))
 
@@ -129,7 +78,8 @@ def _end_game(play: Play, cmd: c.EndGame) -> None:
 
 
 _HANDLERS: dict[type[c.Command], Callable[[Play, Any], None]] = {
-    c.StartGame: _start_game,
+    c.StartGame: starting.start_game,
+    c.ImportGame: starting.import_game,
     c.Join: players.join,
     c.Forfeit: players.forfeit,
     c.Propose: voting.propose,

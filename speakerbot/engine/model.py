@@ -118,11 +118,17 @@ class Clause(_Shared):
 
 @dataclass(frozen=True)
 class RuleSpec:
-    """A rule as a preset gives it: number, text and mutability."""
+    """A rule as a ruleset gives it: number, text and mutability; a title where it has one.
+
+    ``history``: what an imported game's rule went through before the import, one line
+    each as its players wrote it (``speakerbot import``); empty in a ruleset.
+    """
 
     number: int
     text: str
     mutable: bool
+    title: str = ""
+    history: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,11 +152,12 @@ class Rule:
     text: str
     mutable: bool
     history: list[RuleChange] = field(default_factory=list)
+    title: str = ""  # as the ruleset or the import named it; a rule enacted in play has none
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Rule:
         # Its history entries are frozen and may be shared: only the list is new. (The
         # generic deepcopy walked every field of every rule, twice a message.)
-        copied = Rule(self.number, self.text, self.mutable, list(self.history))
+        copied = Rule(self.number, self.text, self.mutable, list(self.history), self.title)
         memo[id(self)] = copied
         return copied
 

@@ -24,6 +24,7 @@ class Refusal(StrEnum):
     ALREADY_RUNNING = "already-running"
     UNKNOWN_MECHANIC = "unknown-mechanic"
     BAD_MECHANICS = "bad-mechanics"
+    BAD_IMPORT = "bad-import"
     NOT_SPEAKER = "not-speaker"
     # Players and turns.
     NOT_A_PLAYER = "not-a-player"

@@ -55,7 +55,9 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "history": "speakerbot.entrypoints.desk",
             "run": "speakerbot.entrypoints.running",
             "games": "speakerbot.entrypoints.games",
-            "db_upgrade": "speakerbot.entrypoints.games"}
+            "db_upgrade": "speakerbot.entrypoints.games",
+            "rulesets": "speakerbot.entrypoints.rulesets",
+            "import_game": "speakerbot.entrypoints.rulesets"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 
@@ -80,11 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         return _action(commands, name, help_text, config)
 
-    rulesets = command("rulesets", "list the preset rulesets, or show one")
-    rulesets.add_argument("action", nargs="?", choices=["show"], help="show a preset's rules")
-    rulesets.add_argument("name", nargs="?", help="the preset to show")
-    rulesets.set_defaults(handler="rulesets")
-
+    _add_rulesets(command)
     _add_games(command, config)
 
     run = command("run", "run the daemon in the foreground")
@@ -202,6 +200,22 @@ def _add_site(site: argparse.ArgumentParser, config: argparse.ArgumentParser) ->
                     "for a preview", config)
     serve.add_argument("--port", type=int, default=8000, help="the port (8000; 0: any free)")
     serve.set_defaults(handler="site_serve")
+
+
+def _add_rulesets(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``rulesets [show NAME | export NAME | check FILE]`` and ``import FILE``."""
+    rulesets = command("rulesets", "list the preset rulesets, show or export one, or check a "
+                       "ruleset file")
+    rulesets.add_argument("action", nargs="?", choices=["show", "export", "check"],
+                          help="show a preset's rules, export a preset's file to edit, or "
+                               "check a ruleset file")
+    rulesets.add_argument("name", nargs="?", metavar="NAME|FILE",
+                          help="the preset to show or export, or the file to check")
+    rulesets.set_defaults(handler="rulesets")
+    imported = command("import", "start the configured game from a snapshot of a hand-run "
+                       "game (its rules, players, scores, open proposals)")
+    imported.add_argument("file", help="the snapshot, a TOML file (see docs/configuration.md)")
+    imported.set_defaults(handler="import_game")
 
 
 def _add_games(command: Callable[[str, str], argparse.ArgumentParser],

@@ -30,33 +30,13 @@ from speakerbot.entrypoints.opening import (
 )
 from speakerbot.entrypoints.views import inbound_view, player_view, status_view
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.presets import PresetError, load_preset, preset_names
+from speakerbot.presets import PresetError, load_preset
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
 from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
 
 if TYPE_CHECKING:
 
     from speakerbot.adapters.store import InboundRow, OutboxSummary
-
-
-def rulesets(args: argparse.Namespace) -> int:
-    """List the preset rulesets, or show one (``speakerbot rulesets [show NAME]``)."""
-    if args.action is None:
-        for name in preset_names():
-            preset = load_preset(name)
-            print(f"{name:<12} {preset.title:<44} {len(preset.rules):>3} rules")
-        return 0
-    if args.action != "show" or not args.name:
-        raise CliError("usage: speakerbot rulesets [show NAME]")
-    try:
-        preset = load_preset(args.name)
-    except PresetError as error:
-        raise CliError(str(error)) from None
-    for rule in preset.rules:
-        print(f"{rule.number} ({'mutable' if rule.mutable else 'immutable'})")
-        print(rule.text)
-        print()
-    return 0
 
 
 def init(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from speakerbot.mail.inbound.redaction import RIGHT, WRONG
 from speakerbot.mail.inbound.translate import DigestRequest, NewGameRequest, Query, translate
 from speakerbot.mail.outbound.compose import Outgoing, format_time
 from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of, receipts_of
-from speakerbot.presets import PresetError, load_preset
+from speakerbot.presets import PresetError, load_preset, load_ruleset
 from speakerbot.service.answering import answers, limited_reply
 from speakerbot.service.debating import argument_limit_errors
 from speakerbot.service.deps import Deps
@@ -253,7 +253,9 @@ def next_game(settings: Settings, state: GameState, ruleset: str | None) -> c.St
     if not state.ended:
         return "the current game is not over: end it first with ADMIN END GAME"
     try:
-        preset = load_preset(ruleset or settings.game.ruleset)
+        # A ruleset file only from the configuration: a name by mail or on the command
+        # line is a preset's, so no message can have the Speaker read a file of its choosing.
+        preset = load_ruleset(settings.game.ruleset) if ruleset is None else load_preset(ruleset)
     except PresetError as error:
         return str(error)
     game = settings.game

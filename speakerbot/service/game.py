@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -98,6 +99,11 @@ class GameService(AbstractContextManager["GameService"]):
         """Start the configured game (``speaker.start_game``)."""
         with self.lock, open_unit(self.deps) as uow:
             return speaker.start_game(uow, self.deps)
+
+    def import_game(self, path: Path) -> list[e.Event]:
+        """Start the configured game from a hand-run game's snapshot (``speaker.import_game``)."""
+        with self.lock, open_unit(self.deps) as uow:
+            return speaker.import_game(uow, self.deps, path)
 
     def new_game(self, ruleset: str | None = None) -> list[e.Event]:
         """Start the next game, once the last is over (``speaker.new_game``)."""

@@ -158,14 +158,24 @@ class MailGame:
     """One game: a store, a service, a clock; mail in as bytes, mail out from the outbox."""
 
     def __init__(self, folder: Path, ruleset: str, players: Sequence[str] = (), *,
-                 seed: int = 1, **options: Any) -> None:
+                 seed: int = 1, imported: Path | None = None, renderer: Any = None,
+                 **options: Any) -> None:
+        """Start the game; ``imported``: from this snapshot (``speakerbot import``) instead.
+
+        ``renderer``: the announcements' renderer from the start (the golden tests' own).
+        """
         self.settings = make_settings(folder, ruleset, **options)
         self.store = Store(self.settings.database.url)
         self.store.upgrade()
         self.clock = Clock(T0)
         self.service = GameService(self.store, self.settings, rng=random.Random(seed),
                                    clock=self.clock)
-        self.service.start_game()
+        if renderer is not None:
+            self.service.announcer.renderer = renderer
+        if imported is None:
+            self.service.start_game()
+        else:
+            self.service.import_game(imported)
         for address in players:
             self.service.speaker_command(c.AddPlayer(SPEAKER, address, NAMES[address]))
 

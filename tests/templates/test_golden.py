@@ -52,6 +52,7 @@ from tests.support import mailgame
 from tests.support.mailgame import ballot_leaks
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+EXAMPLE_IMPORT = Path(__file__).resolve().parents[2] / "config" / "example-import.toml"
 REGOLD = os.environ.get("SPEAKERBOT_REGOLD") == "1"
 
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
@@ -444,6 +445,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += new_game_announcement(renderer, folder / "new-game")
         notices += several_held(renderer, folder / "several-held")
         notices += gathered_announcements(renderer, folder / "gathering")
+        notices += imported_announcement(renderer, folder / "imported")
     finally:
         game.close()
     sent = []
@@ -495,6 +497,16 @@ def new_game_announcement(renderer: RecordingRenderer, folder: Path) -> list[mai
         start = len(game.outbox())
         game.service.new_game("nomicam")
         return game.outbox()[start:]
+    finally:
+        game.close()
+
+
+def imported_announcement(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """The announcement of a hand-run game imported (the README's example), and its open vote."""
+    folder.mkdir()
+    game = mailgame.MailGame(folder, "suber", imported=EXAMPLE_IMPORT, renderer=renderer)
+    try:
+        return game.outbox()
     finally:
         game.close()
 

@@ -16,6 +16,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import ballot_receipt_line
+from speakerbot.engine.starting import ruleset_digest
 from speakerbot.mail.outbound import debate, pace, reminders
 from speakerbot.mail.outbound.batch import ENDINGS, Batch, Composer, Voice, announce
 from speakerbot.mail.outbound.batch import public_recipients as public_recipients
@@ -127,10 +128,29 @@ def _results(voice: Voice, head: e.VoteClosed, batch: Batch) -> Outgoing:
 def _game_started(voice: Voice, head: e.GameStarted, batch: Batch) -> Outgoing:
     """Announce the next game in the same record (init starts the first in silence)."""
     state = batch.state
+    if head.imported_from:
+        return _imported(voice, head, batch)
     return announce(
         voice, batch, f"A new game begins: {head.title}", "new_game.txt", started=head,
         players=[player.name for player in state.active_players()],
         speaker=state.name_of(state.speaker),
+    )
+
+
+def _imported(voice: Voice, head: e.GameStarted, batch: Batch) -> Outgoing:
+    """Tell the players of a hand-run game that speakerbot is its Speaker from now on."""
+    state = batch.state
+    mutable = sum(1 for rule in head.rules if rule.mutable)
+    numbers = sorted(rule.number for rule in head.rules)
+    return announce(
+        voice, batch, "The game continues here, with speakerbot as its Speaker",
+        "imported.txt", started=head, speaker=state.name_of(state.speaker),
+        rules=f"{len(numbers)} rules ({len(numbers) - mutable} immutable, {mutable} mutable), "
+              f"numbered {numbers[0]} to {numbers[-1]}",
+        digest=ruleset_digest(head.rules),
+        players=[(player.name, points(player.score)) for player in state.active_players()],
+        turn=state.name_of(state.turn.mover) if state.turn is not None else "",
+        proposals=state.open_proposals(),
     )
 
 

@@ -259,6 +259,11 @@ def _steps(state: GameState, rule: Rule) -> list[_Step]:
         diff = ""
         if change.kind == "initial":
             what = f"In the initial ruleset ({state.preset}), {when}"
+        elif change.kind == "imported":
+            # The note is the group's own line from before the import: said as written.
+            steps.append(_Step(f"Before the import: {change.note}" if change.note else
+                               f"Imported with the game, {when}"))
+            continue
         elif change.kind == "amended":
             what = f"Amended{by}, {when}{moved}"
             diff = text_diff(change.previous_text or "", texts[index])

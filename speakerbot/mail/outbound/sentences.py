@@ -122,6 +122,10 @@ def _renumbered(ev: e.RuleAmended | e.RuleTransmuted) -> str:
 
 
 def _game_started(ev: e.GameStarted, w: Words) -> str:
+    if ev.imported_from:
+        return (f"The game {w.text(ev.title)} was imported from {w.text(ev.imported_from)}, "
+                f"with {len(ev.rules)} rules and its next proposal numbered "
+                f"{ev.next_proposal}; {ev.host_name or ev.host} is the Speaker")
     return (f"The game {w.text(ev.title)} began under the {ev.preset} preset, with "
             f"{len(ev.rules)} rules; {ev.host_name or ev.host} is the Speaker")
 

@@ -27,6 +27,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.ALREADY_RUNNING: ("a game is already running", "start over with speakerbot init --force"),
     R.UNKNOWN_MECHANIC: ("there is no mechanic called {name!r}", ""),
     R.BAD_MECHANICS: ("{text}", ""),
+    R.BAD_IMPORT: ("the game cannot be imported: {text}", "correct the snapshot and import it "
+                   "again"),
     R.NOT_SPEAKER: ("only the Speaker may do that", "ask the Speaker, {name}"),
     R.NOT_A_PLAYER: ("you are not a player in this game", "{join_remedy}"),
     R.NO_SUCH_PLAYER: ("there is no player {text!r}",

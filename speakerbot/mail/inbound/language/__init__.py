@@ -50,6 +50,7 @@ What is listed as ignored
 """
 
 from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
+from speakerbot.mail.inbound.language.clauses import clauses_of
 from speakerbot.mail.inbound.language.commands import (
     Absent,
     AdminAbsent,
@@ -177,6 +178,7 @@ __all__ = [
     "Vote",
     "Who",
     "clause_json",
+    "clauses_of",
     "help_text",
     "one_edit_apart",
     "parse_commands",

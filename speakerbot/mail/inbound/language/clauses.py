@@ -229,3 +229,14 @@ def parse_clauses(
     reader.close()
     clauses = reader.natural_read()
     return clauses, reader.errors, reader.unclear
+
+
+def clauses_of(text: str, where: str) -> tuple[list[Clause], list[ParseError]]:
+    """Read the clauses of a proposal's whole text, as its lines would be read by mail.
+
+    For a proposal that comes by another way than a message (an imported game's open
+    proposals): its lines are numbered from 1; ``where`` names it in errors.
+    """
+    lines = tuple(enumerate(text.splitlines(), start=1))
+    clauses, errors, _unclear = parse_clauses(lines, where)
+    return clauses, errors
