@@ -263,8 +263,12 @@ class _Folder:
     def _started(self, seq: int, event: e.GameStarted, entry: Entry) -> None:
         self.game.initial = event.rules
         for spec in sorted(event.rules, key=lambda spec: spec.number):
-            rule = RuleRecord(spec.number, spec.text, spec.mutable,
-                              [RuleStep("initial", event.at, seq)])
+            steps = [RuleStep("initial", event.at, seq)]
+            if event.imported_from:
+                # What the rule went through before the import, as the group wrote it.
+                steps = [RuleStep("imported", event.at, seq, note=line)
+                         for line in spec.history] or [RuleStep("imported", event.at, seq)]
+            rule = RuleRecord(spec.number, spec.text, spec.mutable, steps, title=spec.title)
             self.game.rules[spec.number] = self.game.initial_rules[spec.number] = rule
 
     def _enacted(self, seq: int, event: e.RuleEnacted, entry: Entry) -> None:
