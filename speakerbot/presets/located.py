@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,25 @@ class Located:
         if found is not None or required:
             self.fault(key, f"expected a [{key_name(key)}] table{holds}")
         return {}
+
+    def entries(self, name: str, known: Sequence[str], *,
+                needed: str = "") -> Iterator[tuple[Key, dict[str, Any]]]:
+        """Yield each table of the array ``[[name]]`` with its key, noting what is wrong.
+
+        An entry that is no table, and every unknown key in one, is a fault. ``needed``:
+        the array must have an entry, and the fault says what each holds.
+        """
+        found = self.data.get(name, [])
+        if not isinstance(found, list) or (needed and not found):
+            self.fault((name,), f"expected [[{name}]] tables{needed}")
+            return
+        for index, entry in enumerate(found):
+            at: Key = (name, index)
+            if not isinstance(entry, dict):
+                self.fault(at, f"expected a [[{name}]] table")
+                continue
+            self.unknown_keys(at, entry, known)
+            yield at, entry
 
     def unknown_keys(self, key: Key, table: Mapping[str, Any], known: Iterable[str]) -> None:
         """Note each key of ``table`` that is not ``known``, naming the nearest known one."""

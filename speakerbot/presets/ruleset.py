@@ -67,20 +67,10 @@ def read_rules(located: Located) -> tuple[RuleSpec, ...]:
     Faults: a rule without a number or text, a number repeated (naming the line of the
     first), an unknown key. The rules come back in the order of their numbers.
     """
-    key: Key = ("rules",)
-    entries = located.data.get("rules")
-    if not isinstance(entries, list) or not entries:
-        located.fault(key, "expected the rules, each as a [[rules]] table with number, "
-                      "mutable and text")
-        return ()
     rules: dict[int, RuleSpec] = {}
     first_line: dict[int, int | None] = {}
-    for index, entry in enumerate(entries):
-        at = (*key, index)
-        if not isinstance(entry, dict):
-            located.fault(at, "expected a [[rules]] table")
-            continue
-        located.unknown_keys(at, entry, RULE_KEYS)
+    for at, entry in located.entries("rules", RULE_KEYS, needed=", one a rule, each with "
+                                     "number, mutable and text"):
         rule = _rule(located, at, entry)
         if rule is None:
             continue

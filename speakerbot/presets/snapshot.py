@@ -121,19 +121,10 @@ def _next_proposal(located: Located, value: object, rules: tuple[Any, ...]) -> i
 
 def _players(located: Located, importer: Importer,
              mechanics: Mechanics | None) -> tuple[ImportedPlayer, ...]:
-    entries = located.data.get("players")
-    if not isinstance(entries, list) or not entries:
-        located.fault(("players",), "expected the players in turn order, each as a "
-                      "[[players]] table with address, name and score")
-        return ()
     found: list[ImportedPlayer] = []
     names: set[str] = set()
-    for index, entry in enumerate(entries):
-        at: Key = ("players", index)
-        if not isinstance(entry, dict):
-            located.fault(at, "expected a [[players]] table")
-            continue
-        located.unknown_keys(at, entry, _PLAYER)
+    for at, entry in located.entries("players", _PLAYER, needed=", one a player in turn "
+                                     "order, each with address, name and score"):
         player = _player(located, at, entry, importer, mechanics)
         if player is None:
             continue
@@ -216,17 +207,8 @@ def _mover(located: Located, raw: object, addresses: list[str],
 
 def _proposals(located: Located, importer: Importer, addresses: list[str], next_number: int,
                mechanics: Mechanics | None) -> tuple[ImportedProposal, ...]:
-    entries = located.data.get("proposals", [])
-    if not isinstance(entries, list):
-        located.fault(("proposals",), "expected [[proposals]] tables")
-        return ()
     found: list[ImportedProposal] = []
-    for index, entry in enumerate(entries):
-        at: Key = ("proposals", index)
-        if not isinstance(entry, dict):
-            located.fault(at, "expected a [[proposals]] table")
-            continue
-        located.unknown_keys(at, entry, _PROPOSAL)
+    for at, entry in located.entries("proposals", _PROPOSAL):
         proposal = _proposal(located, at, entry, importer, addresses, next_number, mechanics)
         if proposal is not None and any(p.number == proposal.number for p in found):
             located.fault((*at, "number"), f"proposal {proposal.number} is given twice")
