@@ -63,13 +63,13 @@ class ImportedPlayer:
 
 @dataclass(frozen=True)
 class ImportedProposal:
-    """A proposal open in a hand-run game: it goes on to its vote, its ballots empty."""
+    """A proposal open in a hand-run game: it goes on to its vote, its ballots empty.
+
+    ``proposal``: as its proposer would have sent it (``actor``: the proposer).
+    """
 
     number: int
-    title: str
-    text: str
-    clauses: tuple[Clause, ...]
-    proposer: str
+    proposal: Propose
     closes_at: datetime | None
 
 

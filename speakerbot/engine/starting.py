@@ -67,11 +67,12 @@ def import_game(play: Play, cmd: c.ImportGame) -> None:
         if player.score:
             play.emit(e.ScoreChanged(now, player.address, player.score, IMPORTED_SCORE,
                                      by_speaker=True))
-    for proposal in cmd.proposals:
+    for open_proposal in cmd.proposals:
         turn = state.turn.number if turns and state.turn is not None else None
+        proposal = open_proposal.proposal
         play.emit(e.ProposalSubmitted(
-            now, proposal.number, proposal.title, proposal.text, proposal.clauses,
-            proposal.proposer, proposal.closes_at, len(state.voters()), turn,
+            now, open_proposal.number, proposal.title, proposal.text, proposal.clauses,
+            proposal.actor, open_proposal.closes_at, len(state.voters()), turn,
         ))
 
 
@@ -86,7 +87,7 @@ def _check_import(cmd: c.ImportGame) -> None:
     if len(set(numbers)) != len(numbers) or any(n >= cmd.next_proposal for n in numbers):
         raise GameError(Refusal.BAD_IMPORT, Facts(
             text="each open proposal's number must be given once, below the next number"))
-    if any(proposal.proposer not in addresses for proposal in cmd.proposals):
+    if any(open_proposal.proposal.actor not in addresses for open_proposal in cmd.proposals):
         raise GameError(Refusal.BAD_IMPORT, Facts(text="a proposal's proposer is not a player"))
     if any(rule.number >= cmd.next_proposal for rule in cmd.start.preset.rules):
         raise GameError(Refusal.BAD_IMPORT, Facts(

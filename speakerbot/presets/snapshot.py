@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from speakerbot.addresses import canonical_address
-from speakerbot.engine.commands import ImportedPlayer, ImportedProposal, Preset
+from speakerbot.engine.commands import ImportedPlayer, ImportedProposal, Preset, Propose
 from speakerbot.engine.mechanics import Flow, Mechanics
 from speakerbot.engine.model import Clause
 from speakerbot.engine.play import MAX_NAME, MAX_TEXT, MAX_TITLE
@@ -247,7 +247,7 @@ def _proposal(located: Located, at: Key, entry: Mapping[str, Any], importer: Imp
     if number is None or not title or proposer not in addresses or text is None or (
             closes is False):
         return None
-    return ImportedProposal(number, title, text.strip("\n"), clauses, proposer or "",
+    return ImportedProposal(number, Propose(proposer or "", title, text.strip("\n"), clauses),
                             closes if isinstance(closes, datetime) else None)
 
 
@@ -273,7 +273,7 @@ def _turn_of(located: Located, proposals: tuple[ImportedProposal, ...], mover: s
     if len(proposals) > 1:
         located.fault(("proposals",), "in a turn-based ruleset one proposal at most is open: "
                       "the one of the player whose turn it is")
-    elif proposals and proposals[0].proposer != mover:
+    elif proposals and proposals[0].proposal.actor != mover:
         located.fault(("proposals", 0, "proposer"), "in a turn-based ruleset the open proposal "
                       "is the one of the player whose turn it is ([game] turn, or the first "
                       "player)")
