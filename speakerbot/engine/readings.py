@@ -146,16 +146,28 @@ def _number_in_words(tokens: list[_Token], index: int) -> tuple[int, int] | None
 
 
 def _number_at(tokens: list[_Token], index: int) -> tuple[Fraction, int] | None:
-    """Read a number at tokens[index], in figures or words, with its sign ('minus five')."""
+    """Read a number at tokens[index], in figures or words, and an 'and a half' after it.
+
+    A sign is read only when written onto the figures ("-5"): "N minus 290" subtracts 290.
+    """
     word = _word(tokens, index)
-    if word in ("minus", "negative"):
-        rest = _number_at(tokens, index + 1)
-        return (-rest[0], rest[1]) if rest is not None and rest[0] >= 0 else None
     if word[:1].isdigit() or word[1:2].isdigit():
         value = _figures(word)
-        return None if value is None else (value, index + 1)
-    in_words = _number_in_words(tokens, index)
-    return None if in_words is None else (Fraction(in_words[0]), in_words[1])
+        number = None if value is None else (value, index + 1)
+    else:
+        in_words = _number_in_words(tokens, index)
+        number = None if in_words is None else (Fraction(in_words[0]), in_words[1])
+    if number is None:
+        return None
+    half = _and_a_half(tokens, number[1])
+    return (number[0] + half, number[1] + 3) if half else number
+
+
+def _and_a_half(tokens: list[_Token], index: int) -> Fraction:
+    """Read 'and a half' at ``index`` as 1/2 ('one and a half days', 'a day and a half')."""
+    words = tuple(_word(tokens, index + step) for step in range(3))
+    halves = (("and", "a", "half"), ("and", "one", "half"))
+    return Fraction(1, 2) if words in halves else Fraction(0)
 
 
 def _percent_sign(tokens: list[_Token], index: int) -> int:
@@ -260,14 +272,23 @@ def _unit_at(tokens: list[_Token], index: int) -> int | str | None:
 
 
 def _span(tokens: list[_Token], index: int) -> tuple[Fraction, int, int | str] | None:
-    """One count and unit: 'three days', 'an hour', '72h'; (count, stop, unit)."""
+    """Read one count and unit: 'three days', 'an hour', '72h', 'a day and a half'.
+
+    Return the count, where the span stops and the unit.
+    """
     count = _number_at(tokens, index)
     if count is None and _word(tokens, index) in ("a", "an"):
         count = (Fraction(1), index + 1)
+    elif count is None and _word(tokens, index) == "half" and _word(tokens, index + 1) in (
+            "a", "an"):
+        count = (Fraction(1, 2), index + 2)
     if count is None or count[0] < 0:
         return None
     unit = _unit_at(tokens, count[1])
-    return None if unit is None else (count[0], count[1] + 1, unit)
+    if unit is None:
+        return None
+    half = _and_a_half(tokens, count[1] + 1)
+    return count[0] + half, count[1] + (4 if half else 1), unit
 
 
 def _read_duration(tokens: list[_Token], index: int) -> _Found | None:
