@@ -213,7 +213,7 @@ def _share_at(tokens: list[_Token], index: int) -> tuple[Fraction, int] | None:
     word = _word(tokens, index)
     if "/" in word:
         top, _, bottom = word.lstrip("+").partition("/")
-        if top.isdigit() and bottom.isdigit() and int(bottom) and len(word) < 20:
+        if len(word) < 20 and top.isdigit() and bottom.isdigit() and int(bottom):
             return Fraction(int(top), int(bottom)), index + 1
         return None
     if word == "half":

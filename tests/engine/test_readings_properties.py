@@ -108,3 +108,13 @@ def test_the_reader_never_raises_on_any_phrase(name: str, phrase: str, text: str
     reading = read_mechanic(name, phrase, text)
     assert reading.value is None or reading.words in text
 
+
+LONG = "1" * 5000  # longer than Python converts to an integer (4300 digits)
+
+
+@given(st.sampled_from(sorted(READABLE)),
+       st.sampled_from([f"1/{LONG}", f"{LONG}/2", LONG, f"-{LONG}", f"{LONG} days",
+                        f"{LONG}%", f"1,{'000,' * 2000}000", f"{LONG}.5"]))
+def test_a_number_too_long_to_convert_reads_nothing_and_never_raises(
+        name: str, text: str) -> None:
+    assert read_mechanic(name, "{}", f"It is {text}.").value is None
