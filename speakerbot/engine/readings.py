@@ -186,14 +186,14 @@ def _whole(value: Fraction, stop: int, first: int, tokens: list[_Token]) -> _Fou
 
 
 def _read_number(tokens: list[_Token], index: int) -> _Found | None:
-    """Read a count: a number not followed by a percent sign or a unit written onto it ('3d')."""
+    """Read a count: a number that is no percentage, duration or '3x' ('one week' is no count)."""
     number = _number_at(tokens, index)
     if number is None:
         return None
     value, stop = number
     after = tokens[stop] if stop < len(tokens) else None
-    if _percent_sign(tokens, stop) or (after is not None and after.joined
-                                       and after.text.isalpha()):
+    if _percent_sign(tokens, stop) or _unit_at(tokens, stop) is not None or (
+            after is not None and after.joined and after.text.isalpha()):
         return None
     return _whole(value, stop, index, tokens)
 

@@ -27,6 +27,7 @@ NUMBERS: list[tuple[str, str | None]] = [
     ("2.5", None), ("two and a half", None),
     # Not numbers: nothing to read.
     ("many", None), ("", None), ("2/3", None), ("20%", None), ("3d", None),
+    ("3 days", None), ("one week", None), ("twenty-five percent", None),
 ]
 
 
@@ -114,6 +115,13 @@ CHOICES: list[tuple[str, str, str | None]] = [
 def test_a_choice_reads_from_its_own_words(
         mechanic: str, text: str, expected: str | None) -> None:
     assert read_mechanic(mechanic, "{}", f"Adopted by {text}.").value == expected
+
+
+def test_a_number_of_days_or_percent_is_no_count_beside_a_count() -> None:
+    # nomicam 215: "the Judge has one week ... the Judge is penalized 10 points".
+    text = "The Judge has one week to judge, or is penalized 10 points after 20% of it."
+    assert read_mechanic("judge_penalty", "{}", text).value == "10"
+    assert read_mechanic("judge_period", "{}", text).value == "7d"
 
 
 def test_every_readable_mechanic_reads_a_value_of_its_kind() -> None:
