@@ -257,7 +257,7 @@ _SECONDS = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 
             "day": 86400, "week": 604800, "fortnight": 1209600}
 _SHORT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}  # only written onto a number
 _VARYING = ("month", "year")
-_LONGEST = 10**11  # seconds; far beyond any range, and within what a timedelta holds
+_LONGEST = 999_999 * 86400  # seconds: the most days a duration may be written with
 
 
 def _unit_at(tokens: list[_Token], index: int) -> int | str | None:
@@ -306,8 +306,10 @@ def _read_duration(tokens: list[_Token], index: int) -> _Found | None:
         skip = 1 if _word(tokens, stop) == "and" else 0
         span = _span(tokens, stop + skip)
     text = " ".join(token.text for token in tokens[index:stop])
-    if seconds.denominator != 1 or seconds > _LONGEST:
-        return _Found(index, stop, text, f"{text} is not a whole number of seconds in range")
+    if seconds.denominator != 1:
+        return _Found(index, stop, text, f"{text} is not a whole number of seconds")
+    if seconds > _LONGEST:
+        return _Found(index, stop, text, f"{text} is out of range: far too long")
     return _Found(index, stop, _compact(seconds.numerator))
 
 

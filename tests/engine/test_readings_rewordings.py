@@ -162,6 +162,12 @@ WHY = [
     ("The voting period is one month.", "voting_period", ALONE,
      "a month varies in length: say it in days or weeks"),
     ("Quorum is 33.3% of voters.", "quorum_percent", QUORUM, "is not a whole number"),
+    ("The voting period is 400 days.", "voting_period", ALONE,
+     "400d is out of range: expected a duration from 1s to 365d"),
+    ("The voting period is 9999999 weeks.", "voting_period", ALONE,
+     "9999999 weeks is out of range"),
+    ("The voting period is half a second.", "voting_period", ALONE,
+     "is not a whole number of seconds"),
     ("A rule change is adopted unanimously, or by majority, or by unanimity.",
      "adoption", ALONE, "two values: unanimous and majority"),
 ]
