@@ -406,7 +406,20 @@ def phrase_fault(name: str, phrase: str) -> str | None:
             if not all(_ANCHOR.fullmatch(option) for option in word.split("|")):
                 return (f"in the phrase {phrase!r}, {word!r} is not a word or words joined "
                         f"by |: each must be letters alone, none empty")
+    after = words[place + 1:place + 2]
+    if after and _part_of_value(READABLE[name], after[0]):
+        return (f"in the phrase {phrase!r}, {after[0]!r} is read as part of the value "
+                f"(as in 20 percent, 3 days): leave it out")
     return None
+
+
+def _part_of_value(kind: str, word: str) -> bool:
+    """Tell whether a word after ``{}`` would be read into the value itself ('percent')."""
+    options = [option.lower().removesuffix("s") for option in word.split("|")]
+    if kind == "percent":
+        return any(option in ("percent", "per", "pc") for option in options)
+    return kind == "duration" and any(
+        option in _SECONDS or option in _VARYING for option in options)
 
 
 def _before(tokens: list[_Token], first: int, anchors: list[frozenset[str]]) -> int | None:

@@ -161,6 +161,14 @@ PHRASES: list[tuple[str, str, str | None]] = [
     ("win_points", "reach {} {x}", "letters alone"),
     ("win_points", "the first player to reach {} points", "5 words before"),
     ("win_points", "reach {} points or more than that", "5 words after"),
+    # A word the value itself takes in could never be found after it.
+    ("quorum_percent", "{} percent of voters", "read as part of the value"),
+    ("quorum_percent", "{} per cent", "read as part of the value"),
+    ("voting_period", "lasts {} days", "read as part of the value"),
+    ("voting_period", "lasts {} hour|hours", "read as part of the value"),
+    ("voting_period", "a {} month", "read as part of the value"),
+    ("voting_period", "lasts {} from distribution", None),
+    ("win_points", "{} days", None),
 ]
 
 
@@ -172,6 +180,17 @@ def test_a_phrase_is_usable_or_its_fault_is_said(
         assert said is None
     else:
         assert said is not None and fault in said
+
+
+@pytest.mark.parametrize(("mechanic", "phrase", "text"), [
+    ("quorum_percent", "{} percent of voters", "Quorum is 20 percent of voters."),
+    ("voting_period", "lasts {} days", "Voting lasts 3 days."),
+])
+def test_a_phrase_refused_for_a_word_of_the_value_would_never_read(
+        mechanic: str, phrase: str, text: str) -> None:
+    without = phrase.replace(" percent", "").replace(" days", "")
+    assert read_mechanic(mechanic, without, text).value is not None
+    assert read_mechanic(mechanic, phrase, text).value is None
 
 
 def test_a_faulty_phrase_reads_nothing_and_says_why() -> None:
