@@ -53,6 +53,21 @@ ROWS = [
      "adopted shall receive 10 points"),
 ]
 
+# Further rows, beyond the issue's, for the other values rule 211 and rurru 202 set: each
+# phrase is as narrow as its rule needs (rule 211 says "receive 5 points" twice and
+# "receive 10 points" once), and a wider one cannot tell.
+FURTHER = [
+    ("for_rejected_points", "nomicam", 211, "not adopted receive {} points", "5",
+     "not adopted receive 5 points"),
+    ("dissent_points", "nomicam", 211, "which are adopted receive {} points", "5",
+     "which are adopted receive 5 points"),
+    ("proposer_rejected_points", "nomicam", 211, "not adopted shall lose {} points", "10",
+     "not adopted shall lose 10 points"),
+    ("heavens_offset", "rurru", 202, "subtract {} from", "290", "Subtract 290 from"),
+    ("count_basis", "nomicam", 209, "{}", "cast", "cast"),
+    ("count_basis", "suber", 203, "{}", "eligible", "eligible"),
+]
+
 
 @cache
 def _preset(name: str) -> dict[str, Any]:
@@ -71,8 +86,9 @@ def _preset_value(preset: str, mechanic: str) -> str:
     return PARAMETERS[mechanic].format(PARAMETERS[mechanic].parse(written))
 
 
-@pytest.mark.parametrize(("mechanic", "preset", "rule", "phrase", "value", "words"), ROWS,
-                         ids=[f"{row[1]}-{row[2]}-{row[0]}" for row in ROWS])
+@pytest.mark.parametrize(("mechanic", "preset", "rule", "phrase", "value", "words"),
+                         ROWS + FURTHER,
+                         ids=[f"{row[1]}-{row[2]}-{row[0]}" for row in ROWS + FURTHER])
 def test_a_presets_own_rule_reads_back_its_value(
         mechanic: str, preset: str, rule: int, phrase: str, value: str, words: str) -> None:
     assert phrase_fault(mechanic, phrase) is None
@@ -80,6 +96,16 @@ def test_a_presets_own_rule_reads_back_its_value(
     assert reading.value == _preset_value(preset, mechanic) == value, reading.why
     assert reading.words == words
     assert reading.why == ""
+
+
+@pytest.mark.parametrize(("mechanic", "phrase"), [
+    ("dissent_points", "adopted receive {} points"), ("dissent_points", "{}"),
+    ("for_rejected_points", "receive {} points"),
+])
+def test_a_phrase_too_wide_for_rule_211_cannot_tell(mechanic: str, phrase: str) -> None:
+    reading = read_mechanic(mechanic, phrase, _rule_text("nomicam", 211))
+    assert reading.value is None
+    assert reading.why == "two values: 5 and 10"
 
 
 def test_the_rows_cover_every_kind_of_value() -> None:
