@@ -121,6 +121,35 @@ def test_export_of_an_unknown_name_or_of_nothing_exits_2(tmp_path: Path,
     assert ("no preset 'calvinball'" in result.stderr) or ("usage" in result.stderr)
 
 
+TRICKY_LINES = {
+    "a # in a one-line array's string": 'history = ["Enacted by proposal #214"]',
+    "a [ in a one-line array's string": 'history = ["Enacted [sic] by proposal 214 [and"]',
+    "a ''' in a one-line string": "title = \"Tea ''' time\"",
+    'a """ in a comment': 'title = "Tea" # not """ a string',
+    'an escaped """ in a multi-line string':
+        'text = """Tea \\""" is served,\n[[rules]]\nat four."""',
+}
+
+
+@pytest.mark.parametrize("case", TRICKY_LINES)
+def test_a_fault_after_a_tricky_line_is_placed_on_its_own_line(tmp_path: Path,
+                                                                 case: str) -> None:
+    # A rule with a line whose quotes, brackets or # the scan for lines could misread, then
+    # a rule with a fault, then one more rule the fault could wrongly be placed at.
+    tricky = TRICKY_LINES[case]
+    first = "" if tricky.startswith("text") else 'text = "Tea is served at four."\n'
+    rules = (f"\n[[rules]]\nnumber = 214\nmutable = true\n{first}{tricky}\n"
+             '\n[[rules]]\nnumber = 215\nmutable = true\ntext = "Cake."\nmutabel = true\n'
+             '\n[[rules]]\nnumber = 216\nmutable = true\ntext = "Scones."\n')
+    path = tmp_path / "ours.toml"
+    path.write_text(export("suber", tmp_path) + rules)
+    result = speakerbot("rulesets", "check", path.name, cwd=tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert result.stdout.splitlines()[1:] == [
+        f"ours.toml:{line_of(path, 'mutabel')}: rules[31].mutabel: unknown key; did you mean "
+        "mutable?"]
+
+
 # --------------------------------------------------------------------------- the config
 
 
