@@ -9,19 +9,24 @@ key) or a second game, and changes nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from speakerbot.adapters.store import Store
 from speakerbot.presets import MAX_FILE_BYTES, PRESET_NAMES
 from tests.cli.test_rulesets import ROOT
 
 EXAMPLE_IMPORT = ROOT / "config" / "example-import.toml"
+SUBER = (ROOT / "data" / "rulesets" / "suber.toml").read_text()
 FAULT_LINE = re.compile(r"^(?P<file>\S+):(?P<line>\d+): (?P<key>[\w.\[\]]+): (?P<what>.+)$")
 
 
@@ -148,6 +153,55 @@ def test_a_fault_after_a_tricky_line_is_placed_on_its_own_line(tmp_path: Path,
     assert result.stdout.splitlines()[1:] == [
         f"ours.toml:{line_of(path, 'mutabel')}: rules[31].mutabel: unknown key; did you mean "
         "mutable?"]
+
+
+TEXT = st.text(st.sampled_from(list("ab #[]{}=\"'\\\n")), max_size=24).map(lambda t: "x" + t)
+
+
+def written(text: str, how: int) -> str:
+    """A string as TOML, in one of its forms: basic, multi-line basic, multi-line literal."""
+    if how == 1:
+        return '"""' + text.replace("\\", "\\\\").replace('"', '\\"') + '"""'
+    if how == 2 and "'''" not in text and not text.endswith("'"):
+        return "'''" + text + "'''"
+    return json.dumps(text)
+
+
+@st.composite
+def tricky_rules(draw: st.DrawFn) -> tuple[str, int]:
+    """Rules whose strings and comments hold quotes, brackets and #; one rule has a fault.
+
+    Returns the rules' TOML and the index (from 1, after suber's 29) of the faulty rule.
+    """
+    count = draw(st.integers(2, 5))
+    faulty = draw(st.integers(0, count - 1))
+    parts = []
+    for index in range(count):
+        history = [written(line, draw(st.integers(0, 2))) for line in draw(st.lists(TEXT,
+                                                                                  max_size=2))]
+        spread = draw(st.booleans())
+        comment = draw(TEXT).replace("\n", " ")
+        parts.append("\n".join([
+            "", "[[rules]]", f"number = {220 + index} # {comment}", "mutable = true",
+            f"text = {written(draw(TEXT), draw(st.integers(0, 2)))}",
+            "history = [" + ("\n" if spread else "") + (",\n" if spread else ", ").join(history)
+            + ("\n]" if spread else "]") + f" # {comment}",
+            *(["mutabel = true"] if index == faulty else []), ""]))
+    return "".join(parts), 30 + faulty
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=tricky_rules())
+def test_any_strings_and_comments_leave_a_fault_on_its_own_line(rules: tuple[str, int]) -> None:
+    text, faulty = rules
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ours.toml"
+        path.write_text(SUBER + text)
+        result = speakerbot("rulesets", "check", path.name, cwd=path.parent)
+        assert result.returncode == 1, result.stdout
+        assert result.stdout.splitlines()[1:] == [
+            f"ours.toml:{line_of(path, 'mutabel')}: rules[{faulty}].mutabel: unknown key; did "
+            "you mean mutable?"], text
 
 
 # --------------------------------------------------------------------------- the config
