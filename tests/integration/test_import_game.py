@@ -104,6 +104,12 @@ def test_an_imported_game_goes_on_from_proposal_457_and_its_scores(
     game.send(ANN, "what happened", "HISTORY 100\n")
     history = flat(body_of(game.wait_subject("Re: what happened", to=ANN)))
     assert re.search(r"#1 \S+ \S+ UTC " + re.escape(FIRST_LINE), history), history
+    # An imported rule keeps its title and the history the group kept by hand.
+    game.send(ANN, "which rule", "SHOW RULE 412\n")
+    shown = flat(body_of(game.wait_subject("Re: which rule", to=ANN)))
+    assert "Rule 412: Winning (mutable)" in shown, shown
+    assert "Rule 208 in the initial set (100 points)" in shown, shown
+    assert "Amended by proposal 412, 30 August 2026, and renumbered 412" in shown, shown
     assert game.stop() == 0
     printed = flat(game.cli("history", "100").stdout)
     assert re.search(r"#1 \S+ \S+ UTC " + re.escape(FIRST_LINE), printed), printed
