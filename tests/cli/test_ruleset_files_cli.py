@@ -234,6 +234,45 @@ security = "none"
     return path
 
 
+def padded(path: Path, text: str) -> int:
+    """Write ``text`` and comments after it past ten megabytes; return the file's size."""
+    with path.open("w") as stream:  # valid TOML all the way: only its size is wrong
+        stream.write(text)
+        stream.write("# padding\n" * 1_000_000)
+    size = path.stat().st_size
+    assert size > 10 * MAX_FILE_BYTES
+    return size
+
+
+def suber_line(fragment: str) -> int:
+    """The line (from 1) of suber's export where ``fragment`` first is."""
+    return next(n for n, line in enumerate(SUBER.splitlines(), 1) if fragment in line)
+
+
+def unreadable(case: str, path: Path) -> str:
+    """Write a ruleset file that cannot be read as ``case`` says; return its one fault."""
+    if case == "10 MB":
+        size = padded(path, SUBER)
+        return f"ours.toml: the file is {size:,} bytes; the most read is 1,000,000 bytes"
+    if case == "not TOML":
+        path.write_text(SUBER.replace("win_points = 100", "win_points ="))
+        return f"ours.toml:{suber_line('win_points = 100')}: not TOML: Invalid value"
+    path.write_bytes(SUBER.encode().replace(b"Suber", b"Sub\xe9r", 1))
+    return f"ours.toml:{suber_line('Suber')}: the file is not UTF-8 text"
+
+
+@pytest.mark.parametrize("case", ["10 MB", "not TOML", "not UTF-8"])
+def test_a_file_too_large_not_toml_or_not_utf8_is_one_fault_and_init_creates_nothing(
+        tmp_path: Path, case: str) -> None:
+    said = unreadable(case, tmp_path / "ours.toml")
+    checked = speakerbot("rulesets", "check", "ours.toml", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert checked.stdout.splitlines() == ["ours.toml: 1 fault", said]
+    init = speakerbot("-c", str(config(tmp_path, "ours.toml")), "init", cwd=tmp_path)
+    assert init.returncode == 2 and "ruleset file is refused" in init.stderr
+    assert not (tmp_path / "game.db").exists()
+
+
 @pytest.mark.parametrize("command", ["init", "run"])
 def test_init_and_run_refuse_a_faulty_ruleset_with_the_same_lines(tmp_path: Path,
                                                                    command: str) -> None:
@@ -298,17 +337,13 @@ def test_import_of_a_faulty_snapshot_names_the_fault_and_creates_nothing(
 
 
 def test_import_of_a_10_mb_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
-    big = tmp_path / "snapshot.toml"
-    with big.open("w") as stream:  # valid TOML all the way: only its size is wrong
-        stream.write(EXAMPLE_IMPORT.read_text())
-        stream.write("# padding\n" * 1_000_000)
-    assert big.stat().st_size > 10 * MAX_FILE_BYTES
-    result = speakerbot("-c", str(config(tmp_path, "suber")), "import", big.name, cwd=tmp_path)
+    size = padded(tmp_path / "snapshot.toml", EXAMPLE_IMPORT.read_text())
+    result = speakerbot("-c", str(config(tmp_path, "suber")), "import", "snapshot.toml",
+                        cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr.splitlines() == [
         "snapshot.toml: 1 fault",
-        f"snapshot.toml: the file is {big.stat().st_size:,} bytes; the most read is "
-        f"{MAX_FILE_BYTES:,} bytes"]
+        f"snapshot.toml: the file is {size:,} bytes; the most read is {MAX_FILE_BYTES:,} bytes"]
     assert not (tmp_path / "game.db").exists()
 
 
