@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -294,26 +293,17 @@ def test_init_and_run_refuse_a_faulty_ruleset_with_the_same_lines(tmp_path: Path
 # --------------------------------------------------------------------------- import
 
 
-def _edit(old: str, new: str) -> Callable[[str], str]:
-    def edit(text: str) -> str:
-        assert text.count(old) == 1, old
-        return text.replace(old, new)
-    return edit
-
-
+# Each faulty snapshot: the worked example with one line changed, the key, what is said.
 BAD_SNAPSHOTS = {
-    "a score that is not a number": (
-        _edit("score = 112", 'score = "lots"'), "players[2].score",
-        "expected a number of points, such as 42 or -7.5; not 'lots'"),
-    "an address that is not an address": (
-        _edit('address = "cyd@example.org"', 'address = "cyd at example"'), "players[3].address",
-        "expected one email address, such as ann@example.org; not 'cyd at example'"),
-    "an unknown key, named with the nearest": (
-        _edit('name = "Eli"\nscore = 31', 'name = "Eli"\nscroe = 31'), "players[5].scroe",
-        "unknown key; did you mean score?"),
-    "a rule number repeated": (
-        _edit("number = 207", "number = 205"), "rules[22].number",
-        "rule 205 is given twice"),
+    "a score that is not a number": ("score = 112", 'score = "lots"', "players[2].score",
+                                     "a number of points, such as 42 or -7.5; not 'lots'"),
+    "an address that is not an address": ('address = "cyd@example.org"',
+                                          'address = "cyd at example"', "players[3].address",
+                                          "one email address, such as ann@example.org"),
+    "an unknown key, named with the nearest": ("score = 31", "scroe = 31", "players[5].scroe",
+                                               "unknown key; did you mean score?"),
+    "a rule number repeated": ("number = 207", "number = 205", "rules[22].number",
+                               "rule 205 is given twice"),
 }
 
 
@@ -325,14 +315,17 @@ def events_in(folder: Path) -> list[dict[str, object]]:
 @pytest.mark.parametrize("case", BAD_SNAPSHOTS)
 def test_import_of_a_faulty_snapshot_names_the_fault_and_creates_nothing(
         tmp_path: Path, case: str) -> None:
-    edit, key, said = BAD_SNAPSHOTS[case]
-    (tmp_path / "snapshot.toml").write_text(edit(EXAMPLE_IMPORT.read_text()))
+    old, new, key, said = BAD_SNAPSHOTS[case]
+    text = EXAMPLE_IMPORT.read_text()
+    assert text.count(old) == 1, old
+    (tmp_path / "snapshot.toml").write_text(text.replace(old, new))
     result = speakerbot("-c", str(config(tmp_path, "suber")), "import", "snapshot.toml",
                         cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert result.stderr.splitlines()[0] == "snapshot.toml: 1 fault"
     [fault] = fault_lines(result.stderr)
     assert fault["key"] == key and said in fault["what"], result.stderr
+    assert int(fault["line"]) == line_of(tmp_path / "snapshot.toml", new)
     assert not (tmp_path / "game.db").exists()
 
 
