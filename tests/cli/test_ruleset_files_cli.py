@@ -290,6 +290,21 @@ def test_init_and_run_refuse_a_faulty_ruleset_with_the_same_lines(tmp_path: Path
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_relative_ruleset_is_read_beside_the_config_wherever_init_runs(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    text = export("suber", tmp_path).replace('name = "suber"', 'name = "pine-nomic"', 1)
+    (tmp_path / "conf" / "ours.toml").write_text(text.replace("win_points = 100",
+                                                              "win_points = 50", 1))
+    (tmp_path / "ours.toml").write_text("not a ruleset")  # where the command runs: not read
+    settings = config(tmp_path / "conf", "ours.toml")
+    done = speakerbot("-c", str(settings), "init", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [started] = events_in(tmp_path / "conf")
+    assert started["type"] == "GameStarted" and started["preset"] == "pine-nomic"
+    mechanics = started["mechanics"]
+    assert isinstance(mechanics, dict) and mechanics["win_points"] == "50"
+
+
 # --------------------------------------------------------------------------- import
 
 
