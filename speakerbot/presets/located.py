@@ -24,6 +24,9 @@ kilobytes; a larger file is refused before it is read, so it costs nothing."""
 Key = tuple[str | int, ...]
 """Where a value is: table names, key names and array indexes (from 0), top down."""
 
+_Open = tuple[str, int]
+"""What a line leaves open: a multi-line string's delimiter (or ""), and arrays' depth."""
+
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=(.*)$")
 
@@ -181,11 +184,10 @@ def _key_lines(text: str) -> dict[Key, int]:
     lines: dict[Key, int] = {}
     counts: dict[Key, int] = {}
     table: Key = ()
-    closing = ""  # the delimiter of a multi-line string or array being skipped
+    still_open: _Open = ("", 0)  # a multi-line string or array that goes on, skipped
     for number, raw in enumerate(text.splitlines(), start=1):
-        if closing:
-            if closing in raw:
-                closing = _still_open(raw.split(closing, 1)[1])
+        if still_open != ("", 0):
+            still_open = _still_open(raw, still_open)
             continue
         header = _HEADER.match(raw)
         if header is not None:
@@ -201,7 +203,7 @@ def _key_lines(text: str) -> dict[Key, int]:
         assign = _ASSIGN.match(raw)
         if assign is not None:
             lines.setdefault((*table, *_parts(assign.group(1))), number)
-            closing = _still_open(assign.group(2))
+            still_open = _still_open(assign.group(2), ("", 0))
     return lines
 
 
@@ -220,12 +222,45 @@ def _parts(dotted: str) -> list[str]:
     return [part.strip().strip("\"'") for part in dotted.split(".")]
 
 
-def _still_open(value: str) -> str:
-    """Return the delimiter a value leaves open at the end of its line, or ``""``."""
-    for quote in ('"""', "'''"):
-        if value.count(quote) % 2 == 1:
-            return quote
-    stripped = value.split("#", 1)[0].strip()
-    if stripped.startswith("[") and stripped.count("[") > stripped.count("]"):
-        return "]"
-    return ""
+def _still_open(value: str, before: _Open) -> _Open:
+    """Return what is still open at the end of a line: a multi-line string, or arrays.
+
+    ``before``: what was open where ``value`` begins. Quotes, brackets and ``#`` are read
+    as TOML reads them: inside a string they are text, and a ``#`` outside one begins a
+    comment (counting them anywhere misplaced the lines of every key after them).
+    """
+    quote, depth = before
+    index = 0
+    while index < len(value):
+        if quote:
+            index = _string_end(value, index, quote)
+            if index < 0:
+                return (quote if len(quote) == 3 else "", depth)
+            quote = ""
+        elif value.startswith(('"""', "'''"), index):
+            quote, index = value[index:index + 3], index + 3
+        elif value[index] in "\"'":
+            quote, index = value[index], index + 1
+        elif value[index] == "#":
+            break
+        else:
+            depth += {"[": 1, "]": -1}.get(value[index], 0)
+            index += 1
+    return ("", max(depth, 0))
+
+
+def _string_end(value: str, index: int, quote: str) -> int:
+    """Return where the string closed by ``quote`` ends in ``value``, from ``index``; or -1."""
+    while index < len(value):
+        if quote[0] == '"' and value[index] == "\\":
+            index += 2  # an escape: the next character is text
+        elif value.startswith(quote, index):
+            index += len(quote)
+            # A multi-line string may end in up to two more quotes of its own.
+            for _ in range(2 if len(quote) == 3 else 0):
+                if value.startswith(quote[0], index):
+                    index += 1
+            return index
+        else:
+            index += 1
+    return -1
