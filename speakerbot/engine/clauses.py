@@ -7,7 +7,7 @@ and when the Speaker edits the rules directly, each clause is checked again by t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from speakerbot.engine import events as e
 from speakerbot.engine.edits import EDITS, check_edit, check_rule_size, edited_text
@@ -15,6 +15,7 @@ from speakerbot.engine.mechanics import PARAMETERS, parse_setting
 from speakerbot.engine.model import Clause, ClauseKind, Rule
 from speakerbot.engine.play import Play
 from speakerbot.engine.refusals import Facts, GameError, Refusal
+from speakerbot.engine.rereading import read_enacted, reread
 
 # REPLACE, APPEND and INSERT are amendments written as edits: they are refused on an
 # immutable rule, and renumber the rule, exactly as AMEND does.
@@ -168,10 +169,8 @@ def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
     if not clauses:
         play.emit(e.InformalProposalAdopted(play.now, proposal))
         return
-    also_set = frozenset(
-        (clause.parameter or "").strip().lower().replace("-", "_")
-        for clause in clauses if clause.kind is ClauseKind.SET
-    )
+    also_set = {(clause.parameter or "").strip().lower().replace("-", "_"): clause.text
+                for clause in clauses if clause.kind is ClauseKind.SET}
     # The count of mutable rules is checked on the proposal as a whole, as when it was
     # proposed: if the rules changed since, the clauses that move it the wrong way fail.
     deltas = [mutable_delta(play, clause) for clause in clauses]
@@ -209,7 +208,7 @@ def _edit_chains(clauses: Sequence[Clause]) -> dict[int, list[Clause]]:
 
 
 def _carry_out_edits(play: Play, proposal: int, edits: Sequence[Clause],
-                     also_set: frozenset[str]) -> None:
+                     also_set: Mapping[str, str]) -> None:
     """Make a proposal's several edits of one rule, in order, as one amendment.
 
     One amendment, so that the rule is renumbered (where amendments renumber) once; an edit
@@ -245,12 +244,14 @@ def edit_directly(play: Play, clause: Clause) -> None:
 
 
 def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
-                 also_set: frozenset[str] = frozenset()) -> None:
+                 also_set: Mapping[str, str] | None = None) -> None:
     """Carry out one clause already checked; by proposal, or by the Speaker (``None``).
 
-    Changing a rule that mechanics come from warns the Speaker, unless the same
-    proposal also sets those mechanics (``also_set``).
+    Changing a rule that mechanics come from reads them again from its new words
+    (rereading.py), or warns the Speaker where a mechanic has no phrase to read, unless
+    the same proposal also sets it (``also_set``: mechanic -> the value its SET writes).
     """
+    also_set = also_set or {}
     by_speaker = proposal is None
     sources_before = dict(play.state.sources)
     if clause.kind is ClauseKind.SET:
@@ -262,6 +263,7 @@ def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
         enacted = proposal if proposal is not None else (clause.rule or free_rule_number(play))
         play.emit(e.RuleEnacted(play.now, enacted, clause.text.strip(), not clause.immutable,
                                 proposal, by_speaker))
+        read_enacted(play, enacted, proposal, also_set)
         return
     rule = _rule(play, clause)
     number, new_number = rule.number, _new_number(play, clause, proposal)
@@ -279,10 +281,10 @@ def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
         play.emit(e.RuleTransmuted(play.now, number, new_number, not rule.mutable, proposal,
                                    by_speaker))
     if clause.kind in _CHANGES_TEXT:
-        affected = tuple(name for name, source in sources_before.items()
-                         if source == number and name not in also_set)
-        if affected:
-            play.emit(e.MechanicsMayHaveChanged(play.now, number, affected, proposal))
+        affected = {name: source for name, source in sources_before.items() if source == number}
+        unread = reread(play, new_number, affected, proposal, also_set)
+        if unread:
+            play.emit(e.MechanicsMayHaveChanged(play.now, number, unread, proposal))
 
 
 def free_rule_number(play: Play) -> int:

@@ -38,10 +38,11 @@ _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "positio
 # A proposal's debate (debate.py) likewise: a proposal distributed without one encodes as before.
 # A game's record version likewise: a game of version 1 starts as it always did.
 # A game imported from a hand-run one (``speakerbot import``) likewise: where it came from,
-# the number its next proposal takes; and its rules' titles and history lines.
+# the number its next proposal takes; and its rules' titles and history lines. A game's
+# phrases likewise (readings.py): a game started before them encodes as before.
 _EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None,
                                        "record_version": 1, "imported_from": "",
-                                       "next_proposal": 0}
+                                       "next_proposal": 0, "phrases": []}
 _RULE_DEFAULTS: dict[str, Any] = {"title": "", "history": ()}
 
 

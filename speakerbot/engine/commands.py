@@ -25,6 +25,9 @@ class Preset:
     sources: dict[str, int]  # mechanic -> the rule it comes from
     persons: dict[str, tuple[int, str]]  # "speaker"/"judge" -> (rule, name as the seed has it)
     notes: str = ""
+    # mechanic -> where its value is written in its source rule (readings.py): read again
+    # when an adopted change rewrites that rule.
+    phrases: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

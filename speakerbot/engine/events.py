@@ -55,6 +55,9 @@ class GameStarted(Event):
     # and the number its next proposal takes. Empty and 0 in a game started afresh.
     imported_from: str = ""
     next_proposal: int = 0
+    # Where in its source rule each mechanic's value is written (readings.py): read again
+    # when its rule changes. Empty in games started before, which never re-read.
+    phrases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -346,6 +349,35 @@ class MechanicsMayHaveChanged(Event):
     proposal: int | None
 
 
+@dataclass(frozen=True)
+class MechanicChanged(Event):
+    """An adopted change rewrote the rule a mechanic comes from: the game plays by its words.
+
+    ``words``: the words of rule ``rule`` the new value was read from (readings.py).
+    """
+
+    mechanic: str
+    old: str  # both written as SET writes them
+    new: str
+    rule: int
+    words: str
+    proposal: int | None
+
+
+@dataclass(frozen=True)
+class MechanicNotRead(Event):
+    """A rule a mechanic comes from changed and its value could not be read: the host decides.
+
+    ``why`` says what stood in the way (the words gone, two values, the rule repealed, a SET
+    of the same proposal that says otherwise); the mechanic keeps its value.
+    """
+
+    mechanic: str
+    rule: int
+    why: str
+    proposal: int | None
+
+
 # --- Judgement ------------------------------------------------------------------------------
 
 
@@ -451,7 +483,8 @@ EVENT_TYPES: dict[str, type[Event]] = {kind.__name__: kind for kind in (
     RemindersSent, VoteExtended, VoteClosed, ProposalVoided, DieThrown, ScoreChanged,
     GameWon, NewGameBegun, GameEnded, RuleEnacted, RuleAmended, RuleRepealed,
     RuleTransmuted, MechanicSet, AdoptionSwitchedToMajority, ClauseFailed,
-    InformalProposalAdopted, MechanicsMayHaveChanged, CfjCalled, JudgeAssigned,
+    InformalProposalAdopted, MechanicsMayHaveChanged, MechanicChanged, MechanicNotRead,
+    CfjCalled, JudgeAssigned,
     JudgementDelivered, OverruleSupported, JudgementOverruled, JudgeDeadlineMissed,
     JudgeReminder, SpeakerOverride, CommandRejected,
     pe.GamePaused, pe.GameResumed, pe.AbsenceDeclared, pe.AbsenceEnded, pe.TurnReminder,

@@ -70,6 +70,7 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
     state.title = e.title
     state.mechanics = e.mechanics
     state.sources = dict(e.sources)
+    state.phrases = dict(e.phrases)
     state.rules = {
         spec.number: Rule(spec.number, spec.text, spec.mutable, _first_history(e, spec),
                           spec.title)
@@ -278,6 +279,17 @@ def _mechanic_set(state: GameState, e: ev.MechanicSet) -> None:
     state.mechanics = state.rules_mechanics.with_value(e.name, value)
     if e.name == "adoption":
         state.adoption_rule_amended = True
+    state.set_by[e.name] = "host" if e.proposal is None else f"proposal {e.proposal}"
+
+
+@_on(ev.MechanicChanged)
+def _mechanic_changed(state: GameState, e: ev.MechanicChanged) -> None:
+    value = PARAMETERS[e.mechanic].parse(e.new)
+    state.mechanics = state.rules_mechanics.with_value(e.mechanic, value)
+    if e.mechanic == "adoption":
+        state.adoption_rule_amended = True
+    state.sources[e.mechanic] = e.rule  # an enacted rule that states it becomes its source
+    state.set_by.pop(e.mechanic, None)  # the rule says it now
 
 
 @_on(ev.AdoptionSwitchedToMajority)

@@ -301,6 +301,9 @@ class GameState:
     game_number: int = 1
     mechanics: Mechanics | None = None
     sources: dict[str, int] = field(default_factory=dict)  # mechanic -> the rule it comes from
+    phrases: dict[str, str] = field(default_factory=dict)  # mechanic -> where its rule says it
+    # mechanic -> who last set it, where no rule gave it: "host", or "proposal N"
+    set_by: dict[str, str] = field(default_factory=dict)
     rules: dict[int, Rule] = field(default_factory=dict)
     repealed: list[Rule] = field(default_factory=list)
     players: dict[str, Player] = field(default_factory=dict)  # by address, in joining order
@@ -334,6 +337,8 @@ class GameState:
         copied.__dict__.update(self.__dict__)
         memo[id(self)] = copied
         copied.sources = dict(self.sources)
+        copied.phrases = dict(self.phrases)
+        copied.set_by = dict(self.set_by)
         copied.rules = {number: rule.__deepcopy__(memo) for number, rule in self.rules.items()}
         copied.repealed = [rule.__deepcopy__(memo) for rule in self.repealed]
         copied.players = {address: player.__deepcopy__(memo)

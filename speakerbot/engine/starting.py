@@ -120,11 +120,15 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
             if rule_number == spec.number and role in names:
                 text = text.replace(seed_name, names[role])
         rules.append(dataclasses.replace(spec, text=text))
+    sources = _sources(preset, mechanics)
+    sourced = {name for name, _ in sources}
     play.emit(e.GameStarted(
         play.now, preset.name, imported.title if imported else preset.title, mechanics,
-        _sources(preset, mechanics), tuple(rules), host, cmd.host_name, judge, judge_name,
+        sources, tuple(rules), host, cmd.host_name, judge, judge_name,
         cmd.open_registration, cmd.game_id, cmd.record_version,
         imported.source if imported else "", imported.next_proposal if imported else 0,
+        tuple(sorted((name, phrase) for name, phrase in preset.phrases.items()
+                     if name in sourced)),
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))

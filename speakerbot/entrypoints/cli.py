@@ -158,7 +158,7 @@ def _add_inbound(inbound: argparse.ArgumentParser, config: argparse.ArgumentPars
 
 
 def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Add ``admin WORDS...``, ``show proposal|rule|cfj N`` and ``history [N]``."""
+    """Add ``admin WORDS...``, ``show proposal|rule|cfj N|mechanics``, ``history [N]``."""
     admin = command("admin", "run an ADMIN command as the host (admin SCORE alice@example.org "
                     "+5 why), recorded and announced as by mail")
     admin.add_argument("words", nargs="+", metavar="WORD",
@@ -169,9 +169,11 @@ def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
                             "ENACT or AMEND: the text, then END RULE); - for standard input")
     admin.set_defaults(handler="admin")
 
-    show = command("show", "print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail")
-    show.add_argument("what", choices=["proposal", "rule", "cfj"])
-    show.add_argument("number", type=_count)
+    show = command("show", "print what SHOW PROPOSAL, SHOW RULE, SHOW CFJ or SHOW MECHANICS "
+                   "sends by mail")
+    show.add_argument("what", choices=["proposal", "rule", "cfj", "mechanics"])
+    show.add_argument("number", type=_count, nargs="?",
+                      help="the proposal, rule or CFJ (mechanics takes none)")
     _add_json(show)
     show.set_defaults(handler="show")
 

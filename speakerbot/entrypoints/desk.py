@@ -16,11 +16,19 @@ import sys
 from pathlib import Path
 
 from speakerbot.engine import GameState
-from speakerbot.entrypoints.cli import NotFound
+from speakerbot.engine.rereading import in_force
+from speakerbot.entrypoints.cli import CliError, NotFound
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
 from speakerbot.entrypoints.commands import print_json
 from speakerbot.entrypoints.opening import started_game
-from speakerbot.entrypoints.views import Json, cfj_view, history_view, proposal_view, rule_view
+from speakerbot.entrypoints.views import (
+    Json,
+    cfj_view,
+    history_view,
+    mechanic_view,
+    proposal_view,
+    rule_view,
+)
 from speakerbot.mail.inbound import language as lang
 from speakerbot.service import GameService, Unreadable
 
@@ -46,9 +54,21 @@ def _text(source: str) -> str:
 
 
 def show(args: argparse.Namespace) -> int:
-    """Print what SHOW PROPOSAL, SHOW RULE or SHOW CFJ sends by mail (exit 1: none such)."""
+    """Print what SHOW PROPOSAL, SHOW RULE, SHOW CFJ or SHOW MECHANICS sends by mail.
+
+    Exit 1: no such proposal, rule or CFJ.
+    """
+    if (args.what == "mechanics") != (args.number is None):
+        raise CliError("usage: speakerbot show proposal|rule|cfj N, or speakerbot show "
+                       "mechanics")
     with started_game(args) as (_, service):
         state = service.state()
+        if args.what == "mechanics":
+            if args.json:
+                print_json([mechanic_view(found) for found in in_force(state)])
+            else:
+                print(service.lookup("SHOW MECHANICS"), end="")
+            return 0
         found = _shown(service, state, args.what, args.number)
         if found is None:
             # The mail's own answer says what there is instead.

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from speakerbot.engine import GameState
 from speakerbot.engine.model import Cfj, Player, Proposal, ProposalStatus, Rule
+from speakerbot.engine.rereading import InForce
 from speakerbot.mail.outbound.lookups import closing_of, describe_line, find_rule, names_in
 
 if TYPE_CHECKING:
@@ -98,12 +99,26 @@ def rule_view(state: GameState, number: int) -> Json | None:
     rule, _ = find_rule(state, number)
     if rule is None:
         return None
-    return {"number": rule.number, "asked": number, "text": rule.text, "mutable": rule.mutable,
+    return {"number": rule.number, "asked": number, "title": rule.title, "text": rule.text,
+            "mutable": rule.mutable,
             "repealed": _repealed(state, rule),
             "history": [{"kind": change.kind, "at": _time(change.at),
                          "proposal": change.proposal, "by_speaker": change.by_speaker,
                          "previous_number": change.previous_number, "note": change.note}
                         for change in rule.history]}
+
+
+def mechanic_view(found: InForce) -> Json:
+    """One mechanic in force: its value and where it comes from (``show mechanics --json``).
+
+    ``source``: ``rule`` (with ``rule`` and, where the game reads it, ``words``), ``host``,
+    ``proposal`` (set by a proposal's SET) or ``preset``.
+    """
+    source = ("host" if found.origin == "set by the host" else
+              "proposal" if found.origin.startswith("set by proposal") else
+              "rule" if found.rule is not None else "preset")
+    return {"name": found.name, "value": found.value, "source": source, "rule": found.rule,
+            "words": found.words or None, "origin": found.origin}
 
 
 def _repealed(state: GameState, rule: Rule) -> bool:

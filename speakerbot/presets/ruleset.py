@@ -15,6 +15,7 @@ from typing import Any
 from speakerbot.engine.commands import Preset
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import RuleSpec
+from speakerbot.engine.readings import phrase_fault, read_mechanic
 from speakerbot.presets.located import FileFaults, Key, Located, shown
 
 RULE_KEYS = ("number", "title", "mutable", "text", "history")
@@ -27,6 +28,7 @@ MAX_RULE_NUMBER = 99_999
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 _TOP = ("preset", "persons", "mechanics", "rules")
 _HEAD = ("name", "title", "seed", "notes")
+_SUBTABLES = ("sources", "phrases")
 
 
 def read_ruleset(located: Located, origin: str) -> Preset:
@@ -38,11 +40,13 @@ def read_ruleset(located: Located, origin: str) -> Preset:
     rules = read_rules(located)
     written = read_mechanics(located, ("mechanics",), complete=True)
     sources = read_sources(located, ("mechanics", "sources"), {rule.number for rule in rules})
+    phrases = read_phrases(located, ("mechanics", "phrases"))
+    check_phrases(located, ("mechanics", "phrases"), phrases, sources, rules, written)
     persons = _persons(located, rules)
     check_numbering(located, ("mechanics", "first_proposal_number"), written, rules)
     if located.faults:
         raise FileFaults(origin, located.faults)
-    return Preset(name, title, rules, written, sources, persons, notes)
+    return Preset(name, title, rules, written, sources, persons, notes, phrases)
 
 
 def _head(located: Located) -> tuple[str, str, str]:
@@ -123,10 +127,11 @@ def read_mechanics(located: Located, key: Key, *, complete: bool) -> dict[str, s
     wrong kind (saying what is allowed), a mechanic missing where every one must be given.
     """
     table = located.table(key, required=complete)
-    located.unknown_keys(key, {k: v for k, v in table.items() if k != "sources"}, PARAMETERS)
+    located.unknown_keys(key, {k: v for k, v in table.items() if k not in _SUBTABLES},
+                         PARAMETERS)
     written: dict[str, str] = {}
     for name, raw in table.items():
-        if name == "sources" or name not in PARAMETERS:
+        if name in _SUBTABLES or name not in PARAMETERS:
             continue
         if isinstance(raw, dict | list | float):
             located.fault((*key, name), f"expected a value written as SET reads it, not "
@@ -161,6 +166,49 @@ def read_sources(located: Located, key: Key, numbers: set[int]) -> dict[str, int
         else:
             sources[name] = rule
     return sources
+
+
+def read_phrases(located: Located, key: Key) -> dict[str, str]:
+    """Read ``[mechanics.phrases]``: where in its rule each mechanic's value is written."""
+    phrases: dict[str, str] = {}
+    for name, phrase in located.table(key, required=False).items():
+        fault = (phrase_fault(name, phrase) if isinstance(phrase, str) else
+                 f"expected the words around the value with {{}} for it, not {shown(phrase)}")
+        if name not in PARAMETERS:
+            located.unknown_keys(key, {name: phrase}, PARAMETERS)
+        elif fault is not None:
+            located.fault((*key, name), fault)
+        else:
+            phrases[name] = phrase
+    return phrases
+
+
+def check_phrases(located: Located, key: Key, phrases: Mapping[str, str],
+                  sources: Mapping[str, int], rules: tuple[RuleSpec, ...],
+                  written: Mapping[str, str]) -> None:
+    """Refuse a phrase whose mechanic has no rule, or whose rule reads another value.
+
+    The phrase is what the game reads the mechanic from whenever its rule changes: it must
+    read the value the file gives from the rule as the file has it.
+    """
+    texts = {rule.number: rule.text for rule in rules}
+    named = located.table((*key[:-1], "sources"), required=False)
+    for name, phrase in phrases.items():
+        if name not in sources and name in named:
+            continue  # its source is wrong: a fault of its own already
+        if name not in sources:
+            located.fault((*key, name), f"{name} has no rule in [mechanics.sources] to be read "
+                          "from; name its rule there")
+            continue
+        if name not in written or sources[name] not in texts:
+            continue  # a fault of its own already
+        reading = read_mechanic(name, phrase, texts[sources[name]])
+        given = PARAMETERS[name].format(PARAMETERS[name].parse(written[name]))
+        if reading.value != given:
+            said = (f"reads {reading.value}" if reading.value is not None else
+                    f"cannot be read ({reading.why})")
+            located.fault((*key, name), f"rule {sources[name]} {said} where [mechanics] says "
+                          f"{name} = {given}; make the phrase fit the rule's words")
 
 
 def check_numbering(located: Located, key: Key, written: Mapping[str, str],

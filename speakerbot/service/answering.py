@@ -166,7 +166,7 @@ def tell_host_set_aside(deps: Deps) -> None:
         store.set_meta(uow.session, "aside_notified_id", rows[-1].id)
 
 
-LOOKUP_VERBS = ("SHOW PROPOSAL", "SHOW RULE", "SHOW CFJ", "HISTORY")
+LOOKUP_VERBS = ("SHOW PROPOSAL", "SHOW RULE", "SHOW CFJ", "SHOW MECHANICS", "HISTORY")
 """The lookups (answered from the public record, and counted), named as the mail commands are."""
 
 
@@ -199,6 +199,8 @@ class Lookups:
         renderer, state, number = self.deps.replies.renderer, self.state, query.number or 0
         if query.verb == "SHOW RULE":
             return lookups.show_rule(renderer, state, number)
+        if query.verb == "SHOW MECHANICS":
+            return lookups.show_mechanics(renderer, state)
         if query.verb == "SHOW PROPOSAL":
             return lookups.show_proposal(renderer, state, number, self.record)
         if query.verb == "SHOW CFJ":

@@ -21,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from speakerbot.engine.mechanics import PARAMETERS
+from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive
 from speakerbot.site.chart import scores_chart
@@ -81,13 +82,18 @@ def render_standalone(templates: Path, template: str, **context: Any) -> dict[st
             OWN_FILES["style"]: environment.get_template("style.css").render().encode("utf-8")}
 
 
-def mechanics_in_force(game: GameArchive) -> list[tuple[str, str, int | None]]:
-    """Return each mechanic the game plays by: (what it is, its value, the rule it is from)."""
-    mechanics = game.state.mechanics
-    if mechanics is None:
+def mechanics_in_force(game: GameArchive) -> list[tuple[str, str, int | None, str]]:
+    """Return each mechanic the game plays by, and where it comes from.
+
+    Each as (what it is, its value, the rule it is from, and in words: the rule's words it
+    is read from, or who set it).
+    """
+    if game.state.mechanics is None:
         return []
-    return [(row.description, mechanics.formatted(name), game.state.sources.get(name))
-            for name, row in PARAMETERS.items()]
+    return [(PARAMETERS[found.name].description, found.value, found.rule,
+             f"“{found.words}”" if found.words else
+             ("" if found.rule is not None else found.origin))
+            for found in in_force(game.state)]
 
 
 def record_bytes(lines: Sequence[Mapping[str, Any]]) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -65,13 +66,19 @@ class Game:
         judge: str = "",
         judge_name: str = "",
         open_registration: bool = True,
+        phrases: bool = False,
     ) -> None:
+        """``phrases``: the game reads its mechanics again when their rules change (off in the
+        scripted games of other behaviour, whose records are pinned: see test_codec_fixture)."""
         self.state = GameState()
         self.events: list[e.Event] = []
         self.now = T0
         self.dice = Dice()
         ALL_GAMES.append(self)
-        self.ok(c.StartGame(SPEAKER, load_preset(preset), "Chuck", judge, judge_name,
+        ruleset = load_preset(preset)
+        if not phrases:
+            ruleset = dataclasses.replace(ruleset, phrases={})
+        self.ok(c.StartGame(SPEAKER, ruleset, "Chuck", judge, judge_name,
                             {**OTHER_BEHAVIOUR, **(mechanics or {})}, open_registration))
         for address in players:
             self.ok(c.AddPlayer(SPEAKER, address, NAMES[address]))

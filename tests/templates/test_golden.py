@@ -481,7 +481,7 @@ def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.M
         game.send(mailgame.BOB, "vote", "VOTE 301 FOR\n")
         game.clock.now += timedelta(days=8)
         asked.append(game.send(mailgame.BOB, "lookups", "SHOW PROPOSAL 301\nSHOW RULE 205\n"
-                               "HISTORY 6\nSHOW RULE 999\n"))
+                               "HISTORY 6\nSHOW RULE 999\nSHOW MECHANICS\n"))
         return [mail for received in asked for mail in game.replies_to(received.message_id)]
     finally:
         game.close()

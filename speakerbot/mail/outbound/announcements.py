@@ -39,7 +39,8 @@ _UNANNOUNCED = (
     e.BallotCast, e.BallotWithdrawn, e.ConsentDeclared, e.TurnConsentGiven, e.OverruleSupported,
     e.RemindersSent, e.CommandRejected,
 )
-_SPEAKER_NOTICES = (e.InformalProposalAdopted, e.ClauseFailed, e.MechanicsMayHaveChanged)
+_SPEAKER_NOTICES = (e.InformalProposalAdopted, e.ClauseFailed, e.MechanicsMayHaveChanged,
+                    e.MechanicNotRead)
 
 
 @dataclass

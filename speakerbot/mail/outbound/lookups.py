@@ -19,6 +19,7 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.model import GameState, ProposalStatus, Rule, RuleChange
+from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.announcements import receipt_lines
 from speakerbot.mail.outbound.compose import Renderer, format_time
 from speakerbot.mail.outbound.diffs import clause_views, text_diff
@@ -33,6 +34,7 @@ __all__ = [
     "history",
     "names_in",
     "show_cfj",
+    "show_mechanics",
     "show_proposal",
     "show_rule",
 ]
@@ -295,6 +297,17 @@ def show_rule(renderer: Renderer, state: GameState, number: int) -> str:
         repealed=rule.number not in state.rules or state.rules[rule.number] is not rule,
         steps=_steps(state, rule),
     )
+
+
+# --------------------------------------------------------------------------- SHOW MECHANICS
+
+
+def show_mechanics(renderer: Renderer, state: GameState) -> str:
+    """Answer ``SHOW MECHANICS``: every mechanic in force, its value, and where it comes from."""
+    # Written as SET reads them; a yes-or-no in lower case, as the rulesets write it.
+    rows = [(found.name, found.value.lower() if found.value in ("True", "False") else
+             found.value, found.origin) for found in in_force(state)]
+    return renderer.render("show_mechanics.txt", game=state, rows=rows)
 
 
 # --------------------------------------------------------------------------- SHOW CFJ

@@ -114,6 +114,13 @@ def mutability(mutable: bool) -> str:
     return "mutable" if mutable else "immutable"
 
 
+def _mechanic_changed(ev: e.MechanicChanged, w: Words) -> str:
+    said = f"rule {ev.rule} now says “{w.text(ev.words)}”"
+    if ev.old == ev.new:
+        return f"Mechanic {ev.mechanic} ({ev.new}) now comes from rule {ev.rule}: {said}"
+    return f"Mechanic {ev.mechanic} is now {ev.new} (it was {ev.old}): {said}"
+
+
 def _renumbered(ev: e.RuleAmended | e.RuleTransmuted) -> str:
     return f", now rule {ev.new_number}" if ev.new_number != ev.number else ""
 
@@ -303,6 +310,13 @@ _RULES: dict[type[e.Event], Sentence] = {
         f"Proposal {ev.proposal}: could not {ev.clause.describe()}: {clause_failure_text(ev)}")),
     e.InformalProposalAdopted: Sentence(lambda ev, _: (
         f"Proposal {ev.proposal} has no structured clauses: the Speaker carries it out")),
+    e.MechanicChanged: Sentence(_mechanic_changed),
+    e.MechanicNotRead: Sentence(
+        lambda ev, w: (f"Rule {ev.rule} changed, and {ev.mechanic} could not be read from it: "
+                       f"{w.text(ev.why)}; it stays as it was unless the Speaker sets it "
+                       f"(ADMIN SET {ev.mechanic} = ...)"),
+        recorded=lambda ev, w: (f"Rule {ev.rule} changed, and {ev.mechanic} could not be read "
+                                f"from it: {w.text(ev.why)}; it stays as it was")),
     # Mail tells the Speaker the command that sets them; the record only what changed.
     e.MechanicsMayHaveChanged: Sentence(
         lambda ev, _: (f"Rule {ev.rule} changed; the Speaker should check "

@@ -226,23 +226,27 @@ class Help(CommandBase):
     verb: ClassVar[str] = "HELP"
 
 
-ShowWhat: TypeAlias = Literal["proposal", "rule", "cfj"]
+ShowWhat: TypeAlias = Literal["proposal", "rule", "cfj", "mechanics"]
 
 
 @dataclass(frozen=True)
 class Show(CommandBase):
-    """``SHOW PROPOSAL|RULE|CFJ <n>``: a proposal, a rule with its history, or a CFJ.
+    """``SHOW PROPOSAL|RULE|CFJ <n>`` or ``SHOW MECHANICS``.
 
-    JSON: ``{"line": ..., "verb": "SHOW", "what": "proposal", "proposal": 301}`` (``"rule"``
-    or ``"cfj"`` in place of ``"proposal"``: the number is under the name of what is shown).
+    A proposal, a rule with its history, a CFJ; or every mechanic in force with where it
+    comes from. JSON: ``{"line": ..., "verb": "SHOW", "what": "proposal", "proposal": 301}``
+    (``"rule"`` or ``"cfj"`` in place of ``"proposal"``: the number is under the name of what
+    is shown); ``{"line": ..., "verb": "SHOW", "what": "mechanics"}``.
     """
 
     what: ShowWhat
-    number: int
+    number: int | None
     verb: ClassVar[str] = "SHOW"
 
     def to_json(self) -> dict[str, object]:
         """Return the command as in ``speakerbot parse`` output."""
+        if self.number is None:
+            return {"line": self.line, "verb": self.verb, "what": self.what}
         return {"line": self.line, "verb": self.verb, "what": self.what, self.what: self.number}
 
 

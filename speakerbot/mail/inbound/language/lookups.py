@@ -1,4 +1,4 @@
-"""The heads of the lookups: ``SHOW PROPOSAL|RULE|CFJ <n>`` and ``HISTORY [n]``.
+"""The heads of the lookups: ``SHOW PROPOSAL|RULE|CFJ <n>``, ``SHOW MECHANICS``, ``HISTORY [n]``.
 
 SHOW and HISTORY are everyday words, and a lookup changes nothing: so a line that starts
 with one of them but goes on as a sentence (``Show me the money``, ``History repeats
@@ -19,7 +19,7 @@ from speakerbot.mail.inbound.language.spec import Outcome, plan
 
 _KINDS: Mapping[str, ShowWhat] = {
     "PROPOSAL": "proposal", "PROPOSALS": "proposal", "RULE": "rule", "RULES": "rule",
-    "CFJ": "cfj", "CFJS": "cfj",
+    "CFJ": "cfj", "CFJS": "cfj", "MECHANICS": "mechanics", "MECHANIC": "mechanics",
 }  # fmt: skip
 _EXAMPLES: Mapping[ShowWhat, str] = {"proposal": "301", "rule": "105", "cfj": "12"}
 _HINTS: Mapping[ShowWhat, str] = {
@@ -28,7 +28,8 @@ _HINTS: Mapping[ShowWhat, str] = {
 }
 _NUMBERISH = re.compile(r"[#+\-\u2212\u2013]?[0-9]+:?")
 _END = ".!?"
-_SHOW_WHAT = "SHOW needs PROPOSAL, RULE or CFJ and a number, e.g. SHOW PROPOSAL 301"
+_SHOW_WHAT = ("SHOW needs PROPOSAL, RULE or CFJ and a number, e.g. SHOW PROPOSAL 301, or "
+              "MECHANICS")
 
 
 def _token(word: str) -> str:
@@ -44,7 +45,7 @@ def show_is_prose(rest: str) -> bool:
 
 
 def show(line: int, rest: str) -> Outcome:
-    """Read ``SHOW PROPOSAL|RULE|CFJ <n>``."""
+    """Read ``SHOW PROPOSAL|RULE|CFJ <n>`` or ``SHOW MECHANICS``."""
     words = rest.split()
     if not words:
         return _SHOW_WHAT
@@ -55,6 +56,10 @@ def show(line: int, rest: str) -> Outcome:
             return ("SHOW needs PROPOSAL, RULE or CFJ before the number, e.g. SHOW PROPOSAL "
                     f"{number}")
         return _SHOW_WHAT
+    if what == "mechanics":
+        if len(words) > 1:
+            return "SHOW MECHANICS takes nothing more: write it alone on its line"
+        return plan(Show(line, what, None))
     keyword, example = what.upper(), f"e.g. SHOW {what.upper()} {_EXAMPLES[what]}"
     number = tokens.number(_token(words[1])) if len(words) > 1 else None
     if number is None:
