@@ -163,7 +163,7 @@ def _key_lines(text: str) -> dict[Key, int]:
     counts: dict[Key, int] = {}
     table: Key = ()
     closing = ""  # the delimiter of a multi-line string or array being skipped
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):  # as TOML counts lines
         if closing:
             if closing in raw:
                 closing = _still_open(raw.split(closing, 1)[1])
