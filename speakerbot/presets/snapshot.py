@@ -88,8 +88,11 @@ def _ruleset(located: Located, importer: Importer, rules: tuple[Any, ...]) -> Pr
     numbers = {rule.number for rule in rules}
     written = read_mechanics(located, ("mechanics",), complete=False)
     sources = {**base.sources, **read_sources(located, ("mechanics", "sources"), numbers)}
+    named = located.data.get("mechanics", {})
+    named = named.get("sources", {}) if isinstance(named, dict) else {}
     for name, rule in sources.items():
-        if rules and rule not in numbers:
+        # A source the snapshot names but gets wrong is a fault of its own, said where it is.
+        if rules and rule not in numbers and not (isinstance(named, dict) and name in named):
             located.fault(("mechanics", "sources"), f"the ruleset has {name} come from rule "
                           f"{rule}, which the snapshot does not have; name the rule it comes "
                           f"from now as [mechanics.sources] {name} = NUMBER")
