@@ -75,7 +75,8 @@ def read_snapshot(located: Located, origin: str, importer: Importer) -> Snapshot
     addresses = [player.address for player in players]
     mover = _mover(located, game.get("turn"), addresses, mechanics)
     proposals = _proposals(located, importer, addresses, next_proposal, mechanics)
-    if mechanics is not None and mechanics.flow is Flow.TURNS:
+    # A turn refused above is the one fault: whose proposal is open is not checked against it.
+    if mechanics is not None and mechanics.flow is Flow.TURNS and (mover or "turn" not in game):
         mover = _turn_of(located, proposals, mover or (addresses[0] if addresses else ""))
     if located.faults:
         raise FileFaults(origin, located.faults)
