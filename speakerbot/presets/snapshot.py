@@ -293,7 +293,7 @@ def _deadline(located: Located, key: Key, raw: object, importer: Importer,
 def _turn_of(located: Located, proposals: tuple[ImportedProposal, ...], mover: str) -> str:
     """In a turn-based ruleset, the one open proposal is the mover's."""
     if len(proposals) > 1:
-        located.fault(("proposals",), "in a turn-based ruleset one proposal at most is open: "
+        located.fault(("proposals", 1), "in a turn-based ruleset one proposal at most is open: "
                       "the one of the player whose turn it is")
     elif proposals and proposals[0].proposer != mover:
         located.fault(("proposals", 0, "proposer"), "in a turn-based ruleset the open proposal "
