@@ -162,11 +162,10 @@ def _key_lines(text: str) -> dict[Key, int]:
     lines: dict[Key, int] = {}
     counts: dict[Key, int] = {}
     table: Key = ()
-    closing = ""  # the delimiter of a multi-line string or array being skipped
+    closing = ""  # what is open, being skipped: arrays' brackets, a multi-line string's quotes
     for number, raw in enumerate(text.split("\n"), start=1):  # as TOML counts lines
         if closing:
-            if closing in raw:
-                closing = _still_open(raw.split(closing, 1)[1])
+            closing = _still_open(raw, closing)
             continue
         header = _HEADER.match(raw)
         if header is not None:
@@ -201,12 +200,49 @@ def _parts(dotted: str) -> list[str]:
     return [part.strip().strip("\"'") for part in dotted.split(".")]
 
 
-def _still_open(value: str) -> str:
-    """Return the delimiter a value leaves open at the end of its line, or ``""``."""
-    for quote in ('"""', "'''"):
-        if value.count(quote) % 2 == 1:
-            return quote
-    stripped = value.split("#", 1)[0].strip()
-    if stripped.startswith("[") and stripped.count("[") > stripped.count("]"):
-        return "]"
-    return ""
+def _still_open(value: str, opened: str = "") -> str:
+    """Return what a line leaves open at its end, given what was open at its start.
+
+    What is open is written innermost last: a ``]`` for each array, then the delimiter of
+    a multi-line string. Strings on the line are skipped whole (a bracket or three quotes
+    inside one opens nothing), and so is a comment.
+    """
+    at = 0
+    while at < len(value):
+        if opened.endswith(('"""', "'''")):
+            end = _string_end(value, at, opened[-3:])
+            if end is None:
+                return opened
+            opened, at = opened[:-3], end
+            continue
+        quote = next((q for q in ('"""', "'''", '"', "'") if value.startswith(q, at)), "")
+        if quote:
+            end = _string_end(value, at + len(quote), quote)
+            if end is None:  # a one-line string left open is not TOML: tomllib says so
+                return opened + quote if len(quote) == 3 else opened
+            at = end
+            continue
+        if value[at] == "#":
+            break
+        if value[at] == "[":
+            opened += "]"
+        elif value[at] == "]" and opened.endswith("]"):
+            opened = opened[:-1]
+        at += 1
+    return opened
+
+
+def _string_end(value: str, at: int, quote: str) -> int | None:
+    """Return where a string that goes on at ``at`` ends on this line (past it), or None."""
+    while at < len(value):
+        if value[at] == "\\" and quote[0] == '"':
+            at += 2  # an escaped character, a quote perhaps
+            continue
+        if value.startswith(quote, at):
+            at += len(quote)
+            # A multi-line string may end with one or two quotes of its own before the three.
+            while len(quote) == 3 and value.startswith(quote[0], at):
+                at += 1
+            return at
+        at += 1
+    return None
