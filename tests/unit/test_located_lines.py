@@ -107,14 +107,27 @@ class Writer:
             self.expected.setdefault(key, len(self.lines))
 
 
+_COMMENT = st.text(st.sampled_from("ab =#[]'\""), max_size=8).map(lambda text: f"  # {text}")
+
+
 @st.composite
 def _value(draw: st.DrawFn) -> list[str]:
     """The lines of one value: the first follows ``key = `` on the key's own line."""
+    lines = draw(_bare_value())
+    if draw(st.booleans()):  # a comment after the value, with quotes and brackets in it
+        lines[-1] += draw(_COMMENT)
+    return lines
+
+
+@st.composite
+def _bare_value(draw: st.DrawFn) -> list[str]:
     kind = draw(st.sampled_from(["int", "string", "basic", "literal", "array", "strings"]))
     if kind == "int":
         return [str(draw(st.integers(-99, 99)))]
-    if kind == "string":
-        return ['"' + draw(st.text(st.sampled_from("ab =[#]'"), max_size=8)) + '"']
+    if kind == "string":  # three quotes of the other kind, or a bracket, in a one-line string
+        quote = draw(st.sampled_from(["\"", "'"]))
+        other = "'" if quote == "\"" else "\""
+        return [quote + draw(st.text(st.sampled_from(f"ab =[#]{other}"), max_size=8)) + quote]
     body = draw(st.lists(_LINE, max_size=4))
     if kind == "basic":
         return ['"""', *(line for line in body if '"' not in line), '"""']
@@ -123,7 +136,7 @@ def _value(draw: st.DrawFn) -> list[str]:
         return ["'''" + (body[0] if body else ""), *body[1:], "'''"]
     if kind == "array":
         return ["[", *(f"  {n}," for n in draw(st.lists(st.integers(0, 9), max_size=3))), "]"]
-    return ["[", *(f'  "{line}",' for line in body if not set(line) & set('"[]')), "]"]
+    return ["[", *(f'  "{line}",' for line in body if '"' not in line), "]"]
 
 
 def _assign(writer: Writer, draw: st.DrawFn, at: Key, names: list[str]) -> None:
