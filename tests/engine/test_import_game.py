@@ -32,6 +32,7 @@ from speakerbot.presets import load_preset
 from speakerbot.presets.located import read_located
 from speakerbot.presets.snapshot import Importer, Snapshot, read_snapshot
 from tests.engine.harness import ALL_GAMES, OTHER_BEHAVIOUR, SPEAKER, T0, Dice, Game
+from tests.support.file_edits import edited
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "config" / "example-import.toml").read_text(
     encoding="utf-8")
@@ -44,10 +45,7 @@ CLOSES = datetime(2030, 12, 1, 18, 0, tzinfo=UTC)
 
 
 def snapshot(*changes: tuple[str, str]) -> Snapshot:
-    text = EXAMPLE
-    for old, new in changes:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
+    text = edited(EXAMPLE, *changes)
     importer = Importer(load_preset("suber"), SPEAKER, T0, {}, lambda address: None)
     return read_snapshot(read_located(text.encode(), "game.toml"), "game.toml", importer)
 

@@ -24,22 +24,9 @@ from speakerbot.presets.shipped import (
     preset_names,
     summary,
 )
+from tests.support.file_edits import edited, line_of
 
 SUBER = export_text("suber")
-
-
-def edited(text: str, *changes: tuple[str, str]) -> str:
-    """Make each change (old text, new text) once; the old text must be there, once."""
-    for old, new in changes:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    return text
-
-
-def line_of(text: str, marker: str) -> int:
-    """The line (from 1) where ``marker`` begins; it must be in the text once."""
-    assert text.count(marker) == 1, marker
-    return text[: text.index(marker)].count("\n") + 1
 
 
 def faults_of(text: str) -> list[Fault]:

@@ -18,6 +18,7 @@ from speakerbot.engine.model import Clause, ClauseKind, RuleSpec
 from speakerbot.presets.located import FileFaults, read_located
 from speakerbot.presets.shipped import load_preset
 from speakerbot.presets.snapshot import Importer, Snapshot, read_snapshot
+from tests.support.file_edits import edited, line_of
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "config" / "example-import.toml").read_text(
     encoding="utf-8")
@@ -32,19 +33,6 @@ def refused(address: str) -> str | None:
 
 def importer(ruleset: str = "suber", overrides: dict[str, str] | None = None) -> Importer:
     return Importer(load_preset(ruleset), HOST, NOW, overrides or {}, refused)
-
-
-def edited(text: str, *changes: tuple[str, str]) -> str:
-    """Make each change (old text, new text) once; the old text must be there, once."""
-    for old, new in changes:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    return text
-
-
-def line_of(text: str, marker: str) -> int:
-    assert text.count(marker) == 1, marker
-    return text[: text.index(marker)].count("\n") + 1
 
 
 def read(text: str, by: Importer | None = None) -> Snapshot:
