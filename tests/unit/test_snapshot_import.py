@@ -13,6 +13,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from speakerbot.engine.model import Clause, ClauseKind, RuleSpec
 from speakerbot.presets.located import FileFaults, read_located
@@ -216,3 +218,27 @@ def test_without_a_turn_the_first_player_moves() -> None:
     text = edited(EXAMPLE, ('turn = "dora@example.org"\n', ""),
                   ('proposer = "dora@', 'proposer = "ann@'))
     assert read(text).mover == "ann@example.org"
+
+
+_SCORES = st.one_of(
+    st.integers(-10_000, 199).map(str),
+    st.decimals(-1000, 199, places=2, allow_nan=False).map(str),
+    st.decimals(-1000, 199, places=2, allow_nan=False).map(lambda d: f'"{d}"'),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.from_regex(r"[a-z]{1,8}", fullmatch=True), _SCORES),
+                min_size=1, max_size=8, unique_by=lambda p: p[0]))
+def test_players_and_their_scores_read_back_in_turn_order(
+        players: list[tuple[str, str]]) -> None:
+    start, end = EXAMPLE.index("[[players]]"), EXAMPLE.index("# The proposals whose vote")
+    written = "".join(f'[[players]]\naddress = "{name}@example.net"\nname = "{name.title()}"\n'
+                      f"score = {score}\n\n" for name, score in players)
+    text = edited(EXAMPLE, (EXAMPLE[start:end], written), ('turn = "dora@example.org"\n', ""),
+                  ('proposer = "dora@example.org"', f'proposer = "{players[0][0]}@example.net"'))
+    read_back = read(text)
+    assert [(p.address, p.name, p.score) for p in read_back.players] == [
+        (f"{name}@example.net", name.title(), Decimal(score.strip('"')))
+        for name, score in players]
+    assert read_back.mover == f"{players[0][0]}@example.net"
