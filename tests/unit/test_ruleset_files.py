@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from speakerbot.engine.commands import Preset
 from speakerbot.engine.mechanics import PARAMETERS
@@ -262,3 +264,39 @@ def test_the_nearest_preset_is_the_one_with_fewest_differences() -> None:
     ours = read(text)
     assert ours.rules == rurru.rules
     assert nearest_preset(ours) == ("rurru", [])
+
+
+_SUBER_RULES = load_preset("suber").rules
+_SOURCES = set(load_preset("suber").sources.values())
+
+
+def _without(text: str, number: int) -> str:
+    """Suber's text without rule ``number``'s [[rules]] table."""
+    start = text.index(f"[[rules]]\nnumber = {number}\n")
+    end = text.find("[[rules]]", start + 1)
+    return text[:start] + (text[end:] if end >= 0 else "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.sampled_from([rule.number for rule in _SUBER_RULES]), max_size=6),
+       st.integers(1, 1_000_000))
+def test_rules_left_out_and_a_winning_score_changed(dropped: set[int], points: int) -> None:
+    text = edited(SUBER, ("win_points = 100", f"win_points = {points}"))
+    for number in dropped:
+        text = _without(text, number)
+    if not dropped & _SOURCES:
+        ours = read(text)
+        assert ours.rules == tuple(r for r in _SUBER_RULES if r.number not in dropped)
+        assert ours.mechanics["win_points"] == str(points)
+        differences = [] if points == 100 else [f"win_points: 100 -> {points}"]
+        assert nearest_preset(ours) == ("suber", differences)
+        return
+    # Each mechanic whose rule is gone is a fault at its own line in [mechanics.sources].
+    gone = [name for name, rule in load_preset("suber").sources.items() if rule in dropped]
+    assert sorted((f.line, f.key) for f in faults_of(text)) == sorted(
+        (_source_line(text, name), f"mechanics.sources.{name}") for name in gone)
+
+
+def _source_line(text: str, name: str) -> int:
+    start = text.index("\n[mechanics.sources]\n")
+    return text[: text.index(f"\n{name} = ", start)].count("\n") + 2
