@@ -142,7 +142,8 @@ def _proposal_submitted(state: GameState, e: ev.ProposalSubmitted) -> None:
         e.number, e.title, e.text, e.clauses, e.proposer, e.at, e.closes_at, e.quorum_base, e.turn,
         debate_until=e.debate_until,
     )
-    state.next_proposal = e.number + 1
+    # Never back: an imported game's open proposals are numbered below its next proposal.
+    state.next_proposal = max(state.next_proposal, e.number + 1)
     if state.turn is not None and e.turn == state.turn.number:
         state.turn.proposal = e.number
         # A new turn has begun: judgements of earlier turns can no longer be overruled.

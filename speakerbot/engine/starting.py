@@ -73,7 +73,6 @@ def import_game(play: Play, cmd: c.ImportGame) -> None:
             now, proposal.number, proposal.title, proposal.text, proposal.clauses,
             proposal.proposer, proposal.closes_at, len(state.voters()), turn,
         ))
-    play.state.next_proposal = cmd.next_proposal
 
 
 def _check_import(cmd: c.ImportGame) -> None:
