@@ -227,3 +227,16 @@ def test_the_digest_is_the_sha256_of_the_rules_as_written() -> None:
     rules = [RuleSpec(2, "Second.", True), RuleSpec(1, "First.", False, "One")]
     written = "1\nimmutable\nOne\nFirst.\n\n2\nmutable\n\nSecond.\n\n"
     assert ruleset_digest(rules) == hashlib.sha256(written.encode()).hexdigest()
+
+
+def test_an_open_proposal_far_below_the_next_number_leaves_the_next_number() -> None:
+    # 450 open with 457 next: the record alone must say 457, as the state does.
+    game = ImportedGame(command(snapshot(("number = 456", "number = 450"))))
+    assert game.state.next_proposal == 457
+    game.check_replay()
+    game.vote(ANN, 450, Choice.AGAINST)
+    game.dice.load(1)
+    [closed] = game.of(e.VoteClosed, game.later(CLOSES - game.now))
+    assert (closed.proposal, closed.adopted) == (450, False)
+    assert game.state.turn is not None and game.state.turn.mover == ELI
+    assert game.propose(ELI) == 457
