@@ -9,11 +9,13 @@ its nearest preset and the mechanics that differ from it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from speakerbot.config import ConfigError, load_settings
 from speakerbot.engine.commands import Preset
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import RuleSpec
@@ -22,6 +24,7 @@ from speakerbot.presets.ruleset import read_ruleset
 from speakerbot.presets.shipped import (
     export_text,
     load_preset,
+    load_ruleset,
     nearest_preset,
     preset_names,
     summary,
@@ -29,6 +32,7 @@ from speakerbot.presets.shipped import (
 from tests.support.file_edits import edited, line_of
 
 SUBER = export_text("suber")
+ADMIN = "SPEAKERBOT_ADMIN_PASSWORD"
 
 
 def faults_of(text: str) -> list[Fault]:
@@ -300,3 +304,31 @@ def test_rules_left_out_and_a_winning_score_changed(dropped: set[int], points: i
 def _source_line(text: str, name: str) -> int:
     start = text.index("\n[mechanics.sources]\n")
     return text[: text.index(f"\n{name} = ", start)].count("\n") + 2
+
+
+def _config(folder: Path, ruleset: str) -> Path:
+    config = folder / "speakerbot.toml"
+    config.write_text(f'[game]\nname = "N"\nruleset = "{ruleset}"\naddress = "g@example.org"\n'
+                      'speaker = "h@example.org"\nspeaker_name = "H"\n', encoding="utf-8")
+    return config
+
+
+def test_a_configs_ruleset_file_is_read_beside_the_config(tmp_path: Path) -> None:
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "ours.toml").write_text(EDITED, encoding="utf-8")
+    settings = load_settings(_config(tmp_path, "rules/ours.toml"), {ADMIN: "pw"})
+    assert settings.game.ruleset == str(tmp_path / "rules" / "ours.toml")
+    assert load_ruleset(settings.game.ruleset) == read(EDITED)
+
+
+def test_a_config_naming_a_faulty_ruleset_file_is_refused_with_every_fault(
+        tmp_path: Path) -> None:
+    text = edited(SUBER, *FIVE)
+    (tmp_path / "ours.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(_config(tmp_path, "ours.toml"), {ADMIN: "pw"})
+    message = str(refused.value)
+    assert f"{tmp_path / 'ours.toml'}: 5 faults" in message
+    for marker in ("first_proposal_number = 213", "die_sides = 0", "win_pionts =",
+                   "win_points = 2080", SECOND_103):
+        assert f"{tmp_path / 'ours.toml'}:{line_of(text, marker)}: " in message
