@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
-from speakerbot.engine.model import Choice, GameState, RuleSpec
+from speakerbot.engine.model import Choice, GameState, Role, RuleSpec
 from speakerbot.engine.starting import IMPORTED_SCORE, ruleset_digest
 from speakerbot.presets import load_preset
 from speakerbot.presets.located import read_located
@@ -111,6 +111,7 @@ def test_the_open_proposal_goes_to_its_vote_with_no_ballots_and_closes_on_time()
     [closed] = game.of(e.VoteClosed, game.later(timedelta(minutes=1)))
     assert (closed.proposal, closed.adopted, closed.ballots) == (456, False, ((ANN, Choice.FOR),))
     assert game.state.open_proposals() == []
+    assert game.state.turn is not None and game.state.turn.mover == ELI
     # Unanimity not reached (one of six voted): defeated, and Dora pays 5 from her 88.
     assert game.score(DORA) == Decimal(88) - 5 + 3
 
@@ -240,3 +241,14 @@ def test_an_open_proposal_far_below_the_next_number_leaves_the_next_number() -> 
     assert (closed.proposal, closed.adopted) == (450, False)
     assert game.state.turn is not None and game.state.turn.mover == ELI
     assert game.propose(ELI) == 457
+
+
+def test_an_open_flow_import_has_no_turns_and_anyone_proposes() -> None:
+    taken = snapshot(('turn = "dora@example.org"\n', ""),
+                     ("proposer_rejected_points = 5\n",
+                      'proposer_rejected_points = 5\nflow = "open"\n'))
+    game = ImportedGame(command(taken))
+    assert game.of(e.TurnPassed) == [] and game.state.turn is None
+    assert {p.role for p in game.of(e.PlayerJoined)} == {Role.VOTER}
+    assert game.propose(FAY) == 457 and game.propose(ANN) == 458
+    assert [p.number for p in game.state.open_proposals()] == [456, 457, 458]
