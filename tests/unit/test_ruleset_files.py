@@ -74,10 +74,11 @@ ROWS = {
         "mechanics.zzzz", "zzzz =", "unknown key; the keys here are flow, "),
     "value out of range": Row(
         (("die_sides = 6", "die_sides = 0"),),
-        "mechanics.die_sides", "die_sides = 0", "expected a whole number from "),
+        "mechanics.die_sides", "die_sides = 0", "expected a whole number from 2 to 1000, not 0"),
     "value not among those allowed": Row(
         (('adoption = "unanimous"', 'adoption = "most"'),),
-        "mechanics.adoption", 'adoption = "most"', "expected one of "),
+        "mechanics.adoption", 'adoption = "most"',
+        "expected one of unanimous, majority, not 'most'"),
     "value of the wrong type": Row(
         (("win_points = 100", "win_points = [100]"),),
         "mechanics.win_points", "win_points = [100]",
@@ -126,7 +127,8 @@ ROWS = {
         "rules[4].title", 'title = "Votes', "expected a one-line title, not 'Votes\\nand more'"),
     "history not lines": Row(
         ((rule_block(104), rule_block(104) + "history = [3]\n"),),
-        "rules[4].history", "history = [3]", "expected a list of lines of text"),
+        "rules[4].history", "history = [3]",
+        'expected a list of lines of text, such as ["Enacted by proposal 312"]'),
     "source rule missing": Row(
         (("win_points = 208", "win_points = 2080"),),
         "mechanics.sources.win_points", "win_points = 2080", "win_points comes from rule "
