@@ -24,9 +24,6 @@ kilobytes; a larger file is refused before it is read, so it costs nothing."""
 Key = tuple[str | int, ...]
 """Where a value is: table names, key names and array indexes (from 0), top down."""
 
-_Open = tuple[str, int]
-"""What a line leaves open: a multi-line string's delimiter (or ""), and arrays' depth."""
-
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=(.*)$")
 
@@ -184,10 +181,10 @@ def _key_lines(text: str) -> dict[Key, int]:
     lines: dict[Key, int] = {}
     counts: dict[Key, int] = {}
     table: Key = ()
-    still_open: _Open = ("", 0)  # a multi-line string or array that goes on, skipped
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if still_open != ("", 0):
-            still_open = _still_open(raw, still_open)
+    closing = ""  # what is open, being skipped: arrays' brackets, a multi-line string's quotes
+    for number, raw in enumerate(text.split("\n"), start=1):  # as TOML counts lines
+        if closing:
+            closing = _still_open(raw, closing)
             continue
         header = _HEADER.match(raw)
         if header is not None:
@@ -203,7 +200,7 @@ def _key_lines(text: str) -> dict[Key, int]:
         assign = _ASSIGN.match(raw)
         if assign is not None:
             lines.setdefault((*table, *_parts(assign.group(1))), number)
-            still_open = _still_open(assign.group(2), ("", 0))
+            closing = _still_open(assign.group(2))
     return lines
 
 
@@ -222,45 +219,49 @@ def _parts(dotted: str) -> list[str]:
     return [part.strip().strip("\"'") for part in dotted.split(".")]
 
 
-def _still_open(value: str, before: _Open) -> _Open:
-    """Return what is still open at the end of a line: a multi-line string, or arrays.
+def _still_open(value: str, opened: str = "") -> str:
+    """Return what a line leaves open at its end, given what was open at its start.
 
-    ``before``: what was open where ``value`` begins. Quotes, brackets and ``#`` are read
-    as TOML reads them: inside a string they are text, and a ``#`` outside one begins a
-    comment (counting them anywhere misplaced the lines of every key after them).
+    What is open is written innermost last: a ``]`` for each array, then the delimiter of
+    a multi-line string. Strings on the line are skipped whole (a bracket or three quotes
+    inside one opens nothing), and so is a comment.
     """
-    quote, depth = before
-    index = 0
-    while index < len(value):
+    at = 0
+    while at < len(value):
+        if opened.endswith(('"""', "'''")):
+            end = _string_end(value, at, opened[-3:])
+            if end is None:
+                return opened
+            opened, at = opened[:-3], end
+            continue
+        quote = next((q for q in ('"""', "'''", '"', "'") if value.startswith(q, at)), "")
         if quote:
-            index = _string_end(value, index, quote)
-            if index < 0:
-                return (quote if len(quote) == 3 else "", depth)
-            quote = ""
-        elif value.startswith(('"""', "'''"), index):
-            quote, index = value[index:index + 3], index + 3
-        elif value[index] in "\"'":
-            quote, index = value[index], index + 1
-        elif value[index] == "#":
+            end = _string_end(value, at + len(quote), quote)
+            if end is None:  # a one-line string left open is not TOML: tomllib says so
+                return opened + quote if len(quote) == 3 else opened
+            at = end
+            continue
+        if value[at] == "#":
             break
-        else:
-            depth += {"[": 1, "]": -1}.get(value[index], 0)
-            index += 1
-    return ("", max(depth, 0))
+        if value[at] == "[":
+            opened += "]"
+        elif value[at] == "]" and opened.endswith("]"):
+            opened = opened[:-1]
+        at += 1
+    return opened
 
 
-def _string_end(value: str, index: int, quote: str) -> int:
-    """Return where the string closed by ``quote`` ends in ``value``, from ``index``; or -1."""
-    while index < len(value):
-        if quote[0] == '"' and value[index] == "\\":
-            index += 2  # an escape: the next character is text
-        elif value.startswith(quote, index):
-            index += len(quote)
-            # A multi-line string may end in up to two more quotes of its own.
-            for _ in range(2 if len(quote) == 3 else 0):
-                if value.startswith(quote[0], index):
-                    index += 1
-            return index
-        else:
-            index += 1
-    return -1
+def _string_end(value: str, at: int, quote: str) -> int | None:
+    """Return where a string that goes on at ``at`` ends on this line (past it), or None."""
+    while at < len(value):
+        if value[at] == "\\" and quote[0] == '"':
+            at += 2  # an escaped character, a quote perhaps
+            continue
+        if value.startswith(quote, at):
+            at += len(quote)
+            # A multi-line string may end with one or two quotes of its own before the three.
+            while len(quote) == 3 and value.startswith(quote[0], at):
+                at += 1
+            return at
+        at += 1
+    return None

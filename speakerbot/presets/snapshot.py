@@ -75,7 +75,8 @@ def read_snapshot(located: Located, origin: str, importer: Importer) -> Snapshot
     addresses = [player.address for player in players]
     mover = _mover(located, game.get("turn"), addresses, mechanics)
     proposals = _proposals(located, importer, addresses, next_proposal, mechanics)
-    if mechanics is not None and mechanics.flow is Flow.TURNS:
+    # A turn refused above is the one fault: whose proposal is open is not checked against it.
+    if mechanics is not None and mechanics.flow is Flow.TURNS and (mover or "turn" not in game):
         mover = _turn_of(located, proposals, mover or (addresses[0] if addresses else ""))
     if located.faults:
         raise FileFaults(origin, located.faults)
@@ -88,8 +89,11 @@ def _ruleset(located: Located, importer: Importer, rules: tuple[Any, ...]) -> Pr
     numbers = {rule.number for rule in rules}
     written = read_mechanics(located, ("mechanics",), complete=False)
     sources = {**base.sources, **read_sources(located, ("mechanics", "sources"), numbers)}
+    named = located.data.get("mechanics", {})
+    named = named.get("sources", {}) if isinstance(named, dict) else {}
     for name, rule in sources.items():
-        if rules and rule not in numbers:
+        # A source the snapshot names but gets wrong is a fault of its own, said where it is.
+        if rules and rule not in numbers and not (isinstance(named, dict) and name in named):
             located.fault(("mechanics", "sources"), f"the ruleset has {name} come from rule "
                           f"{rule}, which the snapshot does not have; name the rule it comes "
                           f"from now as [mechanics.sources] {name} = NUMBER")
@@ -271,7 +275,7 @@ def _deadline(located: Located, key: Key, raw: object, importer: Importer,
 def _turn_of(located: Located, proposals: tuple[ImportedProposal, ...], mover: str) -> str:
     """In a turn-based ruleset, the one open proposal is the mover's."""
     if len(proposals) > 1:
-        located.fault(("proposals",), "in a turn-based ruleset one proposal at most is open: "
+        located.fault(("proposals", 1), "in a turn-based ruleset one proposal at most is open: "
                       "the one of the player whose turn it is")
     elif proposals and proposals[0].proposal.actor != mover:
         located.fault(("proposals", 0, "proposer"), "in a turn-based ruleset the open proposal "

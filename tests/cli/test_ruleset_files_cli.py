@@ -92,6 +92,8 @@ def test_check_prints_all_five_faults_with_line_and_key_and_exits_1(tmp_path: Pa
 def test_a_clean_file_prints_its_summary_and_exits_0(tmp_path: Path) -> None:
     text = export("suber", tmp_path).replace('name = "suber"', 'name = "pine-nomic"', 1)
     text = text.replace("win_points = 100", "win_points = 50", 1)
+    # Rule 208 says it too (the file reads win_points from its words).
+    text = text.replace("achieve 100 (positive) points", "achieve 50 (positive) points", 1)
     text += '\n[[rules]]\nnumber = 214\ntitle = "Tea"\nmutable = true\ntext = "Tea at four."\n'
     (tmp_path / "ours.toml").write_text(text)
     result = speakerbot("rulesets", "check", "ours.toml", cwd=tmp_path)
@@ -293,8 +295,9 @@ def test_init_and_run_refuse_a_faulty_ruleset_with_the_same_lines(tmp_path: Path
 def test_a_relative_ruleset_is_read_beside_the_config_wherever_init_runs(tmp_path: Path) -> None:
     (tmp_path / "conf").mkdir()
     text = export("suber", tmp_path).replace('name = "suber"', 'name = "pine-nomic"', 1)
-    (tmp_path / "conf" / "ours.toml").write_text(text.replace("win_points = 100",
-                                                              "win_points = 50", 1))
+    (tmp_path / "conf" / "ours.toml").write_text(text.replace(
+        "win_points = 100", "win_points = 50", 1).replace(
+        "achieve 100 (positive) points", "achieve 50 (positive) points", 1))
     (tmp_path / "ours.toml").write_text("not a ruleset")  # where the command runs: not read
     settings = config(tmp_path / "conf", "ours.toml")
     done = speakerbot("-c", str(settings), "init", cwd=tmp_path)
