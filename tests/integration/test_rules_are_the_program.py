@@ -130,7 +130,8 @@ def test_a_rewording_the_reader_cannot_tell_changes_nothing_and_asks_the_host(
           'Amend Rule 208 by replacing "100 (positive) points" with '
           '"150 or 200 points".\n')
     notice = host_notice(game, 1)
-    assert "win_points could not be read from it" in notice, notice
+    assert ("Rule 301 changed, and win_points could not be read from it: two values: 150 "
+            "and 200") in notice, notice
     assert "ADMIN SET win_points = ..." in notice, notice
     assert game.state().rules_mechanics.win_points == 100
 
