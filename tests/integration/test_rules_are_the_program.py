@@ -102,6 +102,8 @@ def test_nomicam_reads_its_voting_period_and_quorum_from_amended_rules(
     assert ("Mechanic quorum_percent is now 25 (it was 20): rule 201 now says "
             "“25% of Voters”") in results, results
     assert game.state().rules_mechanics.quorum_percent == 25
+    # The vote of 301 itself was counted at 20%, and its results say so.
+    assert "Quorum: 1 (20% of the 5 Voters" in results, results
 
     results = adopt(game, 302, "Three days",
                     'Amend Rule 205 by replacing "one week" with "three days".\n', everyone)
