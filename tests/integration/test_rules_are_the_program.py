@@ -6,7 +6,8 @@ rule changes the game: suber's winning score read from rule 208's new words (a p
 120 does not win, one reaching 150 does), nomicam's voting period from rule 205 and its
 quorum from rule 201; each change is announced with the rule and the words. A rewording
 the reader cannot tell (two numbers, the rule repealed) changes nothing and asks the host,
-naming the mechanic; SHOW MECHANICS by mail says where each mechanic comes from.
+naming the mechanic; a SET in the same proposal wins over the reading, and the host is told
+they disagree; SHOW MECHANICS by mail says where each mechanic comes from.
 """
 
 from __future__ import annotations
@@ -61,13 +62,19 @@ def host_notice(game: RunningGame, count: int) -> str:
     return " ".join(body_of(notice).split())
 
 
-def test_suber_plays_to_the_winning_score_its_amended_rule_208_states(
-        make_game: MakeGame) -> None:
+def suber_amending_208(make_game: MakeGame, title: str, new: str,
+                       more: str = "") -> tuple[RunningGame, str]:
+    """A suber game of Alice and Bob whose proposal 301 replaces rule 208's "100 (positive)
+    points" with ``new`` (then ``more`` clauses), adopted; the game and the results."""
     game = make_game("suber", SUBER)
     game.begin(*PLAYERS)
-    results = adopt(game, 301, "Longer game",
-                    'Amend Rule 208 by replacing "100 (positive) points" with '
-                    '"150 (positive) points".\n')
+    return game, adopt(game, 301, title, 'Amend Rule 208 by replacing "100 (positive) points" '
+                       f'with "{new}".\n{more}')
+
+
+def test_suber_plays_to_the_winning_score_its_amended_rule_208_states(
+        make_game: MakeGame) -> None:
+    game, results = suber_amending_208(make_game, "Longer game", "150 (positive) points")
     # Suber renumbers an amended rule to its proposal's number: rule 208 is rule 301 now.
     assert ("Mechanic win_points is now 150 (it was 100): rule 301 now says "
             "“achieve 150 (positive) points”") in results, results
@@ -126,11 +133,7 @@ def test_nomicam_reads_its_voting_period_and_quorum_from_amended_rules(
 
 def test_a_rewording_the_reader_cannot_tell_changes_nothing_and_asks_the_host(
         make_game: MakeGame) -> None:
-    game = make_game("suber", SUBER)
-    game.begin(*PLAYERS)
-    adopt(game, 301, "Two scores",
-          'Amend Rule 208 by replacing "100 (positive) points" with '
-          '"150 or 200 points".\n')
+    game, _ = suber_amending_208(make_game, "Two scores", "150 or 200 points")
     notice = host_notice(game, 1)
     assert ("Rule 301 changed, and win_points could not be read from it: two values: 150 "
             "and 200") in notice, notice
@@ -153,4 +156,18 @@ def test_a_rewording_the_reader_cannot_tell_changes_nothing_and_asks_the_host(
     assert "win_points = 100" in shown and "max_mutable_rules = 25" in shown, shown
     assert "rule 209: “more than 25 mutable rules”" in shown, shown
     assert "preset default" in shown
+    assert game.stop() == 0
+
+
+def test_a_set_in_the_same_proposal_wins_over_the_reading_and_the_host_is_told(
+        make_game: MakeGame) -> None:
+    game, results = suber_amending_208(make_game, "Both ways", "150 (positive) points",
+                                       "SET win_points = 120\n")
+    assert "Mechanic win_points is now" not in results, results
+    state = game.state()
+    assert state.rules_mechanics.win_points == 120
+    assert state.set_by["win_points"] == "proposal 301"
+    notice = host_notice(game, 1)
+    assert ("rule 301 now reads win_points = 150 (“achieve 150 (positive) points”), but the "
+            "same proposal sets it to 120, which wins") in notice, notice
     assert game.stop() == 0
