@@ -113,6 +113,8 @@ def _results(voice: Voice, head: e.VoteClosed, batch: Batch) -> Outgoing:
     state, name = batch.state, batch.state.name_of
     proposal = state.proposals[head.proposal]
     verdict = "ADOPTED" if head.adopted else "REJECTED"
+    # The quorum and consent lines say the mechanics the vote was counted under, not those
+    # the adopted proposal has just changed.
     return announce(
         voice, batch, f"Proposal {head.proposal} {verdict}: {proposal.title}", "results.txt",
         topic="results", result=head, proposal=proposal,
@@ -121,7 +123,7 @@ def _results(voice: Voice, head: e.VoteClosed, batch: Batch) -> Outgoing:
         non_voters=[name(voter) for voter in head.non_voters],
         changes=batch.plain(), describe=lambda ev: news_line(ev, state),
         scores=scoreboard(state), rules=_changed_rules(batch.rest, state),
-        mechanics=state.rules_mechanics, record=batch.record,
+        mechanics=batch.before.rules_mechanics, record=batch.record,
         archive=game_folder(state.game_id),
     )
 
