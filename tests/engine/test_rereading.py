@@ -1,0 +1,210 @@
+"""The rules are the program: an adopted change to a mechanic's source rule is read again.
+
+AMEND, a REPLACE edit and a new rule (once the source is repealed) move the value the game
+plays by, with a MechanicChanged naming the rule and the words; wordings the reader cannot
+tell (two numbers, an impossible value, the phrase gone, the rule repealed) change nothing
+and ask the host; a SET of the same proposal wins; games without phrases behave as before.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from speakerbot.engine import commands as c
+from speakerbot.engine import events as e
+from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.model import Clause, ClauseKind
+from tests.engine.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    DAVE,
+    ERIN,
+    SPEAKER,
+    Game,
+    amend,
+    enact,
+    repeal,
+    set_,
+)
+
+DAY = timedelta(days=1)
+WIN_150 = "The winner is the first player to achieve 150 (positive) points."
+QUORUM_25 = ("Quorum for a proposed rule change is defined to be 25% of Voters at the "
+             "beginning of the prescribed voting period for that proposal.")
+
+
+def suber(phrases: bool = True) -> Game:
+    return Game("suber", [ALICE, BOB, CAROL], phrases=phrases)
+
+
+def nomicam() -> Game:
+    return Game("nomicam", [ALICE, BOB, CAROL, DAVE, ERIN], phrases=True)
+
+
+def adopt_in_turn(g: Game, *clauses: Clause) -> tuple[int, list[e.Event]]:
+    """The mover proposes ``clauses`` and all three suber players adopt it (die: 1)."""
+    assert g.state.turn is not None
+    number = g.propose(g.state.turn.mover, *clauses)
+    g.dice.load(1)
+    events = g.votes(number, alice="FOR", bob="FOR", carol="FOR")
+    assert g.of(e.VoteClosed, events)[0].adopted
+    return number, events
+
+
+def adopt_open(g: Game, *clauses: Clause) -> tuple[int, list[e.Event]]:
+    """Alice proposes ``clauses`` in nomicam, all five vote FOR, the voting period ends."""
+    number = g.propose(ALICE, *clauses)
+    g.votes(number, alice="FOR", bob="FOR", carol="FOR", dave="FOR", erin="FOR")
+    closes_at = g.state.proposals[number].closes_at
+    assert closes_at is not None
+    events = g.later(closes_at - g.now)
+    assert g.of(e.VoteClosed, events)[0].adopted
+    return number, events
+
+
+# --- Each kind of change to a source rule ---------------------------------------------------
+
+
+def test_an_amended_winning_score_is_read_and_played_by() -> None:
+    g = suber()
+    number, events = adopt_in_turn(g, amend(208, WIN_150))
+    [changed] = g.of(e.MechanicChanged, events)
+    # Suber renumbers an amended rule: the reading names the rule as it is numbered now.
+    assert changed == e.MechanicChanged(g.now, "win_points", "100", "150", number,
+                                        "achieve 150 (positive) points", number)
+    assert g.state.rules_mechanics.win_points == 150 and g.state.sources["win_points"] == number
+    assert not g.of(e.MechanicNotRead) and not g.of(e.MechanicsMayHaveChanged)
+
+    g.ok(c.AdjustScore(SPEAKER, BOB, Decimal(120)))
+    assert not g.of(e.GameWon), "120 won, though the rule now says 150"
+    won = g.of(e.GameWon, g.ok(c.AdjustScore(SPEAKER, BOB, Decimal(30))))
+    assert [w.winners for w in won] == [(BOB,)]
+    assert f"rule {number}" in won[0].reason and "150" in won[0].reason
+
+
+def test_a_replace_edit_of_the_voting_period_times_the_next_proposal() -> None:
+    g = nomicam()
+    number, events = adopt_open(g, Clause(ClauseKind.REPLACE, 205, old="one week",
+                                          new="three days"))
+    [changed] = g.of(e.MechanicChanged, events)
+    assert (changed.mechanic, changed.old, changed.new) == ("voting_period", "7d", "3d")
+    assert (changed.rule, changed.words, changed.proposal) == (205, "three days", number)
+    assert g.state.rules_mechanics.voting_period == 3 * DAY
+    following = g.propose(BOB, title="Next")
+    assert g.state.proposals[following].closes_at == g.now + 3 * DAY
+
+
+def test_an_amended_quorum_is_the_next_votes_quorum() -> None:
+    g = nomicam()
+    _, events = adopt_open(g, amend(201, QUORUM_25))
+    [changed] = g.of(e.MechanicChanged, events)
+    assert (changed.mechanic, changed.old, changed.new, changed.rule) == (
+        "quorum_percent", "20", "25", 201)
+    assert changed.words == "25% of Voters"
+    following = g.propose(BOB, title="Next")
+    g.vote(ALICE, following, "FOR")  # one of five: the old 20% would have been a quorum
+    closes_at = g.state.proposals[following].closes_at
+    assert closes_at is not None
+    [closed] = g.of(e.VoteClosed, g.later(closes_at - g.now))
+    assert (closed.quorum_needed, closed.quorum_reached) == (2, False)
+
+
+def test_a_repealed_source_asks_the_host_and_a_new_rule_stating_it_takes_over() -> None:
+    g = suber()
+    number, events = adopt_in_turn(g, repeal(208))
+    [notice] = g.of(e.MechanicNotRead, events)
+    assert (notice.mechanic, notice.rule, notice.proposal) == ("win_points", 208, number)
+    assert "repealed" in notice.why
+    assert not g.of(e.MechanicChanged)
+    assert g.state.rules_mechanics.win_points == 100 and "win_points" not in g.state.sources
+
+    # A rule with a number but not the phrase is not read.
+    _, events = adopt_in_turn(g, enact("Players may sing 80 songs."))
+    assert not g.of(e.MechanicChanged, events) and g.state.rules_mechanics.win_points == 100
+
+    enacted, events = adopt_in_turn(g, enact(
+        "The winner is the first player to achieve 80 points."))
+    [changed] = g.of(e.MechanicChanged, events)
+    assert (changed.mechanic, changed.old, changed.new, changed.rule, changed.words) == (
+        "win_points", "100", "80", enacted, "achieve 80 points")
+    assert g.state.rules_mechanics.win_points == 80 and g.state.sources["win_points"] == enacted
+
+
+def test_a_new_rule_that_mentions_points_leaves_a_standing_source_alone() -> None:
+    g = suber()
+    _, events = adopt_in_turn(g, enact("The winner is the first player to achieve 80 points."))
+    assert not g.of(e.MechanicChanged, events) and not g.of(e.MechanicNotRead, events)
+    assert g.state.rules_mechanics.win_points == 100 and g.state.sources["win_points"] == 208
+
+
+# --- What the reader cannot tell changes nothing and asks the host ---------------------------
+
+
+def _unreadable(text: str, *why: str) -> None:
+    g = suber()
+    number, events = adopt_in_turn(g, amend(208, text))
+    [notice] = g.of(e.MechanicNotRead, events)
+    assert (notice.mechanic, notice.rule, notice.proposal) == ("win_points", number, number)
+    for fragment in why:
+        assert fragment in notice.why, notice.why
+    assert not g.of(e.MechanicChanged, events)
+    # The value stays; the rule is still where it comes from, for the host to decide.
+    assert g.state.rules_mechanics.win_points == 100 and g.state.sources["win_points"] == number
+
+
+def test_two_numbers_are_not_read() -> None:
+    _unreadable("The winner is the first player to achieve 150 points, or 200 points.",
+                "two values", "150", "200")
+
+
+def test_a_value_out_of_range_is_not_read() -> None:
+    _unreadable("The winner is the first player to achieve 0 points.", "0", "out of range")
+
+
+def test_a_rule_that_no_longer_says_it_is_not_read() -> None:
+    _unreadable("The winner is the player with the most points.", "no longer says")
+
+
+# --- A SET of the same proposal wins ---------------------------------------------------------
+
+
+def test_a_set_beside_the_amendment_wins_and_the_disagreement_is_told() -> None:
+    g = suber()
+    number, events = adopt_in_turn(g, amend(208, WIN_150), set_("win_points", "200"))
+    assert g.state.rules_mechanics.win_points == 200
+    assert not g.of(e.MechanicChanged, events)
+    [notice] = g.of(e.MechanicNotRead, events)
+    assert (notice.mechanic, notice.rule) == ("win_points", number)
+    assert "150" in notice.why and "200" in notice.why and "wins" in notice.why
+    assert g.state.set_by["win_points"] == f"proposal {number}"
+
+
+def test_a_set_that_agrees_with_the_amendment_needs_no_notice() -> None:
+    g = suber()
+    _, events = adopt_in_turn(g, amend(208, WIN_150), set_("win_points", "150"))
+    assert g.state.rules_mechanics.win_points == 150
+    assert not g.of(e.MechanicNotRead, events) and not g.of(e.MechanicChanged, events)
+
+
+# --- Games recorded before phrases -----------------------------------------------------------
+
+
+def test_a_game_without_phrases_only_warns_as_before() -> None:
+    g = suber(phrases=False)
+    assert g.of(e.GameStarted)[0].phrases == ()  # as in every game recorded before
+    number, events = adopt_in_turn(g, amend(208, WIN_150))
+    [warning] = g.of(e.MechanicsMayHaveChanged, events)
+    assert (warning.rule, warning.mechanics, warning.proposal) == (208, ("win_points",), number)
+    assert not g.of(e.MechanicChanged) and not g.of(e.MechanicNotRead)
+    assert g.state.rules_mechanics.win_points == 100
+
+
+def test_a_mechanic_changed_survives_storage() -> None:
+    g = suber()
+    _, events = adopt_in_turn(g, amend(208, WIN_150))
+    for event in g.of(e.MechanicChanged, events) + g.of(e.MechanicNotRead, events):
+        assert event_from_json(event_to_json(event)) == event
+    assert g.of(e.MechanicChanged, events)[0].public
+    # The harness also replays the whole record (through JSON) at teardown.
