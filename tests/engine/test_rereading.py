@@ -188,6 +188,14 @@ def test_a_set_that_agrees_with_the_amendment_needs_no_notice() -> None:
     assert not g.of(e.MechanicNotRead, events) and not g.of(e.MechanicChanged, events)
 
 
+def test_a_set_beside_the_repeal_of_the_source_needs_no_notice() -> None:
+    g = suber()
+    _, events = adopt_in_turn(g, repeal(208), set_("win_points", "200"))
+    assert g.state.rules_mechanics.win_points == 200
+    # The proposal says what the value is: there is nothing for the host to decide.
+    assert not g.of(e.MechanicNotRead, events), g.of(e.MechanicNotRead, events)
+
+
 # --- Games recorded before phrases -----------------------------------------------------------
 
 
