@@ -4,6 +4,8 @@ AMEND, a REPLACE edit and a new rule (once the source is repealed) move the valu
 plays by, with a MechanicChanged naming the rule and the words; wordings the reader cannot
 tell (two numbers, an impossible value, the phrase gone, the rule repealed) change nothing
 and ask the host; a SET of the same proposal wins; games without phrases behave as before.
+in_force lists every mechanic once with where it comes from: a rule and its words, a rule
+alone, set by the host or by a proposal, or the preset's default.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from decimal import Decimal
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind
+from speakerbot.engine.rereading import InForce, in_force
 from tests.engine.harness import (
     ALICE,
     BOB,
@@ -64,7 +68,7 @@ def adopt_open(g: Game, *clauses: Clause) -> tuple[int, list[e.Event]]:
     return number, events
 
 
-# --- Each kind of change to a source rule ---------------------------------------------------
+# --- Each kind of change to a source rule -------------------------------------------------
 
 
 def test_an_amended_winning_score_is_read_and_played_by() -> None:
@@ -139,7 +143,7 @@ def test_a_new_rule_that_mentions_points_leaves_a_standing_source_alone() -> Non
     assert g.state.rules_mechanics.win_points == 100 and g.state.sources["win_points"] == 208
 
 
-# --- What the reader cannot tell changes nothing and asks the host ---------------------------
+# --- What the reader cannot tell changes nothing and asks the host -------------------------
 
 
 def _unreadable(text: str, *why: str) -> None:
@@ -167,7 +171,7 @@ def test_a_rule_that_no_longer_says_it_is_not_read() -> None:
     _unreadable("The winner is the player with the most points.", "no longer says")
 
 
-# --- A SET of the same proposal wins ---------------------------------------------------------
+# --- A SET of the same proposal wins -------------------------------------------------------
 
 
 def test_a_set_beside_the_amendment_wins_and_the_disagreement_is_told() -> None:
@@ -196,7 +200,7 @@ def test_a_set_beside_the_repeal_of_the_source_needs_no_notice() -> None:
     assert not g.of(e.MechanicNotRead, events), g.of(e.MechanicNotRead, events)
 
 
-# --- Games recorded before phrases -----------------------------------------------------------
+# --- Games recorded before phrases ---------------------------------------------------------
 
 
 def test_a_game_without_phrases_only_warns_as_before() -> None:
@@ -216,3 +220,60 @@ def test_a_mechanic_changed_survives_storage() -> None:
         assert event_from_json(event_to_json(event)) == event
     assert g.of(e.MechanicChanged, events)[0].public
     # The harness also replays the whole record (through JSON) at teardown.
+
+
+# --- Every mechanic in force, and where it comes from ------------------------------------
+
+
+def found(g: Game) -> dict[str, InForce]:
+    listed = in_force(g.state)
+    assert [f.name for f in listed] == list(PARAMETERS), "each mechanic once, in order"
+    return {f.name: f for f in listed}
+
+
+def test_every_mechanic_is_listed_once_with_its_origin_at_the_start() -> None:
+    mechanics = found(suber())
+    win = mechanics["win_points"]
+    assert (win.value, win.rule, win.words) == ("100", 208, "achieve 100 (positive) points")
+    assert win.origin == "rule 208: “achieve 100 (positive) points”"
+    # A mechanic the game has no phrase for names its rule alone.
+    flow = mechanics["flow"]
+    assert (flow.rule, flow.words, flow.origin) == (201, "", "rule 201")
+    # One no rule of the preset is the source of.
+    assert (mechanics["die_sides"].value, mechanics["die_sides"].origin) == ("6", "preset default")
+    defaults = [f for f in mechanics.values() if f.origin == "preset default"]
+    assert defaults and all(f.rule is None and f.words == "" for f in defaults)
+    assert all(f.value == f.value.strip() and f.origin for f in mechanics.values())
+
+
+def test_a_reading_makes_the_new_rule_and_words_the_origin() -> None:
+    g = suber()
+    number, _ = adopt_in_turn(g, amend(208, WIN_150))
+    win = found(g)["win_points"]
+    assert (win.value, win.rule) == ("150", number)
+    assert win.origin == f"rule {number}: “achieve 150 (positive) points”"
+
+
+def test_words_that_no_longer_read_leave_the_rule_alone_as_origin() -> None:
+    g = suber()
+    text = "The winner is the first to achieve 150 or 200 points."
+    number, _ = adopt_in_turn(g, amend(208, text))
+    win = found(g)["win_points"]
+    assert (win.value, win.rule, win.words, win.origin) == ("100", number, "", f"rule {number}")
+
+
+def test_set_by_the_host_then_by_a_proposal_then_read_again() -> None:
+    g = suber()
+    g.ok(c.SetMechanic(SPEAKER, "win_points", "300"))
+    win = found(g)["win_points"]
+    assert (win.value, win.origin) == ("300", "set by the host")
+
+    number, _ = adopt_in_turn(g, set_("win_points", "250"))
+    win = found(g)["win_points"]
+    assert (win.value, win.origin) == ("250", f"set by proposal {number}")
+
+    # A rewording of the source rule is the rule speaking again: it says where the value is.
+    amended, _ = adopt_in_turn(g, amend(208, WIN_150))
+    win = found(g)["win_points"]
+    assert (win.value, win.origin) == ("150", f"rule {amended}: “achieve 150 (positive) points”")
+    assert "win_points" not in g.state.set_by
