@@ -167,6 +167,8 @@ def test_what_cannot_be_read_goes_to_the_speaker_alone() -> None:
     words = flat(notice.body)
     assert f"Rule {number} changed, and win_points could not be read from it" in words
     assert "two values: 150 and 200" in words and "ADMIN SET win_points" in words
+    for public in (m for m in messages if m.public):
+        assert "could not be read" not in flat(public.body), public.subject
 
 
 def test_a_set_beside_the_reading_tells_the_speaker_which_won() -> None:
