@@ -71,7 +71,7 @@ def flat(text: str) -> str:
 
 
 @pytest.mark.parametrize("body", ["SHOW MECHANICS", "show mechanics", "Show mechanic",
-                                  "Show mechanics.", "Show: mechanics"])
+                                  "Show mechanics.", "Show: mechanics", "Show mechanics?"])
 def test_show_mechanics_is_read_with_no_number(body: str) -> None:
     result = parse_commands("", body)
     assert result.commands == (Show(1, "mechanics", None),)
