@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,20 +28,12 @@ from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.mail.outbound.sentences import news_line, record_line
 from speakerbot.resources import templates_dir
 from tests.engine import harness
+from tests.engine.conftest import replay_every_game  # noqa: F401  (autouse: games replay)
 from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game
 
 RENDERER = Renderer(templates_dir())
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
 WIN_150 = "The winner is the first player to achieve 150 (positive) points."
-
-
-@pytest.fixture(autouse=True)
-def _check_games() -> Iterator[None]:
-    harness.ALL_GAMES.clear()
-    yield
-    for game in harness.ALL_GAMES:
-        game.check_replay()
-    harness.ALL_GAMES.clear()
 
 
 def adopt(g: Game, *clauses: Clause) -> tuple[int, list[Outgoing]]:
