@@ -143,6 +143,42 @@ def test_a_new_rule_that_mentions_points_leaves_a_standing_source_alone() -> Non
     assert g.state.rules_mechanics.win_points == 100 and g.state.sources["win_points"] == 208
 
 
+def test_the_speakers_own_edit_of_a_source_rule_is_read_too() -> None:
+    g = suber()
+    events = g.ok(c.EditRule(SPEAKER, amend(208, WIN_150)))
+    [changed] = g.of(e.MechanicChanged, events)
+    assert (changed.new, changed.rule, changed.proposal) == ("150", 208, None)
+    assert g.state.rules_mechanics.win_points == 150
+
+
+def test_only_the_mechanic_whose_words_moved_changes_in_a_rule_of_two() -> None:
+    g = nomicam()
+    _, events = adopt_open(g, Clause(ClauseKind.REPLACE, 211, old="shall receive 10 points",
+                                     new="shall receive 15 points"))
+    assert [(m.mechanic, m.old, m.new, m.rule) for m in g.of(e.MechanicChanged, events)] == [
+        ("proposer_adopted_points", "10", "15", 211)]
+    assert g.state.rules_mechanics.proposer_rejected_points == 10
+    assert not g.of(e.MechanicNotRead, events)
+
+
+def test_a_transmuted_source_keeps_its_words_under_its_new_number() -> None:
+    g = suber()
+    number, events = adopt_in_turn(g, Clause(ClauseKind.TRANSMUTE, 208))
+    assert not g.of(e.MechanicChanged, events) and not g.of(e.MechanicNotRead, events)
+    assert g.state.sources["win_points"] == number
+    assert found(g)["win_points"].origin == f"rule {number}: “achieve 100 (positive) points”"
+
+
+def test_a_repeal_then_an_enactment_in_one_proposal_moves_the_source() -> None:
+    g = suber()
+    number, events = adopt_in_turn(g, repeal(208), enact(
+        "The winner is the first player to achieve 80 points."))
+    assert [n.rule for n in g.of(e.MechanicNotRead, events)] == [208]
+    [changed] = g.of(e.MechanicChanged, events)
+    assert (changed.new, changed.rule) == ("80", number)
+    assert g.state.sources["win_points"] == number
+
+
 # --- What the reader cannot tell changes nothing and asks the host -------------------------
 
 
@@ -198,6 +234,16 @@ def test_a_set_beside_the_repeal_of_the_source_needs_no_notice() -> None:
     assert g.state.rules_mechanics.win_points == 200
     # The proposal says what the value is: there is nothing for the host to decide.
     assert not g.of(e.MechanicNotRead, events), g.of(e.MechanicNotRead, events)
+
+
+def test_a_set_beside_two_edits_of_the_rule_wins_over_what_they_leave() -> None:
+    g = nomicam()
+    _, events = adopt_open(g, Clause(ClauseKind.REPLACE, 205, old="one week", new="three days"),
+                           Clause(ClauseKind.REPLACE, 205, old="three days", new="two days"),
+                           set_("voting_period", "5d"))
+    assert g.state.rules_mechanics.voting_period == timedelta(days=5)
+    [notice] = g.of(e.MechanicNotRead, events)
+    assert "2d" in notice.why and "5d" in notice.why and "“two days”" in notice.why
 
 
 # --- Games recorded before phrases ---------------------------------------------------------
