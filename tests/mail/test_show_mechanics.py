@@ -4,12 +4,14 @@ The line is read into Show(what="mechanics") and its JSON; written wrong it is a
 says what to write. The answer lists every mechanic with its value and where it comes from,
 in 72 columns. A MechanicChanged is said in the results, naming the mechanic, the rule and
 the words; a MechanicNotRead goes to the Speaker's notice alone, naming the mechanic and why.
+A voting period read again sets the deadline the next distribution shows.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -29,7 +31,7 @@ from speakerbot.mail.outbound.sentences import news_line, record_line
 from speakerbot.resources import templates_dir
 from tests.engine import harness
 from tests.engine.conftest import replay_every_game  # noqa: F401  (autouse: games replay)
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game
+from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, Game
 
 RENDERER = Renderer(templates_dir())
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
@@ -174,3 +176,15 @@ def test_a_set_beside_the_reading_tells_the_speaker_which_won() -> None:
     [notice] = [m for m in messages if m.subject == "Action needed by the Speaker"]
     words = flat(notice.body)
     assert "win_points = 150" in words and "sets it to 200, which wins" in words
+
+
+def test_the_next_distribution_shows_the_deadline_of_a_re_read_voting_period() -> None:
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE, ERIN], phrases=True)
+    number = g.propose(ALICE, Clause(ClauseKind.REPLACE, 205, old="one week", new="three days"))
+    g.votes(number, alice="FOR", bob="FOR", carol="FOR", dave="FOR", erin="FOR")
+    g.later(timedelta(days=7))
+    assert g.now == datetime(2026, 1, 12, 12, 0, tzinfo=UTC)
+    before = replay(g.events)
+    events = g.ok(c.Propose(BOB, "Next", "Text."))
+    [distribution] = Announcer(CAMFORD, RENDERER).messages(events, g.state, "2", before)
+    assert "Voting is open until 2026-01-15 12:00 UTC." in distribution.body
