@@ -19,6 +19,7 @@ from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.rereading import InForce, in_force
+from speakerbot.presets import load_preset
 from tests.engine.harness import (
     ALICE,
     BOB,
@@ -247,6 +248,14 @@ def test_a_set_beside_two_edits_of_the_rule_wins_over_what_they_leave() -> None:
 
 
 # --- Games recorded before phrases ---------------------------------------------------------
+
+
+def test_a_game_records_the_phrases_of_its_sourced_mechanics() -> None:
+    g = suber()
+    phrases = dict(g.of(e.GameStarted)[0].phrases)
+    assert phrases == dict(load_preset("suber").phrases)
+    assert phrases["win_points"] == "achieve|reach|have {} points"
+    assert set(phrases) <= set(g.state.sources)
 
 
 def test_a_game_without_phrases_only_warns_as_before() -> None:
