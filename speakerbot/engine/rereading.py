@@ -38,8 +38,9 @@ def reread(play: Play, rule: int, affected: Mapping[str, int], proposal: int | N
             continue
         text = play.state.rules[rule].text if rule in play.state.rules else None
         if text is None:
-            play.emit(e.MechanicNotRead(play.now, name, affected[name],
-                                        f"rule {affected[name]} was repealed", proposal))
+            if name not in also_set:  # else the proposal itself says what it is now
+                play.emit(e.MechanicNotRead(play.now, name, affected[name],
+                                            f"rule {affected[name]} was repealed", proposal))
             continue
         _read_into(play, name, phrase, rule, text, proposal, also_set)
     return tuple(unphrased)

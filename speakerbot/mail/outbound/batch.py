@@ -32,8 +32,12 @@ class Batch:
     record: tuple[int, str] | None = None  # the public record's head: number, hash
 
     def plain(self) -> list[e.Event]:
-        """Return the group's events but those that end a game (they get their own message)."""
-        return [ev for ev in self.rest if not isinstance(ev, ENDINGS)]
+        """Return the group's events but those that end a game (they get their own message).
+
+        Nor a mechanic that could not be read: the host is asked about it in the Speaker's
+        notice, and its line there tells the Speaker what to send.
+        """
+        return [ev for ev in self.rest if not isinstance(ev, (*ENDINGS, e.MechanicNotRead))]
 
 
 class Voice(Protocol):

@@ -104,7 +104,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("SCORES", "", "get the scores", "anyone", heads.bare(Scores), bare=True),
     CommandSpec("SHOW", "PROPOSAL|RULE|CFJ <n>",
                 "get proposal n (its text and clauses; once its vote is over, the result "
-                "and every ballot), rule n with its history, or CFJ n with its judgement",
+                "and every ballot), rule n with its history, or CFJ n with its judgement; "
+                "SHOW MECHANICS gets every mechanic in force, its value and where it comes from",
                 "anyone", lookups.show, example="SHOW RULE 105", prose=lookups.show_is_prose),
     CommandSpec("HISTORY", "[<n>]",
                 f"get the last n events of the game's public record ({HISTORY_DEFAULT} "

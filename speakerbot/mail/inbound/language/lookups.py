@@ -40,8 +40,8 @@ def _token(word: str) -> str:
 def show_is_prose(rest: str) -> bool:
     """SHOW followed by neither PROPOSAL, RULE, CFJ nor a number is a sentence."""
     words = rest.split()
-    return bool(words) and tokens.word(words[0]) not in _KINDS and not _NUMBERISH.fullmatch(
-        _token(words[0]))
+    first = _token(words[0]) if words else ""
+    return bool(words) and tokens.word(first) not in _KINDS and not _NUMBERISH.fullmatch(first)
 
 
 def show(line: int, rest: str) -> Outcome:
@@ -49,7 +49,7 @@ def show(line: int, rest: str) -> Outcome:
     words = rest.split()
     if not words:
         return _SHOW_WHAT
-    what = _KINDS.get(tokens.word(words[0]))
+    what = _KINDS.get(tokens.word(_token(words[0])))
     if what is None:
         number = tokens.number(_token(words[0]))
         if number is not None:
