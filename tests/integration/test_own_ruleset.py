@@ -82,8 +82,10 @@ def test_an_edited_export_of_suber_is_played_and_its_record_holds_it(
 
     # The group edits its file after init, and the daemon starts again: the game is the one
     # its record began with, not the file's.
+    # (Rule 208 says the new score too: a file whose rule and mechanic disagree is refused.)
     edited = ours.read_text().replace(RULE_214, "Coffee is served at noon.").replace(
-        "win_points = 50", "win_points = 10")
+        "win_points = 50", "win_points = 10").replace("achieve 50 (positive)",
+                                                      "achieve 10 (positive)")
     assert edited.count("Coffee") == 1 and "win_points = 10" in edited
     ours.write_text(edited)
     assert game.stop() == 0
