@@ -42,7 +42,8 @@ _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "positio
 # phrases likewise (readings.py): a game started before them encodes as before.
 _EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None,
                                        "record_version": 1, "imported_from": "",
-                                       "next_proposal": 0, "phrases": []}
+                                       "next_proposal": 0, "phrases": [],
+                                       "overridden": []}
 _RULE_DEFAULTS: dict[str, Any] = {"title": "", "history": ()}
 
 

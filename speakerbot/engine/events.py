@@ -58,6 +58,9 @@ class GameStarted(Event):
     # Where in its source rule each mechanic's value is written (readings.py): read again
     # when its rule changes. Empty in games started before, which never re-read.
     phrases: tuple[tuple[str, str], ...] = ()
+    # The mechanics the host's configuration set otherwise than the ruleset (SHOW MECHANICS
+    # says "set by the host"). Empty in games started before.
+    overridden: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

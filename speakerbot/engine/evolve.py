@@ -71,6 +71,7 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
     state.mechanics = e.mechanics
     state.sources = dict(e.sources)
     state.phrases = dict(e.phrases)
+    state.set_by = dict.fromkeys(e.overridden, "host")
     state.rules = {
         spec.number: Rule(spec.number, spec.text, spec.mutable, _first_history(e, spec),
                           spec.title)
@@ -262,7 +263,10 @@ def _rule_repealed(state: GameState, e: ev.RuleRepealed) -> None:
     state.repealed.append(rule)
     if state.sources.get("adoption") == e.number:
         state.adoption_rule_amended = True
-    state.sources = {name: n for name, n in state.sources.items() if n != e.number}
+    for name in [name for name, n in state.sources.items() if n == e.number]:
+        del state.sources[name]
+        if name in state.phrases:  # SHOW MECHANICS says where its value came from
+            state.set_by[name] = f"rule {e.number}, since repealed"
 
 
 @_on(ev.RuleTransmuted)
@@ -275,21 +279,21 @@ def _rule_transmuted(state: GameState, e: ev.RuleTransmuted) -> None:
 
 @_on(ev.MechanicSet)
 def _mechanic_set(state: GameState, e: ev.MechanicSet) -> None:
-    value = PARAMETERS[e.name].parse(e.value)
-    state.mechanics = state.rules_mechanics.with_value(e.name, value)
-    if e.name == "adoption":
-        state.adoption_rule_amended = True
+    _give_mechanic(state, e.name, e.value)
     state.set_by[e.name] = "host" if e.proposal is None else f"proposal {e.proposal}"
 
 
 @_on(ev.MechanicChanged)
 def _mechanic_changed(state: GameState, e: ev.MechanicChanged) -> None:
-    value = PARAMETERS[e.mechanic].parse(e.new)
-    state.mechanics = state.rules_mechanics.with_value(e.mechanic, value)
-    if e.mechanic == "adoption":
-        state.adoption_rule_amended = True
+    _give_mechanic(state, e.mechanic, e.new)
     state.sources[e.mechanic] = e.rule  # an enacted rule that states it becomes its source
     state.set_by.pop(e.mechanic, None)  # the rule says it now
+
+
+def _give_mechanic(state: GameState, name: str, written: str) -> None:
+    state.mechanics = state.rules_mechanics.with_value(name, PARAMETERS[name].parse(written))
+    if name == "adoption":
+        state.adoption_rule_amended = True
 
 
 @_on(ev.AdoptionSwitchedToMajority)

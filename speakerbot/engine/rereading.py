@@ -109,8 +109,7 @@ def in_force(state: GameState) -> list[InForce]:
         value, rule = mechanics.formatted(name), state.sources.get(name)
         words = ""
         if name in state.set_by:
-            origin = "set by the host" if state.set_by[name] == "host" else \
-                f"set by {state.set_by[name]}"
+            origin = _set_by(state.set_by[name])
         elif rule is not None and rule in state.rules:
             phrase = state.phrases.get(name)
             reading = read_mechanic(name, phrase, state.rules[rule].text) if phrase else None
@@ -120,3 +119,11 @@ def in_force(state: GameState) -> list[InForce]:
             origin, rule = "preset default", None
         found.append(InForce(name, value, rule, words, origin))
     return found
+
+
+def _set_by(who: str) -> str:
+    if who == "host":
+        return "set by the host"
+    if who.startswith("rule "):
+        return who  # "rule 208, since repealed": no rule says it now
+    return f"set by {who}"

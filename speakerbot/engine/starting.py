@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,13 +29,15 @@ IMPORTED_SCORE = "the score they had when the game was imported"
 def ruleset_digest(rules: Iterable[RuleSpec | Rule]) -> str:
     """Return the SHA-256 of a ruleset, so that players can check the rules they play by.
 
-    Over each rule in the order of its number: its number, ``mutable`` or ``immutable``,
-    its title and its text, each on a line of its own (the text as it is), a blank line
-    after each rule; the whole in UTF-8.
+    Over one JSON array, compact (no spaces), in UTF-8 (characters not escaped): for each
+    rule in the order of its number, ``[number, "mutable" or "immutable", title, text]``.
+    JSON rather than lines, so that no rule's text can pass for a rule boundary: a text
+    holding a blank line and a number would otherwise digest as two rules.
     """
-    written = "".join(
-        f"{rule.number}\n{'mutable' if rule.mutable else 'immutable'}\n{rule.title}\n"
-        f"{rule.text}\n\n" for rule in sorted(rules, key=lambda rule: rule.number))
+    written = json.dumps(
+        [[rule.number, "mutable" if rule.mutable else "immutable", rule.title, rule.text]
+         for rule in sorted(rules, key=lambda rule: rule.number)],
+        ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(written.encode("utf-8")).hexdigest()
 
 
@@ -129,9 +132,16 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
         imported.source if imported else "", imported.next_proposal if imported else 0,
         tuple(sorted((name, phrase) for name, phrase in preset.phrases.items()
                      if name in sourced)),
+        tuple(name for name in PARAMETERS if name in cmd.mechanics
+              and mechanics.formatted(name) != _as_set(name, preset.mechanics[name])),
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))
+
+
+def _as_set(name: str, written: str) -> str:
+    """Write a ruleset's value as SET writes it, to compare it with the one in force."""
+    return PARAMETERS[name].format(PARAMETERS[name].parse(written))
 
 
 def _sources(preset: c.Preset, mechanics: Mechanics) -> tuple[tuple[str, int], ...]:

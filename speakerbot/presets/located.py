@@ -146,7 +146,8 @@ def read_located(data: bytes, origin: str) -> Located:
         return _broken(f"the file is {len(data):,} bytes; the most read is "
                        f"{MAX_FILE_BYTES:,} bytes")
     try:
-        text = data.decode("utf-8")
+        # An editor's byte-order mark is no part of the TOML (tomllib refuses it).
+        text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         return _broken("the file is not UTF-8 text", line)

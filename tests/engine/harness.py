@@ -76,10 +76,13 @@ class Game:
         self.dice = Dice()
         ALL_GAMES.append(self)
         ruleset = load_preset(preset)
-        if not phrases:
-            ruleset = dataclasses.replace(ruleset, phrases={})
-        self.ok(c.StartGame(SPEAKER, ruleset, "Chuck", judge, judge_name,
-                            {**OTHER_BEHAVIOUR, **(mechanics or {})}, open_registration))
+        # The test's mechanics are the ruleset's own: as overrides, each game's first event
+        # would name them (GameStarted.overridden), and the pinned records would change.
+        ruleset = dataclasses.replace(
+            ruleset, mechanics={**ruleset.mechanics, **OTHER_BEHAVIOUR, **(mechanics or {})},
+            phrases=ruleset.phrases if phrases else {})
+        self.ok(c.StartGame(SPEAKER, ruleset, "Chuck", judge, judge_name, {},
+                            open_registration))
         for address in players:
             self.ok(c.AddPlayer(SPEAKER, address, NAMES[address]))
 

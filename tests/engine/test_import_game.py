@@ -226,9 +226,17 @@ def test_the_digest_changes_with_any_rule_and_not_with_their_order(
 
 
 def test_the_digest_is_the_sha256_of_the_rules_as_written() -> None:
-    rules = [RuleSpec(2, "Second.", True), RuleSpec(1, "First.", False, "One")]
-    written = "1\nimmutable\nOne\nFirst.\n\n2\nmutable\n\nSecond.\n\n"
+    rules = [RuleSpec(2, "Second.", True), RuleSpec(1, "Fïrst.", False, "One")]
+    written = '[[1,"immutable","One","Fïrst."],[2,"mutable","","Second."]]'
     assert ruleset_digest(rules) == hashlib.sha256(written.encode()).hexdigest()
+
+
+def test_no_rules_text_passes_for_a_rule_boundary() -> None:
+    # Written as lines, rule 1 whose text held a blank line, "2" and "mutable" digested as
+    # rules 1 and 2.
+    one = [RuleSpec(1, "a\n\n2\nmutable\n\nb", False)]
+    two = [RuleSpec(1, "a", False), RuleSpec(2, "b", True)]
+    assert ruleset_digest(one) != ruleset_digest(two)
 
 
 def test_an_open_proposal_far_below_the_next_number_leaves_the_next_number() -> None:
