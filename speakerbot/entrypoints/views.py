@@ -111,12 +111,13 @@ def rule_view(state: GameState, number: int) -> Json | None:
 def mechanic_view(found: InForce) -> Json:
     """One mechanic in force: its value and where it comes from (``show mechanics --json``).
 
-    ``source``: ``rule`` (with ``rule`` and, where the game reads it, ``words``), ``host``,
-    ``proposal`` (set by a proposal's SET) or ``preset``.
+    ``source``: ``rule`` (with ``rule`` and, where the game reads it, ``words``; or a rule
+    since repealed, named in ``origin``), ``host``, ``proposal`` (set by a proposal's SET)
+    or ``preset``.
     """
     source = ("host" if found.origin == "set by the host" else
               "proposal" if found.origin.startswith("set by proposal") else
-              "rule" if found.rule is not None else "preset")
+              "rule" if found.origin.startswith("rule") else "preset")
     return {"name": found.name, "value": found.value, "source": source, "rule": found.rule,
             "words": found.words or None, "origin": found.origin}
 

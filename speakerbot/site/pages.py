@@ -90,10 +90,13 @@ def mechanics_in_force(game: GameArchive) -> list[tuple[str, str, int | None, st
     """
     if game.state.mechanics is None:
         return []
-    return [(PARAMETERS[found.name].description, found.value, found.rule,
-             f"“{found.words}”" if found.words else
-             ("" if found.rule is not None else found.origin))
-            for found in in_force(game.state)]
+    rows = []
+    for found in in_force(game.state):
+        # Set by the host or a proposal: that, not the rule it would otherwise come from.
+        rule = found.rule if found.origin.startswith("rule") else None
+        said = f"“{found.words}”" if found.words else ("" if rule is not None else found.origin)
+        rows.append((PARAMETERS[found.name].description, found.value, rule, said))
+    return rows
 
 
 def record_bytes(lines: Sequence[Mapping[str, Any]]) -> bytes:
