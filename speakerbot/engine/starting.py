@@ -103,31 +103,16 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
     if play.state.started and not play.state.ended:
         raise GameError(Refusal.ALREADY_RUNNING)
     preset = cmd.preset
-    values: dict[str, Any] = dict(preset.mechanics)
-    for name, written in cmd.mechanics.items():
-        if name not in PARAMETERS:
-            raise GameError(Refusal.UNKNOWN_MECHANIC, Facts(name=name))
-        values[name] = written
-    try:
-        mechanics = Mechanics.from_strings(values)
-    except ValueError as error:
-        raise GameError(Refusal.BAD_MECHANICS, Facts(text=str(error))) from None
+    mechanics = _mechanics(cmd)
     host = as_compared(cmd.actor)
     judge = as_compared(cmd.named_judge or host)
     judge_name = cmd.named_judge_name or (cmd.host_name if judge == host else judge)
-    names = {"speaker": cmd.host_name, "judge": judge_name}
-    rules = []
-    for spec in preset.rules:
-        text = spec.text
-        for role, (rule_number, seed_name) in preset.persons.items():
-            if rule_number == spec.number and role in names:
-                text = text.replace(seed_name, names[role])
-        rules.append(dataclasses.replace(spec, text=text))
+    rules = _with_persons(preset, {"speaker": cmd.host_name, "judge": judge_name})
     sources = _sources(preset, mechanics)
     sourced = {name for name, _ in sources}
     play.emit(e.GameStarted(
         play.now, preset.name, imported.title if imported else preset.title, mechanics,
-        sources, tuple(rules), host, cmd.host_name, judge, judge_name,
+        sources, rules, host, cmd.host_name, judge, judge_name,
         cmd.open_registration, cmd.game_id, cmd.record_version,
         imported.source if imported else "", imported.next_proposal if imported else 0,
         tuple(sorted((name, phrase) for name, phrase in preset.phrases.items()
@@ -137,6 +122,31 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))
+
+
+def _mechanics(cmd: c.StartGame) -> Mechanics:
+    """Return the ruleset's mechanics with the host's overrides, or refuse them."""
+    values: dict[str, Any] = dict(cmd.preset.mechanics)
+    for name, written in cmd.mechanics.items():
+        if name not in PARAMETERS:
+            raise GameError(Refusal.UNKNOWN_MECHANIC, Facts(name=name))
+        values[name] = written
+    try:
+        return Mechanics.from_strings(values)
+    except ValueError as error:
+        raise GameError(Refusal.BAD_MECHANICS, Facts(text=str(error))) from None
+
+
+def _with_persons(preset: c.Preset, names: dict[str, str]) -> tuple[RuleSpec, ...]:
+    """Return the rules with the persons they name (a first Speaker) as this game's own."""
+    rules = []
+    for spec in preset.rules:
+        text = spec.text
+        for role, (rule_number, seed_name) in preset.persons.items():
+            if rule_number == spec.number and role in names:
+                text = text.replace(seed_name, names[role])
+        rules.append(dataclasses.replace(spec, text=text))
+    return tuple(rules)
 
 
 def _as_set(name: str, written: str) -> str:
