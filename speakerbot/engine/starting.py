@@ -17,6 +17,7 @@ from speakerbot.addresses import as_compared, canonical_address
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import players
+from speakerbot.engine.edits import check_rule_size
 from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Flow, Mechanics
 from speakerbot.engine.model import Role, Rule, RuleSpec
 from speakerbot.engine.play import Play
@@ -108,6 +109,8 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
     judge = as_compared(cmd.named_judge or host)
     judge_name = cmd.named_judge_name or (cmd.host_name if judge == host else judge)
     rules = _with_persons(preset, {"speaker": cmd.host_name, "judge": judge_name})
+    for rule in rules:  # a ruleset of the group's own is held to the host's limit too
+        check_rule_size(rule.number, len(rule.text.encode()), play.max_rule_bytes)
     sources = _sources(preset, mechanics)
     sourced = {name for name, _ in sources}
     play.emit(e.GameStarted(

@@ -20,7 +20,7 @@ from typing import Any
 from speakerbot.addresses import canonical_address
 from speakerbot.engine.commands import ImportedPlayer, ImportedProposal, Preset, Propose
 from speakerbot.engine.mechanics import Flow, Mechanics
-from speakerbot.engine.model import Clause
+from speakerbot.engine.model import Clause, RuleSpec
 from speakerbot.engine.play import MAX_NAME, MAX_TEXT, MAX_TITLE
 from speakerbot.mail.inbound.language import clauses_of
 from speakerbot.presets.located import FileFaults, Key, Located, shown
@@ -42,6 +42,7 @@ class Importer:
     now: datetime
     overrides: Mapping[str, str]  # the configuration's [mechanics]
     refused: Callable[[str], str | None]  # why an address cannot be a player (the game's own)
+    max_rule_bytes: int  # the configuration's [limits] max_rule_bytes
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ def read_snapshot(located: Located, origin: str, importer: Importer) -> Snapshot
     title = _line(located, ("game", "name"), game.get("name"), MAX_TITLE)
     source = _line(located, ("game", "source"), game.get("source"), 1000)
     rules = read_rules(located)
+    _check_sizes(located, rules, importer.max_rule_bytes)
     ruleset = _ruleset(located, importer, rules)
     mechanics = _mechanics(ruleset)
     next_proposal = _next_proposal(located, game.get("next_proposal"), rules)
@@ -103,6 +105,18 @@ def _ruleset(located: Located, importer: Importer, rules: tuple[Any, ...]) -> Pr
     mechanics = {**base.mechanics, **importer.overrides, **written}
     return dataclasses.replace(base, rules=rules, mechanics=mechanics, sources=sources,
                                persons=persons)
+
+
+def _check_sizes(located: Located, rules: tuple[RuleSpec, ...], limit: int) -> None:
+    """Refuse a rule longer than the host allows a rule to become ([limits])."""
+    entries = located.data.get("rules")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        number = entry.get("number") if isinstance(entry, dict) else None
+        rule = next((rule for rule in rules if rule.number == number), None)
+        if rule is not None and len(rule.text.encode()) > limit:
+            located.fault(("rules", index, "text"), f"rule {rule.number} is "
+                          f"{len(rule.text.encode()):,} bytes; a rule may have at most "
+                          f"{limit:,} ([limits] max_rule_bytes)")
 
 
 def _mechanics(ruleset: Preset) -> Mechanics | None:

@@ -47,7 +47,8 @@ def read_import(settings: Settings, path: Path, now: datetime) -> Snapshot:
     """
     game = settings.game
     importer = Importer(load_ruleset(game.ruleset), game.speaker, now, dict(settings.mechanics),
-                        lambda address: not_a_player(address, game))
+                        lambda address: not_a_player(address, game),
+                        settings.limits.max_rule_bytes)
     return read_snapshot(read_located_file(path), str(path), importer)
 
 

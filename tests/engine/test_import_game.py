@@ -23,10 +23,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from speakerbot.engine import apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.model import Choice, GameState, Role, RuleSpec
+from speakerbot.engine.refusals import Refusal
 from speakerbot.engine.starting import IMPORTED_SCORE, ruleset_digest
 from speakerbot.presets import load_preset
 from speakerbot.presets.located import read_located
@@ -46,7 +49,8 @@ CLOSES = datetime(2030, 12, 1, 18, 0, tzinfo=UTC)
 
 def snapshot(*changes: tuple[str, str]) -> Snapshot:
     text = edited(EXAMPLE, *changes)
-    importer = Importer(load_preset("suber"), SPEAKER, T0, {}, lambda address: None)
+    importer = Importer(load_preset("suber"), SPEAKER, T0, {}, lambda address: None,
+                        MAX_RULE_BYTES)
     return read_snapshot(read_located(text.encode(), "game.toml"), "game.toml", importer)
 
 
@@ -261,3 +265,16 @@ def test_an_open_flow_import_has_no_turns_and_anyone_proposes() -> None:
     assert {p.role for p in game.of(e.PlayerJoined)} == {Role.VOTER}
     assert game.propose(FAY) == 457 and game.propose(ANN) == 458
     assert [p.number for p in game.state.open_proposals()] == [456, 457, 458]
+
+
+def test_a_ruleset_rule_longer_than_the_hosts_limit_starts_no_game() -> None:
+    # A group's own file may hold a rule the host's [limits] would never let a change make.
+    preset = load_preset("suber")
+    command = c.StartGame(SPEAKER, preset, "Chuck")
+    longest = max(len(rule.text.encode()) for rule in preset.rules)
+    state, events = apply(GameState(), command, T0, max_rule_bytes=longest - 1)
+    [rejected] = events
+    assert isinstance(rejected, e.CommandRejected)
+    assert rejected.refusal is Refusal.RULE_TOO_LONG and not state.started
+    state, events = apply(GameState(), command, T0, max_rule_bytes=longest)
+    assert state.started

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.model import Clause, ClauseKind, RuleSpec
 from speakerbot.presets.located import FileFaults, read_located
 from speakerbot.presets.shipped import load_preset
@@ -34,7 +35,7 @@ def refused(address: str) -> str | None:
 
 
 def importer(ruleset: str = "suber", overrides: dict[str, str] | None = None) -> Importer:
-    return Importer(load_preset(ruleset), HOST, NOW, overrides or {}, refused)
+    return Importer(load_preset(ruleset), HOST, NOW, overrides or {}, refused, MAX_RULE_BYTES)
 
 
 def read(text: str, by: Importer | None = None) -> Snapshot:
@@ -243,3 +244,16 @@ def test_players_and_their_scores_read_back_in_turn_order(
         (f"{name}@example.net", name.title(), Decimal(score.strip('"')))
         for name, score in players]
     assert read_back.mover == f"{players[0][0]}@example.net"
+
+
+def test_a_rule_longer_than_the_host_allows_is_a_fault_at_its_text() -> None:
+    long_text = "x" * (MAX_RULE_BYTES + 1)
+    text = edited(EXAMPLE, ('text = """Every proposal shall have a title of no more than ten '
+                            'words."""', f'text = """{long_text}"""'))
+    with pytest.raises(FileFaults) as raised:
+        read(text)
+    [fault] = raised.value.faults
+    assert fault.key == "rules[27].text"
+    assert fault.line == line_of(text, 'text = """xxx')
+    assert fault.message == (f"rule 331 is {MAX_RULE_BYTES + 1:,} bytes; a rule may have at "
+                             f"most {MAX_RULE_BYTES:,} ([limits] max_rule_bytes)")
