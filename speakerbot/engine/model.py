@@ -45,6 +45,7 @@ class ClauseKind(StrEnum):
     REPLACE = "REPLACE"  # replace ``old`` with ``new`` in the rule ("" deletes it)
     APPEND = "APPEND"  # add ``text`` at the end of the rule
     INSERT = "INSERT"  # put ``text`` before or after ``anchor`` in the rule
+    RETITLE = "RETITLE"  # give the rule the title ``text``
 
 
 class ProposalStatus(StrEnum):
@@ -99,6 +100,12 @@ class Clause(_Shared):
     every: bool = False
     anchor: str = ""
     position: str = ""
+    # A part of the rule an edit works on (edits.py): "" (the text ``old``/``anchor`` names),
+    # or "paragraph", "sentence", "item" (a list item) or "line". The part is the one whose
+    # text begins with ``anchor``, else the ``nth`` (1 the first, -1 the last).
+    unit: str = ""
+    nth: int = 0
+    title: str = ""  # ENACT: the new rule's title
 
     def describe(self) -> str:
         """Say in a few words what the clause does."""

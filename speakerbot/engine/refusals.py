@@ -83,6 +83,8 @@ class Refusal(StrEnum):
     ANCHOR_NOT_UNIQUE = "anchor-not-unique"
     BAD_POSITION = "bad-position"
     EDIT_NO_CHANGE = "edit-no-change"
+    UNIT_NOT_FOUND = "unit-not-found"
+    UNIT_NOT_UNIQUE = "unit-not-unique"
     RULE_TOO_LONG = "rule-too-long"
     # Judgement.
     NO_SUCH_CFJ = "no-such-cfj"

@@ -106,6 +106,10 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
                           "it stands once"),
     R.BAD_POSITION: ("text can be inserted before or after other text, not {text!r}", ""),
     R.EDIT_NO_CHANGE: ("the change to rule {number} would make no difference", ""),
+    R.UNIT_NOT_FOUND: ("rule {number} has no {detail_lower} {text}",
+                       "SHOW RULE {number} shows its text as it stands"),
+    R.UNIT_NOT_UNIQUE: ("{count} {detail_lower}s of rule {number} begin {quoted}, so it does "
+                        "not say which", "quote more of its beginning"),
     R.RULE_TOO_LONG: ("{the_rule} would be {count} bytes long, over the limit of {limit} "
                       "bytes for a rule's text", "make the change smaller"),
     R.NO_SUCH_CFJ: ("there is no CFJ {number}", "STATUS lists the open CFJs"),
