@@ -21,6 +21,10 @@ from speakerbot.engine.rereading import read_enacted, reread
 # immutable rule, and renumber the rule, exactly as AMEND does.
 _CHANGES_TEXT = (ClauseKind.AMEND, ClauseKind.REPEAL, *EDITS)
 _RENUMBERS = (ClauseKind.AMEND, ClauseKind.TRANSMUTE, *EDITS)
+# A retitling changes the rule (refused on an immutable one, as an amendment is) but not its
+# text or number; a proposal may retitle a rule it also edits.
+_AMENDS = (*EDITS, ClauseKind.RETITLE)
+_UNTOUCHING = (ClauseKind.SET, ClauseKind.ENACT, ClauseKind.RETITLE)
 
 
 def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None:
@@ -38,12 +42,12 @@ def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None
             check_edit(clause.rule, edited[clause.rule], clause, play.max_rule_bytes)
             edited[clause.rule] = edited_text(edited[clause.rule], clause)
             continue
-        if clause.kind not in (ClauseKind.SET, ClauseKind.ENACT) and clause.rule in touched:
+        if clause.kind not in _UNTOUCHING and clause.rule in touched:
             raise GameError(Refusal.RULE_CHANGED_TWICE, Facts(number=clause.rule))
         check_clause(play, clause, proposal, by_speaker=False)
         if clause.kind in EDITS and clause.rule is not None:
             edited[clause.rule] = edited_text(play.state.rules[clause.rule].text, clause)
-        if clause.rule is not None and clause.kind is not ClauseKind.ENACT:
+        if clause.rule is not None and clause.kind not in _UNTOUCHING:
             touched.add(clause.rule)
         if clause.kind is ClauseKind.ENACT or (
             clause.kind in _RENUMBERS and play.mechanics.renumber_on_amend
@@ -88,6 +92,8 @@ def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, 
     _check_mutable(clause, rule, by_speaker=by_speaker)
     if clause.kind in EDITS:
         check_edit(number, rule.text, clause, play.max_rule_bytes)
+    if clause.kind is ClauseKind.RETITLE:
+        _check_title(number, rule, clause, play.max_rule_bytes)
     if clause.kind is ClauseKind.AMEND:
         if not clause.text.strip():
             raise GameError(Refusal.AMEND_WITHOUT_TEXT, Facts(number=number))
@@ -102,11 +108,28 @@ def _check_change(play: Play, clause: Clause, rule: Rule, proposal: int | None, 
     _check_number(play, clause, proposal)
 
 
+def _check_title(number: int, rule: Rule, clause: Clause, max_bytes: int) -> None:
+    """Refuse a retitling without a title, to the title the rule has, or longer than a rule."""
+    title = one_line(clause.text)
+    if not title:
+        raise GameError(Refusal.NOTHING_TO_ADD, Facts(number=number, detail="RETITLE"))
+    if title == rule.title:
+        raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
+    check_rule_size(number, len(title.encode()), max_bytes)
+
+
+def one_line(title: str) -> str:
+    """Return a rule's title as it is kept: on one line, its white space folded."""
+    return " ".join(title.split())
+
+
 def _check_mutable(clause: Clause, rule: Rule, *, by_speaker: bool) -> None:
-    """Refuse to change the text of an immutable rule (but by the Speaker's own edit)."""
-    if clause.kind in _CHANGES_TEXT and not rule.mutable and not by_speaker:
-        # An edit is refused in the words of an amendment ("cannot be amended").
-        kind = ClauseKind.AMEND if clause.kind in EDITS else clause.kind
+    """Refuse to change an immutable rule (but by the Speaker's own edit)."""
+    if clause.kind in (*_CHANGES_TEXT, ClauseKind.RETITLE) and not rule.mutable and (
+            not by_speaker):
+        # An edit or a retitling is refused in the words of an amendment ("cannot be
+        # amended").
+        kind = ClauseKind.AMEND if clause.kind in _AMENDS else clause.kind
         raise GameError(Refusal.RULE_IMMUTABLE, Facts(number=rule.number, detail=kind.value))
 
 
@@ -181,7 +204,9 @@ def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
     except GameError as error:
         count_refused = error
     chains = _edit_chains(clauses)
-    for clause, delta in zip(clauses, deltas, strict=True):
+    # Retitlings first: an amendment may renumber the rule the retitling names.
+    for clause, delta in sorted(zip(clauses, deltas, strict=True),
+                                key=lambda pair: pair[0].kind is not ClauseKind.RETITLE):
         if count_refused is not None and delta * total > 0:
             play.emit(e.ClauseFailed(play.now, proposal, clause, count_refused.refusal,
                                      count_refused.facts))
@@ -262,10 +287,14 @@ def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
     if clause.kind is ClauseKind.ENACT:
         enacted = proposal if proposal is not None else (clause.rule or free_rule_number(play))
         play.emit(e.RuleEnacted(play.now, enacted, clause.text.strip(), not clause.immutable,
-                                proposal, by_speaker))
+                                proposal, by_speaker, one_line(clause.title)))
         read_enacted(play, enacted, proposal, also_set)
         return
     rule = _rule(play, clause)
+    if clause.kind is ClauseKind.RETITLE:
+        play.emit(e.RuleRetitled(play.now, rule.number, one_line(clause.text), rule.title,
+                                 proposal, by_speaker))
+        return
     number, new_number = rule.number, _new_number(play, clause, proposal)
     if clause.kind is ClauseKind.AMEND:
         play.emit(e.RuleAmended(play.now, number, new_number, clause.text.strip(), proposal,

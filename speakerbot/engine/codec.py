@@ -105,6 +105,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
     for name, default in _EVENT_FIELDS_ADDED.items():
         if name in data and data[name] == default:
             del data[name]
+    if isinstance(event, e.RuleEnacted) and not event.title:
+        # An enactment's title, added with rules' titles: only this event's field of that
+        # name may be left out (a game's or a proposal's title is always written).
+        del data["title"]
     if isinstance(event, e.GameStarted):
         data["mechanics"] = _without_legacy(event.mechanics, data["mechanics"])
     return {"type": type(event).__name__, **data}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.refusals import Facts, GameError, Refusal
+from speakerbot.engine.units import splice
 
 MAX_RULE_BYTES = 65_536
 """The longest a rule's text may be, in UTF-8 bytes, unless the host sets another bound."""
@@ -85,8 +86,12 @@ def check_edit(number: int, text: str, clause: Clause,
     """Refuse a REPLACE, APPEND or INSERT that could not be made to rule ``number``'s ``text``.
 
     Also refused: an edit that would make the rule longer than ``max_bytes`` (UTF-8), counted
-    before the text is made.
+    before the text is made. An edit of a part of the rule (``clause.unit``: units.py) is
+    refused where the part is not there, or not told apart from another.
     """
+    if clause.unit:
+        _check_unit_edit(number, text, clause, max_bytes)
+        return
     if clause.kind is ClauseKind.REPLACE:
         if not clause.old.strip():
             raise GameError(Refusal.NOTHING_TO_REPLACE, Facts(number=number))
@@ -108,6 +113,22 @@ def check_edit(number: int, text: str, clause: Clause,
         raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
 
 
+def _check_unit_edit(number: int, text: str, clause: Clause, max_bytes: int) -> None:
+    """Refuse an edit of a paragraph, sentence, list item or line that could not be made."""
+    if clause.kind is not ClauseKind.REPLACE and not clause.text.strip():
+        raise GameError(Refusal.NOTHING_TO_ADD, Facts(number=number, detail=clause.kind.value))
+    if clause.kind is ClauseKind.INSERT and clause.position not in POSITIONS:
+        raise GameError(Refusal.BAD_POSITION, Facts(number=number, text=clause.position))
+    start, end, put = splice(number, text, clause)
+    check_rule_size(number, _spliced_size(text, start, end, put), max_bytes)
+    if (text[:start] + put + text[end:]).strip() == text.strip():
+        raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
+
+
+def _spliced_size(text: str, start: int, end: int, put: str) -> int:
+    return len(text[:start].encode()) + len(put.encode()) + len(text[end:].encode())
+
+
 def check_rule_size(number: int | None, size: int, max_bytes: int) -> None:
     """Refuse a rule text of ``size`` UTF-8 bytes over ``max_bytes``."""
     if size > max_bytes:
@@ -119,8 +140,14 @@ def edited_size(text: str, clause: Clause) -> int:
     """Return how many UTF-8 bytes the rule's text would have once the edit is made.
 
     A REPLACE is counted without being made (every occurrence may multiply the text); an
-    APPEND or INSERT adds no more than its own text, so it is simply made.
+    APPEND or INSERT adds no more than its own text, so it is simply made; an edit of a part
+    is counted from its splice (units.py).
     """
+    if clause.unit:
+        try:
+            return _spliced_size(text, *splice(0, text, clause))
+        except GameError:
+            return len(text.encode())
     if clause.kind is not ClauseKind.REPLACE:
         return len(edited_text(text, clause).encode())
     found = spans(text, clause.old)
@@ -142,7 +169,16 @@ def _check_found(number: int, text: str, needle: str, every: bool,
 
 
 def edited_text(text: str, clause: Clause) -> str:
-    """Return a rule's ``text`` once a REPLACE, APPEND or INSERT already checked is made."""
+    """Return a rule's ``text`` once a REPLACE, APPEND or INSERT already checked is made.
+
+    An edit of a part that is not there (unchecked) leaves the text as it is.
+    """
+    if clause.unit and clause.kind in EDITS:
+        try:
+            start, end, put = splice(0, text, clause)
+        except GameError:
+            return text
+        return text[:start] + put + text[end:]
     if clause.kind is ClauseKind.APPEND:
         return text.rstrip() + appended_piece(text, clause.text)
     if clause.kind is ClauseKind.REPLACE:

@@ -6,7 +6,8 @@ closes, and a rejected command to whoever sent it. Nothing public before a vote 
 on its ballots.
 
 :data:`EVENT_TYPES`, at the end, lists every kind of event the record holds: this module's,
-the pace of play's (:mod:`.pace_events`) and the debate's (:mod:`.debate_events`).
+the pace of play's (:mod:`.pace_events`), the debate's (:mod:`.debate_events`) and the
+changes of rules (:mod:`.rule_events`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,14 @@ from speakerbot.engine.debate_events import VoteStarted as VoteStarted
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.model import Choice, Clause, Judgement, Role, RuleSpec
 from speakerbot.engine.refusals import NO_FACTS, Facts, Refusal
+from speakerbot.engine.rule_events import RuleAmended as RuleAmended
+from speakerbot.engine.rule_events import RuleEnacted as RuleEnacted
+from speakerbot.engine.rule_events import RuleRepealed as RuleRepealed
+from speakerbot.engine.rule_events import RuleRetitled as RuleRetitled
+from speakerbot.engine.rule_events import RuleTransmuted as RuleTransmuted
 
-# The debate's three events are re-exported (``e.VoteStarted``): they are read with the kinds
-# they follow.
+# The debate's three events and the changes of rules are re-exported (``e.VoteStarted``,
+# ``e.RuleEnacted``): they are read with the kinds they follow.
 
 # --- The game and its players ---------------------------------------------------------------
 
@@ -267,48 +273,6 @@ class GameEnded(Event):
 
 
 @dataclass(frozen=True)
-class RuleEnacted(Event):
-    """A rule was enacted."""
-
-    number: int
-    text: str
-    mutable: bool
-    proposal: int | None
-    by_speaker: bool = False
-
-
-@dataclass(frozen=True)
-class RuleAmended(Event):
-    """A rule's text was replaced (and, where the preset says so, it took a new number)."""
-
-    number: int
-    new_number: int
-    text: str
-    proposal: int | None
-    by_speaker: bool = False
-
-
-@dataclass(frozen=True)
-class RuleRepealed(Event):
-    """A rule was repealed."""
-
-    number: int
-    proposal: int | None
-    by_speaker: bool = False
-
-
-@dataclass(frozen=True)
-class RuleTransmuted(Event):
-    """A rule changed between mutable and immutable (and maybe took a new number)."""
-
-    number: int
-    new_number: int
-    mutable: bool
-    proposal: int | None
-    by_speaker: bool = False
-
-
-@dataclass(frozen=True)
 class MechanicSet(Event):
     """A mechanic was given a new value."""
 
@@ -484,7 +448,7 @@ EVENT_TYPES: dict[str, type[Event]] = {kind.__name__: kind for kind in (
     GameStarted, PlayerJoined, PlayerLeft, TurnPassed, TurnConsentGiven, SpeakerChanged,
     ProposalSubmitted, BallotCast, BallotWithdrawn, ConsentDeclared, VoteReminder,
     RemindersSent, VoteExtended, VoteClosed, ProposalVoided, DieThrown, ScoreChanged,
-    GameWon, NewGameBegun, GameEnded, RuleEnacted, RuleAmended, RuleRepealed,
+    GameWon, NewGameBegun, GameEnded, RuleEnacted, RuleAmended, RuleRetitled, RuleRepealed,
     RuleTransmuted, MechanicSet, AdoptionSwitchedToMajority, ClauseFailed,
     InformalProposalAdopted, MechanicsMayHaveChanged, MechanicChanged, MechanicNotRead,
     CfjCalled, JudgeAssigned,

@@ -229,7 +229,7 @@ def _game_ended(state: GameState, e: ev.GameEnded) -> None:
 @_on(ev.RuleEnacted)
 def _rule_enacted(state: GameState, e: ev.RuleEnacted) -> None:
     change = RuleChange("enacted", e.at, e.proposal, e.by_speaker)
-    state.rules[e.number] = Rule(e.number, e.text, e.mutable, [change])
+    state.rules[e.number] = Rule(e.number, e.text, e.mutable, [change], e.title)
     state.rules = dict(sorted(state.rules.items()))
 
 
@@ -254,6 +254,14 @@ def _rule_amended(state: GameState, e: ev.RuleAmended) -> None:
     if state.sources.get("adoption") == e.number:
         state.adoption_rule_amended = True
     _renumber(state, rule, e.new_number)
+
+
+@_on(ev.RuleRetitled)
+def _rule_retitled(state: GameState, e: ev.RuleRetitled) -> None:
+    rule = state.rules[e.number]
+    rule.history.append(RuleChange("retitled", e.at, e.proposal, e.by_speaker,
+                                   note=e.old_title))
+    rule.title = e.title
 
 
 @_on(ev.RuleRepealed)

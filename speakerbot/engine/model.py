@@ -142,7 +142,9 @@ class RuleSpec:
 class RuleChange(_Shared):
     """One entry in a rule's history."""
 
-    kind: str  # initial, enacted, amended, transmuted, renumbered, repealed, switched
+    # initial, enacted, amended, retitled (its note: the old title), transmuted, renumbered,
+    # repealed, switched
+    kind: str
     at: datetime
     proposal: int | None = None
     by_speaker: bool = False
@@ -159,7 +161,7 @@ class Rule:
     text: str
     mutable: bool
     history: list[RuleChange] = field(default_factory=list)
-    title: str = ""  # as the ruleset or the import named it; a rule enacted in play has none
+    title: str = ""  # as the ruleset, the import, an enactment or a retitling named it
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Rule:
         # Its history entries are frozen and may be shared: only the list is new. (The

@@ -73,7 +73,7 @@ class Entry:
 class RuleStep:
     """One change in a rule's history: what, when, by which proposal, with its diff."""
 
-    kind: str  # initial, enacted, amended, transmuted, renumbered, repealed, switched
+    kind: str  # initial, enacted, amended, retitled, transmuted, renumbered, repealed, switched
     at: datetime
     seq: int
     proposal: int | None = None

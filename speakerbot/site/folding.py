@@ -25,6 +25,7 @@ from speakerbot.engine.evolve import evolve
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind, GameState
 from speakerbot.engine.receipts import receipt_line
+from speakerbot.mail.outbound.lookups import retitled_from
 from speakerbot.site.archive import (
     RESERVED,
     Ballot,
@@ -307,6 +308,14 @@ class _Folder:
             rule.mutable = event.mutable
             self._renumber(rule, event.new_number, entry)
 
+    def _retitled(self, seq: int, event: e.RuleRetitled, entry: Entry) -> None:
+        rule = self.game.rules.get(event.number)
+        if rule is not None:
+            rule.history.append(RuleStep("retitled", event.at, seq, event.proposal,
+                                         event.by_speaker, retitled_from(event.old_title)))
+            rule.title = event.title
+            entry.rule = rule
+
     def _repealed(self, seq: int, event: e.RuleRepealed, entry: Entry) -> None:
         rule = self._changed(seq, event, "repealed")
         if rule is not None:
@@ -403,6 +412,7 @@ _HANDLERS: dict[type[e.Event], _Handler] = {
     e.RuleEnacted: _Folder._enacted,
     e.RuleAmended: _Folder._amended,
     e.RuleTransmuted: _Folder._transmuted,
+    e.RuleRetitled: _Folder._retitled,
     e.RuleRepealed: _Folder._repealed,
     e.AdoptionSwitchedToMajority: _Folder._switched,
     e.CfjCalled: _Folder._cfj_called,

@@ -234,6 +234,11 @@ def _proposal_words(state: GameState, change: RuleChange) -> str:
     return " by the Speaker" if change.by_speaker else ""
 
 
+def retitled_from(old_title: str) -> str:
+    """Say what a rule was titled before a retitling (its history's note)."""
+    return f"from “{old_title}”" if old_title else "where it had no title"
+
+
 def _steps(state: GameState, rule: Rule) -> list[_Step]:
     """Tell a rule's history, oldest first: each change, when, by what, and its diff."""
     changes = rule.history
@@ -271,6 +276,10 @@ def _steps(state: GameState, rule: Rule) -> list[_Step]:
             diff = text_diff(change.previous_text or "", texts[index])
         elif change.kind == "transmuted":
             what = f"Made {mutability(mutable[index])}{by}, {when}{moved}"
+        elif change.kind == "retitled":
+            what = f"Retitled{by}, {when}, " + retitled_from(change.note)
+            steps.append(_Step(what))
+            continue
         elif change.kind == "renumbered":
             what = f"Renumbered from rule {change.previous_number}{by}, {when}"
         else:

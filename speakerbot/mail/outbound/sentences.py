@@ -99,7 +99,8 @@ def _as_news(event: e.Event, state: GameState) -> str:
     return news_line(event, state) + "."
 
 
-_Change = e.RuleEnacted | e.RuleAmended | e.RuleRepealed | e.RuleTransmuted | e.MechanicSet
+_Change = (e.RuleEnacted | e.RuleAmended | e.RuleRetitled | e.RuleRepealed | e.RuleTransmuted
+           | e.MechanicSet)
 
 
 def _by(ev: _Change, w: Words) -> str:
@@ -119,6 +120,10 @@ def _mechanic_changed(ev: e.MechanicChanged, w: Words) -> str:
     if ev.old == ev.new:
         return f"Mechanic {ev.mechanic} ({ev.new}) now comes from rule {ev.rule}: {said}"
     return f"Mechanic {ev.mechanic} is now {ev.new} (it was {ev.old}): {said}"
+
+
+def _titled(title: str, w: Words) -> str:
+    return f" “{w.text(title)}”" if title else ""
 
 
 def _renumbered(ev: e.RuleAmended | e.RuleTransmuted) -> str:
@@ -295,9 +300,12 @@ _VOTES: dict[type[e.Event], Sentence] = {
 
 _RULES: dict[type[e.Event], Sentence] = {
     e.RuleEnacted: Sentence(lambda ev, w: (
-        f"Rule {ev.number} enacted ({mutability(ev.mutable)}){_by(ev, w)}")),
+        f"Rule {ev.number}{_titled(ev.title, w)} enacted ({mutability(ev.mutable)})"
+        f"{_by(ev, w)}")),
     e.RuleAmended: Sentence(lambda ev, w: (
         f"Rule {ev.number} amended{_by(ev, w)}{_renumbered(ev)}")),
+    e.RuleRetitled: Sentence(lambda ev, w: (
+        f"Rule {ev.number} retitled “{w.text(ev.title)}”{_by(ev, w)}")),
     e.RuleRepealed: Sentence(lambda ev, w: f"Rule {ev.number} repealed{_by(ev, w)}"),
     e.RuleTransmuted: Sentence(lambda ev, w: (
         f"Rule {ev.number} transmuted to {mutability(ev.mutable)}{_by(ev, w)}{_renumbered(ev)}")),

@@ -106,9 +106,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
                           "it stands once"),
     R.BAD_POSITION: ("text can be inserted before or after other text, not {text!r}", ""),
     R.EDIT_NO_CHANGE: ("the change to rule {number} would make no difference", ""),
-    R.UNIT_NOT_FOUND: ("rule {number} has no {detail_lower} {text}",
-                       "SHOW RULE {number} shows its text as it stands"),
-    R.UNIT_NOT_UNIQUE: ("{count} {detail_lower}s of rule {number} begin {quoted}, so it does "
+    R.UNIT_NOT_FOUND: ("{unit_missing}", "SHOW RULE {number} shows its text as it stands"),
+    R.UNIT_NOT_UNIQUE: ("{count} {units} of rule {number} begin {quoted}, so the change does "
                         "not say which", "quote more of its beginning"),
     R.RULE_TOO_LONG: ("{the_rule} would be {count} bytes long, over the limit of {limit} "
                       "bytes for a rule's text", "make the change smaller"),
@@ -196,6 +195,8 @@ _DERIVED: dict[str, _Derived] = {
     "detail_lower": lambda f: f.detail.lower(),
     "the_rule": lambda f: f"rule {f.number}" if f.number is not None else "the new rule",
     "quoted": lambda f: _quoted(f.text),
+    "units": lambda f: _unit_word(f, 0),
+    "unit_missing": lambda f: _unit_missing(f),
     "join_remedy": lambda f: (
         "send JOIN <your name> to join" if f.allowed else "ask the Speaker to add you"),
     "consent_remedy": lambda f: (
@@ -211,6 +212,24 @@ _DERIVED: dict[str, _Derived] = {
     "at": lambda f: when(f.at) if f.at is not None else "",
     "deadline": lambda f: when(f.deadline) if f.deadline is not None else "",
 }
+
+
+def _unit_word(facts: Facts, count: int = 1) -> str:
+    """Name the part of a rule an edit works on (``detail``), in the plural unless one."""
+    word = "list item" if facts.detail == "item" else facts.detail.lower() or "part"
+    return word if count == 1 else word + "s"
+
+
+def _unit_missing(facts: Facts) -> str:
+    """Say which part of a rule an edit named and the rule does not have."""
+    count = facts.count or 0
+    if facts.text:
+        return f"rule {facts.number} has no {_unit_word(facts)} beginning {_quoted(facts.text)}"
+    if count == 0:
+        return f"rule {facts.number} has no {_unit_word(facts, 0)}"
+    if not facts.limit:
+        return f"the change to rule {facts.number} does not say which {_unit_word(facts)}"
+    return f"rule {facts.number} has only {count} {_unit_word(facts, count)}"
 
 
 def _quoted(text: str, limit: int = 60) -> str:

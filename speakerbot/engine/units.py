@@ -1,0 +1,200 @@
+"""The parts of a rule's text an edit works on: paragraphs, sentences, list items and lines.
+
+A paragraph is split from the next by a blank line; a sentence ends, within its paragraph,
+with ``.``, ``!`` or ``?`` (and any closing quotes or brackets) followed by white space, or at
+the paragraph's end; a list item is a line that begins with a list marker (``-``, ``*``,
+``1.``, ``(a)``, ``a)``, ``i.``...) with the lines that continue it; a line is any line that
+is not blank. Each part is a span of the text without the white space around it, so that
+the text between two parts is their separator.
+
+An edit chooses one part by its beginning (``anchor``) or by its place (``nth``) and is made
+as a splice: a span of the text and what replaces it (``splice``). Anyone who may propose
+writes edits, so everything here is linear in the text: one pass to find the parts, no
+pattern that backtracks (the list marker's pattern is matched once per line, on a bounded
+prefix).
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.engine.model import Clause, ClauseKind
+from speakerbot.engine.refusals import Facts, GameError, Refusal
+
+UNITS = ("paragraph", "sentence", "item", "line")
+"""The parts of a rule an edit may name."""
+
+Span = tuple[int, int]
+
+# A list marker at the start of a line: bounded, so matching it costs no more than its length.
+_MARKER = re.compile(r"(?:[-*\u2022\u2013]|\d{1,4}(?:\.\d{1,4}){0,3}[.)]|\(\w{1,6}\)"
+                     r"|[A-Za-z][.)]|[ivxlcIVXLC]{1,6}[.)])(?=\s|$)")
+_MARKER_REACH = 40  # the longest marker _MARKER can match, with room to spare
+_ENDS = ".!?"
+_CLOSERS = "\"')]}\u201d\u2019"
+_QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_SEPARATORS = {"paragraph": "\n\n", "sentence": " ", "item": "\n", "line": "\n"}
+
+
+def parts(text: str, unit: str) -> list[Span]:
+    """Return the spans of ``text``'s parts of the kind ``unit``, in order.
+
+    An unknown ``unit`` has no parts.
+    """
+    if unit == "paragraph":
+        return _paragraphs(text)
+    if unit == "line":
+        return [span for span in _lines(text) if span[0] < span[1]]
+    if unit == "sentence":
+        return [found for paragraph in _paragraphs(text)
+                for found in _sentences(text, paragraph)]
+    if unit == "item":
+        return _items(text)
+    return []
+
+
+def _lines(text: str) -> list[Span]:
+    """Return each line's span without its white space at either end (blank lines empty)."""
+    spans: list[Span] = []
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        left, right = start, end
+        while left < right and text[left].isspace():
+            left += 1
+        while right > left and text[right - 1].isspace():
+            right -= 1
+        spans.append((left, right))
+        start = end + 1
+    return spans
+
+
+def _paragraphs(text: str) -> list[Span]:
+    """Return the spans of the runs of lines that are not blank."""
+    spans: list[Span] = []
+    current: Span | None = None
+    for left, right in _lines(text):
+        if left == right:
+            current = None
+            continue
+        if current is None:
+            spans.append((left, right))
+            current = spans[-1]
+        else:
+            spans[-1] = current = (current[0], right)
+    return spans
+
+
+def _sentences(text: str, paragraph: Span) -> list[Span]:
+    """Return the spans of a paragraph's sentences."""
+    spans: list[Span] = []
+    start, end = paragraph
+    index = start
+    while index < end:
+        if text[index] in _ENDS:
+            stop = index + 1
+            while stop < end and text[stop] in _CLOSERS:
+                stop += 1
+            if stop == end or text[stop].isspace():
+                spans.append((start, stop))
+                start = stop
+                while start < end and text[start].isspace():
+                    start += 1
+            index = stop
+        else:
+            index += 1
+    if start < end:
+        spans.append((start, end))
+    return spans
+
+
+def _is_item(text: str, line: Span) -> bool:
+    return _MARKER.match(text[line[0]:min(line[1], line[0] + _MARKER_REACH)]) is not None
+
+
+def _items(text: str) -> list[Span]:
+    """Return the spans of the list items: a marked line and the lines that continue it."""
+    spans: list[Span] = []
+    open_item = False
+    for line in _lines(text):
+        if line[0] == line[1]:
+            open_item = False
+        elif _is_item(text, line):
+            spans.append(line)
+            open_item = True
+        elif open_item:
+            spans[-1] = (spans[-1][0], line[1])
+    return spans
+
+
+def folded_beginning(words: str) -> str:
+    """Return words as an anchor is compared: white space folded, quotes and marker dropped."""
+    folded = " ".join(words.split()).strip(_QUOTES).strip()
+    marker = _MARKER.match(folded[:_MARKER_REACH])
+    if marker is not None:
+        folded = folded[marker.end():].lstrip()
+    for ellipsis in ("\u2026", "..."):
+        folded = folded.removesuffix(ellipsis)
+    return folded.strip(_QUOTES).strip()
+
+
+def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
+    """Return the span of the part an edit of rule ``number`` names, or refuse.
+
+    The one part that begins with ``anchor``, or, with no anchor, the ``nth`` (1 the first,
+    -1 the last). Refused: UNIT_NOT_FOUND (none, or ``nth`` out of range), UNIT_NOT_UNIQUE.
+    """
+    found = parts(text, unit)
+    beginning = folded_beginning(anchor)
+    if anchor.strip() and beginning:
+        matching = [span for span in found
+                    if folded_beginning(text[span[0]:span[1]]).startswith(beginning)]
+        if len(matching) == 1:
+            return matching[0]
+        refusal = Refusal.UNIT_NOT_UNIQUE if matching else Refusal.UNIT_NOT_FOUND
+        raise GameError(refusal, Facts(number=number, detail=unit, text=anchor.strip(),
+                                       count=len(matching)))
+    if nth == 0 or not -len(found) <= nth <= len(found):
+        raise GameError(Refusal.UNIT_NOT_FOUND, Facts(number=number, detail=unit,
+                                                      count=len(found), limit=nth))
+    return found[nth - 1 if nth > 0 else nth]
+
+
+def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
+    """Return how an edit of a part of rule ``number``'s text is made, or refuse.
+
+    ``(start, end, put)``: the text from ``start`` to ``end`` is replaced with ``put``.
+    """
+    start, end = choose(number, text, clause.unit, clause.anchor, clause.nth)
+    if clause.kind is ClauseKind.REPLACE:
+        if clause.new.strip():
+            return start, end, clause.new.strip()
+        return _deletion(text, start, end)
+    added = clause.text.strip()
+    if clause.kind is ClauseKind.APPEND:
+        return end, end, ("" if added[:1] in _CLOSERS + ",;:" + _ENDS else " ") + added
+    separator = _SEPARATORS[clause.unit]
+    if separator == "\n":  # a new line keeps the indentation of the one it stands by
+        line_start = text.rfind("\n", 0, start) + 1
+        separator += text[line_start:start]
+    if clause.position == "before":
+        return start, start, added + separator
+    return end, end, separator + added
+
+
+def _deletion(text: str, start: int, end: int) -> tuple[int, int, str]:
+    """Delete a part with one of its separators: the weaker (fewer line breaks) of the two."""
+    before = start
+    while before > 0 and text[before - 1].isspace():
+        before -= 1
+    after = end
+    while after < len(text) and text[after].isspace():
+        after += 1
+    if before == 0:
+        return 0, after, ""
+    if after == len(text):
+        return before, len(text), ""
+    if text.count("\n", end, after) < text.count("\n", before, start):
+        return start, after, ""
+    return before, end, ""
