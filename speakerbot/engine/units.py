@@ -128,12 +128,15 @@ def _items(text: str) -> list[Span]:
     return spans
 
 
-def folded_beginning(words: str) -> str:
-    """Return words as an anchor is compared: white space folded, quotes and marker dropped."""
+def folded_beginning(words: str, *, marker: bool = False) -> str:
+    """Return words as an anchor is compared: white space folded, quotes and ellipsis dropped.
+
+    And the list marker they begin with, unless ``marker``.
+    """
     folded = " ".join(words.split()).strip(_QUOTES).strip()
-    marker = _MARKER.match(folded[:_MARKER_REACH])
-    if marker is not None:
-        folded = folded[marker.end():].lstrip()
+    found = None if marker else _MARKER.match(folded[:_MARKER_REACH])
+    if found is not None:
+        folded = folded[found.end():].lstrip()
     for ellipsis in ("\u2026", "..."):
         folded = folded.removesuffix(ellipsis)
     return folded.strip(_QUOTES).strip()
@@ -144,12 +147,13 @@ def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
 
     The one part that begins with ``anchor``, or, with no anchor, the ``nth`` (1 the first,
     -1 the last). Refused: UNIT_NOT_FOUND (none, or ``nth`` out of range), UNIT_NOT_UNIQUE.
+    The anchor is looked for as written first, then with list markers aside: an anchor that
+    looks like a marker ("x.", "(a)") or begins with one is not taken for another part.
     """
     found = parts(text, unit)
-    beginning = folded_beginning(anchor)
-    if anchor.strip() and beginning:
-        matching = [span for span in found
-                    if folded_beginning(text[span[0]:span[1]]).startswith(beginning)]
+    if folded_beginning(anchor, marker=True):
+        matching = _beginning(text, found, anchor, marker=True) or _beginning(
+            text, found, anchor, marker=False)
         if len(matching) == 1:
             return matching[0]
         refusal = Refusal.UNIT_NOT_UNIQUE if matching else Refusal.UNIT_NOT_FOUND
@@ -159,6 +163,15 @@ def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
         raise GameError(Refusal.UNIT_NOT_FOUND, Facts(number=number, detail=unit,
                                                       count=len(found), limit=nth))
     return found[nth - 1 if nth > 0 else nth]
+
+
+def _beginning(text: str, found: list[Span], anchor: str, *, marker: bool) -> list[Span]:
+    """Return the parts that begin with ``anchor``, markers kept or both left aside."""
+    beginning = folded_beginning(anchor, marker=marker)
+    if not beginning:
+        return []
+    return [span for span in found
+            if folded_beginning(text[span[0]:span[1]], marker=marker).startswith(beginning)]
 
 
 def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
