@@ -113,6 +113,10 @@ class Clause(_Shared):
             return "enact a new " + ("immutable " if self.immutable else "") + "rule"
         if self.kind is ClauseKind.SET:
             return f"set {self.parameter} = {self.text}"
+        if self.kind is ClauseKind.RETITLE:
+            return f"retitle rule {self.rule} “{' '.join(self.text.split())}”"
+        if self.unit and self.kind in (ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT):
+            return _part_described(self)
         if self.kind is ClauseKind.REPLACE:
             verb = "delete" if not self.new else "replace"
             return f"{verb} {'every occurrence of ' if self.every else ''}text in rule {self.rule}"
@@ -121,6 +125,26 @@ class Clause(_Shared):
         if self.kind is ClauseKind.INSERT:
             return f"insert text {self.position} other text in rule {self.rule}"
         return f"{self.kind.value.lower()} rule {self.rule}"
+
+
+def _part_described(clause: Clause) -> str:
+    """Say what an edit of a part of a rule does: "replace the paragraph beginning “X”"..."""
+    word = "list item" if clause.unit == "item" else clause.unit
+    anchor = " ".join(clause.anchor.split())
+    if anchor:
+        where = f"the {word} beginning “{anchor if len(anchor) <= 40 else anchor[:39] + '…'}”"
+    elif clause.nth == -1:
+        where = f"the last {word}"
+    elif clause.nth < 0:
+        where = f"{word} {-clause.nth} from the end"
+    else:
+        where = f"{word} {clause.nth}"
+    if clause.kind is ClauseKind.INSERT:
+        return f"insert a {word} {clause.position} {where} of rule {clause.rule}"
+    if clause.kind is ClauseKind.APPEND:
+        return f"append text to {where} of rule {clause.rule}"
+    verb = "replace" if clause.new else "delete"
+    return f"{verb} {where} of rule {clause.rule}"
 
 
 @dataclass(frozen=True)

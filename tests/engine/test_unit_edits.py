@@ -379,3 +379,18 @@ def test_checking_an_edit_of_a_part_never_fails_but_with_a_refusal(
     made = edited_text(text, clause)
     assert made.strip() != text.strip()
     assert edited_size(text, clause) == len(made.encode()) <= 100
+
+
+@pytest.mark.parametrize(("clause", "said"), [
+    (rep("paragraph", "The  Speaker\nshall", "x"),
+     "replace the paragraph beginning “The Speaker shall” of rule 5"),
+    (rep("sentence", 2), "delete sentence 2 of rule 5"),
+    (app("item", -1, "x"), "append text to the last list item of rule 5"),
+    (ins("line", -2, "x", "after"), "insert a line after line 2 from the end of rule 5"),
+    (ins("paragraph", 1, "x", "before"), "insert a paragraph before paragraph 1 of rule 5"),
+    (rep("item", "word " * 20), "delete the list item beginning “" + ("word " * 8)[:39]
+     + "…” of rule 5"),
+    (Clause(K.RETITLE, 5, " New\n title "), "retitle rule 5 “New title”"),
+])
+def test_each_edit_of_a_part_says_which_part_it_changes(clause: Clause, said: str) -> None:
+    assert clause.describe() == said
