@@ -110,7 +110,8 @@ class Clause(_Shared):
     def describe(self) -> str:
         """Say in a few words what the clause does."""
         if self.kind is ClauseKind.ENACT:
-            return "enact a new " + ("immutable " if self.immutable else "") + "rule"
+            titled = f" “{' '.join(self.title.split())}”" if self.title.strip() else ""
+            return "enact a new " + ("immutable " if self.immutable else "") + "rule" + titled
         if self.kind is ClauseKind.SET:
             return f"set {self.parameter} = {self.text}"
         if self.kind is ClauseKind.RETITLE:

@@ -391,6 +391,8 @@ def test_checking_an_edit_of_a_part_never_fails_but_with_a_refusal(
     (rep("item", "word " * 20), "delete the list item beginning “" + ("word " * 8)[:39]
      + "…” of rule 5"),
     (Clause(K.RETITLE, 5, " New\n title "), "retitle rule 5 “New title”"),
+    (Clause(K.ENACT, None, "Text.", title="Votes"), "enact a new rule “Votes”"),
+    (Clause(K.ENACT, None, "Text.", True), "enact a new immutable rule"),
 ])
 def test_each_edit_of_a_part_says_which_part_it_changes(clause: Clause, said: str) -> None:
     assert clause.describe() == said
