@@ -92,7 +92,7 @@ class RuleRecord:
     history: list[RuleStep] = field(default_factory=list)
     repealed: bool = False
     page: str = ""  # rules/<number>.html, or another name if a repealed rule shares it
-    title: str = ""  # as the ruleset or the import named it
+    title: str = ""  # as the ruleset, the import, an enactment or a retitling named it
 
     @property
     def status(self) -> str:

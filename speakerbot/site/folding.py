@@ -275,7 +275,7 @@ class _Folder:
     def _enacted(self, seq: int, event: e.RuleEnacted, entry: Entry) -> None:
         rule = RuleRecord(event.number, event.text, event.mutable, [RuleStep(
             "enacted", event.at, seq, event.proposal, event.by_speaker,
-            diff=diff_lines("", event.text))])
+            diff=diff_lines("", event.text))], title=event.title)
         self.game.rules[event.number] = entry.rule = rule
 
     def _changed(self, seq: int, event: e.RuleAmended | e.RuleTransmuted | e.RuleRepealed,

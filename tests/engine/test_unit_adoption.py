@@ -108,6 +108,7 @@ def test_an_enactment_with_a_title_gives_the_rule_its_title_and_stores_it_only_t
     enacted = g.last(e.RuleEnacted)
     assert enacted.title == "Voting" and g.state.rules[number].title == "Voting"
     assert event_to_json(enacted)["title"] == "Voting"
+    assert read_games(record(g))[-1].rules[number].title == "Voting"
     assert event_from_json(event_to_json(enacted)) == enacted
     g.ok(c.EditRule(SPEAKER, Clause(K.ENACT, None, "Untitled.")))
     untitled = g.last(e.RuleEnacted)
