@@ -15,14 +15,24 @@ or ``-``):
   ``Replace "X" in Rule N with "Y"``;
 - ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
   P][ with the following text]: <text>`` (a power is the game's own business: it is not
-  kept), ``Transmute Rule N[ to (mutable|immutable)]``.
+  kept; the title is), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle Rule N to
+  "T"``;
+- the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
+  title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
+  named after the part: ``Replace the last paragraph of Rule N with: <text>``;
+- ``Amend N by``, ``Amend RN "T" to replace ...``, ``Amend Rule N (T) as follows:`` and
+  ``by, as a single amendment:`` with the edits as list items below, and ``Amend the
+  following rules, in the order listed, by replacing every instance of "X" with "Y": <rules>``
+  (one REPLACE of every occurrence a rule).
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
-line, the next clause or ``END RULE``. Rules have no titles in speakerbot, so a title is not
-kept. A title written bare (``Amend Rule 2464, Tournaments, by``) or a part of the rule
-(``section 2``) is taken only before edits that find their place by quoted text; never
-before ``to read``, appending or ``every occurrence``, which it could change the meaning of.
+line, the next clause or ``END RULE``. A title written bare (``Amend Rule 2464,
+Tournaments, by``) or a part of the rule (``section 2``) is taken only before edits that
+find their place by quoted text; never before ``to read``, appending, ``every occurrence``
+or a part named by its place, which it could change the meaning of. A rule named by its
+title alone (``Amend the rule entitled "T"``) is left to the host and quoted back: the
+reader has no rules to find it in.
 """
 
 from __future__ import annotations
@@ -68,6 +78,54 @@ NATURAL_FORMS: tuple[tuple[str, str], ...] = (
     ('Enact a new rule[ titled "<title>"] with the following text: <text>',
      "Enact a new rule: Dice are rolled by the Speaker."),
     ("Transmute Rule <n>[ to mutable|immutable]", "Transmute Rule 105"),
+    ('Amend Rule <n> by replacing the paragraph beginning "<start>" with: <text>',
+     'Amend R5 by replacing the paragraph beginning "Ties" with: Ties pass.'),
+    ("Amend Rule <n> by replacing the first|second|...|last paragraph with: <text>",
+     "Amend Rule 205 by replacing the last paragraph with: Ties fail."),
+    ("Replace the last paragraph of Rule <n> with: <text>",
+     "Replace the last paragraph of Rule 205 with: Ties fail."),
+    ('Amend R<n> by appending the following to the paragraph beginning "<s>": <text>',
+     'Amend R5 by appending to the paragraph beginning "T": X.'),
+    ("Amend R<n> by appending the following sentence to the last paragraph: <text>",
+     "Amend R5 by adding the following sentence to the last paragraph: X."),
+    ('Amend Rule <n> by deleting the paragraph beginning "<start>"',
+     'Amend Rule 205 by deleting the paragraph beginning "Ties"'),
+    ("Amend Rule <n> by deleting the paragraph: <text>",
+     "Amend Rule 205 by deleting the paragraph: Ties fail."),
+    ('Amend Rule <n> by deleting the sentence beginning "<start>"',
+     'Amend Rule 205 by deleting the sentence beginning "Votes may"'),
+    ('Amend Rule <n> by deleting the list item "<item>"',
+     'Amend Rule 205 by deleting the list item "the Speaker"'),
+    ('Amend Rule <n> by adding the sentence "<text>" (to its last paragraph)',
+     'Amend Rule 205 by adding the sentence "Ties fail."'),
+    ('Amend Rule <n> by inserting the following list item after "<item>": <text>',
+     'Amend R5 by inserting the following list item after "- a;": - b;'),
+    ('In Rule <n>, insert the following line between the line "<a>" and "<b>":',
+     'In R5, insert the following line between the line "a" and "b": c'),
+    ("Amend Rule <n> by prepending the following text: <text>",
+     "Amend Rule 205 by prepending the following text: About votes."),
+    ('Retitle Rule <n> to "<title>"', 'Retitle Rule 205 to "Voting"'),
+    ('Amend Rule <n> by changing its title to "<title>"',
+     'Amend Rule 205 by changing its title to "Voting"'),
+    ('Create a new power-<p> rule, "<title>": <text>',
+     'Create a new power-2 rule, "Dice": Dice are fair.'),
+    ('Create a rule titled "<title>" with Power <p> and this text: <text>',
+     'Create a rule titled "Dice" with Power 2 and this text: Dice roll.'),
+    ('Enact a new rule with title "<title>" and the following text: <text>',
+     'Enact a new rule with title "Dice" and the following text: Dice roll.'),
+    ('Enact a Rule "<title>" with the following text: <text>',
+     'Enact a Rule "Dice" with the following text: Dice are fair.'),
+    ('Amend R<n> "<title>" to replace "<old>" with "<new>"',
+     'Amend R205 "Voting" to replace "one week" with "three days"'),
+    ("Amend <n> by <edits>", 'Amend 205 by replacing "one week" with "three days"'),
+    ('Amend the following rules by replacing every instance of "<old>" with "<new>":',
+     'Amend the following rules by replacing "a" everywhere with "b": 5'),
+    ('Amend Rule <n> by changing the text "<old>" to read "<new>"',
+     'Amend Rule 205 by changing the text "one week" to read "three days"'),
+    ("Amend Rule <n> (<title>) as follows: <edits as list items below>",
+     'Amend Rule 205 by, as a single amendment, deleting " or longer"'),
+    ("Amend Rule <n> by replacing the text reading: <old block> with: <new block>",
+     'Amend R5 by replacing the text reading: "one week" with: "a day"'),
 )  # fmt: skip
 """The forms players write in prose, with an example of each: read by HELP and the docs."""
 

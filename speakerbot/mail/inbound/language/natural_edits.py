@@ -46,8 +46,9 @@ FOLLOWING = (
 _POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|following|preceding)"
 _COLON_TEXT = r"\s*+:\s*+(?P<text>.*)"
 
+_READING = r"(?:(?:reading|that\s++reads|which\s++reads)\s*+)?"
 _REPLACE = form(
-    rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
+    rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}{_READING}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
     rf"\s*+(?:with|to\s++read|to|by)\s*+{KIND_OF_TEXT}"
     rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
 )
@@ -76,7 +77,6 @@ _MORE_INSERT = form(rf"(?P<q>{Q})\s*+,?\s*+{_POSITION}\s++{KIND_OF_TEXT}(?P<anch
 _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by\s++)?", re.I)
 _END = form(END)
 
-_READING = r"(?:(?:reading|that\s++reads|which\s++reads)\s*+)?"
 _REPLACE_BLOCK = form(
     rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}{_READING}(?P<colon>:)?\s*+"
 )

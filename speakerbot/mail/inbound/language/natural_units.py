@@ -61,7 +61,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         rf"(?:replac|chang)(?:ing|e)\s++{_PART}\s*+,?\s*+(?:with|to\s++read|by)\s*+"
         rf"(?:{_FOLLOWING}|the\s++following\s++{UNIT}\s*+)?{_TEXT}"),
     "part-delete-block": form(
-        rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?P<unit>{UNIT})\s*+:\s*+$"),
+        rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?P<unit>{UNIT})\s*+:\s*+"
+        r"(?P<text>.*)"),
     "part-delete": form(rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{_PART}"),
     "part-append": form(
         rf"(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to|at\s++the\s++end\s++of)\s++{_PART}"
@@ -73,8 +74,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+(?:immediately\s++)?(?P<position>before|after)"
         rf"\s++(?:{_PART}|(?P<bare>{Q}))\s*+,?{_TEXT}"),
     "part-between": form(
-        rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+between\s++{_PART}\s*+,?\s*+and\s++the\s++"
-        rf"{UNIT}\s++{_BEGINNING}{Q}\s*+,?{_TEXT}"),
+        rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+between\s++{_PART}\s*+,?\s*+and\s++"
+        rf"(?:the\s++{UNIT}\s++{_BEGINNING})?{Q}\s*+,?{_TEXT}"),
     "prepend": form(
         rf"prepend(?:ing)?\s*+,?\s*+{_FOLLOWING}?(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
     "retitle": form(
@@ -152,7 +153,7 @@ def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> C
         return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
                       unit=unit, nth=number)
     if name == "part-delete-block":
-        anchor = cursor.block()
+        anchor = cursor.text(match["text"], None)
     elif name == "part-replace":
         new = _text(cursor, match)
         return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new=new, unit=unit,
