@@ -2,16 +2,18 @@
 
 Each form has five or more examples as players write them, with the clauses the reader
 must return. The ``after`` column is the text of :data:`RULE` once the clauses are applied,
-as the engine half of issue 26 (``engine/units.py``, on another branch) is to apply them:
-after both are merged, a test applying each example's clauses to :data:`RULE` checks it.
+as the engine half of issue 26 (``engine/units.py``, on another branch) is to apply them.
+The engine here makes the edits of quoted text, and a test checks those examples' ``after``;
+once both halves are merged, widening :func:`_today` to the edits of a part checks them all.
 An empty ``after`` is for examples whose rule is not :data:`RULE` or whose change is no
-text (a repeal, a title).
+text (a title).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 from tests.mail.test_natural_forms import read
@@ -289,7 +291,7 @@ HEADINGS: list[Case] = [
      [replaced("fail", "pass"), replaced("one", "two")],
      rule_of("Voting lasts two week. Votes may be changed.", LIST, "Ties pass.")),
     ("single-amendment-r", 'Amend R5 by, as a single amendment:\n  - deleting "one week"\n',
-     [replaced("one week", "")], rule_of("Voting lasts . Votes may be changed.", LIST, LAST)),
+     [replaced("one week", "")], rule_of("Voting lasts. Votes may be changed.", LIST, LAST)),
     ("single-amendment-unit", 'Amend Rule 5 by, as a single amendment:\n  (a) deleting the '
      'last paragraph;\n  (b) replacing "one" with "two".', [part(R, P, nth=-1),
      replaced("one", "two")], rule_of("Voting lasts two week. Votes may be changed.", LIST)),
@@ -533,3 +535,24 @@ def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:
     assert proposal.clauses == (part(R, P, nth=1, text="Votes."),)
     assert proposal.not_understood == (
         (6, "and add a new list item at the start of the list, with the text:"),)
+
+
+def _today(clauses: list[Clause]) -> bool:
+    """Whether the engine on this branch can make these clauses (no part, no title)."""
+    return all(c.rule == 5 and not c.unit and c.kind in (R, AP, IN) for c in clauses)
+
+
+TODAY = [case for case in CASES if case[3] and _today(case[2])]
+
+
+@pytest.mark.parametrize(("clauses", "after"), [c[2:] for c in TODAY], ids=[c[0] for c in TODAY])
+def test_the_after_text_of_an_edit_of_quoted_text(clauses: list[Clause], after: str) -> None:
+    """Where an example's edits find their place by quoted text, the engine makes ``after``.
+
+    The edits of a part are made by the engine half of issue 26; once merged, the same
+    check runs over every example with an ``after`` text.
+    """
+    text = RULE
+    for clause in clauses:
+        text = edited_text(text, clause)
+    assert text == after
