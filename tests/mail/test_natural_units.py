@@ -12,6 +12,8 @@ text (a title).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
@@ -556,3 +558,26 @@ def test_the_after_text_of_an_edit_of_quoted_text(clauses: list[Clause], after: 
     for clause in clauses:
         text = edited_text(text, clause)
     assert text == after
+
+
+_WORDS = st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=8), min_size=1,
+                  max_size=6).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(anchor=_WORDS, unit=st.sampled_from(["paragraph", "sentence", "list item", "line"]),
+       verb=st.sampled_from(["deleting", "removing", "striking"]))
+def test_a_part_named_by_its_start_is_that_part(anchor: str, unit: str, verb: str) -> None:
+    """Whatever the quotation, the part deleted is the one beginning with it, in its unit."""
+    (clause,) = read(f'Amend Rule 7 by {verb} the {unit} beginning "{anchor}"').clauses
+    assert clause == Clause(R, 7, anchor=anchor, unit=unit.split()[-1], new="")
+
+
+@settings(max_examples=60, deadline=None)
+@given(ordinal=st.sampled_from(["first", "second", "third", "tenth", "last", "final"]),
+       text=_WORDS)
+def test_a_part_named_by_its_place_is_that_place(ordinal: str, text: str) -> None:
+    """An ordinal names the nth part from the start, or from the end for last and final."""
+    (clause,) = read(f'Amend Rule 7 by replacing the {ordinal} paragraph with "{text}"').clauses
+    place = {"first": 1, "second": 2, "third": 3, "tenth": 10, "last": -1, "final": -1}
+    assert clause == Clause(R, 7, new=text, unit="paragraph", nth=place[ordinal])
