@@ -26,7 +26,10 @@ from speakerbot.mail.inbound.translate import translate
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "chuck@example.org"
 CLAUSES = ("SET", "AMEND", "REPEAL", "ENACT", "TRANSMUTE")
-NATURAL = ("Amend Rule", "Repeal Rule", "Enact a new rule", "Transmute Rule")
+NATURAL = ("Amend Rule", "Repeal Rule", "Enact a new rule", "Transmute Rule",
+           # issue 26's forms
+           "Amend R", "Amend 2", "Amend the following rules", "Replace the last paragraph",
+           "In Rule", "Retitle Rule", "Create a", "Enact a Rule")
 VERBS = {spec.verb for spec in COMMANDS} | {alias for spec in COMMANDS for alias in spec.aliases}
 BLOCKS = {"PROPOSE": "END PROPOSE", "REVISE": "END REVISE", "DEBATE": "END DEBATE"}
 NAMES = (VERBS | set(CLAUSES)

@@ -73,7 +73,8 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
     ("insert-prior", 'Amend Rule 9 by inserting "ZZ" prior to "YY"',
      [insert(9, "ZZ", "YY", "before")]),
     ("insert-block", 'Amend Rule 2532 by inserting the following list item before "* Last":\n'
-     "    * Middle", [insert(2532, "* Middle", "* Last", "before")]),
+     "    * Middle",  # a new list item before the item beginning "* Last" (issue 26)
+     [{**insert(2532, "* Middle", "* Last", "before"), "unit": "item", "nth": 0}]),
     ("insert-position-first", 'Amend Rule 9 by inserting after "YY":\n  ZZ',
      [insert(9, "ZZ", "YY", "after")]),
     ("to-read", "Amend Rule 8 to read as follows:\n\n    New.\n\n    Second.",
@@ -220,8 +221,6 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("paragraph-break", 'Amend Rule 478 by inserting a paragraph break before "Any action"'),
     ("same-rule-alone", 'Also amend the same rule by deleting "x"'),
     ("create-no-text", 'Create a new rule, "G", at once.'),
-    ("retitle", 'Retitle Rule 2557 to "Sentencing Guidelines".'),
-    ("in-rule", 'In Rule 2557, replace the first paragraph with "x".'),
     ("broken-keyword-lower", "amend rule abc: text"),
     ("enact-no-text", 'Enact a new rule titled "Dice".'),
     ("insert-no-anchor", 'Amend Rule 9 by inserting "ZZ" somewhere.'),

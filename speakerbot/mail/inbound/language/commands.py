@@ -25,7 +25,9 @@ def clause_json(clause: Clause) -> dict[str, object]:
     The engine keeps a SET clause's value as its ``text``; the JSON shows the clause line's
     ``"<parameter> = <value>"`` as ``text`` and the value again as ``value``. REPLACE adds
     ``old``, ``new`` and ``every``; INSERT adds ``anchor`` and ``position`` (``"before"`` or
-    ``"after"``) to its ``text``; APPEND's added text is its ``text``.
+    ``"after"``) to its ``text``; APPEND's added text is its ``text``. An edit of a part
+    of the rule (issue 26) adds ``unit``, ``anchor`` and ``nth``; RETITLE's title is its
+    ``text``.
     """
     is_set = clause.kind is ClauseKind.SET
     out: dict[str, object] = {
@@ -41,6 +43,8 @@ def clause_json(clause: Clause) -> dict[str, object]:
         out.update(old=clause.old, new=clause.new, every=clause.every)
     elif clause.kind is ClauseKind.INSERT:
         out.update(anchor=clause.anchor, position=clause.position)
+    if clause.unit:  # a part of the rule: the one beginning with anchor, else the nth
+        out.update(unit=clause.unit, anchor=clause.anchor, nth=clause.nth)
     return out
 
 

@@ -15,20 +15,30 @@ or ``-``):
   ``Replace "X" in Rule N with "Y"``;
 - ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
   P][ with the following text]: <text>`` (a power is the game's own business: it is not
-  kept), ``Transmute Rule N[ to (mutable|immutable)]``.
+  kept; the title is), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle Rule N to
+  "T"``;
+- the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
+  title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
+  named after the part: ``Replace the last paragraph of Rule N with: <text>``;
+- ``Amend N by``, ``Amend RN "T" to replace ...``, ``Amend Rule N (T) as follows:`` and
+  ``by, as a single amendment:`` with the edits as list items below, and ``Amend the
+  following rules, in the order listed, by replacing every instance of "X" with "Y": <rules>``
+  (one REPLACE of every occurrence a rule).
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
-line, the next clause or ``END RULE``. Rules have no titles in speakerbot, so a title is not
-kept. A title written bare (``Amend Rule 2464, Tournaments, by``) or a part of the rule
-(``section 2``) is taken only before edits that find their place by quoted text; never
-before ``to read``, appending or ``every occurrence``, which it could change the meaning of.
+line, the next clause or ``END RULE``. A title written bare (``Amend Rule 2464,
+Tournaments, by``) or a part of the rule (``section 2``) is taken only before edits that
+find their place by quoted text; never before ``to read``, appending, ``every occurrence``
+or a part named by its place, which it could change the meaning of. A rule named by its
+title alone (``Amend the rule entitled "T"``) is left to the host and quoted back: the
+reader has no rules to find it in.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from speakerbot.mail.inbound.language.natural_edits import (
     END,
@@ -49,6 +59,7 @@ from speakerbot.mail.inbound.language.natural_text import (
     unmarked,
     unquote,
 )
+from speakerbot.mail.inbound.language.natural_units import ORDINAL, UNIT
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
@@ -67,6 +78,54 @@ NATURAL_FORMS: tuple[tuple[str, str], ...] = (
     ('Enact a new rule[ titled "<title>"] with the following text: <text>',
      "Enact a new rule: Dice are rolled by the Speaker."),
     ("Transmute Rule <n>[ to mutable|immutable]", "Transmute Rule 105"),
+    ('Amend Rule <n> by replacing the paragraph beginning "<start>" with: <text>',
+     'Amend R5 by replacing the paragraph beginning "Ties" with: Ties pass.'),
+    ("Amend Rule <n> by replacing the first|second|...|last paragraph with: <text>",
+     "Amend Rule 205 by replacing the last paragraph with: Ties fail."),
+    ("Replace the last paragraph of Rule <n> with: <text>",
+     "Replace the last paragraph of Rule 205 with: Ties fail."),
+    ('Amend R<n> by appending the following to the paragraph beginning "<s>": <text>',
+     'Amend R5 by appending to the paragraph beginning "T": X.'),
+    ("Amend R<n> by appending the following sentence to the last paragraph: <text>",
+     "Amend R5 by adding the following sentence to the last paragraph: X."),
+    ('Amend Rule <n> by deleting the paragraph beginning "<start>"',
+     'Amend Rule 205 by deleting the paragraph beginning "Ties"'),
+    ("Amend Rule <n> by deleting the paragraph: <text>",
+     "Amend Rule 205 by deleting the paragraph: Ties fail."),
+    ('Amend Rule <n> by deleting the sentence beginning "<start>"',
+     'Amend Rule 205 by deleting the sentence beginning "Votes may"'),
+    ('Amend Rule <n> by deleting the list item "<item>"',
+     'Amend Rule 205 by deleting the list item "the Speaker"'),
+    ('Amend Rule <n> by adding the sentence "<text>" (to its last paragraph)',
+     'Amend Rule 205 by adding the sentence "Ties fail."'),
+    ('Amend Rule <n> by inserting the following list item after "<item>": <text>',
+     'Amend R5 by inserting the following list item after "- a;": - b;'),
+    ('In Rule <n>, insert the following line between the line "<a>" and "<b>":',
+     'In R5, insert the following line between the line "a" and "b": c'),
+    ("Amend Rule <n> by prepending the following text: <text>",
+     "Amend Rule 205 by prepending the following text: About votes."),
+    ('Retitle Rule <n> to "<title>"', 'Retitle Rule 205 to "Voting"'),
+    ('Amend Rule <n> by changing its title to "<title>"',
+     'Amend Rule 205 by changing its title to "Voting"'),
+    ('Create a new power-<p> rule, "<title>": <text>',
+     'Create a new power-2 rule, "Dice": Dice are fair.'),
+    ('Create a rule titled "<title>" with Power <p> and this text: <text>',
+     'Create a rule titled "Dice" with Power 2 and this text: Dice roll.'),
+    ('Enact a new rule with title "<title>" and the following text: <text>',
+     'Enact a new rule with title "Dice" and the following text: Dice roll.'),
+    ('Enact a Rule "<title>" with the following text: <text>',
+     'Enact a Rule "Dice" with the following text: Dice are fair.'),
+    ('Amend R<n> "<title>" to replace "<old>" with "<new>"',
+     'Amend R205 "Voting" to replace "one week" with "three days"'),
+    ("Amend <n> by <edits>", 'Amend 205 by replacing "one week" with "three days"'),
+    ('Amend the following rules by replacing every instance of "<old>" with "<new>":',
+     'Amend the following rules by replacing "a" everywhere with "b": 5'),
+    ('Amend Rule <n> by changing the text "<old>" to read "<new>"',
+     'Amend Rule 205 by changing the text "one week" to read "three days"'),
+    ("Amend Rule <n> (<title>) as follows: <edits as list items below>",
+     'Amend Rule 205 by, as a single amendment, deleting " or longer"'),
+    ("Amend Rule <n> by replacing the text reading: <old block> with: <new block>",
+     'Amend R5 by replacing the text reading: "one week" with: "a day"'),
 )  # fmt: skip
 """The forms players write in prose, with an example of each: read by HELP and the docs."""
 
@@ -84,8 +143,16 @@ _PART = (
     r"|(?:section|subsection|paragraph|item|list\s++item|clause)\s++\(?[0-9a-z]{1,3}\)?)"
 )
 _SCOPE = rf"(?P<scope>(?:{_BARE_TITLE}|{_PART})+)?"
-_BY = r"\s*+,?\s*+by\b\s*+(?:,\s*+as\s++a\s++single\s++amendment\s*+,\s*+)?(?:by\s++)?"
-_AMEND_BY = form(rf"amend\s++{_RULE}{_SCOPE}{_BY}(?P<body>.*)")
+_BY = (
+    r"\s*+,?\s*+(?:by\b\s*+(?:,\s*+as\s++a\s++single\s++amendment\s*+(?:,\s*+|(?=:)))?"
+    r"(?:by\s++)?|to\s++(?=(?:replace|delete|remove|insert|append|add|prepend)\b)"
+    r"|(?=as\s++follows\s*+:\s*+$))"
+)
+# "Amend 2481 by replacing:": the rule's number alone, only before "by".
+_NUMBER = rf"#?(?=[0-9]{{1,9}}{_TITLE}\s*+,?\s*+by\b)"
+_AMEND_BY = form(
+    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}}){_TITLE}{_SCOPE}{_BY}(?P<body>.*)"
+)
 _IN_RULE = form(rf"in\s++{_RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
 _GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
@@ -120,17 +187,38 @@ _TRANSMUTE = form(
     rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
     r"(?:enact|create)\s++an?\s++(?:new\s++)?(?P<immutable>immutable\s++)?(?:[\w.=-]+\s++){0,2}?"
-    r"rule\s*+,?\s*+(?:(?:titled|entitled|named|called|with\s++the\s++title)\s++"
-    rf"(?P<title>{Q})\s*+,?\s*+|(?P<bare>{Q})\s*+,\s*+(?=with\b))?(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
-    r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|text\s++as\s++follows)|reading"
-    r"(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
+    r"rule\s*+,?\s*+(?:(?:titled|entitled|named|called|with\s++(?:the\s++)?title)\s++"
+    rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
+    r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
+    r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
+    r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
     rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+)
+_RETITLE = form(rf"retitle\s++{_RULE}\s*+,?\s*+(?:to|as)\s++(?P<q>{Q}){END}")
+# "Replace the last paragraph of Rule 5 with: ...": the edit, its rule named after its part.
+_PART_OF_RULE = form(
+    r"(?P<verb>replace|delete|remove|strike|append\s++(?:the\s++following(?:\s++\w+)?\s++)?to"
+    r"|add\s++(?:the\s++following(?:\s++\w+)?\s++)?to)\s++"
+    rf"(?P<part>the\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q}))"
+    rf"\s++(?:of|in|from)\s++{_RULE}\s*+,?\s*+(?P<rest>.*)"
+)
+# "Amend the following rules, in the order listed, by replacing every instance of ...:"
+_EVERY_RULE = form(
+    r"amend\s++the\s++following\s++rules\s*+,?\s*+(?:in\s++the\s++order\s++(?:listed|given)"
+    r"\s*+,?\s*+)?by\s++(?P<body>.*?)\s*+:\s*+(?P<rules>.*)"
+)
+_LISTED_RULE = form(
+    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
 )
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
+    r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
+    r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|delet|insert|append|remov|strik"
+    r"|prepend)\w*\b"
     r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
     r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
 )
@@ -159,6 +247,8 @@ def _anchored(clause: Clause) -> bool:
     Such an edit either finds its text once in the whole rule, which is then the place
     meant, or is refused at submission; it never lands elsewhere.
     """
+    if clause.unit and not clause.anchor:
+        return False  # "the first paragraph" of a section is not the rule's first
     return (clause.kind is ClauseKind.REPLACE and not clause.every) or (
         clause.kind is ClauseKind.INSERT
     )
@@ -170,7 +260,7 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
         match = pattern.fullmatch(head)
         if match is not None:
             body = match["body"]
-            if body.strip() == ":":  # "Amend Rule 5 by:" and the edits as list items below
+            if _LIST_BELOW.fullmatch(body):  # "Amend Rule 5 by:" and the edits as items below
                 return _listed(cursor, _rule(match)) if not match["scope"] else None
             clauses = read_edits(cursor, _rule(match), body)
             if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
@@ -183,6 +273,9 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
         if match is not None:
             return read_edits(cursor, previous, match["body"])
     return None
+
+
+_LIST_BELOW = form(r"\s*+(?:as\s++follows\s*+)?:\s*+")
 
 
 def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
@@ -202,6 +295,8 @@ def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     if not items or any(item.endswith(":") for item in items):
         return None  # an item whose text would be the next item is a guess
     after = cursor.index
+    # An item ending in a full stop ends its edit as a semicolon would.
+    items = [item[:-1] + ";" if item.endswith(".") else item for item in items]
     clauses = read_edits(cursor, rule, " ".join(items))
     return clauses if cursor.index == after else None
 
@@ -238,8 +333,53 @@ def _other_forms(cursor: Cursor, head: str) -> Clause | None:
     match = _ENACT.fullmatch(head)
     if match is not None:
         text = cursor.text(match["text"], match["q"])
-        return Clause(ClauseKind.ENACT, None, text, immutable=bool(match["immutable"]))
+        title = unquote(match["title"] or match["bare"] or "")
+        return Clause(ClauseKind.ENACT, None, text, immutable=bool(match["immutable"]),
+                      title=" ".join(title.split()))
+    match = _RETITLE.fullmatch(head)
+    if match is not None:
+        return Clause(ClauseKind.RETITLE, _rule(match), " ".join(unquote(match["q"]).split()))
     return _whole(cursor, head)
+
+
+def _part_of_rule(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Replace the last paragraph of Rule 5 with: ...`` as that rule's edit."""
+    match = _PART_OF_RULE.fullmatch(head)
+    if match is None:
+        return None
+    verb = match["verb"]
+    if verb.lower().startswith(("append", "add")):
+        verb = verb[:-2].rstrip()  # the part follows: "append the following to the ..."
+        body = f"{verb} to {match['part']} {match['rest']}"
+    else:
+        body = f"{verb} {match['part']} {match['rest']}"
+    clauses = read_edits(cursor, _rule(match), body)
+    return clauses if clauses and all(c.unit for c in clauses) and len(clauses) == 1 else None
+
+
+def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Amend the following rules ... by replacing every instance of "X" with "Y":``.
+
+    The rules are listed after the colon or below it, one or more a line; each gets the
+    same replacements, every one of them ``every``.
+    """
+    match = _EVERY_RULE.fullmatch(head)
+    if match is None:
+        return None
+    edits = read_edits(cursor, 0, match["body"])
+    if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
+        return None
+    listed = match["rules"].strip() or cursor.block()
+    rules: list[int] = []
+    for line in listed.split("\n"):
+        at, text = 0, unmarked(line) if line.strip() else ""
+        while at < len(text):
+            number = _LISTED_RULE.match(text, at)
+            if number is None or number.end() == at:
+                return None
+            rules.append(_rule(number))
+            at = number.end()
+    return [replace(c, rule=rule) for rule in dict.fromkeys(rules) for c in edits] or None
 
 
 def _repealed(head: str) -> list[int] | None:
@@ -268,6 +408,11 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     if numbers is not None:
         return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
     start = cursor.index
+    for reader in (_every_rule, _part_of_rule):
+        edits = reader(cursor, head)
+        if edits:
+            return tuple(edits)
+        cursor.index = start
     edits = _edits(cursor, head, previous)
     if edits:
         return tuple(edits)
@@ -311,8 +456,10 @@ _GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
 
 
 def _complete(clause: Clause) -> bool:
-    if clause.kind in (ClauseKind.AMEND, ClauseKind.ENACT, ClauseKind.APPEND, ClauseKind.INSERT):
-        return bool(clause.text) and (clause.kind is not ClauseKind.INSERT or bool(clause.anchor))
+    placed = bool(clause.anchor or clause.nth)
+    if clause.kind in (ClauseKind.AMEND, ClauseKind.ENACT, ClauseKind.APPEND, ClauseKind.INSERT,
+                       ClauseKind.RETITLE):
+        return bool(clause.text) and (clause.kind is not ClauseKind.INSERT or placed)
     if clause.kind is ClauseKind.REPLACE:
-        return bool(clause.old)
+        return bool(clause.old) or (bool(clause.unit) and placed)
     return True

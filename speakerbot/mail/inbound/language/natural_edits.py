@@ -7,6 +7,8 @@ One sentence may make several edits, each checked in turn and none guessed:
 - ``deleting "X"`` (or removing, striking), and more after it: ``, "Y" and "Z"``;
 - ``inserting "T" (before|after|following|prior to) "X"``, and more pairs after it;
 - ``appending[ the following (text|paragraph|sentence)][ to the end of the rule]: <text>``;
+- the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
+  title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`;
 - the last edit may take its text after a colon or as a block below (``replacing "X" with
   the following:``);
 - the block forms ``replacing[ the following]:`` <block> ``with[ the following]:``
@@ -24,6 +26,7 @@ from __future__ import annotations
 import re
 
 from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.natural_units import UNIT_FORMS, unit_clause
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__: list[str] = []
@@ -43,8 +46,9 @@ FOLLOWING = (
 _POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|following|preceding)"
 _COLON_TEXT = r"\s*+:\s*+(?P<text>.*)"
 
+_READING = r"(?:(?:reading|that\s++reads|which\s++reads)\s*+)?"
 _REPLACE = form(
-    rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
+    rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}{_READING}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
     rf"\s*+(?:with|to\s++read|to|by)\s*+{KIND_OF_TEXT}"
     rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
 )
@@ -74,7 +78,7 @@ _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by
 _END = form(END)
 
 _REPLACE_BLOCK = form(
-    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}(?P<colon>:)?\s*+"
+    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}{_READING}(?P<colon>:)?\s*+"
 )
 _DELETE_BLOCK = form(
     rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}"
@@ -108,6 +112,10 @@ def _position(words: str) -> str:
 
 def _item(body: str, at: int, previous: str | None) -> tuple[str, re.Match[str]] | None:
     """Return the edit that starts at ``body[at:]`` (its name and match), or None."""
+    for name, pattern in UNIT_FORMS.items():
+        match = pattern.match(body, at)
+        if match is not None:
+            return name, match
     for name in _FIRST:
         match = _FORMS[name].match(body, at)
         if match is not None:
@@ -122,6 +130,8 @@ def _item(body: str, at: int, previous: str | None) -> tuple[str, re.Match[str]]
 
 def _clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
     """Build the clause of one edit, reading its text from below when it takes a block."""
+    if name in UNIT_FORMS:
+        return unit_clause(cursor, rule, name, match)
     groups = match.groupdict()
     text = groups.get("text")
     if name in ("replace", "more-replace"):

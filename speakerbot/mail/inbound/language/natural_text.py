@@ -27,7 +27,8 @@ def form(pattern: str) -> re.Pattern[str]:
 
 
 _STARTS_CLAUSE = form(
-    r"(?:amend|repeal|transmute)\s+(?:rules?\b|r[0-9])|enact\s+(?:an?\s|(?:immutable\s+)?rule\b)"
+    r"(?:amend|repeal|transmute|retitle)\s+(?:rules?\b|r[0-9])|amend\s+#?[0-9]"
+    r"|amend\s+the\s+following\s+rules\b|enact\s+(?:an?\s|(?:immutable\s+)?rule\b)"
     r"|create\s+an?\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b|in\s+(?:rule\s+#?|r)[0-9]"
     r"|(?:remove|delete|strike|append|replace)\s.*?\b(?:rule\s+#?|r)[0-9]"
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="

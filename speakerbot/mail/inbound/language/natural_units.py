@@ -1,0 +1,162 @@
+"""The edits of a part of a rule written in prose: a paragraph, a sentence, a list item, a line.
+
+Read inside ``Amend Rule 5 by ...`` (see :mod:`natural_edits`), each into a clause with a
+``unit`` ("paragraph", "sentence", "item" or "line") and the part it works on: the one
+whose text begins with ``anchor``, or the ``nth`` (1 the first, -1 the last):
+
+- ``replacing the (paragraph|sentence|list item|line) beginning "X" with: <text>`` and
+  ``replacing the (first|second|...|last|final) paragraph with: <text>`` → REPLACE;
+- ``deleting the paragraph beginning "X"``, ``deleting the list item "X"``, ``deleting the
+  paragraph:`` <block> → REPLACE with an empty ``new`` (the part and its separator go);
+- ``appending the following to the paragraph beginning "X": <text>``, ``appending to the
+  last paragraph the following sentence: <text>`` → APPEND to that part;
+- ``adding the sentence "X"`` → APPEND to the last paragraph (a sentence added to a rule
+  joins its last paragraph, as players mean it; a new paragraph is ``appending``);
+- ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
+  after ``the paragraph beginning "X"``) → INSERT a new part; ``inserting the following
+  line between the line "A" and the line "B"`` is taken as after A (the rule is not at
+  hand to check that B follows A);
+- ``prepending the following text: <text>`` → INSERT a paragraph before the first;
+- ``changing its title to "T"`` (or ``retitling it "T"``) → RETITLE;
+- ``amending its text to[ read]: <text>`` → AMEND (after a retitling: ``changing its title
+  to "T" and amending its text to:``).
+
+A part named both by an ordinal and a quotation, or an inserted part of another kind than
+the part it goes next to, is unclear: none is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.results import Clause, ClauseKind
+
+__all__ = ["ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
+
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+            "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
+            "final": -1}  # fmt: skip
+ORDINAL = "(?:" + "|".join(ORDINALS) + ")"
+UNIT = r"(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)"
+_BEGINNING = (
+    r"(?:(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
+    r"(?:\s++with)?\s*+)?"
+)
+_OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
+_PART = (
+    rf"the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
+    rf"(?P<unit>{UNIT})\s++{_BEGINNING}(?P<anchor>{Q})){_OF_RULE}"
+)
+_FOLLOWING = r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|sentences?|words?|paragraph))?\s*+)"
+# A quotation (after a colon or not) is the text when the sentence ends or goes on after it.
+_TEXT = (
+    rf"(?:\s*+:?\s*+(?P<q>{Q})(?=\s*+[.;,]?\s*+(?:$|and\b|then\b))|\s*+:\s*+(?P<text>.*)"
+    r"|(?P<below>\s*+$))"
+)
+_INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?P<new_unit>{UNIT})"
+
+UNIT_FORMS: dict[str, re.Pattern[str]] = {
+    "part-replace": form(
+        rf"(?:replac|chang)(?:ing|e)\s++{_PART}\s*+,?\s*+(?:with|to\s++read|by)\s*+"
+        rf"(?:{_FOLLOWING}|the\s++following\s++{UNIT}\s*+)?{_TEXT}"),
+    "part-delete-block": form(
+        rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?P<unit>{UNIT})\s*+:\s*+"
+        r"(?P<text>.*)"),
+    "part-delete": form(rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{_PART}"),
+    "part-append": form(
+        rf"(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to|at\s++the\s++end\s++of)\s++{_PART}"
+        rf"\s*+,?\s*+{_FOLLOWING}?{_TEXT}"),
+    "sentence-add": form(
+        rf"(?:add|append)(?:ing)?\s++the\s++(?:new\s++)?sentence\s*+,?\s*+:?\s*+(?P<q>{Q})"
+        r"(?:\s*+(?:to|at)\s++the\s++end(?:\s++of\s++(?:the|this|that)\s++rule)?)?"),
+    "part-insert": form(
+        rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+(?:immediately\s++)?(?P<position>before|after)"
+        rf"\s++(?:{_PART}|(?P<bare>{Q}))\s*+,?{_TEXT}"),
+    "part-between": form(
+        rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+between\s++{_PART}\s*+,?\s*+and\s++"
+        rf"(?:the\s++{UNIT}\s++{_BEGINNING})?{Q}\s*+,?{_TEXT}"),
+    "prepend": form(
+        rf"prepend(?:ing)?\s*+,?\s*+{_FOLLOWING}?(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
+    "retitle": form(
+        r"(?:(?:chang|amend)(?:ing|e)\s++its\s++title\s++to(?:\s++read)?|retitl(?:ing|e)\s++it"
+        rf"(?:\s++to)?)\s*+:?\s*+(?P<q>{Q})"),
+    "amend-text": form(
+        r"(?:amend|chang)(?:ing|e)\s++its\s++text\s++to(?:\s++read)?(?:\s++as\s++follows)?"
+        r"\s*+:\s*+(?P<text>.*)"),
+}  # fmt: skip
+"""The forms, by name, tried before the edits of quoted text (they are more particular)."""
+
+
+def unit_of(words: str) -> str:
+    """Return the unit a player's word names: ``list item`` is "item"."""
+    word = words.lower().split()[0]
+    return {"list": "item", "bullet": "item"}.get(word, word)
+
+
+def nth(ordinal: str) -> int:
+    """Return the position an ordinal names: 1 the first, -1 the last."""
+    return ORDINALS[ordinal.lower()]
+
+
+def _part(match: re.Match[str]) -> tuple[str, str, int]:
+    """Return the unit, anchor and nth of the part a match names."""
+    groups = match.groupdict()
+    if groups.get("ordinal"):
+        return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"])
+    if groups.get("anchor") is not None:
+        return unit_of(groups["unit"]), unquote(groups["anchor"]), 0
+    return unit_of(groups["unit"]), "", 0
+
+
+def _text(cursor: Cursor, match: re.Match[str]) -> str:
+    """Return the form's text: quoted, after its colon, or an indented or braced block."""
+    groups = match.groupdict()
+    if groups.get("below") is not None:  # no colon: a wrapped sentence is not a block
+        return cursor.block(strict=True)
+    return cursor.text(groups.get("text"), groups.get("q"))
+
+
+def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
+    """Build an INSERT of a new part next to the part named (``between``: after the first)."""
+    new_unit = unit_of(match["new_unit"])
+    position = "after" if name == "part-between" else match["position"].lower()
+    if match.groupdict().get("bare") is not None:
+        unit, anchor, number = new_unit, unquote(match["bare"]), 0
+    else:
+        unit, anchor, number = _part(match)
+    if unit != new_unit:
+        return None  # "the following line after the paragraph ...": which is meant?
+    text = _text(cursor, match)
+    return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position=position, unit=unit,
+                  nth=number) if text else None
+
+
+def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
+    """Build the clause of one form of :data:`UNIT_FORMS`, reading its text from below."""
+    if name in ("part-insert", "part-between"):
+        return _insert(cursor, rule, name, match)
+    if name == "retitle":
+        title = unquote(match["q"])
+        return Clause(ClauseKind.RETITLE, rule, title) if "\n" not in title else None
+    if name == "amend-text":
+        return Clause(ClauseKind.AMEND, rule, cursor.text(match["text"], None))
+    if name == "prepend":
+        return Clause(ClauseKind.INSERT, rule, _text(cursor, match), position="before",
+                      unit="paragraph", nth=1)
+    if name == "sentence-add":
+        return Clause(ClauseKind.APPEND, rule, unquote(match["q"]), unit="paragraph", nth=-1)
+    unit, anchor, number = _part(match)
+    if name == "part-append":
+        if number and "sentence" not in match[0].lower():
+            return None  # "appending to the last paragraph: <block>": a new one, or joined?
+        return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
+                      unit=unit, nth=number)
+    if name == "part-delete-block":
+        anchor = cursor.text(match["text"], None)
+    elif name == "part-replace":
+        new = _text(cursor, match)
+        return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new=new, unit=unit,
+                      nth=number) if new else None
+    return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new="", unit=unit,
+                  nth=number) if anchor or number else None

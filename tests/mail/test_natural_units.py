@@ -1,0 +1,143 @@
+"""Issue 26's wordings: edits of a paragraph, sentence, list item or line, titles, headings.
+
+The examples (five or more of each form) are in :mod:`tests.mail.natural_cases`, each with
+the clauses the reader must return and the rule's text after them. The engine here makes
+the edits of quoted text, and a test checks those examples' ``after``; once the engine
+half of issue 26 is merged, widening :func:`_today` to the edits of a part checks them all.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from speakerbot.engine.edits import edited_text
+from speakerbot.mail.inbound.language import Propose, parse_commands
+from speakerbot.mail.inbound.language.results import Clause
+from tests.mail.natural_cases import AP, CASES, IN, RULE, P, R, part, replaced
+from tests.mail.test_natural_forms import read
+
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
+def test_issue_26_form(text: str, expected: list[Clause]) -> None:
+    """Each wording is read as exactly its clauses, and nothing of it is left over."""
+    proposal = read(text)
+    assert list(proposal.clauses) == expected
+    assert proposal.not_understood == ()
+
+
+def test_every_case_has_a_distinct_id() -> None:
+    ids = [case[0] for case in CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_an_after_text_is_a_change_of_the_rule() -> None:
+    """The ``after`` column differs from RULE wherever it is written (a typo would not)."""
+    for name, _, _, after in CASES:
+        assert after != RULE, name
+
+
+def test_the_json_of_a_part_edit_names_the_part() -> None:
+    """``speakerbot parse`` shows which part a clause edits: unit, anchor and nth."""
+    result = parse_commands("", "PROPOSE T\nAmend Rule 5 by deleting the last paragraph.\n"
+                            "END PROPOSE\n")
+    (command,) = result.commands
+    assert isinstance(command, Propose)
+    clauses = command.to_json()["clauses"]
+    assert clauses == [ {"kind": "REPLACE", "rule": 5, "text": "", "immutable": False, "old": "",
+                      "new": "", "every": False, "unit": "paragraph", "anchor": "", "nth": -1}]
+
+
+NEAR_MISSES: list[tuple[str, str]] = [
+    # Appending a block "to the last paragraph": a paragraph of its own, or joined to it?
+    ("append-block-to-last", 'Amend Rule 5 by appending to the last paragraph:\n\n  Really.'),
+    # The first paragraph of a section is not the rule's first.
+    ("part-of-section", "Amend Rule 5, section 2, by replacing the first paragraph with: x"),
+    ("part-after-bare-title", "Amend Rule 5, Voting Rules, by deleting the last paragraph."),
+    # A line put after a paragraph: a line of it, or a paragraph?
+    ("unit-mismatch", 'Amend Rule 5 by inserting the following line after the paragraph '
+     'beginning "Ties": x'),
+    # The reader has no rules: a rule named by its title alone is the host's to find.
+    ("rule-by-title", 'Amend the rule entitled "Voting" by replacing "a" with "b".'),
+    # The same change to several rules, where each would be found once: only "every" is read.
+    ("following-rules-once", 'Amend the following rules by replacing "a" with "b": 1, 2'),
+    ("following-rules-not-numbers", 'Amend the following rules by replacing every instance of '
+     '"a" with "b": all of them'),
+    ("two-paragraphs", "Amend Rule 5 by replacing the first and second paragraphs with: x"),
+    ("no-text", "Amend Rule 5 by replacing the first paragraph with"),
+    ("as-follows-new-text", "Amend Rule 5 as follows:\n\n  Voting lasts a day."),
+    ("two-edits-after-every", 'Amend the following rules by replacing every instance of "x" '
+     'with "y" and every instance of "p" with "q": R1, R2'),
+    ("paragraph-four", 'At the end of paragraph four of the rule 1607 "Distribution", append '
+     "the following sentence: x"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", [n[1] for n in NEAR_MISSES], ids=[n[0] for n in NEAR_MISSES])
+def test_near_miss_stays_informal_and_is_quoted_back(text: str) -> None:
+    """A wording that could mean two changes makes no clause; the reply quotes its line."""
+    proposal = read(f"Preamble.\n{text}\nRationale.")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((3, text.split("\n")[0]),)
+
+
+def test_a_sentence_quoted_whole_is_still_that_text() -> None:
+    """``deleting the sentence "X"`` names its text, as before issue 26: not a part."""
+    assert read('Amend Rule 5 by deleting the sentence " Votes may be changed."').clauses == (
+        replaced(" Votes may be changed.", ""),
+    )
+
+
+def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:
+    """After a change read, a line going on with another change is not silently dropped."""
+    proposal = read("In Rule 5, replace the first paragraph with:\n\n  Votes.\n\n"
+                    "and add a new list item at the start of the list, with the text:\n\n"
+                    "  - judges;")
+    assert proposal.clauses == (part(R, P, nth=1, text="Votes."),)
+    assert proposal.not_understood == (
+        (6, "and add a new list item at the start of the list, with the text:"),)
+
+
+def _today(clauses: list[Clause]) -> bool:
+    """Whether the engine on this branch can make these clauses (no part, no title)."""
+    return all(c.rule == 5 and not c.unit and c.kind in (R, AP, IN) for c in clauses)
+
+
+TODAY = [case for case in CASES if case[3] and _today(case[2])]
+
+
+@pytest.mark.parametrize(("clauses", "after"), [c[2:] for c in TODAY], ids=[c[0] for c in TODAY])
+def test_the_after_text_of_an_edit_of_quoted_text(clauses: list[Clause], after: str) -> None:
+    """Where an example's edits find their place by quoted text, the engine makes ``after``.
+
+    The edits of a part are made by the engine half of issue 26; once merged, the same
+    check runs over every example with an ``after`` text.
+    """
+    text = RULE
+    for clause in clauses:
+        text = edited_text(text, clause)
+    assert text == after
+
+
+_WORDS = st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=8), min_size=1,
+                  max_size=6).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(anchor=_WORDS, unit=st.sampled_from(["paragraph", "sentence", "list item", "line"]),
+       verb=st.sampled_from(["deleting", "removing", "striking"]))
+def test_a_part_named_by_its_start_is_that_part(anchor: str, unit: str, verb: str) -> None:
+    """Whatever the quotation, the part deleted is the one beginning with it, in its unit."""
+    (clause,) = read(f'Amend Rule 7 by {verb} the {unit} beginning "{anchor}"').clauses
+    assert clause == Clause(R, 7, anchor=anchor, unit=unit.split()[-1], new="")
+
+
+@settings(max_examples=60, deadline=None)
+@given(ordinal=st.sampled_from(["first", "second", "third", "tenth", "last", "final"]),
+       text=_WORDS)
+def test_a_part_named_by_its_place_is_that_place(ordinal: str, text: str) -> None:
+    """An ordinal names the nth part from the start, or from the end for last and final."""
+    (clause,) = read(f'Amend Rule 7 by replacing the {ordinal} paragraph with "{text}"').clauses
+    place = {"first": 1, "second": 2, "third": 3, "tenth": 10, "last": -1, "final": -1}
+    assert clause == Clause(R, 7, new=text, unit="paragraph", nth=place[ordinal])
