@@ -108,7 +108,8 @@ TODAY = [case for case in CASES if case[3] and _edits(case[2])]
 
 
 @pytest.mark.parametrize(("clauses", "after"), [c[2:] for c in TODAY], ids=[c[0] for c in TODAY])
-def test_the_after_text_of_each_example_is_what_the_engine_makes(clauses: list[Clause], after: str) -> None:
+def test_the_after_text_of_each_example_is_what_the_engine_makes(clauses: list[Clause],
+                                                                  after: str) -> None:
     """Every example's edits, made by the engine as at adoption, give its ``after`` text."""
     text = RULE
     for clause in clauses:
