@@ -35,7 +35,7 @@ _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
 # Fields added with the clause kinds players write (REPLACE, APPEND, INSERT), and with the
 # parts of a rule they edit (paragraphs, sentences, list items, lines) and enactments' titles.
 _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "position": "",
-                    "unit": "", "nth": 0, "title": ""}
+                    "unit": "", "nth": 0, "title": "", "whole": False}
 # Event fields added with ballot receipts, and their values in older records (as JSON).
 # A proposal's debate (debate.py) likewise: a proposal distributed without one encodes as before.
 # A game's record version likewise: a game of version 1 starts as it always did.

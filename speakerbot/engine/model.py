@@ -106,6 +106,9 @@ class Clause(_Shared):
     unit: str = ""
     nth: int = 0
     title: str = ""  # ENACT: the new rule's title
+    # The part is the one whose whole text is ``anchor`` (the player quoted the part, not its
+    # beginning): a longer part that merely begins with it is not the one meant.
+    whole: bool = False
 
     def describe(self) -> str:
         """Say in a few words what the clause does."""

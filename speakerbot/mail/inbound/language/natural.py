@@ -205,7 +205,7 @@ _PART_OF_RULE = form(
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
 _EVERY_RULE = form(
     r"amend\s++the\s++following\s++rules\s*+,?\s*+(?:in\s++the\s++order\s++(?:listed|given)"
-    r"\s*+,?\s*+)?by\s++(?P<body>.*?)\s*+:\s*+(?P<rules>.*)"
+    r"\s*+,?\s*+)?by\s++(?P<body>[^:]*+):\s*+(?P<rules>.*)"
 )
 _LISTED_RULE = form(
     rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
@@ -366,7 +366,7 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     match = _EVERY_RULE.fullmatch(head)
     if match is None:
         return None
-    edits = read_edits(cursor, 0, match["body"])
+    edits = read_edits(cursor, 0, match["body"].rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
     listed = match["rules"].strip() or cursor.block()

@@ -28,6 +28,7 @@ the part it goes next to, is unclear: none is read.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
@@ -88,15 +89,26 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
 """The forms, by name, tried before the edits of quoted text (they are more particular)."""
 
 
+def _as_matched(word: str, choices: Iterable[str]) -> str:
+    """Return the choice ``word`` is, compared as the forms compare (any case).
+
+    Not by ``lower()``: the forms' IGNORECASE also takes "ſ" for "s" and "ı" for "i", which
+    ``lower()`` leaves as they are ("laſt" matched the form but named no ordinal).
+    """
+    return next((choice for choice in choices
+                 if re.fullmatch(re.escape(choice), word, re.IGNORECASE)), word.lower())
+
+
 def unit_of(words: str) -> str:
     """Return the unit a player's word names: ``list item`` is "item"."""
-    word = words.lower().split()[0]
+    word = _as_matched(words.split()[0], ("paragraph", "sentence", "list", "item", "bullet",
+                                          "line"))
     return {"list": "item", "bullet": "item"}.get(word, word)
 
 
 def nth(ordinal: str) -> int:
     """Return the position an ordinal names: 1 the first, -1 the last."""
-    return ORDINALS[ordinal.lower()]
+    return ORDINALS[_as_matched(ordinal, ORDINALS)]
 
 
 def _part(match: re.Match[str]) -> tuple[str, str, int]:
