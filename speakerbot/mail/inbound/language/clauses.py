@@ -214,6 +214,11 @@ class _ClauseReader:
         return [c for number, c in enumerate(self.clauses) if number not in self.natural]
 
 
+MAX_CLAUSES = 200
+"""The most rule changes one proposal may make (an adopted proposal of a long game rarely
+makes more than a few dozen)."""
+
+
 def parse_clauses(
     lines: tuple[tuple[int, str], ...], where: str
 ) -> tuple[list[Clause], list[ParseError], list[tuple[int, str]]]:
@@ -228,6 +233,13 @@ def parse_clauses(
         index = reader.step(index)
     reader.close()
     clauses = reader.natural_read()
+    if len(clauses) > MAX_CLAUSES:
+        # Each change is checked against the rule at submission, at adoption and in the
+        # distribution's diff: a proposal of thousands would cost the Speaker seconds each.
+        first = lines[0][0] if lines else 0
+        return [], [ParseError(first, "", f"{len(clauses)} rule changes {where}: one "
+                               f"proposal may make at most {MAX_CLAUSES}; split it into "
+                               "several")], reader.unclear
     return clauses, reader.errors, reader.unclear
 
 
