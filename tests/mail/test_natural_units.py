@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause
-from tests.mail.natural_cases import AP, CASES, IN, RULE, P, R, part, replaced
+from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, part, replaced
 from tests.mail.test_natural_forms import read
 
 
@@ -87,6 +87,27 @@ def test_a_sentence_quoted_whole_is_still_that_text() -> None:
     assert read('Amend Rule 5 by deleting the sentence " Votes may be changed."').clauses == (
         replaced(" Votes may be changed.", ""),
     )
+
+
+WHOLE: list[tuple[str, str, Clause]] = [
+    ("item", 'Amend Rule 5 by deleting the list item "the Speaker"',
+     part(R, ITEM, "the Speaker", whole=True)),
+    ("line", 'Amend Rule 5 by deleting the line "a"', part(R, L, "a", whole=True)),
+    ("paragraph-block", "Amend Rule 5 by deleting the paragraph: Ties fail.",
+     part(R, P, "Ties fail.", whole=True)),
+    ("insert-after-bare", 'Amend Rule 5 by inserting the following paragraph after "Ties '
+     'fail.": B', part(IN, P, "Ties fail.", text="B", position="after", whole=True)),
+    ("replace-quoted-part", 'Amend Rule 5 by replacing the paragraph "Ties fail." with "B"',
+     part(R, P, "Ties fail.", text="B", whole=True)),
+    ("beginning-is-not-whole", 'Amend Rule 5 by deleting the list item beginning "the"',
+     part(R, ITEM, "the")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "expected"), [w[1:] for w in WHOLE], ids=[w[0] for w in WHOLE])
+def test_a_part_quoted_itself_is_the_whole_part(text: str, expected: Clause) -> None:
+    """F11: a part quoted without "beginning" is the part whose whole text it is."""
+    assert read(text).clauses == (expected,)
 
 
 def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:

@@ -40,14 +40,15 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
             "final": -1}  # fmt: skip
 ORDINAL = "(?:" + "|".join(ORDINALS) + ")"
 UNIT = r"(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)"
-_BEGINNING = (
-    r"(?:(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
-    r"(?:\s++with)?\s*+)?"
+_BEGINNING_WORDS = (
+    r"(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
+    r"(?:\s++with)?\s*+"
 )
+_BEGINNING = rf"(?:{_BEGINNING_WORDS})?"
 _OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
 _PART = (
     rf"the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
-    rf"(?P<unit>{UNIT})\s++{_BEGINNING}(?P<anchor>{Q})){_OF_RULE}"
+    rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q})){_OF_RULE}"
 )
 _FOLLOWING = r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|sentences?|words?|paragraph))?\s*+)"
 # A quotation (after a colon or not) is the text when the sentence ends or goes on after it.
@@ -111,14 +112,19 @@ def nth(ordinal: str) -> int:
     return ORDINALS[_as_matched(ordinal, ORDINALS)]
 
 
-def _part(match: re.Match[str]) -> tuple[str, str, int]:
-    """Return the unit, anchor and nth of the part a match names."""
+def _part(match: re.Match[str]) -> tuple[str, str, int, bool]:
+    """Return the unit, anchor, nth and wholeness of the part a match names.
+
+    A part quoted itself (``the list item "X"``) is the one whose whole text is X; a part
+    quoted by its beginning (``beginning "X"``) is the one whose text begins with X.
+    """
     groups = match.groupdict()
     if groups.get("ordinal"):
-        return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"])
+        return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"]), False
     if groups.get("anchor") is not None:
-        return unit_of(groups["unit"]), unquote(groups["anchor"]), 0
-    return unit_of(groups["unit"]), "", 0
+        whole = groups.get("beginning") is None
+        return unit_of(groups["unit"]), unquote(groups["anchor"]), 0, whole
+    return unit_of(groups["unit"]), "", 0, False
 
 
 def _text(cursor: Cursor, match: re.Match[str]) -> str:
@@ -134,14 +140,14 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
     new_unit = unit_of(match["new_unit"])
     position = "after" if name == "part-between" else match["position"].lower()
     if match.groupdict().get("bare") is not None:
-        unit, anchor, number = new_unit, unquote(match["bare"]), 0
+        unit, anchor, number, whole = new_unit, unquote(match["bare"]), 0, True
     else:
-        unit, anchor, number = _part(match)
+        unit, anchor, number, whole = _part(match)
     if unit != new_unit:
         return None  # "the following line after the paragraph ...": which is meant?
     text = _text(cursor, match)
     return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position=position, unit=unit,
-                  nth=number) if text else None
+                  nth=number, whole=whole) if text else None
 
 
 def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
@@ -158,17 +164,17 @@ def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> C
                       unit="paragraph", nth=1)
     if name == "sentence-add":
         return Clause(ClauseKind.APPEND, rule, unquote(match["q"]), unit="paragraph", nth=-1)
-    unit, anchor, number = _part(match)
+    unit, anchor, number, whole = _part(match)
     if name == "part-append":
         if number and "sentence" not in match[0].lower():
             return None  # "appending to the last paragraph: <block>": a new one, or joined?
         return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
-                      unit=unit, nth=number)
+                      unit=unit, nth=number, whole=whole)
     if name == "part-delete-block":
-        anchor = cursor.text(match["text"], None)
+        anchor, whole = cursor.text(match["text"], None), True
     elif name == "part-replace":
         new = _text(cursor, match)
         return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new=new, unit=unit,
-                      nth=number) if new else None
+                      nth=number, whole=whole) if new else None
     return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new="", unit=unit,
-                  nth=number) if anchor or number else None
+                  nth=number, whole=whole) if anchor or number else None
