@@ -110,6 +110,24 @@ def test_a_part_quoted_itself_is_the_whole_part(text: str, expected: Clause) -> 
     assert read(text).clauses == (expected,)
 
 
+def test_a_paragraph_appended_to_a_paragraph_is_a_new_paragraph_after_it() -> None:
+    """F9: "appending the following paragraph to the paragraph ..." is not joined as a sentence."""
+    assert read('Amend Rule 5 by appending the following paragraph to the paragraph beginning '
+                '"Votes": Ties fail.').clauses == (
+        part(IN, P, "Votes", text="Ties fail.", position="after"),)
+    assert read("Amend Rule 5 by appending the following paragraph to the last paragraph: "
+                "Ties fail.").clauses == (part(IN, P, nth=-1, text="Ties fail.", position="after"),)
+
+
+@pytest.mark.parametrize("text", ["Ties fail.", "This sentence is new."])
+def test_new_or_joined_is_told_by_the_form_not_the_players_text(text: str) -> None:
+    """F9: the word "sentence" in the appended text does not make it a sentence joined."""
+    line = f"Amend Rule 5 by appending to the last paragraph: {text}"
+    proposal = read(f"Preamble.\n{line}\nRationale.")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((3, line),)
+
+
 def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:
     """After a change read, a line going on with another change is not silently dropped."""
     proposal = read("In Rule 5, replace the first paragraph with:\n\n  Votes.\n\n"

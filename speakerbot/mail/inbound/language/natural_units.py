@@ -150,6 +150,39 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
                   nth=number, whole=whole) if text else None
 
 
+_NEW_PARAGRAPH = re.compile(r"following\s++(?:new\s++)?paragraph", re.IGNORECASE)
+_SENTENCE = re.compile(r"sentence", re.IGNORECASE)
+
+
+def _form_words(match: re.Match[str]) -> str:
+    """Return the form's own words: the match up to its text (not the player's text)."""
+    starts = [match.start(group) for group in ("q", "text", "below")
+              if match.groupdict().get(group) is not None]
+    return match.string[match.start():min(starts, default=match.end())]
+
+
+def _append(cursor: Cursor, rule: int, match: re.Match[str],
+            named: tuple[str, str, int, bool]) -> Clause | None:
+    """Build the clause of ``appending ... to <part>``: joined to it, or a paragraph after it.
+
+    "the following paragraph" appended to a paragraph is a new paragraph after it; appended
+    to another kind of part it is unclear. Whether a text appended to the nth paragraph is
+    joined to it is told by the form's words ("sentence"), not by the player's text.
+    """
+    unit, anchor, number, whole = named
+    words = _form_words(match)
+    if _NEW_PARAGRAPH.search(words):
+        if unit != "paragraph":
+            return None
+        text = _text(cursor, match)
+        return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position="after",
+                      unit=unit, nth=number, whole=whole) if text else None
+    if number and not _SENTENCE.search(words):
+        return None  # "appending to the last paragraph: <block>": a new one, or joined?
+    return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
+                  unit=unit, nth=number, whole=whole)
+
+
 def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
     """Build the clause of one form of :data:`UNIT_FORMS`, reading its text from below."""
     if name in ("part-insert", "part-between"):
@@ -166,10 +199,7 @@ def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> C
         return Clause(ClauseKind.APPEND, rule, unquote(match["q"]), unit="paragraph", nth=-1)
     unit, anchor, number, whole = _part(match)
     if name == "part-append":
-        if number and "sentence" not in match[0].lower():
-            return None  # "appending to the last paragraph: <block>": a new one, or joined?
-        return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
-                      unit=unit, nth=number, whole=whole)
+        return _append(cursor, rule, match, (unit, anchor, number, whole))
     if name == "part-delete-block":
         anchor, whole = cursor.text(match["text"], None), True
     elif name == "part-replace":
