@@ -128,6 +128,16 @@ def test_new_or_joined_is_told_by_the_form_not_the_players_text(text: str) -> No
     assert proposal.not_understood == ((3, line),)
 
 
+def test_a_colon_text_in_a_by_list_ends_with_its_item() -> None:
+    """F10: a colon text does not take in the items after it, and keeps its full stop."""
+    assert read('Amend Rule 5 by:\n  - replacing the paragraph beginning "Ties" with: Ties '
+                "fail.\n  - deleting the first line.").clauses == (
+        part(R, P, "Ties", text="Ties fail."), part(R, L, nth=1))
+    assert read('Amend Rule 5 by:\n  - deleting "one";\n  - appending the following text: '
+                "Votes are final.").clauses == (
+        replaced("one", ""), Clause(AP, 5, "Votes are final."))
+
+
 def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:
     """After a change read, a line going on with another change is not silently dropped."""
     proposal = read("In Rule 5, replace the first paragraph with:\n\n  Votes.\n\n"

@@ -281,8 +281,9 @@ _LIST_BELOW = form(r"\s*+(?:as\s++follows\s*+)?:\s*+")
 def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     """Read ``by:`` followed by the edits as an indented list, one edit or more an item.
 
-    The items are read as one sentence; an item that takes a block of its own is too much
-    to guess at, so none may read past the list.
+    Each item is read on its own (a text after an item's colon ends with its item, its full
+    stop kept); an item that takes a block of its own is too much to guess at, so none may
+    read past the list.
     """
     items: list[str] = []
     for line in cursor.block().split("\n"):
@@ -295,10 +296,13 @@ def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     if not items or any(item.endswith(":") for item in items):
         return None  # an item whose text would be the next item is a guess
     after = cursor.index
-    # An item ending in a full stop ends its edit as a semicolon would.
-    items = [item[:-1] + ";" if item.endswith(".") else item for item in items]
-    clauses = read_edits(cursor, rule, " ".join(items))
-    return clauses if cursor.index == after else None
+    clauses: list[Clause] = []
+    for item in items:
+        edits = read_edits(cursor, rule, item)
+        if edits is None or cursor.index != after:
+            return None
+        clauses.extend(edits)
+    return clauses
 
 
 def _whole(cursor: Cursor, head: str) -> Clause | None:
