@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause
-from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, part, replaced
+from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, S, part, replaced
 from tests.mail.test_natural_forms import read
 
 
@@ -69,6 +69,11 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("as-follows-new-text", "Amend Rule 5 as follows:\n\n  Voting lasts a day."),
     ("two-edits-after-every", 'Amend the following rules by replacing every instance of "x" '
      'with "y" and every instance of "p" with "q": R1, R2'),
+    # F4: the second paragraph of the rule as it stands, or as the first edit left it?
+    ("place-after-an-edit", "Amend Rule 5 by deleting the first paragraph and deleting the "
+     "second paragraph."),
+    ("place-after-a-text-edit", 'Amend Rule 5 by replacing "a." with "b" and deleting the last '
+     "sentence."),
     ("paragraph-four", 'At the end of paragraph four of the rule 1607 "Distribution", append '
      "the following sentence: x"),
 ]  # fmt: skip
@@ -131,11 +136,33 @@ def test_new_or_joined_is_told_by_the_form_not_the_players_text(text: str) -> No
 def test_a_colon_text_in_a_by_list_ends_with_its_item() -> None:
     """F10: a colon text does not take in the items after it, and keeps its full stop."""
     assert read('Amend Rule 5 by:\n  - replacing the paragraph beginning "Ties" with: Ties '
-                "fail.\n  - deleting the first line.").clauses == (
-        part(R, P, "Ties", text="Ties fail."), part(R, L, nth=1))
+                'fail.\n  - deleting "one".').clauses == (
+        part(R, P, "Ties", text="Ties fail."), replaced("one", ""))
     assert read('Amend Rule 5 by:\n  - deleting "one";\n  - appending the following text: '
                 "Votes are final.").clauses == (
         replaced("one", ""), Clause(AP, 5, "Votes are final."))
+
+
+def test_a_place_after_an_edit_in_a_by_list_is_quoted_back() -> None:
+    """F4: a part counted after another edit of its rule, in a list of edits, is not read."""
+    proposal = read("Amend Rule 5 by:\n  - deleting the first paragraph;\n"
+                    "  - deleting the second paragraph.")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((2, "Amend Rule 5 by:"),)
+
+
+def test_a_place_after_the_previous_edit_of_its_rule_is_quoted_back() -> None:
+    """F4: "and by" going on editing the same rule by a place is not read either."""
+    proposal = read('Amend Rule 5 by appending "B".\nand by deleting the last paragraph.')
+    assert proposal.not_understood == ((3, "and by deleting the last paragraph."),)
+
+
+def test_places_no_edit_before_them_moves_are_read() -> None:
+    """A part counted first, or after edits that cannot move it (a word replaced), is read."""
+    assert read('Amend Rule 5 by deleting the first paragraph and replacing "a" with "b".'
+                ).clauses == (part(R, P, nth=1), replaced("a", "b"))
+    assert read('Amend Rule 5 by replacing "a" with "b" and deleting the last sentence.'
+                ).clauses == (replaced("a", "b"), part(R, S, nth=-1))
 
 
 def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:

@@ -46,6 +46,7 @@ from speakerbot.mail.inbound.language.natural_edits import (
     EVERY_AFTER,
     FOLLOWING,
     KIND_OF_TEXT,
+    counted_after_an_edit,
     read_edits,
 )
 from speakerbot.mail.inbound.language.natural_text import (
@@ -445,6 +446,8 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
         if head is None:
             return unfinished
         clauses = _read(cursor, head, previous)
+        if clauses and counted_after_an_edit(clauses, previous):
+            return None
         if clauses and all(_complete(clause) for clause in clauses):
             if _GOES_ON_BELOW.search(head) is None:
                 return Read(clauses, cursor.index)
