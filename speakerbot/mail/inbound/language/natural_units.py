@@ -2,7 +2,9 @@
 
 Read inside ``Amend Rule 5 by ...`` (see :mod:`natural_edits`), each into a clause with a
 ``unit`` ("paragraph", "sentence", "item" or "line") and the part it works on: the one
-whose text begins with ``anchor``, or the ``nth`` (1 the first, -1 the last):
+whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text it is
+(``whole``: the part quoted itself, ``the list item "X"``), or the ``nth`` (1 the first,
+-1 the last):
 
 - ``replacing the (paragraph|sentence|list item|line) beginning "X" with: <text>`` and
   ``replacing the (first|second|...|last|final) paragraph with: <text>`` → REPLACE;
@@ -10,6 +12,8 @@ whose text begins with ``anchor``, or the ``nth`` (1 the first, -1 the last):
   paragraph:`` <block> → REPLACE with an empty ``new`` (the part and its separator go);
 - ``appending the following to the paragraph beginning "X": <text>``, ``appending to the
   last paragraph the following sentence: <text>`` → APPEND to that part;
+  ``appending the following paragraph to the paragraph ...: <text>`` → INSERT a paragraph
+  after it;
 - ``adding the sentence "X"`` → APPEND to the last paragraph (a sentence added to a rule
   joins its last paragraph, as players mean it; a new paragraph is ``appending``);
 - ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
