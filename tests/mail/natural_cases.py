@@ -25,11 +25,16 @@ LAST = "Ties fail."
 
 
 def part(kind: ClauseKind, unit: str, anchor: str = "", nth: int = 0, text: str = "",
-         rule: int = 5, position: str = "") -> Clause:
-    """A clause editing a part of ``rule``: REPLACE's text is its ``new``."""
+         rule: int = 5, position: str = "", whole: bool = False) -> Clause:
+    """A clause editing a part of ``rule``: REPLACE's text is its ``new``.
+
+    ``whole``: the part is the one whose whole text is ``anchor`` (quoted itself, not by
+    its beginning).
+    """
     if kind is ClauseKind.REPLACE:
-        return Clause(kind, rule, new=text, anchor=anchor, unit=unit, nth=nth)
-    return Clause(kind, rule, text, anchor=anchor, unit=unit, nth=nth, position=position)
+        return Clause(kind, rule, new=text, anchor=anchor, unit=unit, nth=nth, whole=whole)
+    return Clause(kind, rule, text, anchor=anchor, unit=unit, nth=nth, position=position,
+                  whole=whole)
 
 
 def rule_of(*paragraphs: str) -> str:
@@ -105,7 +110,7 @@ PARAGRAPHS: list[Case] = [
      rule_of(FIRST, LIST, "Ties fail. Really.")),
     # by deleting the paragraph: <block> / by removing the paragraph beginning "X"
     ("delete-paragraph-block", "Amend Rule 5 by deleting the paragraph:\n\n  Ties fail.",
-     [part(R, P, "Ties fail.")], rule_of(FIRST, LIST)),
+     [part(R, P, "Ties fail.", whole=True)], rule_of(FIRST, LIST)),
     ("remove-beginning", 'Amend Rule 5 by removing the paragraph beginning "Ties"',
      [part(R, P, "Ties")], rule_of(FIRST, LIST)),
     ("delete-beginning", 'Amend Rule 5 by deleting the paragraph beginning "The following'
@@ -115,7 +120,7 @@ PARAGRAPHS: list[Case] = [
     ("strike-last", "Amend R5 by striking the last paragraph", [part(R, P, nth=-1)],
      rule_of(FIRST, LIST)),
     ("delete-paragraph-braces", "Amend Rule 5 by removing the paragraph:\n{\n  Ties fail.\n}",
-     [part(R, P, "Ties fail.")], rule_of(FIRST, LIST)),
+     [part(R, P, "Ties fail.", whole=True)], rule_of(FIRST, LIST)),
     # Replace the last paragraph of Rule N with:
     ("top-replace-last", 'Replace the last paragraph of Rule 5 ("Voting")\nwith the following'
      " paragraph:\n\n  Ties pass.", [part(R, P, nth=-1, text="Ties pass.")],
@@ -186,10 +191,10 @@ SENTENCES_AND_LISTS: list[Case] = [
      [part(AP, P, nth=-1, text="Really.")], rule_of(FIRST, LIST, "Ties fail. Really.")),
     # by deleting the list item "X"
     ("delete-item", 'Amend Rule 5 by deleting the list item "the Speaker."',
-     [part(R, ITEM, "the Speaker.")],
+     [part(R, ITEM, "the Speaker.", whole=True)],
      rule_of(FIRST, "The following persons may vote:\n- players;", LAST)),
     ("delete-item-marker", 'Amend Rule 5 by deleting the list item "- players;"',
-     [part(R, ITEM, "- players;")],
+     [part(R, ITEM, "- players;", whole=True)],
      rule_of(FIRST, "The following persons may vote:\n- the Speaker.", LAST)),
     ("remove-item-beginning", 'Amend Rule 5 by removing the item beginning "the Speaker"',
      [part(R, ITEM, "the Speaker")],
@@ -197,28 +202,29 @@ SENTENCES_AND_LISTS: list[Case] = [
     ("delete-first-item", "Amend R5 by deleting the first list item",
      [part(R, ITEM, nth=1)],
      rule_of(FIRST, "The following persons may vote:\n- the Speaker.", LAST)),
-    ("strike-bullet", 'In Rule 5, strike the bullet point "players;"', [part(R, ITEM, "players;")],
+    ("strike-bullet", 'In Rule 5, strike the bullet point "players;"',
+     [part(R, ITEM, "players;", whole=True)],
      rule_of(FIRST, "The following persons may vote:\n- the Speaker.", LAST)),
     # by inserting the following list item after "X"
     ("insert-item-after", 'Amend Rule 5 by inserting the following list item after "- players;"'
-     ":\n\n  - judges;", [part(IN, ITEM, "- players;", text="- judges;", position="after")],
-     rule_of(FIRST, "The following persons may vote:\n- players;\n- judges;\n- the Speaker.",
-             LAST)),
+     ":\n\n  - judges;", [part(IN, ITEM, "- players;", text="- judges;", position="after",
+     whole=True)], rule_of(FIRST, "The following persons may vote:\n- players;\n- judges;\n"
+     "- the Speaker.", LAST)),
     ("insert-item-before", 'Amend Rule 5 by inserting the following list item before "the '
      'Speaker":\n{\n- judges;\n}', [part(IN, ITEM, "the Speaker", text="- judges;",
-     position="before")], rule_of(FIRST, "The following persons may vote:\n- players;\n"
+     position="before", whole=True)], rule_of(FIRST, "The following persons may vote:\n- players;\n"
      "- judges;\n- the Speaker.", LAST)),
     ("insert-item-after-item", 'Amend R5 by inserting the following item after the item '
      'beginning "players":\n\n  - judges;', [part(IN, ITEM, "players", text="- judges;",
      position="after")], rule_of(FIRST, "The following persons may vote:\n- players;\n"
      "- judges;\n- the Speaker.", LAST)),
     ("insert-new-item", 'Amend Rule 5 by inserting a new list item after "players;": "- '
-     'judges;"', [part(IN, ITEM, "players;", text="- judges;", position="after")],
+     'judges;"', [part(IN, ITEM, "players;", text="- judges;", position="after", whole=True)],
      rule_of(FIRST, "The following persons may vote:\n- players;\n- judges;\n- the Speaker.",
              LAST)),
     ("in-rule-insert-item", 'In Rule 5, insert the following list item immediately after '
      '"- players;":\n    - judges;', [part(IN, ITEM, "- players;", text="- judges;",
-     position="after")], rule_of(FIRST, "The following persons may vote:\n- players;\n"
+     position="after", whole=True)], rule_of(FIRST, "The following persons may vote:\n- players;\n"
      "- judges;\n- the Speaker.", LAST)),
     # Insert the following line between the line "A" and the line "B": after A
     ("insert-line-between", 'In R5, Insert the following line between the line starting\n'
@@ -228,14 +234,15 @@ SENTENCES_AND_LISTS: list[Case] = [
              LAST)),
     ("insert-line-between-amend", 'Amend Rule 5 by inserting the following line between the '
      'line "- players;" and the line "- the Speaker.":\n\n  - judges;',
-     [part(IN, L, "- players;", text="- judges;", position="after")],
+     [part(IN, L, "- players;", text="- judges;", position="after", whole=True)],
      rule_of(FIRST, "The following persons may vote:\n- players;\n- judges;\n- the Speaker.",
              LAST)),
     ("insert-line-after", 'Amend Rule 5 by inserting the following line after the line '
      'beginning "- the Speaker":\n\n  - the host.', [part(IN, L, "- the Speaker",
      text="- the host.", position="after")], rule_of(FIRST, LIST + "\n- the host.", LAST)),
     ("insert-line-before", 'Amend Rule 5 by inserting the following line before "- players;":'
-     '\n\n  - judges;', [part(IN, L, "- players;", text="- judges;", position="before")],
+     '\n\n  - judges;', [part(IN, L, "- players;", text="- judges;", position="before",
+     whole=True)],
      rule_of(FIRST, "The following persons may vote:\n- judges;\n- players;\n- the Speaker.",
              LAST)),
     ("insert-paragraph-after", 'Amend Rule 5 ("Voting") by inserting the following\nparagraph'

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause
-from tests.mail.natural_cases import AP, CASES, IN, RULE, P, R, part, replaced
+from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, S, part, replaced
 from tests.mail.test_natural_forms import read
 
 
@@ -69,6 +69,11 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("as-follows-new-text", "Amend Rule 5 as follows:\n\n  Voting lasts a day."),
     ("two-edits-after-every", 'Amend the following rules by replacing every instance of "x" '
      'with "y" and every instance of "p" with "q": R1, R2'),
+    # F4: the second paragraph of the rule as it stands, or as the first edit left it?
+    ("place-after-an-edit", "Amend Rule 5 by deleting the first paragraph and deleting the "
+     "second paragraph."),
+    ("place-after-a-text-edit", 'Amend Rule 5 by replacing "a." with "b" and deleting the last '
+     "sentence."),
     ("paragraph-four", 'At the end of paragraph four of the rule 1607 "Distribution", append '
      "the following sentence: x"),
 ]  # fmt: skip
@@ -87,6 +92,77 @@ def test_a_sentence_quoted_whole_is_still_that_text() -> None:
     assert read('Amend Rule 5 by deleting the sentence " Votes may be changed."').clauses == (
         replaced(" Votes may be changed.", ""),
     )
+
+
+WHOLE: list[tuple[str, str, Clause]] = [
+    ("item", 'Amend Rule 5 by deleting the list item "the Speaker"',
+     part(R, ITEM, "the Speaker", whole=True)),
+    ("line", 'Amend Rule 5 by deleting the line "a"', part(R, L, "a", whole=True)),
+    ("paragraph-block", "Amend Rule 5 by deleting the paragraph: Ties fail.",
+     part(R, P, "Ties fail.", whole=True)),
+    ("insert-after-bare", 'Amend Rule 5 by inserting the following paragraph after "Ties '
+     'fail.": B', part(IN, P, "Ties fail.", text="B", position="after", whole=True)),
+    ("replace-quoted-part", 'Amend Rule 5 by replacing the paragraph "Ties fail." with "B"',
+     part(R, P, "Ties fail.", text="B", whole=True)),
+    ("beginning-is-not-whole", 'Amend Rule 5 by deleting the list item beginning "the"',
+     part(R, ITEM, "the")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "expected"), [w[1:] for w in WHOLE], ids=[w[0] for w in WHOLE])
+def test_a_part_quoted_itself_is_the_whole_part(text: str, expected: Clause) -> None:
+    """F11: a part quoted without "beginning" is the part whose whole text it is."""
+    assert read(text).clauses == (expected,)
+
+
+def test_a_paragraph_appended_to_a_paragraph_is_a_new_paragraph_after_it() -> None:
+    """F9: "appending the following paragraph to the paragraph ..." is not joined as a sentence."""
+    assert read('Amend Rule 5 by appending the following paragraph to the paragraph beginning '
+                '"Votes": Ties fail.').clauses == (
+        part(IN, P, "Votes", text="Ties fail.", position="after"),)
+    assert read("Amend Rule 5 by appending the following paragraph to the last paragraph: "
+                "Ties fail.").clauses == (part(IN, P, nth=-1, text="Ties fail.", position="after"),)
+
+
+@pytest.mark.parametrize("text", ["Ties fail.", "This sentence is new."])
+def test_new_or_joined_is_told_by_the_form_not_the_players_text(text: str) -> None:
+    """F9: the word "sentence" in the appended text does not make it a sentence joined."""
+    line = f"Amend Rule 5 by appending to the last paragraph: {text}"
+    proposal = read(f"Preamble.\n{line}\nRationale.")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((3, line),)
+
+
+def test_a_colon_text_in_a_by_list_ends_with_its_item() -> None:
+    """F10: a colon text does not take in the items after it, and keeps its full stop."""
+    assert read('Amend Rule 5 by:\n  - replacing the paragraph beginning "Ties" with: Ties '
+                'fail.\n  - deleting "one".').clauses == (
+        part(R, P, "Ties", text="Ties fail."), replaced("one", ""))
+    assert read('Amend Rule 5 by:\n  - deleting "one";\n  - appending the following text: '
+                "Votes are final.").clauses == (
+        replaced("one", ""), Clause(AP, 5, "Votes are final."))
+
+
+def test_a_place_after_an_edit_in_a_by_list_is_quoted_back() -> None:
+    """F4: a part counted after another edit of its rule, in a list of edits, is not read."""
+    proposal = read("Amend Rule 5 by:\n  - deleting the first paragraph;\n"
+                    "  - deleting the second paragraph.")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((2, "Amend Rule 5 by:"),)
+
+
+def test_a_place_after_the_previous_edit_of_its_rule_is_quoted_back() -> None:
+    """F4: "and by" going on editing the same rule by a place is not read either."""
+    proposal = read('Amend Rule 5 by appending "B".\nand by deleting the last paragraph.')
+    assert proposal.not_understood == ((3, "and by deleting the last paragraph."),)
+
+
+def test_places_no_edit_before_them_moves_are_read() -> None:
+    """A part counted first, or after edits that cannot move it (a word replaced), is read."""
+    assert read('Amend Rule 5 by deleting the first paragraph and replacing "a" with "b".'
+                ).clauses == (part(R, P, nth=1), replaced("a", "b"))
+    assert read('Amend Rule 5 by replacing "a" with "b" and deleting the last sentence.'
+                ).clauses == (replaced("a", "b"), part(R, S, nth=-1))
 
 
 def test_a_change_left_over_after_a_part_edit_is_quoted_back() -> None:

@@ -46,6 +46,7 @@ from speakerbot.mail.inbound.language.natural_edits import (
     EVERY_AFTER,
     FOLLOWING,
     KIND_OF_TEXT,
+    counted_after_an_edit,
     read_edits,
 )
 from speakerbot.mail.inbound.language.natural_text import (
@@ -281,8 +282,9 @@ _LIST_BELOW = form(r"\s*+(?:as\s++follows\s*+)?:\s*+")
 def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     """Read ``by:`` followed by the edits as an indented list, one edit or more an item.
 
-    The items are read as one sentence; an item that takes a block of its own is too much
-    to guess at, so none may read past the list.
+    Each item is read on its own (a text after an item's colon ends with its item, its full
+    stop kept); an item that takes a block of its own is too much to guess at, so none may
+    read past the list.
     """
     items: list[str] = []
     for line in cursor.block().split("\n"):
@@ -295,10 +297,13 @@ def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     if not items or any(item.endswith(":") for item in items):
         return None  # an item whose text would be the next item is a guess
     after = cursor.index
-    # An item ending in a full stop ends its edit as a semicolon would.
-    items = [item[:-1] + ";" if item.endswith(".") else item for item in items]
-    clauses = read_edits(cursor, rule, " ".join(items))
-    return clauses if cursor.index == after else None
+    clauses: list[Clause] = []
+    for item in items:
+        edits = read_edits(cursor, rule, item)
+        if edits is None or cursor.index != after:
+            return None
+        clauses.extend(edits)
+    return clauses
 
 
 def _whole(cursor: Cursor, head: str) -> Clause | None:
@@ -441,6 +446,8 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
         if head is None:
             return unfinished
         clauses = _read(cursor, head, previous)
+        if clauses and counted_after_an_edit(clauses, previous):
+            return None
         if clauses and all(_complete(clause) for clause in clauses):
             if _GOES_ON_BELOW.search(head) is None:
                 return Read(clauses, cursor.index)

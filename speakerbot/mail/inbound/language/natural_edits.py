@@ -207,3 +207,39 @@ def _block_edit(cursor: Cursor, rule: int, body: str) -> Clause | None:
         old = cursor.block()
         return Clause(ClauseKind.REPLACE, rule, old=old, new="") if old else None
     return None
+
+
+def counted_after_an_edit(clauses: tuple[Clause, ...], previous: int | None) -> bool:
+    """Whether a part named by its place follows another edit of its rule that may move it.
+
+    "deleting the first paragraph and deleting the second paragraph" may count the second
+    in the rule as it stands (the first two go) or as the first edit left it (the first and
+    third): which is meant is unclear, so the sentence is quoted back. ``previous`` is the
+    rule an edit just before these went on editing; what it did is not at hand, so any place
+    counted in it is unclear too.
+    """
+    edits: list[Clause] = []
+    for clause in clauses:
+        if clause.nth and (clause.rule == previous
+                           or any(_moves(edit, clause.unit) for edit in edits
+                                  if edit.rule == clause.rule)):
+            return True
+        edits.append(clause)
+    return False
+
+
+_SEPARATORS = {"paragraph": "\n", "line": "\n", "item": "\n", "sentence": "\n.!?"}
+
+
+def _moves(edit: Clause, unit: str) -> bool:
+    """Whether ``edit`` may add, remove or move a ``unit`` of its rule.
+
+    A title, or a quoted text replaced or inserted that holds no separator of the unit
+    (a line break; for a sentence also its end), leaves them where they are.
+    """
+    if edit.kind is ClauseKind.RETITLE:
+        return False
+    if edit.unit or edit.kind not in (ClauseKind.REPLACE, ClauseKind.INSERT):
+        return True
+    words = edit.old + edit.new + edit.text
+    return any(mark in words for mark in _SEPARATORS.get(unit, "\n"))

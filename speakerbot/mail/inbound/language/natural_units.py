@@ -2,7 +2,9 @@
 
 Read inside ``Amend Rule 5 by ...`` (see :mod:`natural_edits`), each into a clause with a
 ``unit`` ("paragraph", "sentence", "item" or "line") and the part it works on: the one
-whose text begins with ``anchor``, or the ``nth`` (1 the first, -1 the last):
+whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text it is
+(``whole``: the part quoted itself, ``the list item "X"``), or the ``nth`` (1 the first,
+-1 the last):
 
 - ``replacing the (paragraph|sentence|list item|line) beginning "X" with: <text>`` and
   ``replacing the (first|second|...|last|final) paragraph with: <text>`` → REPLACE;
@@ -10,6 +12,8 @@ whose text begins with ``anchor``, or the ``nth`` (1 the first, -1 the last):
   paragraph:`` <block> → REPLACE with an empty ``new`` (the part and its separator go);
 - ``appending the following to the paragraph beginning "X": <text>``, ``appending to the
   last paragraph the following sentence: <text>`` → APPEND to that part;
+  ``appending the following paragraph to the paragraph ...: <text>`` → INSERT a paragraph
+  after it;
 - ``adding the sentence "X"`` → APPEND to the last paragraph (a sentence added to a rule
   joins its last paragraph, as players mean it; a new paragraph is ``appending``);
 - ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
@@ -40,14 +44,15 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
             "final": -1}  # fmt: skip
 ORDINAL = "(?:" + "|".join(ORDINALS) + ")"
 UNIT = r"(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)"
-_BEGINNING = (
-    r"(?:(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
-    r"(?:\s++with)?\s*+)?"
+_BEGINNING_WORDS = (
+    r"(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
+    r"(?:\s++with)?\s*+"
 )
+_BEGINNING = rf"(?:{_BEGINNING_WORDS})?"
 _OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
 _PART = (
     rf"the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
-    rf"(?P<unit>{UNIT})\s++{_BEGINNING}(?P<anchor>{Q})){_OF_RULE}"
+    rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q})){_OF_RULE}"
 )
 _FOLLOWING = r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|sentences?|words?|paragraph))?\s*+)"
 # A quotation (after a colon or not) is the text when the sentence ends or goes on after it.
@@ -111,14 +116,19 @@ def nth(ordinal: str) -> int:
     return ORDINALS[_as_matched(ordinal, ORDINALS)]
 
 
-def _part(match: re.Match[str]) -> tuple[str, str, int]:
-    """Return the unit, anchor and nth of the part a match names."""
+def _part(match: re.Match[str]) -> tuple[str, str, int, bool]:
+    """Return the unit, anchor, nth and wholeness of the part a match names.
+
+    A part quoted itself (``the list item "X"``) is the one whose whole text is X; a part
+    quoted by its beginning (``beginning "X"``) is the one whose text begins with X.
+    """
     groups = match.groupdict()
     if groups.get("ordinal"):
-        return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"])
+        return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"]), False
     if groups.get("anchor") is not None:
-        return unit_of(groups["unit"]), unquote(groups["anchor"]), 0
-    return unit_of(groups["unit"]), "", 0
+        whole = groups.get("beginning") is None
+        return unit_of(groups["unit"]), unquote(groups["anchor"]), 0, whole
+    return unit_of(groups["unit"]), "", 0, False
 
 
 def _text(cursor: Cursor, match: re.Match[str]) -> str:
@@ -134,14 +144,47 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
     new_unit = unit_of(match["new_unit"])
     position = "after" if name == "part-between" else match["position"].lower()
     if match.groupdict().get("bare") is not None:
-        unit, anchor, number = new_unit, unquote(match["bare"]), 0
+        unit, anchor, number, whole = new_unit, unquote(match["bare"]), 0, True
     else:
-        unit, anchor, number = _part(match)
+        unit, anchor, number, whole = _part(match)
     if unit != new_unit:
         return None  # "the following line after the paragraph ...": which is meant?
     text = _text(cursor, match)
     return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position=position, unit=unit,
-                  nth=number) if text else None
+                  nth=number, whole=whole) if text else None
+
+
+_NEW_PARAGRAPH = re.compile(r"following\s++(?:new\s++)?paragraph", re.IGNORECASE)
+_SENTENCE = re.compile(r"sentence", re.IGNORECASE)
+
+
+def _form_words(match: re.Match[str]) -> str:
+    """Return the form's own words: the match up to its text (not the player's text)."""
+    starts = [match.start(group) for group in ("q", "text", "below")
+              if match.groupdict().get(group) is not None]
+    return match.string[match.start():min(starts, default=match.end())]
+
+
+def _append(cursor: Cursor, rule: int, match: re.Match[str],
+            named: tuple[str, str, int, bool]) -> Clause | None:
+    """Build the clause of ``appending ... to <part>``: joined to it, or a paragraph after it.
+
+    "the following paragraph" appended to a paragraph is a new paragraph after it; appended
+    to another kind of part it is unclear. Whether a text appended to the nth paragraph is
+    joined to it is told by the form's words ("sentence"), not by the player's text.
+    """
+    unit, anchor, number, whole = named
+    words = _form_words(match)
+    if _NEW_PARAGRAPH.search(words):
+        if unit != "paragraph":
+            return None
+        text = _text(cursor, match)
+        return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position="after",
+                      unit=unit, nth=number, whole=whole) if text else None
+    if number and not _SENTENCE.search(words):
+        return None  # "appending to the last paragraph: <block>": a new one, or joined?
+    return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
+                  unit=unit, nth=number, whole=whole)
 
 
 def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
@@ -158,17 +201,14 @@ def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> C
                       unit="paragraph", nth=1)
     if name == "sentence-add":
         return Clause(ClauseKind.APPEND, rule, unquote(match["q"]), unit="paragraph", nth=-1)
-    unit, anchor, number = _part(match)
+    unit, anchor, number, whole = _part(match)
     if name == "part-append":
-        if number and "sentence" not in match[0].lower():
-            return None  # "appending to the last paragraph: <block>": a new one, or joined?
-        return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
-                      unit=unit, nth=number)
+        return _append(cursor, rule, match, (unit, anchor, number, whole))
     if name == "part-delete-block":
-        anchor = cursor.text(match["text"], None)
+        anchor, whole = cursor.text(match["text"], None), True
     elif name == "part-replace":
         new = _text(cursor, match)
         return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new=new, unit=unit,
-                      nth=number) if new else None
+                      nth=number, whole=whole) if new else None
     return Clause(ClauseKind.REPLACE, rule, anchor=anchor, new="", unit=unit,
-                  nth=number) if anchor or number else None
+                  nth=number, whole=whole) if anchor or number else None
