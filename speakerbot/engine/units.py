@@ -33,6 +33,7 @@ _MARKER_REACH = 40  # the longest marker _MARKER can match, with room to spare
 _ENDS = ".!?"
 _CLOSERS = "\"')]}\u201d\u2019"
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_CLOSING_PUNCTUATION = ".!?;:," + _CLOSERS + _QUOTES + " "
 _SEPARATORS = {"paragraph": "\n\n", "sentence": " ", "item": "\n", "line": "\n"}
 
 
@@ -142,18 +143,19 @@ def folded_beginning(words: str, *, marker: bool = False) -> str:
     return folded.strip(_QUOTES).strip()
 
 
-def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
+def choose(number: int, text: str, unit: str, anchor: str, nth: int, *,
+           whole: bool = False, found: list[Span] | None = None) -> Span:
     """Return the span of the part an edit of rule ``number`` names, or refuse.
 
-    The one part that begins with ``anchor``, or, with no anchor, the ``nth`` (1 the first,
-    -1 the last). Refused: UNIT_NOT_FOUND (none, or ``nth`` out of range), UNIT_NOT_UNIQUE.
-    The anchor is looked for as written first, then with list markers aside: an anchor that
-    looks like a marker ("x.", "(a)") or begins with one is not taken for another part.
+    The one part that begins with ``anchor`` (with ``whole``, whose whole text is it), or,
+    with no anchor, the ``nth`` (1 the first, -1 the last). Refused: UNIT_NOT_FOUND (none, or
+    ``nth`` out of range), UNIT_NOT_UNIQUE. The anchor is looked for as written first, then,
+    if it has no list marker of its own, with the parts' markers aside: an anchor that has
+    a marker ("2. Votes", "(b)") is not taken for a part with another marker.
     """
-    found = parts(text, unit)
+    found = parts(text, unit) if found is None else found
     if folded_beginning(anchor, marker=True):
-        matching = _beginning(text, found, anchor, marker=True) or _beginning(
-            text, found, anchor, marker=False)
+        matching = _matching(text, found, anchor, whole=whole)
         if len(matching) == 1:
             return matching[0]
         refusal = Refusal.UNIT_NOT_UNIQUE if matching else Refusal.UNIT_NOT_FOUND
@@ -165,13 +167,41 @@ def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
     return found[nth - 1 if nth > 0 else nth]
 
 
-def _beginning(text: str, found: list[Span], anchor: str, *, marker: bool) -> list[Span]:
-    """Return the parts that begin with ``anchor``, markers kept or both left aside."""
-    beginning = folded_beginning(anchor, marker=marker)
+def _matching(text: str, found: list[Span], anchor: str, *, whole: bool) -> list[Span]:
+    """Return the parts the anchor names: as written, else (no marker of its own) markers aside."""
+    kept = folded_beginning(anchor, marker=True)
+    matching = _beginning(text, found, kept, marker=True, whole=whole)
+    if matching or folded_beginning(anchor, marker=False) != kept:
+        return matching
+    return _beginning(text, found, kept, marker=False, whole=whole)
+
+
+def _beginning(text: str, found: list[Span], beginning: str, *, marker: bool,
+               whole: bool) -> list[Span]:
+    """Return the parts that begin with (or, ``whole``, are) the folded ``beginning``.
+
+    The parts' markers are kept, or left aside (``marker`` false); only a prefix of each part
+    about as long as the anchor is folded, so that a look-up costs no more than the anchor
+    times the number of parts.
+    """
     if not beginning:
         return []
-    return [span for span in found
-            if folded_beginning(text[span[0]:span[1]], marker=marker).startswith(beginning)]
+    if whole:
+        target = beginning.rstrip(_CLOSING_PUNCTUATION)
+        return [span for span in found if folded_beginning(
+            text[span[0]:span[1]], marker=marker).rstrip(_CLOSING_PUNCTUATION) == target]
+    reach = 2 * len(beginning) + _MARKER_REACH + 8
+    return [span for span in found if _folded_prefix(text, span, reach, marker=marker)
+            .startswith(beginning)]
+
+
+def _folded_prefix(text: str, span: Span, reach: int, *, marker: bool) -> str:
+    """Return the folded beginning of a part: enough of it to compare with an anchor."""
+    start, end = span
+    piece = text[start:min(end, start + reach)]
+    while start + len(piece) < end and len(" ".join(piece.split())) < reach // 2:
+        piece = text[start:min(end, start + 2 * len(piece))]  # long runs of white space
+    return folded_beginning(piece, marker=marker)
 
 
 def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
@@ -179,7 +209,8 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
 
     ``(start, end, put)``: the text from ``start`` to ``end`` is replaced with ``put``.
     """
-    start, end = choose(number, text, clause.unit, clause.anchor, clause.nth)
+    start, end = choose(number, text, clause.unit, clause.anchor, clause.nth,
+                        whole=clause.whole)
     if clause.kind is ClauseKind.REPLACE:
         if clause.new.strip():
             return start, end, clause.new.strip()
