@@ -115,17 +115,24 @@ def _is_item(text: str, line: Span) -> bool:
 
 
 def _items(text: str) -> list[Span]:
-    """Return the spans of the list items: a marked line and the lines that continue it."""
+    """Return the spans of the list items: a marked line and the lines that continue it.
+
+    A line continues an item only if it is indented past the column of the item's marker:
+    the prose after a list is not part of its last item.
+    """
     spans: list[Span] = []
-    open_item = False
+    column = -1  # the column of the open item's marker; -1 when no item is open
     for line in _lines(text):
+        indent = line[0] - (text.rfind("\n", 0, line[0]) + 1)
         if line[0] == line[1]:
-            open_item = False
+            column = -1
         elif _is_item(text, line):
             spans.append(line)
-            open_item = True
-        elif open_item:
+            column = indent
+        elif 0 <= column < indent:
             spans[-1] = (spans[-1][0], line[1])
+        else:
+            column = -1
     return spans
 
 

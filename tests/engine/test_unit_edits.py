@@ -396,3 +396,24 @@ def test_checking_an_edit_of_a_part_never_fails_but_with_a_refusal(
 ])
 def test_each_edit_of_a_part_says_which_part_it_changes(clause: Clause, said: str) -> None:
     assert clause.describe() == said
+
+
+LIST_THEN_PROSE = "Voters are:\n- Alice\n- Bob\nTies fail."
+
+
+@pytest.mark.parametrize(("clause", "after"), [
+    (rep("item", "Bob"), "Voters are:\n- Alice\nTies fail."),
+    (ins("item", "Bob", "- Carol", "after"), "Voters are:\n- Alice\n- Bob\n- Carol\nTies fail."),
+    (rep("item", -1), "Voters are:\n- Alice\nTies fail."),
+])
+def test_the_prose_line_after_a_list_is_not_part_of_its_last_item(
+        clause: Clause, after: str) -> None:
+    """Review F6: deleting the item "Bob" deleted "Ties fail." with it."""
+    check_edit(5, LIST_THEN_PROSE, clause)
+    assert edited_text(LIST_THEN_PROSE, clause) == after
+
+
+def test_a_line_indented_past_the_marker_still_continues_the_item() -> None:
+    """An item's continuation line is one indented past its marker."""
+    text = "- Alice, who\n  votes first\n- Bob\nTies fail."
+    assert edited_text(text, rep("item", 1)) == "- Bob\nTies fail."
