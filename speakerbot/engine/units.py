@@ -29,6 +29,9 @@ Span = tuple[int, int]
 # A list marker at the start of a line: bounded, so matching it costs no more than its length.
 _MARKER = re.compile(r"(?:[-*\u2022\u2013]|\d{1,4}(?:\.\d{1,4}){0,3}[.)]|\(\w{1,6}\)"
                      r"|[A-Za-z][.)]|[ivxlcIVXLC]{1,6}[.)])(?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]}\u201d\u2019]*(?=\s|$)")
+# The next character, on this line or the next (possessive: no backtracking).
+_FOLLOWING = re.compile(r"[ \t\r\f\v]*+\n?+[ \t\r\f\v]*+(\S)")
 _MARKER_REACH = 40  # the longest marker _MARKER can match, with room to spare
 _ENDS = ".!?"
 _CLOSERS = "\"')]}\u201d\u2019"
@@ -47,8 +50,7 @@ def parts(text: str, unit: str) -> list[Span]:
     if unit == "line":
         return [span for span in _lines(text) if span[0] < span[1]]
     if unit == "sentence":
-        return [found for paragraph in _paragraphs(text)
-                for found in _sentences(text, paragraph)]
+        return _sentences(text)
     if unit == "item":
         return _items(text)
     return []
@@ -87,31 +89,53 @@ def _paragraphs(text: str) -> list[Span]:
     return spans
 
 
-def _sentences(text: str, paragraph: Span) -> list[Span]:
-    """Return the spans of a paragraph's sentences."""
+def _sentences(text: str) -> list[Span]:
+    """Return the spans of the sentences of every paragraph, in one pass over the lines.
+
+    The full stop of a list item's marker ("1.") ends no sentence; nor does a full stop
+    followed by a small letter ("e.g. the Speaker").
+    """
     spans: list[Span] = []
-    start, end = paragraph
-    index = start
-    while index < end:
-        if text[index] in _ENDS:
-            stop = index + 1
-            while stop < end and text[stop] in _CLOSERS:
-                stop += 1
-            if stop == end or text[stop].isspace():
-                spans.append((start, stop))
-                start = stop
-                while start < end and text[start].isspace():
-                    start += 1
-            index = stop
-        else:
-            index += 1
-    if start < end:
-        spans.append((start, end))
+    begin, last = -1, -1  # where the open sentence begins (-1: none); the last line's end
+    for left, right in _lines(text):
+        marked = _marker_end(text, (left, right)) if left < right else -1
+        if begin >= 0 and left == right:
+            spans.append((begin, last))
+            begin = -1
+        if left == right:
+            continue
+        begin = left if begin < 0 else begin
+        for found in _SENTENCE_END.finditer(text, max(marked, left), right):
+            if _ends_sentence(text, found.end()):
+                spans.append((begin, found.end()))
+                begin = _next_visible(text, found.end(), right)
+        last = right
+    if begin >= 0:
+        spans.append((begin, last))
     return spans
 
 
+def _next_visible(text: str, index: int, end: int) -> int:
+    """Return where the next character that is not white space stands before ``end``, or -1."""
+    while index < end and text[index].isspace():
+        index += 1
+    return index if index < end else -1
+
+
+def _ends_sentence(text: str, stop: int) -> bool:
+    """Tell whether the stop that ends at ``stop`` ends its sentence: not before a small letter."""
+    following = _FOLLOWING.match(text, stop)
+    return following is None or not following.group(1).islower()
+
+
+def _marker_end(text: str, line: Span) -> int:
+    """Return where a line's list marker ends, or -1 when the line has none."""
+    found = _MARKER.match(text[line[0]:min(line[1], line[0] + _MARKER_REACH)])
+    return -1 if found is None else line[0] + found.end()
+
+
 def _is_item(text: str, line: Span) -> bool:
-    return _MARKER.match(text[line[0]:min(line[1], line[0] + _MARKER_REACH)]) is not None
+    return _marker_end(text, line) >= 0
 
 
 def _items(text: str) -> list[Span]:

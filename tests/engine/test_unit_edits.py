@@ -417,3 +417,22 @@ def test_a_line_indented_past_the_marker_still_continues_the_item() -> None:
     """An item's continuation line is one indented past its marker."""
     text = "- Alice, who\n  votes first\n- Bob\nTies fail."
     assert edited_text(text, rep("item", 1)) == "- Bob\nTies fail."
+
+
+def test_a_full_stop_before_a_small_letter_ends_no_sentence() -> None:
+    """Review F7: "e.g. the Speaker" was taken for the end of a sentence."""
+    text = "Each player (e.g. the Speaker) may vote. Ties fail."
+    check_edit(5, text, rep("sentence", "Each player"))
+    assert edited_text(text, rep("sentence", "Each player")) == "Ties fail."
+
+
+def test_the_full_stop_of_a_list_marker_ends_no_sentence() -> None:
+    """Review F7: the "sentence" beginning Alice was 'Alice\\n2.', and deleting it left '1. Bob'.
+
+    Now no sentence begins "Alice": the edit is refused, not made on the wrong words.
+    """
+    text = "Voters are:\n1. Alice\n2. Bob"
+    assert [text[start:end] for start, end in parts(text, "sentence")] == [text]
+    with pytest.raises(GameError) as refused:
+        check_edit(5, text, rep("sentence", "Alice"))
+    assert refused.value.refusal is Refusal.UNIT_NOT_FOUND
