@@ -248,6 +248,9 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
         return _deletion(text, start, end)
     added = clause.text.strip()
     if clause.kind is ClauseKind.APPEND:
+        if clause.unit == "paragraph" and any(item[1] == end for item in _items(text)):
+            # A paragraph that ends in a list item: the sentence is not the item's.
+            return end, end, _SEPARATORS["paragraph"] + added
         return end, end, ("" if added[:1] in _CLOSERS + ",;:" + _ENDS else " ") + added
     separator = _SEPARATORS[clause.unit]
     if separator == "\n":  # a new line keeps the indentation of the one it stands by

@@ -58,9 +58,10 @@ EDITED = [
     # append to a paragraph
     (app("paragraph", "The Speaker", "Recounts are allowed."), P1,
      P1 + " Recounts are allowed."),
-    (app("paragraph", -1, "Ties fail."), P3, P3 + " Ties fail."),
-    (app("paragraph", 2, "X."), P2, P2 + " X."),
-    (app("paragraph", "Each", "  Spaced.\n"), P2, P2 + " Spaced."),
+    # a paragraph that ends in a list item: the sentence is a paragraph of its own (review F8)
+    (app("paragraph", -1, "Ties fail."), P3, P3 + "\n\nTies fail."),
+    (app("paragraph", 2, "X."), P2, P2 + "\n\nX."),
+    (app("paragraph", "Each", "  Spaced.\n"), P2, P2 + "\n\nSpaced."),
     (app("paragraph", 1, "See rule 6."), P1, P1 + " See rule 6."),
     # insert a paragraph
     (ins("paragraph", 1, "Preamble.", "before"), P1, "Preamble.\n\n" + P1),
@@ -182,7 +183,7 @@ def test_several_edits_chain_each_on_the_text_the_one_before_leaves() -> None:
                    ins("paragraph", 1, "Votes:", "before"), rep("sentence", "The count")):
         check_edit(5, text, clause)
         text = edited_text(text, clause)
-    assert text == f"Votes:\n\nThe Speaker shall count the votes.\n\n{P2} Or abstain."
+    assert text == f"Votes:\n\nThe Speaker shall count the votes.\n\n{P2}\n\nOr abstain."
 
 
 # --- refusals -----------------------------------------------------------------------------
@@ -436,3 +437,12 @@ def test_the_full_stop_of_a_list_marker_ends_no_sentence() -> None:
     with pytest.raises(GameError) as refused:
         check_edit(5, text, rep("sentence", "Alice"))
     assert refused.value.refusal is Refusal.UNIT_NOT_FOUND
+
+
+@pytest.mark.parametrize("where", [-1, "Voters"])
+def test_a_sentence_added_to_a_paragraph_that_ends_in_a_list_is_a_new_paragraph(
+        where: Where) -> None:
+    """Review F8: "Ties fail." was joined to the last list item ('- Bob Ties fail.')."""
+    text = "Voters are:\n- Alice\n- Bob"
+    check_edit(5, text, app("paragraph", where, "Ties fail."))
+    assert edited_text(text, app("paragraph", where, "Ties fail.")) == text + "\n\nTies fail."
