@@ -16,6 +16,7 @@ prefix).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from speakerbot.engine.model import Clause, ClauseKind
@@ -43,33 +44,38 @@ _SEPARATORS = {"paragraph": "\n\n", "sentence": " ", "item": "\n", "line": "\n"}
 def parts(text: str, unit: str) -> list[Span]:
     """Return the spans of ``text``'s parts of the kind ``unit``, in order.
 
-    An unknown ``unit`` has no parts.
+    An unknown ``unit`` has no parts. The parts of the last few texts are kept: a rule's
+    text is split once, not once by the check of an edit and again by its making.
     """
+    return list(_parts(text, unit))
+
+
+@functools.lru_cache(maxsize=8)
+def _parts(text: str, unit: str) -> tuple[Span, ...]:
+    """Return the spans of ``text``'s parts of the kind ``unit`` (kept for the next call)."""
     if unit == "paragraph":
-        return _paragraphs(text)
+        return tuple(_paragraphs(text))
     if unit == "line":
-        return [span for span in _lines(text) if span[0] < span[1]]
+        return tuple(span for span in _lines(text) if span[0] < span[1])
     if unit == "sentence":
-        return _sentences(text)
+        return tuple(_sentences(text))
     if unit == "item":
-        return _items(text)
-    return []
+        return tuple(_items(text))
+    return ()
 
 
 def _lines(text: str) -> list[Span]:
     """Return each line's span without its white space at either end (blank lines empty)."""
     spans: list[Span] = []
     start = 0
-    while start <= len(text):
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        left, right = start, end
-        while left < right and text[left].isspace():
-            left += 1
-        while right > left and text[right - 1].isspace():
-            right -= 1
-        spans.append((left, right))
-        start = end + 1
+    for line in text.split("\n"):
+        kept = line.strip()
+        if kept:
+            left = start + len(line) - len(line.lstrip())
+            spans.append((left, left + len(kept)))
+        else:
+            spans.append((start, start))
+        start += len(line) + 1
     return spans
 
 
@@ -248,7 +254,7 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
         return _deletion(text, start, end)
     added = clause.text.strip()
     if clause.kind is ClauseKind.APPEND:
-        if clause.unit == "paragraph" and any(item[1] == end for item in _items(text)):
+        if clause.unit == "paragraph" and any(item[1] == end for item in _parts(text, "item")):
             # A paragraph that ends in a list item: the sentence is not the item's.
             return end, end, _SEPARATORS["paragraph"] + added
         return end, end, ("" if added[:1] in _CLOSERS + ",;:" + _ENDS else " ") + added
