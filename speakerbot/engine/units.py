@@ -250,7 +250,7 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
                         whole=clause.whole)
     if clause.kind is ClauseKind.REPLACE:
         if clause.new.strip():
-            return start, end, clause.new.strip()
+            return start, end, _with_marker(text, (start, end), clause)
         return _deletion(text, start, end)
     added = clause.text.strip()
     if clause.kind is ClauseKind.APPEND:
@@ -265,6 +265,15 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
     if clause.position == "before":
         return start, start, added + separator
     return end, end, separator + added
+
+
+def _with_marker(text: str, part: Span, clause: Clause) -> str:
+    """Return a replacing text; a list item's keeps the item's marker if it has none of its own."""
+    new = clause.new.strip()
+    marker = _marker_end(text, part) if clause.unit == "item" else -1
+    if marker < 0 or _marker_end(new, (0, len(new))) >= 0:
+        return new
+    return text[part[0]:marker] + " " + new
 
 
 def _deletion(text: str, start: int, end: int) -> tuple[int, int, str]:

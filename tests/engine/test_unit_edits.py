@@ -461,3 +461,14 @@ def test_a_rule_text_is_split_into_parts_once_not_once_per_check_and_making() ->
         check_edit(5, text, rep("sentence", nth))
         edited_text(text, rep("sentence", nth))
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(("new", "after"), [
+    ("Carol", "Voters are:\n- Alice\n- Carol"),
+    ("* Carol", "Voters are:\n- Alice\n* Carol"),
+])
+def test_a_list_item_replaced_by_text_without_a_marker_keeps_its_marker(
+        new: str, after: str) -> None:
+    """Review F11: replacing the item "Bob" with "Carol" dropped its marker ('- Bob' -> 'Carol')."""
+    text = "Voters are:\n- Alice\n- Bob"
+    assert edited_text(text, rep("item", "Bob", new)) == after
