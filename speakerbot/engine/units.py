@@ -7,11 +7,13 @@ the paragraph's end; a list item is a line that begins with a list marker (``-``
 is not blank. Each part is a span of the text without the white space around it, so that
 the text between two parts is their separator.
 
-An edit chooses one part by its beginning (``anchor``) or by its place (``nth``) and is made
+An edit chooses one part by its beginning (``anchor``; with ``whole``, by its whole text) or
+by its place (``nth``) and is made
 as a splice: a span of the text and what replaces it (``splice``). Anyone who may propose
 writes edits, so everything here is linear in the text: one pass to find the parts, no
 pattern that backtracks (the list marker's pattern is matched once per line, on a bounded
-prefix).
+prefix), and the parts of the last few texts are kept, so that the check of an edit and its
+making split a rule once.
 """
 
 from __future__ import annotations
@@ -136,8 +138,8 @@ def _ends_sentence(text: str, stop: int) -> bool:
 
 def _marker_end(text: str, line: Span) -> int:
     """Return where a line's list marker ends, or -1 when the line has none."""
-    found = _MARKER.match(text[line[0]:min(line[1], line[0] + _MARKER_REACH)])
-    return -1 if found is None else line[0] + found.end()
+    found = _MARKER.match(text, line[0], min(line[1], line[0] + _MARKER_REACH))
+    return -1 if found is None else found.end()
 
 
 def _is_item(text: str, line: Span) -> bool:
