@@ -2,18 +2,18 @@
 
 A paragraph is split from the next by a blank line; a sentence ends, within its paragraph,
 with ``.``, ``!`` or ``?`` (and any closing quotes or brackets) followed by white space, or at
-the paragraph's end; a list item is a line that begins with a list marker (``-``, ``*``,
-``1.``, ``(a)``, ``a)``, ``i.``...) with the lines that continue it; a line is any line that
-is not blank. Each part is a span of the text without the white space around it, so that
-the text between two parts is their separator.
+the paragraph's end, but not at a list marker's full stop nor before a small letter
+("e.g. the Speaker"); a list item is a line that begins with a list marker (``-``, ``*``,
+``1.``, ``(a)``, ``a)``, ``i.``...) with the lines after it indented past its marker; a line
+is any line that is not blank. Each part is a span of the text without the white space
+around it, so that the text between two parts is their separator.
 
 An edit chooses one part by its beginning (``anchor``; with ``whole``, by its whole text) or
-by its place (``nth``) and is made
-as a splice: a span of the text and what replaces it (``splice``). Anyone who may propose
-writes edits, so everything here is linear in the text: one pass to find the parts, no
-pattern that backtracks (the list marker's pattern is matched once per line, on a bounded
-prefix), and the parts of the last few texts are kept, so that the check of an edit and its
-making split a rule once.
+by its place (``nth``) and is made as a splice: a span of the text and what replaces it
+(``splice``). Anyone who may propose writes edits, so everything here is linear in the
+text: one pass to find the parts, no pattern that backtracks (the list marker's pattern is
+matched once per line, on a bounded prefix), and the parts of the last few texts are kept,
+so that the check of an edit and its making split a rule once.
 """
 
 from __future__ import annotations
