@@ -16,6 +16,7 @@ from speakerbot.engine.model import Clause, ClauseKind, Rule
 from speakerbot.engine.play import Play
 from speakerbot.engine.refusals import Facts, GameError, Refusal
 from speakerbot.engine.rereading import read_enacted, reread
+from speakerbot.engine.units import choose, folded_beginning, parts
 
 # REPLACE, APPEND and INSERT are amendments written as edits: they are refused on an
 # immutable rule, and renumber the rule, exactly as AMEND does.
@@ -40,6 +41,8 @@ def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None
         if clause.kind in EDITS and clause.rule in edited:
             assert clause.rule is not None
             check_edit(clause.rule, edited[clause.rule], clause, play.max_rule_bytes)
+            check_later_edit(clause.rule, play.state.rules[clause.rule].text,
+                             edited[clause.rule], clause)
             edited[clause.rule] = edited_text(edited[clause.rule], clause)
             continue
         if clause.kind not in _UNTOUCHING and clause.rule in touched:
@@ -56,6 +59,34 @@ def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None
     if numbered > 1:
         raise GameError(Refusal.ONE_NUMBER_PER_PROPOSAL, Facts(number=proposal, count=numbered))
     check_mutable_count(play, sum(mutable_delta(play, clause) for clause in clauses))
+
+
+def check_later_edit(number: int, original: str, edited: str, clause: Clause) -> None:
+    """Refuse an edit of a part that follows another edit of rule ``number`` in a proposal.
+
+    The part is found in the text the edits before it leave (``edited``), which is not the
+    text players read (``original``): refused (UNIT_AFTER_EDIT) where it is named by its
+    place and the parts up to that place are not the same in both, or by a beginning that
+    only text an earlier edit adds has.
+    """
+    if not clause.unit:
+        return
+    refused = GameError(Refusal.UNIT_AFTER_EDIT, Facts(number=number, detail=clause.unit))
+    if not folded_beginning(clause.anchor, marker=True):
+        if _places(original, clause) != _places(edited, clause):
+            raise refused
+        return
+    try:
+        choose(number, original, clause.unit, clause.anchor, clause.nth, whole=clause.whole)
+    except GameError as error:
+        if error.refusal is Refusal.UNIT_NOT_FOUND:
+            raise refused from None
+
+
+def _places(text: str, clause: Clause) -> list[str]:
+    """Return the parts a place counts over: the first to the nth, or the nth to the last."""
+    found = [text[start:end] for start, end in parts(text, clause.unit)]
+    return found[:clause.nth] if clause.nth > 0 else found[clause.nth:]
 
 
 def check_clause(play: Play, clause: Clause, proposal: int | None, *, by_speaker: bool) -> None:
@@ -249,10 +280,12 @@ def _carry_out_edits(play: Play, proposal: int, edits: Sequence[Clause],
     assert edits[0].rule is not None
     rule = edits[0].rule
     text = play.state.rules[rule].text
-    made = 0
-    for clause in edits:
+    made, original = 0, text
+    for index, clause in enumerate(edits):
         try:
             check_edit(rule, text, clause, play.max_rule_bytes)
+            if index:
+                check_later_edit(rule, original, text, clause)
         except GameError as error:
             play.emit(e.ClauseFailed(play.now, proposal, clause, error.refusal, error.facts))
             continue

@@ -85,6 +85,7 @@ class Refusal(StrEnum):
     EDIT_NO_CHANGE = "edit-no-change"
     UNIT_NOT_FOUND = "unit-not-found"
     UNIT_NOT_UNIQUE = "unit-not-unique"
+    UNIT_AFTER_EDIT = "unit-after-edit"
     RULE_TOO_LONG = "rule-too-long"
     # Judgement.
     NO_SUCH_CFJ = "no-such-cfj"

@@ -2,20 +2,23 @@
 
 A paragraph is split from the next by a blank line; a sentence ends, within its paragraph,
 with ``.``, ``!`` or ``?`` (and any closing quotes or brackets) followed by white space, or at
-the paragraph's end; a list item is a line that begins with a list marker (``-``, ``*``,
-``1.``, ``(a)``, ``a)``, ``i.``...) with the lines that continue it; a line is any line that
-is not blank. Each part is a span of the text without the white space around it, so that
-the text between two parts is their separator.
+the paragraph's end, but not at a list marker's full stop nor before a small letter
+("e.g. the Speaker"); a list item is a line that begins with a list marker (``-``, ``*``,
+``1.``, ``(a)``, ``a)``, ``i.``...) with the lines after it indented past its marker; a line
+is any line that is not blank. Each part is a span of the text without the white space
+around it, so that the text between two parts is their separator.
 
-An edit chooses one part by its beginning (``anchor``) or by its place (``nth``) and is made
-as a splice: a span of the text and what replaces it (``splice``). Anyone who may propose
-writes edits, so everything here is linear in the text: one pass to find the parts, no
-pattern that backtracks (the list marker's pattern is matched once per line, on a bounded
-prefix).
+An edit chooses one part by its beginning (``anchor``; with ``whole``, by its whole text) or
+by its place (``nth``) and is made as a splice: a span of the text and what replaces it
+(``splice``). Anyone who may propose writes edits, so everything here is linear in the
+text: one pass to find the parts, no pattern that backtracks (the list marker's pattern is
+matched once per line, on a bounded prefix), and the parts of the last few texts are kept,
+so that the check of an edit and its making split a rule once.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from speakerbot.engine.model import Clause, ClauseKind
@@ -29,44 +32,52 @@ Span = tuple[int, int]
 # A list marker at the start of a line: bounded, so matching it costs no more than its length.
 _MARKER = re.compile(r"(?:[-*\u2022\u2013]|\d{1,4}(?:\.\d{1,4}){0,3}[.)]|\(\w{1,6}\)"
                      r"|[A-Za-z][.)]|[ivxlcIVXLC]{1,6}[.)])(?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]}\u201d\u2019]*(?=\s|$)")
+# The next character, on this line or the next (possessive: no backtracking).
+_FOLLOWING = re.compile(r"[ \t\r\f\v]*+\n?+[ \t\r\f\v]*+(\S)")
 _MARKER_REACH = 40  # the longest marker _MARKER can match, with room to spare
 _ENDS = ".!?"
 _CLOSERS = "\"')]}\u201d\u2019"
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_CLOSING_PUNCTUATION = ".!?;:," + _CLOSERS + _QUOTES + " "
 _SEPARATORS = {"paragraph": "\n\n", "sentence": " ", "item": "\n", "line": "\n"}
 
 
 def parts(text: str, unit: str) -> list[Span]:
     """Return the spans of ``text``'s parts of the kind ``unit``, in order.
 
-    An unknown ``unit`` has no parts.
+    An unknown ``unit`` has no parts. The parts of the last few texts are kept: a rule's
+    text is split once, not once by the check of an edit and again by its making.
     """
+    return list(_parts(text, unit))
+
+
+@functools.lru_cache(maxsize=8)
+def _parts(text: str, unit: str) -> tuple[Span, ...]:
+    """Return the spans of ``text``'s parts of the kind ``unit`` (kept for the next call)."""
     if unit == "paragraph":
-        return _paragraphs(text)
+        return tuple(_paragraphs(text))
     if unit == "line":
-        return [span for span in _lines(text) if span[0] < span[1]]
+        return tuple(span for span in _lines(text) if span[0] < span[1])
     if unit == "sentence":
-        return [found for paragraph in _paragraphs(text)
-                for found in _sentences(text, paragraph)]
+        return tuple(_sentences(text))
     if unit == "item":
-        return _items(text)
-    return []
+        return tuple(_items(text))
+    return ()
 
 
 def _lines(text: str) -> list[Span]:
     """Return each line's span without its white space at either end (blank lines empty)."""
     spans: list[Span] = []
     start = 0
-    while start <= len(text):
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        left, right = start, end
-        while left < right and text[left].isspace():
-            left += 1
-        while right > left and text[right - 1].isspace():
-            right -= 1
-        spans.append((left, right))
-        start = end + 1
+    for line in text.split("\n"):
+        kept = line.strip()
+        if kept:
+            left = start + len(line) - len(line.lstrip())
+            spans.append((left, left + len(kept)))
+        else:
+            spans.append((start, start))
+        start += len(line) + 1
     return spans
 
 
@@ -86,45 +97,74 @@ def _paragraphs(text: str) -> list[Span]:
     return spans
 
 
-def _sentences(text: str, paragraph: Span) -> list[Span]:
-    """Return the spans of a paragraph's sentences."""
+def _sentences(text: str) -> list[Span]:
+    """Return the spans of the sentences of every paragraph, in one pass over the lines.
+
+    The full stop of a list item's marker ("1.") ends no sentence; nor does a full stop
+    followed by a small letter ("e.g. the Speaker").
+    """
     spans: list[Span] = []
-    start, end = paragraph
-    index = start
-    while index < end:
-        if text[index] in _ENDS:
-            stop = index + 1
-            while stop < end and text[stop] in _CLOSERS:
-                stop += 1
-            if stop == end or text[stop].isspace():
-                spans.append((start, stop))
-                start = stop
-                while start < end and text[start].isspace():
-                    start += 1
-            index = stop
-        else:
-            index += 1
-    if start < end:
-        spans.append((start, end))
+    begin, last = -1, -1  # where the open sentence begins (-1: none); the last line's end
+    for left, right in _lines(text):
+        marked = _marker_end(text, (left, right)) if left < right else -1
+        if begin >= 0 and left == right:
+            spans.append((begin, last))
+            begin = -1
+        if left == right:
+            continue
+        begin = left if begin < 0 else begin
+        for found in _SENTENCE_END.finditer(text, max(marked, left), right):
+            if _ends_sentence(text, found.end()):
+                spans.append((begin, found.end()))
+                begin = _next_visible(text, found.end(), right)
+        last = right
+    if begin >= 0:
+        spans.append((begin, last))
     return spans
 
 
+def _next_visible(text: str, index: int, end: int) -> int:
+    """Return where the next character that is not white space stands before ``end``, or -1."""
+    while index < end and text[index].isspace():
+        index += 1
+    return index if index < end else -1
+
+
+def _ends_sentence(text: str, stop: int) -> bool:
+    """Tell whether the stop that ends at ``stop`` ends its sentence: not before a small letter."""
+    following = _FOLLOWING.match(text, stop)
+    return following is None or not following.group(1).islower()
+
+
+def _marker_end(text: str, line: Span) -> int:
+    """Return where a line's list marker ends, or -1 when the line has none."""
+    found = _MARKER.match(text, line[0], min(line[1], line[0] + _MARKER_REACH))
+    return -1 if found is None else found.end()
+
+
 def _is_item(text: str, line: Span) -> bool:
-    return _MARKER.match(text[line[0]:min(line[1], line[0] + _MARKER_REACH)]) is not None
+    return _marker_end(text, line) >= 0
 
 
 def _items(text: str) -> list[Span]:
-    """Return the spans of the list items: a marked line and the lines that continue it."""
+    """Return the spans of the list items: a marked line and the lines that continue it.
+
+    A line continues an item only if it is indented past the column of the item's marker:
+    the prose after a list is not part of its last item.
+    """
     spans: list[Span] = []
-    open_item = False
+    column = -1  # the column of the open item's marker; -1 when no item is open
     for line in _lines(text):
+        indent = line[0] - (text.rfind("\n", 0, line[0]) + 1)
         if line[0] == line[1]:
-            open_item = False
+            column = -1
         elif _is_item(text, line):
             spans.append(line)
-            open_item = True
-        elif open_item:
+            column = indent
+        elif 0 <= column < indent:
             spans[-1] = (spans[-1][0], line[1])
+        else:
+            column = -1
     return spans
 
 
@@ -142,18 +182,19 @@ def folded_beginning(words: str, *, marker: bool = False) -> str:
     return folded.strip(_QUOTES).strip()
 
 
-def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
+def choose(number: int, text: str, unit: str, anchor: str, nth: int, *,
+           whole: bool = False, found: list[Span] | None = None) -> Span:
     """Return the span of the part an edit of rule ``number`` names, or refuse.
 
-    The one part that begins with ``anchor``, or, with no anchor, the ``nth`` (1 the first,
-    -1 the last). Refused: UNIT_NOT_FOUND (none, or ``nth`` out of range), UNIT_NOT_UNIQUE.
-    The anchor is looked for as written first, then with list markers aside: an anchor that
-    looks like a marker ("x.", "(a)") or begins with one is not taken for another part.
+    The one part that begins with ``anchor`` (with ``whole``, whose whole text is it), or,
+    with no anchor, the ``nth`` (1 the first, -1 the last). Refused: UNIT_NOT_FOUND (none, or
+    ``nth`` out of range), UNIT_NOT_UNIQUE. The anchor is looked for as written first, then,
+    if it has no list marker of its own, with the parts' markers aside: an anchor that has
+    a marker ("2. Votes", "(b)") is not taken for a part with another marker.
     """
-    found = parts(text, unit)
+    found = parts(text, unit) if found is None else found
     if folded_beginning(anchor, marker=True):
-        matching = _beginning(text, found, anchor, marker=True) or _beginning(
-            text, found, anchor, marker=False)
+        matching = _matching(text, found, anchor, whole=whole)
         if len(matching) == 1:
             return matching[0]
         refusal = Refusal.UNIT_NOT_UNIQUE if matching else Refusal.UNIT_NOT_FOUND
@@ -165,13 +206,41 @@ def choose(number: int, text: str, unit: str, anchor: str, nth: int) -> Span:
     return found[nth - 1 if nth > 0 else nth]
 
 
-def _beginning(text: str, found: list[Span], anchor: str, *, marker: bool) -> list[Span]:
-    """Return the parts that begin with ``anchor``, markers kept or both left aside."""
-    beginning = folded_beginning(anchor, marker=marker)
+def _matching(text: str, found: list[Span], anchor: str, *, whole: bool) -> list[Span]:
+    """Return the parts the anchor names: as written, else (no marker of its own) markers aside."""
+    kept = folded_beginning(anchor, marker=True)
+    matching = _beginning(text, found, kept, marker=True, whole=whole)
+    if matching or folded_beginning(anchor, marker=False) != kept:
+        return matching
+    return _beginning(text, found, kept, marker=False, whole=whole)
+
+
+def _beginning(text: str, found: list[Span], beginning: str, *, marker: bool,
+               whole: bool) -> list[Span]:
+    """Return the parts that begin with (or, ``whole``, are) the folded ``beginning``.
+
+    The parts' markers are kept, or left aside (``marker`` false); only a prefix of each part
+    about as long as the anchor is folded, so that a look-up costs no more than the anchor
+    times the number of parts.
+    """
     if not beginning:
         return []
-    return [span for span in found
-            if folded_beginning(text[span[0]:span[1]], marker=marker).startswith(beginning)]
+    if whole:
+        target = beginning.rstrip(_CLOSING_PUNCTUATION)
+        return [span for span in found if folded_beginning(
+            text[span[0]:span[1]], marker=marker).rstrip(_CLOSING_PUNCTUATION) == target]
+    reach = 2 * len(beginning) + _MARKER_REACH + 8
+    return [span for span in found if _folded_prefix(text, span, reach, marker=marker)
+            .startswith(beginning)]
+
+
+def _folded_prefix(text: str, span: Span, reach: int, *, marker: bool) -> str:
+    """Return the folded beginning of a part: enough of it to compare with an anchor."""
+    start, end = span
+    piece = text[start:min(end, start + reach)]
+    while start + len(piece) < end and len(" ".join(piece.split())) < reach // 2:
+        piece = text[start:min(end, start + 2 * len(piece))]  # long runs of white space
+    return folded_beginning(piece, marker=marker)
 
 
 def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
@@ -179,13 +248,17 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
 
     ``(start, end, put)``: the text from ``start`` to ``end`` is replaced with ``put``.
     """
-    start, end = choose(number, text, clause.unit, clause.anchor, clause.nth)
+    start, end = choose(number, text, clause.unit, clause.anchor, clause.nth,
+                        whole=clause.whole)
     if clause.kind is ClauseKind.REPLACE:
         if clause.new.strip():
-            return start, end, clause.new.strip()
+            return start, end, _with_marker(text, (start, end), clause)
         return _deletion(text, start, end)
     added = clause.text.strip()
     if clause.kind is ClauseKind.APPEND:
+        if clause.unit == "paragraph" and any(item[1] == end for item in _parts(text, "item")):
+            # A paragraph that ends in a list item: the sentence is not the item's.
+            return end, end, _SEPARATORS["paragraph"] + added
         return end, end, ("" if added[:1] in _CLOSERS + ",;:" + _ENDS else " ") + added
     separator = _SEPARATORS[clause.unit]
     if separator == "\n":  # a new line keeps the indentation of the one it stands by
@@ -194,6 +267,15 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
     if clause.position == "before":
         return start, start, added + separator
     return end, end, separator + added
+
+
+def _with_marker(text: str, part: Span, clause: Clause) -> str:
+    """Return a replacing text; a list item's keeps the item's marker if it has none of its own."""
+    new = clause.new.strip()
+    marker = _marker_end(text, part) if clause.unit == "item" else -1
+    if marker < 0 or _marker_end(new, (0, len(new))) >= 0:
+        return new
+    return text[part[0]:marker] + " " + new
 
 
 def _deletion(text: str, start: int, end: int) -> tuple[int, int, str]:

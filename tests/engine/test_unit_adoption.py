@@ -163,3 +163,48 @@ def test_a_proposal_may_retitle_a_rule_it_edits_where_amendments_renumber() -> N
     assert rule.title == "Ballots" and rule.text.endswith("A tie fails. Or not.")
     assert [change.kind for change in rule.history][-2:] == ["retitled", "amended"]
     g.check_replay()
+
+
+THREE = "One.\n\nTwo.\n\nThree."
+
+
+def game_with(text: str) -> tuple[Game, int]:
+    """A nomicam game whose Speaker enacted a rule of ``text``; and its number."""
+    g = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
+    g.ok(c.EditRule(SPEAKER, Clause(K.ENACT, None, text)))
+    return g, g.last(e.RuleEnacted).number
+
+
+@pytest.mark.parametrize("edits", [
+    (rep("paragraph", 1), rep("paragraph", 2)),  # the second is "Three." once "One." is gone
+    (ins("paragraph", 1, "Zero.", "before"), rep("paragraph", 1, "Nought.")),
+    (ins("paragraph", -1, "Four.", "after"), app("paragraph", "Four", "And more.")),
+])
+def test_a_part_named_after_another_change_to_its_rule_is_refused_at_submission(
+        edits: tuple[Clause, ...]) -> None:
+    """Review F4: 'deleting the first paragraph and deleting the second' deleted One and Three."""
+    g, number = game_with(THREE)
+    rejected = g.refused(c.Propose(ALICE, "Two", "", tuple(at(number, edit) for edit in edits)),
+                         f"the changes to rule {number} name a part by its place")
+    assert rejected.refusal is Refusal.UNIT_AFTER_EDIT
+
+
+def test_a_place_the_earlier_changes_leave_as_it_was_is_accepted() -> None:
+    """Naming the last paragraph after a change to the first is no surprise: it is allowed."""
+    g, number = game_with(THREE)
+    adopt(g, at(number, rep("paragraph", "One", "Un.")), at(number, rep("paragraph", -1)))
+    assert g.state.rules[number].text == "Un.\n\nTwo."
+
+
+def test_a_part_named_after_another_change_fails_at_adoption_if_the_rules_moved() -> None:
+    """At adoption the same check fails the later edit: the text is not edited silently."""
+    g, number = game_with(THREE)
+    first = g.propose(ALICE, at(number, rep("paragraph", "Two")), at(number, rep("paragraph", -1)),
+                      title="First")  # "Three." is the last paragraph before and after
+    g.ok(c.EditRule(SPEAKER, Clause(K.REPLACE, number, old="Two.\n\nThree.",
+                                    new="Three.\n\nTwo.")))
+    g.votes(first, alice="FOR", bob="FOR", carol="FOR", dave="FOR")
+    g.later(timedelta(days=7))
+    failed = g.last(e.ClauseFailed)
+    assert failed.proposal == first and failed.refusal is Refusal.UNIT_AFTER_EDIT
+    assert g.state.rules[number].text == "One.\n\nThree."

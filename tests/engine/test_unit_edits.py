@@ -3,6 +3,8 @@ sentences, list items and lines, as check_edit and edited_text make them; and th
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -58,9 +60,10 @@ EDITED = [
     # append to a paragraph
     (app("paragraph", "The Speaker", "Recounts are allowed."), P1,
      P1 + " Recounts are allowed."),
-    (app("paragraph", -1, "Ties fail."), P3, P3 + " Ties fail."),
-    (app("paragraph", 2, "X."), P2, P2 + " X."),
-    (app("paragraph", "Each", "  Spaced.\n"), P2, P2 + " Spaced."),
+    # a paragraph that ends in a list item: the sentence is a paragraph of its own (review F8)
+    (app("paragraph", -1, "Ties fail."), P3, P3 + "\n\nTies fail."),
+    (app("paragraph", 2, "X."), P2, P2 + "\n\nX."),
+    (app("paragraph", "Each", "  Spaced.\n"), P2, P2 + "\n\nSpaced."),
     (app("paragraph", 1, "See rule 6."), P1, P1 + " See rule 6."),
     # insert a paragraph
     (ins("paragraph", 1, "Preamble.", "before"), P1, "Preamble.\n\n" + P1),
@@ -182,7 +185,7 @@ def test_several_edits_chain_each_on_the_text_the_one_before_leaves() -> None:
                    ins("paragraph", 1, "Votes:", "before"), rep("sentence", "The count")):
         check_edit(5, text, clause)
         text = edited_text(text, clause)
-    assert text == f"Votes:\n\nThe Speaker shall count the votes.\n\n{P2} Or abstain."
+    assert text == f"Votes:\n\nThe Speaker shall count the votes.\n\n{P2}\n\nOr abstain."
 
 
 # --- refusals -----------------------------------------------------------------------------
@@ -396,3 +399,76 @@ def test_checking_an_edit_of_a_part_never_fails_but_with_a_refusal(
 ])
 def test_each_edit_of_a_part_says_which_part_it_changes(clause: Clause, said: str) -> None:
     assert clause.describe() == said
+
+
+LIST_THEN_PROSE = "Voters are:\n- Alice\n- Bob\nTies fail."
+
+
+@pytest.mark.parametrize(("clause", "after"), [
+    (rep("item", "Bob"), "Voters are:\n- Alice\nTies fail."),
+    (ins("item", "Bob", "- Carol", "after"), "Voters are:\n- Alice\n- Bob\n- Carol\nTies fail."),
+    (rep("item", -1), "Voters are:\n- Alice\nTies fail."),
+])
+def test_the_prose_line_after_a_list_is_not_part_of_its_last_item(
+        clause: Clause, after: str) -> None:
+    """Review F6: deleting the item "Bob" deleted "Ties fail." with it."""
+    check_edit(5, LIST_THEN_PROSE, clause)
+    assert edited_text(LIST_THEN_PROSE, clause) == after
+
+
+def test_a_line_indented_past_the_marker_still_continues_the_item() -> None:
+    """An item's continuation line is one indented past its marker."""
+    text = "- Alice, who\n  votes first\n- Bob\nTies fail."
+    assert edited_text(text, rep("item", 1)) == "- Bob\nTies fail."
+
+
+def test_a_full_stop_before_a_small_letter_ends_no_sentence() -> None:
+    """Review F7: "e.g. the Speaker" was taken for the end of a sentence."""
+    text = "Each player (e.g. the Speaker) may vote. Ties fail."
+    check_edit(5, text, rep("sentence", "Each player"))
+    assert edited_text(text, rep("sentence", "Each player")) == "Ties fail."
+
+
+def test_the_full_stop_of_a_list_marker_ends_no_sentence() -> None:
+    """Review F7: the "sentence" beginning Alice was 'Alice\\n2.', and deleting it left '1. Bob'.
+
+    Now no sentence begins "Alice": the edit is refused, not made on the wrong words.
+    """
+    text = "Voters are:\n1. Alice\n2. Bob"
+    assert [text[start:end] for start, end in parts(text, "sentence")] == [text]
+    with pytest.raises(GameError) as refused:
+        check_edit(5, text, rep("sentence", "Alice"))
+    assert refused.value.refusal is Refusal.UNIT_NOT_FOUND
+
+
+@pytest.mark.parametrize("where", [-1, "Voters"])
+def test_a_sentence_added_to_a_paragraph_that_ends_in_a_list_is_a_new_paragraph(
+        where: Where) -> None:
+    """Review F8: "Ties fail." was joined to the last list item ('- Bob Ties fail.')."""
+    text = "Voters are:\n- Alice\n- Bob"
+    check_edit(5, text, app("paragraph", where, "Ties fail."))
+    assert edited_text(text, app("paragraph", where, "Ties fail.")) == text + "\n\nTies fail."
+
+
+def test_a_rule_text_is_split_into_parts_once_not_once_per_check_and_making() -> None:
+    """Review F3: each check and each making split a 64 KiB rule again (~10 ms a sentence edit).
+
+    Two hundred edits of the same text, each checked and made, now split it once.
+    """
+    text = ("Each player (e.g. the Speaker) may vote. Ties fail! Votes count.\n" * 1100)[:65_000]
+    started = time.perf_counter()
+    for nth in range(1, 201):
+        check_edit(5, text, rep("sentence", nth))
+        edited_text(text, rep("sentence", nth))
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(("new", "after"), [
+    ("Carol", "Voters are:\n- Alice\n- Carol"),
+    ("* Carol", "Voters are:\n- Alice\n* Carol"),
+])
+def test_a_list_item_replaced_by_text_without_a_marker_keeps_its_marker(
+        new: str, after: str) -> None:
+    """Review F11: replacing the item "Bob" with "Carol" dropped its marker ('- Bob' -> 'Carol')."""
+    text = "Voters are:\n- Alice\n- Bob"
+    assert edited_text(text, rep("item", "Bob", new)) == after

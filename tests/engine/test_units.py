@@ -219,3 +219,42 @@ def test_finding_and_choosing_parts_is_linear_in_the_text(unit: str) -> None:
         with pytest.raises(GameError):
             choose(1, text, unit, "b" * 1000, 0)
         assert time.perf_counter() - started < 1.0
+
+
+VOTERS = "Voters:\n(a) Votes are secret.\n(b) Ties fail."
+
+
+@pytest.mark.parametrize(("text", "unit", "anchor"), [
+    (VOTERS, "item", "(b) Votes"),
+    ("Voters:\n1. Votes are secret.\n2. Ties fail.", "item", "2. Votes"),
+    ("The Speaker counts.\n\n1. Votes.", "paragraph", "3. The Speaker"),
+])
+def test_an_anchor_with_its_own_marker_is_not_taken_for_a_part_with_another(
+        text: str, unit: str, anchor: str) -> None:
+    """Review F5: the markers-aside fallback chose item (a) for "(b) Votes"."""
+    with pytest.raises(GameError) as refused:
+        choose(5, text, unit, anchor, 0)
+    assert refused.value.refusal is Refusal.UNIT_NOT_FOUND
+
+
+def test_an_anchor_without_a_marker_still_finds_a_marked_part() -> None:
+    """The fallback is kept for an anchor written without the part's marker."""
+    assert VOTERS[slice(*choose(5, VOTERS, "item", "Ties", 0))] == "(b) Ties fail."
+
+
+@pytest.mark.parametrize(("text", "unit", "anchor", "part"), [
+    ("- the Speaker's deputy;\n- the Speaker.", "item", "the Speaker", "- the Speaker."),
+    ("and\na\n", "line", "a", "a"),
+    ("Ties fail.\n\nTies fail often.", "paragraph", "\u201cTies fail\u201d", "Ties fail."),
+])
+def test_a_part_quoted_whole_is_the_one_whose_whole_text_it_is(
+        text: str, unit: str, anchor: str, part: str) -> None:
+    """Review F11: a part quoted whole was matched as a prefix of a longer one."""
+    assert text[slice(*choose(5, text, unit, anchor, 0, whole=True))] == part
+
+
+def test_a_part_quoted_whole_that_no_part_is_is_refused() -> None:
+    """Whole: "the Speaker" is no item's whole text when every item says more."""
+    with pytest.raises(GameError) as refused:
+        choose(5, "- the Speaker's deputy;\n- a clerk", "item", "the Speaker", 0, whole=True)
+    assert refused.value.refusal is Refusal.UNIT_NOT_FOUND

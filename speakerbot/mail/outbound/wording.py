@@ -109,6 +109,10 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.UNIT_NOT_FOUND: ("{unit_missing}", "SHOW RULE {number} shows its text as it stands"),
     R.UNIT_NOT_UNIQUE: ("{count} {units} of rule {number} begin {quoted}, so the change does "
                         "not say which", "quote more of its beginning"),
+    R.UNIT_AFTER_EDIT: ("the changes to rule {number} name a part by its place, or by text "
+                        "another of them adds, after another change to it",
+                        "name each part by its beginning as the rule reads now, or make the "
+                        "changes in separate proposals"),
     R.RULE_TOO_LONG: ("{the_rule} would be {count} bytes long, over the limit of {limit} "
                       "bytes for a rule's text", "make the change smaller"),
     R.NO_SUCH_CFJ: ("there is no CFJ {number}", "STATUS lists the open CFJs"),
