@@ -204,6 +204,13 @@ class Parameter:
             extra = " (or none)" if self.optional else ""
             raise ValueError(f"{self.name}: {error}{extra}") from None
 
+    def as_set(self, text: str) -> str:
+        """Return a written value as SET writes it (``7 days`` is ``7d``); ValueError if bad.
+
+        So that two written values are compared by what they mean, not by how they are written.
+        """
+        return self.format(self.parse(text))
+
     def format(self, value: Any) -> str:
         """Write a value the way parse reads it."""
         if value is None:

@@ -81,7 +81,7 @@ def _read_into(play: Play, name: str, phrase: str, rule: int, text: str,
 
 def _written(name: str, text: str) -> str | None:
     try:
-        return PARAMETERS[name].format(PARAMETERS[name].parse(text))
+        return PARAMETERS[name].as_set(text)
     except ValueError:
         return None  # the SET itself fails, on its own
 

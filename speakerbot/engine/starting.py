@@ -121,7 +121,7 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
         tuple(sorted((name, phrase) for name, phrase in preset.phrases.items()
                      if name in sourced)),
         tuple(name for name in PARAMETERS if name in cmd.mechanics
-              and mechanics.formatted(name) != _as_set(name, preset.mechanics[name])),
+              and mechanics.formatted(name) != PARAMETERS[name].as_set(preset.mechanics[name])),
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))
@@ -150,11 +150,6 @@ def _with_persons(preset: c.Preset, names: dict[str, str]) -> tuple[RuleSpec, ..
                 text = text.replace(seed_name, names[role])
         rules.append(dataclasses.replace(spec, text=text))
     return tuple(rules)
-
-
-def _as_set(name: str, written: str) -> str:
-    """Write a ruleset's value as SET writes it, to compare it with the one in force."""
-    return PARAMETERS[name].format(PARAMETERS[name].parse(written))
 
 
 def _sources(preset: c.Preset, mechanics: Mechanics) -> tuple[tuple[str, int], ...]:

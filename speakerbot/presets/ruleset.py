@@ -203,7 +203,7 @@ def check_phrases(located: Located, key: Key, phrases: Mapping[str, str],
         if name not in written or sources[name] not in texts:
             continue  # a fault of its own already
         reading = read_mechanic(name, phrase, texts[sources[name]])
-        given = PARAMETERS[name].format(PARAMETERS[name].parse(written[name]))
+        given = PARAMETERS[name].as_set(written[name])
         if reading.value != given:
             said = (f"reads {reading.value}" if reading.value is not None else
                     f"cannot be read ({reading.why})")
