@@ -41,11 +41,13 @@ _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "positio
 # A game's record version likewise: a game of version 1 starts as it always did.
 # A game imported from a hand-run one (``speakerbot import``) likewise: where it came from,
 # the number its next proposal takes; and its rules' titles and history lines. A game's
-# phrases likewise (readings.py): a game started before them encodes as before.
+# phrases likewise (readings.py): a game started before them encodes as before. A draw's
+# proof and a game's first seed's commitment likewise (draw_events.py).
 _EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None,
                                        "record_version": 1, "imported_from": "",
                                        "next_proposal": 0, "phrases": [],
-                                       "overridden": []}
+                                       "overridden": [], "draw": None, "commitment": "",
+                                       "replaces": ""}
 _RULE_DEFAULTS: dict[str, Any] = {"title": "", "history": ()}
 
 

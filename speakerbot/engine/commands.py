@@ -53,6 +53,9 @@ class StartGame(Command):
     # The public record's version (publicity.py): the service starts every game at the
     # latest; 1, the default, is a game recorded as before public ids.
     record_version: int = 1
+    # The commitment of the game's first seed (luck.py): the caller draws the seed and
+    # keeps it. Empty: the game's draws are not provable (a scripted game in tests).
+    commitment: str = ""
 
 
 @dataclass(frozen=True)
@@ -296,6 +299,11 @@ class EndGame(Command):
 
 
 @dataclass(frozen=True)
+class RevealSeed(Command):
+    """Reveal the seed the game draws with now, and commit the next (ADMIN REVEAL)."""
+
+
+@dataclass(frozen=True)
 class PauseGame(Command):
     """Pause the game: no vote closes, no deadline runs, no reminder goes out."""
 
@@ -333,6 +341,7 @@ SPEAKER_COMMANDS: tuple[type[Command], ...] = (
     AssignJudge,
     HandSpeaker,
     EndGame,
+    RevealSeed,
     PauseGame,
     ResumeGame,
     SetAbsence,

@@ -18,6 +18,7 @@ from speakerbot.engine.pace import mover_reminder_due, overdue_due, remind_mover
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
 from speakerbot.engine.reminders import judge_reminder_at, remind_round, vote_reminder_at
 from speakerbot.engine.scoring import check_winners
+from speakerbot.engine.seeds import settle_seed
 from speakerbot.engine.voting import close_vote
 
 # What time brings, in the order it is done when several fall due at the same moment.
@@ -54,6 +55,7 @@ def tick(
         actions[what](play, number)
     if not play.events:
         return state, []
+    settle_seed(play)
     return work, play.events
 
 

@@ -24,6 +24,9 @@ from speakerbot.engine.base_event import PrivateEvent
 from speakerbot.engine.debate_events import DebateContributed as DebateContributed
 from speakerbot.engine.debate_events import ProposalRevised as ProposalRevised
 from speakerbot.engine.debate_events import VoteStarted as VoteStarted
+from speakerbot.engine.draw_events import Draw
+from speakerbot.engine.draw_events import SeedCommitted as SeedCommitted
+from speakerbot.engine.draw_events import SeedRevealed as SeedRevealed
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.model import Choice, Clause, Judgement, Role, RuleSpec
 from speakerbot.engine.refusals import NO_FACTS, Facts, Refusal
@@ -67,6 +70,9 @@ class GameStarted(Event):
     # The mechanics the host's configuration set otherwise than the ruleset (SHOW MECHANICS
     # says "set by the host"). Empty in games started before.
     overridden: tuple[str, ...] = ()
+    # The commitment of the game's first seed (draw_events.py). Empty in games started
+    # before draws were provable.
+    commitment: str = ""
 
 
 @dataclass(frozen=True)
@@ -227,6 +233,7 @@ class DieThrown(Event):
     player: str
     sides: int
     value: int
+    draw: Draw | None = None  # its proof; None in games recorded before draws were provable
 
 
 @dataclass(frozen=True)
@@ -259,6 +266,7 @@ class NewGameBegun(Event):
     old_speaker: str
     drawn_from: tuple[str, ...]  # the winners, when the new Speaker was drawn among several
     score_percent: int
+    draw: Draw | None = None  # the proof of that draw, when it was provable
 
 
 @dataclass(frozen=True)
@@ -370,6 +378,7 @@ class JudgeAssigned(Event):
     how: str
     deadline: datetime | None
     drawn_from: tuple[str, ...] = ()
+    draw: Draw | None = None  # the proof of a random draw, when it was provable
 
 
 @dataclass(frozen=True)
@@ -457,5 +466,6 @@ EVENT_TYPES: dict[str, type[Event]] = {kind.__name__: kind for kind in (
     pe.GamePaused, pe.GameResumed, pe.AbsenceDeclared, pe.AbsenceEnded, pe.TurnReminder,
     pe.TurnOverdue, pe.Reminded,
     de.ProposalRevised, de.VoteStarted, de.DebateContributed,
+    SeedCommitted, SeedRevealed,
 )}
 """Every kind of event by class name, for storage."""

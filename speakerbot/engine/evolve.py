@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from speakerbot.engine import events as ev
 from speakerbot.engine import pace_events as pe
+from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.mechanics import PARAMETERS, Adoption
 from speakerbot.engine.model import (
     Absence,
@@ -86,6 +87,7 @@ def _game_started(state: GameState, e: ev.GameStarted) -> None:
     state.open_registration = e.open_registration
     state.game_id = e.game_id
     state.next_proposal = e.next_proposal or e.mechanics.first_proposal_number
+    state.commitment = e.commitment
 
 
 def _first_history(e: ev.GameStarted, spec: RuleSpec) -> list[RuleChange]:
@@ -204,8 +206,30 @@ def _score_changed(state: GameState, e: ev.ScoreChanged) -> None:
     state.players[e.player].score += e.delta
 
 
+@_on(ev.DieThrown)
+def _die_thrown(state: GameState, e: ev.DieThrown) -> None:
+    _drawn(state, e.draw)
+
+
+def _drawn(state: GameState, draw: Draw | None) -> None:
+    """Count a provable draw against the seed it used (a seed used is revealed: seeds.py)."""
+    if draw is not None:
+        state.seed_draws += 1
+
+
+@_on(ev.SeedCommitted)
+def _seed_committed(state: GameState, e: ev.SeedCommitted) -> None:
+    state.commitment, state.seed_draws = e.commitment, 0
+
+
+@_on(ev.SeedRevealed)
+def _seed_revealed(state: GameState, e: ev.SeedRevealed) -> None:
+    state.commitment, state.seed_draws = e.next_commitment, 0
+
+
 @_on(ev.NewGameBegun)
 def _new_game(state: GameState, e: ev.NewGameBegun) -> None:
+    _drawn(state, e.draw)
     state.game_number = e.game_number
     state.winners = []
     for player in state.players.values():
@@ -324,6 +348,7 @@ def _cfj_called(state: GameState, e: ev.CfjCalled) -> None:
 
 @_on(ev.JudgeAssigned)
 def _judge_assigned(state: GameState, e: ev.JudgeAssigned) -> None:
+    _drawn(state, e.draw)
     cfj = state.cfjs[e.cfj]
     cfj.judges.append(e.judge)
     cfj.deadline = e.deadline

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from speakerbot.engine import absence, debate, judgement, pace, players, starting, voting
+from speakerbot.engine import absence, debate, judgement, pace, players, seeds, starting, voting
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.clauses import edit_directly
@@ -53,6 +53,7 @@ def apply(
         if isinstance(command, c.SPEAKER_COMMANDS):
             play.require_speaker(command)
         handler(play, command)
+        seeds.settle_seed(play, asked=isinstance(command, c.RevealSeed))
         if isinstance(command, c.SPEAKER_COMMANDS):
             # Announced first, though composed last: only a valid override is described.
             summary = pace.override_summary(command, state) or _override_summary(command)
@@ -103,6 +104,7 @@ _HANDLERS: dict[type[c.Command], Callable[[Play, Any], None]] = {
     c.AssignJudge: judgement.assign_judge,
     c.HandSpeaker: players.hand_speaker,
     c.EndGame: _end_game,
+    c.RevealSeed: seeds.reveal_seed,
     # The pace of play.
     c.PauseGame: pace.pause,
     c.ResumeGame: pace.resume,
@@ -138,5 +140,7 @@ def _override_summary(command: c.Command) -> str:
             return f"handed the Speaker role to {player}"
         case c.EndGame(reason=reason):
             return "ended the game" + (f": {reason}" if reason else "")
+        case c.RevealSeed():
+            return "revealed the seed the game's draws are made with"
     return type(command).__name__
 

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.mechanics import JudgePolicy, ParadoxWinner
 from speakerbot.engine.model import Cfj, Judgement
 from speakerbot.engine.play import Play
@@ -102,15 +103,24 @@ def preceding(play: Play, address: str, skip: set[str]) -> str | None:
     return None
 
 
-def random_voter(play: Play, exclude: set[str]) -> tuple[str, tuple[str, ...]]:
-    """Draw a Voter who may judge; return them and every candidate of the draw."""
+def random_voter(play: Play, cfj: Cfj, exclude: set[str],
+                 ) -> tuple[str, tuple[str, ...], Draw | None]:
+    """Draw a Voter who may judge; return them, every candidate of the draw, and its proof.
+
+    The draw is labelled ``judge:cfj-4`` for a CFJ's first Judge, ``judge:cfj-4/2`` for its
+    second, and so on: no two draws of a game share a label.
+    """
     candidates = tuple(v for v in play.state.voters() if v not in exclude)
     # An absent Voter is not drawn while anyone else may be (absence.py).
     present = tuple(v for v in candidates if v not in play.state.absences)
     candidates = present or candidates
     if not candidates:
         raise GameError(Refusal.NO_VOTER_TO_JUDGE)
-    return play.draw(candidates), candidates
+    label = f"judge:cfj-{cfj.number}"
+    if cfj.judges:
+        label += f"/{len(cfj.judges) + 1}"
+    judge, proof = play.draw(label, candidates)
+    return judge, candidates, proof
 
 
 def judge_deadline(play: Play) -> datetime | None:
@@ -123,6 +133,7 @@ def assign_first_judge(play: Play, cfj: Cfj) -> None:
     """Select the first Judge of a CFJ as the rules say."""
     state, policy = play.state, play.mechanics.judge_policy
     drawn: tuple[str, ...] = ()
+    proof: Draw | None = None
     if policy is JudgePolicy.PRECEDING:
         if cfj.mover is None:
             raise GameError(Refusal.NO_TURN_FOR_JUDGEMENT)
@@ -133,14 +144,14 @@ def assign_first_judge(play: Play, cfj: Cfj) -> None:
     elif policy is JudgePolicy.SPEAKER:
         judge, how = state.speaker, "the Speaker"
     elif cfj.caller == state.speaker:
-        judge, drawn = random_voter(play, {cfj.caller})
+        judge, drawn, proof = random_voter(play, cfj, {cfj.caller})
         how = "a random Voter, as the Speaker invoked judgement"
     else:
         judge, how = state.speaker, "the Speaker, as a Voter invoked judgement"
     if judge is None:
         raise GameError(Refusal.NO_OTHER_JUDGE)
     play.emit(e.JudgeAssigned(play.now, cfj.number, judge, how + play.per("judge_policy"),
-                              judge_deadline(play), drawn))
+                              judge_deadline(play), drawn, proof))
 
 
 def replace_judge(play: Play, cfj: Cfj, why: str, fallback: str | None = None) -> None:
@@ -162,12 +173,13 @@ def reassign_judge(play: Play, cfj: Cfj, why: str) -> None:
     state, policy = play.state, play.mechanics.judge_policy
     current = cfj.judge or state.speaker
     drawn: tuple[str, ...] = ()
+    proof: Draw | None = None
     if policy is JudgePolicy.PRECEDING:
         mover = state.turn.mover if state.turn is not None else current
         judge = preceding(play, current, {mover})
         how = f"{why}: the player preceding the Judge"
     elif policy is JudgePolicy.RANDOM:
-        judge, drawn = random_voter(play, {current, cfj.caller})
+        judge, drawn, proof = random_voter(play, cfj, {current, cfj.caller})
         how = f"{why}: a random Voter"
     elif policy is JudgePolicy.NAMED:
         judge, how = state.named_judge or state.host, f"{why}: the named Judge again"
@@ -175,4 +187,5 @@ def reassign_judge(play: Play, cfj: Cfj, why: str) -> None:
         judge, how = state.speaker, f"{why}: the Speaker"
     if judge is None:
         raise GameError(Refusal.NO_JUDGE_LEFT)
-    play.emit(e.JudgeAssigned(play.now, cfj.number, judge, how, judge_deadline(play), drawn))
+    play.emit(e.JudgeAssigned(play.now, cfj.number, judge, how, judge_deadline(play), drawn,
+                              proof))

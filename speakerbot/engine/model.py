@@ -365,6 +365,11 @@ class GameState:
     absences: dict[str, Absence] = field(default_factory=dict)  # by player's address
     record_version: int = 1  # how the public record names players (publicity.py)
     public_ids: dict[str, str] = field(default_factory=dict)  # address -> public id
+    # The commitment of the seed the game draws with now (draw_events.py), and how many
+    # draws it has made since it was committed. Empty in a game recorded before seeds, and
+    # once the game's last seed is revealed.
+    commitment: str = ""
+    seed_draws: int = 0
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the

@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Protocol
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.evolve import evolve
+from speakerbot.engine.luck import NO_RANDOMNESS as NO_RANDOMNESS
+from speakerbot.engine.luck import RandomSource as RandomSource
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.model import Cfj, GameState, Player, Proposal, ProposalStatus
 from speakerbot.engine.refusals import Facts, GameError, Refusal
@@ -22,24 +24,6 @@ from speakerbot.engine.refusals import Facts, GameError, Refusal
 MAX_TITLE = 200
 MAX_NAME = 64
 MAX_TEXT = 100_000
-
-
-class RandomSource(Protocol):
-    """Where die rolls and random draws come from (``random.Random`` will do)."""
-
-    def randint(self, a: int, b: int) -> int:
-        """Return a whole number from a to b inclusive."""
-        ...
-
-
-class _NoRandomness:
-    """The default source: a command that needs a draw without a source is a caller's bug."""
-
-    def randint(self, a: int, b: int) -> int:
-        raise RuntimeError("this move needs randomness: pass a RandomSource to apply or tick")
-
-
-NO_RANDOMNESS: RandomSource = _NoRandomness()
 
 
 class Play:
@@ -64,9 +48,18 @@ class Play:
         evolve(self.state, event)
         self.events.append(event)
 
-    def draw(self, candidates: Sequence[str]) -> str:
-        """Draw one of the candidates at random."""
-        return candidates[self.rng.randint(0, len(candidates) - 1)]
+    def draw(self, label: str, candidates: Sequence[str]) -> tuple[str, Draw | None]:
+        """Draw one of the candidates; return it, and the draw's proof if it can be proved.
+
+        A draw is provable when the source holds the seed the game has committed (luck.py);
+        ``label`` names it, once in a game.
+        """
+        commitment = self.state.commitment
+        provable = bool(commitment) and self.rng.holds(commitment)
+        outcome = candidates[self.rng.pick(label, len(candidates), commitment)]
+        if not provable:
+            return outcome, None
+        return outcome, Draw(label, tuple(candidates), outcome, self.rng.after, commitment)
 
     def source(self, mechanic: str) -> int | None:
         """Return the rule a mechanic comes from, if any."""

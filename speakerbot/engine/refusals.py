@@ -101,6 +101,8 @@ class Refusal(StrEnum):
     NO_OTHER_JUDGE = "no-other-judge"
     NO_JUDGE_LEFT = "no-judge-left"
     NO_VOTER_TO_JUDGE = "no-voter-to-judge"
+    # The game's draws (seeds.py).
+    NO_SEED_TO_REVEAL = "no-seed-to-reveal"
     # The pace of play: pauses, absences, a turn's deadline.
     ALREADY_PAUSED = "already-paused"
     NOT_PAUSED = "not-paused"

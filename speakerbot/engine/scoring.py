@@ -46,8 +46,10 @@ def turn_award(play: Play, proposal: Proposal, for_votes: int, eligible: int) ->
     if not play.state.players[mover].active:
         return
     if mechanics.turn_award is TurnAward.DIE:
-        value = play.rng.randint(1, mechanics.die_sides)
-        play.emit(e.DieThrown(play.now, mover, mechanics.die_sides, value))
+        faces = tuple(str(face) for face in range(1, mechanics.die_sides + 1))
+        thrown, proof = play.draw(f"die:{proposal.number}", faces)
+        value = int(thrown)
+        play.emit(e.DieThrown(play.now, mover, mechanics.die_sides, value, proof))
         play.score(mover, value, f"threw {value} on the die{play.per('turn_award')}",
                    proposal=proposal.number)
     elif mechanics.turn_award is TurnAward.HEAVENS:
@@ -77,10 +79,12 @@ def check_winners(play: Play) -> None:
     reason = f"reached {mechanics.win_points} points{play.per('win_points')}"
     play.emit(e.GameWon(play.now, winners, reason, play.scores_now()))
     if mechanics.on_win is OnWin.NEW_GAME and mechanics.speaker_role:
-        new_speaker = winners[0] if len(winners) == 1 else play.draw(winners)
+        new_speaker, proof = winners[0], None
+        if len(winners) > 1:
+            new_speaker, proof = play.draw(f"speaker:game-{state.game_number + 1}", winners)
         play.emit(e.NewGameBegun(
             play.now, state.game_number + 1, new_speaker, state.speaker,
-            winners if len(winners) > 1 else (), mechanics.new_game_score_percent,
+            winners if len(winners) > 1 else (), mechanics.new_game_score_percent, proof,
         ))
     else:
         play.emit(e.GameEnded(play.now, f"won: {reason}", winners))

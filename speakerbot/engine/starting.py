@@ -122,6 +122,7 @@ def _begin(play: Play, cmd: c.StartGame, imported: c.ImportGame | None = None) -
                      if name in sourced)),
         tuple(name for name in PARAMETERS if name in cmd.mechanics
               and mechanics.formatted(name) != PARAMETERS[name].as_set(preset.mechanics[name])),
+        cmd.commitment,
     ))
     if mechanics.speaker_role:
         play.emit(e.PlayerJoined(play.now, host, cmd.host_name, Role.SPEAKER, True))

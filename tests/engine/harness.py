@@ -38,6 +38,8 @@ EventT = TypeVar("EventT", bound=e.Event)
 class Dice:
     """A scripted random source: hands out queued values and fails on any unexpected draw."""
 
+    after = 0  # its draws prove nothing: a scripted game records no seed
+
     def __init__(self) -> None:
         self.queue: list[int] = []
         self.asked: list[tuple[int, int]] = []
@@ -45,13 +47,28 @@ class Dice:
     def load(self, *values: int) -> None:
         self.queue.extend(values)
 
+    def holds(self, commitment: str) -> bool:
+        return False
+
+    def pick(self, label: str, count: int, commitment: str) -> int:
+        """Hand out the next value: a die's face for a die (``die:...``), else an index."""
+        a = 1 if label.startswith("die:") else 0
+        return self.randint(a, a + count - 1) - a
+
     def randint(self, a: int, b: int) -> int:
+        """The next scripted value, from ``a`` to ``b``."""
         self.asked.append((a, b))
         if not self.queue:
             raise AssertionError(f"unexpected random draw from {a} to {b}")
         value = self.queue.pop(0)
         assert a <= value <= b, f"scripted {value} outside {a}..{b}"
         return value
+
+    def reveal(self, commitment: str) -> str:
+        raise AssertionError("a scripted game has no seed to reveal")
+
+    def commit(self) -> str:
+        raise AssertionError("a scripted game commits no seed")
 
 
 class Game:

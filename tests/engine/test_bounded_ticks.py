@@ -6,7 +6,6 @@ and Judges drawn included), and the same state.
 
 from __future__ import annotations
 
-import random
 from datetime import timedelta
 
 from hypothesis import given, settings
@@ -18,12 +17,13 @@ from speakerbot.engine import events as e
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
 from tests.engine.test_reminder_rounds import SPEAKER, T0
+from tests.support.chance import ByChance
 
 PLAYERS = [f"p{i}@example.org" for i in range(6)]
 
 
 def _backlog(preset: str, proposals: int, cfjs: int, seed: int) -> GameState:
-    rng = random.Random(seed)
+    rng = ByChance(seed)
     state, _ = apply(GameState(), c.StartGame(
         SPEAKER, load_preset(preset), "Speaker",
         mechanics={"win_points": "1000000", "debate": "none", "turn_period": "none",
@@ -51,8 +51,8 @@ def test_a_backlog_ticked_in_pieces_is_the_one_tick(
         preset: str, proposals: int, cfjs: int, budget: int, seed: int, days: int) -> None:
     start = _backlog(preset, proposals, cfjs, seed)
     now = T0 + timedelta(days=days)
-    whole, expected = tick(start, now, random.Random(seed))
-    rng, state, events, pieces = random.Random(seed), start, [], 0
+    whole, expected = tick(start, now, ByChance(seed))
+    rng, state, events, pieces = ByChance(seed), start, [], 0
     while due_by(state, now):
         state, piece = tick(state, now, rng, budget=budget)
         assert piece, "a tick with something due did nothing"

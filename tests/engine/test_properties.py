@@ -18,7 +18,7 @@ from speakerbot.engine.mechanics import Adoption, CountBasis, Mechanics
 from speakerbot.engine.model import Choice, Judgement
 from speakerbot.engine.tally import count_vote
 from speakerbot.presets import PRESET_NAMES, load_preset
-from tests.engine.harness import SPEAKER, Game, amend, enact, public_events, repeal, set_
+from tests.engine.harness import SPEAKER, Dice, Game, amend, enact, public_events, repeal, set_
 
 PLAYERS = [f"p{i}@example.org" for i in range(8)]
 FAST = settings(max_examples=60, deadline=None,
@@ -222,8 +222,9 @@ def resolve(g: Game, step: tuple[str, int, int, bool, Any, int]) -> c.Command:
     return commands[kind]
 
 
-class SeededDice:
+class SeededDice(Dice):
     def __init__(self, values: list[int]) -> None:
+        super().__init__()
         self.values = values
         self.i = 0
 
@@ -243,7 +244,7 @@ def test_random_play_never_crashes_and_always_replays(
     preset: str, plan: list[tuple[str, int, int, bool, Any, int]], dice: list[int]
 ) -> None:
     g = Game(preset, mechanics={"judge_period": "3d"})
-    g.dice = SeededDice(dice)  # type: ignore[assignment]
+    g.dice = SeededDice(dice)
     for address in PLAYERS[:4]:
         g.ok(c.AddPlayer(SPEAKER, address, address.split("@")[0]))
     for step in plan:

@@ -16,7 +16,7 @@ SHARED = [Path(speakerbot.addresses.__file__)]
 ALLOWED_MODULES = {
     "__future__", "collections.abc", "copy", "dataclasses", "datetime", "decimal", "difflib",
     "enum",
-    "fractions", "functools", "hashlib", "idna", "json", "math", "msgspec", "re", "string",
+    "fractions", "functools", "hashlib", "hmac", "idna", "json", "math", "msgspec", "re", "string",
     "types", "typing", "speakerbot.addresses", "speakerbot.engine.durations",
 }
 FORBIDDEN_CALLS = {"now", "utcnow", "today", "time", "monotonic", "open", "random", "getenv"}

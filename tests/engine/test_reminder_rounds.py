@@ -8,7 +8,6 @@ before its deadline, in one mail per player per round.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -21,6 +20,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
+from tests.support.chance import ByChance
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 SPEAKER = "speaker@example.org"
@@ -28,7 +28,7 @@ DAY = timedelta(days=1)
 
 
 def _big_game(players: int, proposals: int) -> tuple[GameState, list[e.Event], list[str]]:
-    rng = random.Random(5)
+    rng = ByChance(5)
     record: list[e.Event] = []
     state, events = apply(GameState(), c.StartGame(
         SPEAKER, load_preset("nomicam"), "Speaker", mechanics={"win_points": "1000000"}),
@@ -48,7 +48,7 @@ def _big_game(players: int, proposals: int) -> tuple[GameState, list[e.Event], l
 
 def test_closing_200_proposals_with_1000_players_reminds_each_player_at_most_once() -> None:
     state, record, voters = _big_game(1000, 200)
-    rng = random.Random(6)
+    rng = ByChance(6)
     now = T0 + timedelta(hours=1)
     # Two ballots from two players in three (casting 60,000 through apply would take minutes).
     for i, voter in enumerate(voters):
@@ -79,7 +79,7 @@ def test_after_an_outage_a_voter_back_before_a_reminder_fell_due_is_reminded() -
     one whose reminder fell due after (1.8), though the tick after an outage (day 2) settles
     both reminders in one round, before the absence's end.
     """
-    rng = random.Random(1)
+    rng = ByChance(1)
     state, _ = apply(GameState(), c.StartGame(
         SPEAKER, load_preset("nomicam"), "Speaker",
         mechanics={"voting_period": "2d", "reminder_before": "1d"}), T0, rng)
@@ -109,7 +109,7 @@ _ACTIONS = st.lists(st.tuples(
 @given(actions=_ACTIONS, seed=st.integers(0, 1000))
 def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
         actions: list[tuple[str, int, int, int]], seed: int) -> None:
-    rng = random.Random(seed)
+    rng = ByChance(seed)
     now = T0
     state, record = GameState(), []
 

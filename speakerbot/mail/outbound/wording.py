@@ -129,6 +129,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.NO_OTHER_JUDGE: ("there is no other player to judge", ""),
     R.NO_JUDGE_LEFT: ("there is no player left who may judge", ""),
     R.NO_VOTER_TO_JUDGE: ("there is no Voter who may judge", ""),
+    R.NO_SEED_TO_REVEAL: ("the game holds no seed to reveal (a game recorded before draws "
+                          "were provable is given one at its next move)", ""),
     # The pace of play.
     R.ALREADY_PAUSED: ("the game is already paused (since {at}{colon_text})",
                        "ADMIN RESUME resumes it"),
