@@ -34,6 +34,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.evolve import evolve
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice
 from speakerbot.engine.play import Play
 from speakerbot.engine.reminders import remind_round
@@ -123,18 +124,19 @@ def _seed(service: GameService, players: int, proposals: int, ballots: int) -> N
     records them (casting each through ``apply`` would copy the big state each time).
     """
     rng = random.Random(2)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     voters = [f"v{i}@bench.test" for i in range(players)]
     with open_unit(service.deps) as uow:
         state = uow.state()
         record: list[e.Event] = []
         for n, voter in enumerate(voters):
-            state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {n}"), T0, rng)
+            state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {n}"), T0, draws)
             record += events
         for n in range(proposals):
             # Over an hour, as a flood of proposals comes: their reminders fall due together.
             at = T0 + timedelta(seconds=3600 * n // proposals)
             state, events = apply(state, c.Propose(voters[n % players], f"Proposal {n}",
-                                                   "Text of the proposal.\n"), at, rng)
+                                                   "Text of the proposal.\n"), at, draws)
             record += events
         for proposal in state.open_proposals():
             for voter in rng.sample(voters, ballots):

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from speakerbot.engine import GameState, apply
 from speakerbot.engine import commands as c
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.mail.outbound.compose import (
     GameIdentity,
     Outgoing,
@@ -40,14 +41,15 @@ PLAYERS = [f"p{n}@bench.test" for n in range(40)]
 def game() -> GameState:
     """A game of 40 players with 10 proposals open for voting."""
     rng = random.Random(1)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = datetime(2026, 1, 1, tzinfo=UTC)
     state, _ = apply(GameState(), c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker"),
-                     now, rng)
+                     now, draws)
     for n, player in enumerate(PLAYERS):
-        state, _ = apply(state, c.AddPlayer(SPEAKER, player, f"Player {n}"), now, rng)
+        state, _ = apply(state, c.AddPlayer(SPEAKER, player, f"Player {n}"), now, draws)
     for n in range(10):
         now += timedelta(minutes=1)
-        state, _ = apply(state, c.Propose(PLAYERS[n], f"Proposal {n}", "Text."), now, rng)
+        state, _ = apply(state, c.Propose(PLAYERS[n], f"Proposal {n}", "Text."), now, draws)
     return state
 
 

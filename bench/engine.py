@@ -19,6 +19,7 @@ from speakerbot.engine import GameState, apply, replay, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.events import Event
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Ballot, Choice
 from speakerbot.mail.outbound.announcements import Announcer
 from speakerbot.mail.outbound.compose import GameIdentity, Renderer, compose
@@ -34,19 +35,20 @@ def at_scale(players: int, proposals: int, voters_each: int) -> None:
     it is what is measured below, once the state is big).
     """
     rng = random.Random(2)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = datetime(2026, 1, 1, tzinfo=UTC)
     speaker = "speaker@example.org"
     # Reminders off: one per player and proposal, they are the big game's mail problem,
     # measured on their own; this is the close and its results.
     mechanics = {"win_points": "1000000", "reminder_before": "none"}
     state, _ = apply(GameState(), c.StartGame(speaker, load_preset("nomicam"), "Speaker",
-                                               mechanics=mechanics), now, rng)
+                                               mechanics=mechanics), now, draws)
     voters = [f"v{i}@example.org" for i in range(players)]
     for i, voter in enumerate(voters):
-        state, _ = apply(state, c.AddPlayer(speaker, voter, f"Voter {i}"), now, rng)
+        state, _ = apply(state, c.AddPlayer(speaker, voter, f"Voter {i}"), now, draws)
     for n in range(proposals):
         state, _ = apply(state, c.Propose(voters[n % players], f"Proposal {n}", "Text."), now,
-                         rng)
+                         draws)
     for proposal in state.open_proposals():
         for voter in rng.sample(voters, voters_each):
             proposal.ballots[voter] = Ballot(rng.choice([Choice.FOR, Choice.AGAINST]), now)
@@ -54,12 +56,12 @@ def at_scale(players: int, proposals: int, voters_each: int) -> None:
     times = []
     for voter in voters[:25]:
         t0 = time.perf_counter()
-        state, _ = apply(state, c.CastBallot(voter, first, Choice.FOR), now, rng)
+        state, _ = apply(state, c.CastBallot(voter, first, Choice.FOR), now, draws)
         times.append(time.perf_counter() - t0)
     times.sort()
     announcer = Announcer(GameIdentity("Bench", "game@example.org"), Renderer(templates_dir()))
     t0 = time.perf_counter()
-    closed, events = tick(state, now + timedelta(days=8), rng)
+    closed, events = tick(state, now + timedelta(days=8), draws)
     ticked = time.perf_counter() - t0
     outgoing = announcer.messages(events, closed, "e1", state)
     mails = [compose(announcer.identity, message, now)[1] for message in outgoing]
@@ -84,6 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     at_scale(args.scale_players, args.scale_proposals, args.scale_ballots)
     rng = random.Random(1)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = datetime(2026, 1, 1, tzinfo=UTC)
     speaker = "speaker@example.org"
     state = GameState()
@@ -91,7 +94,7 @@ def main() -> None:
 
     def do(command: c.Command) -> None:
         nonlocal state
-        state, events = apply(state, command, now, rng)
+        state, events = apply(state, command, now, draws)
         record.extend(events)
 
     do(c.StartGame(speaker, load_preset("nomicam"), "Speaker",
@@ -110,7 +113,7 @@ def main() -> None:
             do(c.CastBallot(voter, number, rng.choice([Choice.FOR, Choice.AGAINST])))
             ballot_times.append(time.perf_counter() - t0)
         now += timedelta(days=7)
-        state, events = tick(state, now, rng)
+        state, events = tick(state, now, draws)
         record.extend(events)
     played = time.perf_counter() - started
 

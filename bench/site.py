@@ -24,6 +24,7 @@ from speakerbot.engine import GameState, apply, chain, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_to_json
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement
 from speakerbot.presets import load_preset
 from speakerbot.resources import templates_dir
@@ -35,13 +36,14 @@ SPEAKER = "speaker@example.org"
 def play(proposals: int, players: int) -> list[dict[str, Any]]:
     """Return the public record of a nomicam game of ``proposals`` closed proposals."""
     rng = random.Random(5)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = datetime(2026, 1, 1, tzinfo=UTC)
     record: list[e.Event] = []
     state = GameState()
 
     def run(command: c.Command) -> None:
         nonlocal state
-        state, events = apply(state, command, now, rng)
+        state, events = apply(state, command, now, draws)
         assert not any(isinstance(ev, e.CommandRejected) for ev in events), events
         record.extend(events)
 
@@ -68,7 +70,7 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
             judge = state.cfjs[cfj].judge or SPEAKER
             run(c.DeliverJudgement(judge, cfj, Judgement.TRUE, "Reasons."))
         now += timedelta(hours=1, minutes=1)
-        state, events = tick(state, now, rng)
+        state, events = tick(state, now, draws)
         record.extend(events)
     data = []
     for event in record:

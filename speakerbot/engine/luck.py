@@ -108,6 +108,10 @@ def derive_index(seed: bytes, anchor: str, label: str, count: int) -> int:
         attempt += 1
 
 
+def _no_seed() -> bytes:
+    raise RuntimeError("a source by chance commits no seed")
+
+
 @dataclass
 class SeededDraws:
     """The service's source: draws computed from the game's seeds, anchored to the record.
@@ -126,6 +130,14 @@ class SeededDraws:
     fresh: Callable[[], bytes]
     chance: Callable[[int], int]
     made: dict[str, bytes] = field(default_factory=dict)
+
+    @classmethod
+    def by_chance(cls, chance: Callable[[int], int]) -> SeededDraws:
+        """Return a source that proves nothing: every draw by ``chance`` (for simulations).
+
+        A game played with it records no seed, like a game recorded before seeds.
+        """
+        return cls(0, "", lambda _: None, _no_seed, chance)
 
     def _seed(self, commitment: str) -> bytes | None:
         if not commitment:

@@ -25,6 +25,15 @@ NEW_GAME = "a game has ended and the next begun"
 HOST_ASKED = "the host asked"
 
 
+def committed_by(event: e.Event) -> str:
+    """Return the commitment an event puts in the record ("" if none): its seed must be kept."""
+    if isinstance(event, e.GameStarted | e.SeedCommitted):
+        return event.commitment
+    if isinstance(event, e.SeedRevealed):
+        return event.next_commitment
+    return ""
+
+
 def reveal_seed(play: Play, cmd: c.RevealSeed) -> None:
     """ADMIN REVEAL: refuse when there is no seed to reveal; the end of the decision does it."""
     if not play.state.commitment or not play.rng.holds(play.state.commitment):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from speakerbot.adapters.store import InboundRow
 from speakerbot.config import LimitsSettings, Settings
-from speakerbot.engine import GameState, apply
+from speakerbot.engine import GameState, RandomSource, apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Choice
@@ -104,7 +104,7 @@ def count_wrong_password(deps: Deps, batch: Batch, at: datetime) -> None:
 def apply_mail(
     deps: Deps, mail: InboundMail, parsed: lang.ParseResult, state: GameState,
     received: datetime, *, admin_error: str | None = None,
-    notes: Sequence[str] = (), batch: Batch | None = None,
+    notes: Sequence[str] = (), batch: Batch,
 ) -> tuple[GameState, list[e.Event], str | None, bool]:
     """Apply a message's commands all or nothing.
 
@@ -118,14 +118,14 @@ def apply_mail(
                                              problem=mail.problem), False
     ignored = [(item.line, item.text) for item in parsed.ignored]
     commands, errors = translated(deps, parsed, state, sender, received, admin_error)
-    if not errors and batch is not None:
+    if not errors:
         errors = argument_limit_errors(batch.uow, state, sender, parsed.commands,
                                        received)
     if errors:
         return state, [], deps.replies.reply(state, sender, outcomes=(), errors=errors,
                                              ignored=ignored, answers=(), applied=False,
                                              notes=notes), False
-    run = Run(state)
+    run = Run(state, lambda pending: batch.uow.luck([*batch.events, *pending]))
     for command, action in commands:
         if not run_one(deps, run, command, action, sender, received):
             break
@@ -181,7 +181,8 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
                                     "The digest is on its way to every player."))
         return True
     if isinstance(action, NewGameRequest):
-        started = next_game(deps.settings, run.work, action.ruleset)
+        started = next_game(deps.settings, run.work, action.ruleset,
+                            run.luck(run.events).commit())
         if isinstance(started, str):
             run.outcomes.append(Outcome(command.line, command_text(command),
                                         f"Refused: {started}."))
@@ -199,7 +200,7 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
         # Drawn here, not by the engine's source: a salt must be unguessable even when
         # the game's draws are seeded, and a die's sequence must not depend on ballots.
         action = dataclasses.replace(action, salt=deps.new_secret())
-    after, produced = apply(run.work, action, received, deps.rng,
+    after, produced = apply(run.work, action, received, run.luck(run.events),
                             max_rule_bytes=deps.settings.limits.max_rule_bytes)
     run.outcomes.append(Outcome(command.line, command_text(command),
                                 outcome_of(produced, after, sender),
@@ -242,11 +243,13 @@ def proposal_limits(limits: LimitsSettings, state: GameState, sender: str,
     return []
 
 
-def next_game(settings: Settings, state: GameState, ruleset: str | None) -> c.StartGame | str:
+def next_game(settings: Settings, state: GameState, ruleset: str | None,
+              commitment: str) -> c.StartGame | str:
     """Return the command that starts the next game, or why it cannot start now.
 
     The next game may start once the last is over, under the configured preset or the
-    one named; the last game's active players are in it from the start.
+    one named; the last game's active players are in it from the start. ``commitment``:
+    its first seed's (drawn by the caller, kept if the game starts).
     """
     if not state.started:
         return "the database has no game yet: run speakerbot init first"
@@ -264,7 +267,7 @@ def next_game(settings: Settings, state: GameState, ruleset: str | None) -> c.St
     return c.StartGame(game.speaker, preset, game.speaker_name, game.judge or "",
                        game.judge_name or "", dict(settings.mechanics),
                        game.open_registration, secrets.token_hex(8), players,
-                       RECORD_VERSION)
+                       RECORD_VERSION, commitment)
 
 
 Action = c.Command | Query | DigestRequest | NewGameRequest
@@ -276,6 +279,9 @@ class Run:
     """Where a message's commands have got to: applied so far, and what to answer."""
 
     start: GameState
+    # The source of the draws of a command decided after the given events of this run
+    # (UnitOfWork.luck, with what the transaction decided before the run).
+    luck: Callable[[Sequence[e.Event]], RandomSource]
     work: GameState = field(init=False)
     events: list[e.Event] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)

@@ -11,11 +11,10 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from speakerbot.adapters.store import Store
 from speakerbot.config import Settings
-from speakerbot.engine import RandomSource
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.authentication import AuthPolicy
 from speakerbot.mail.outbound.announcements import Announcer
@@ -37,13 +36,25 @@ def new_secret() -> str:
     return secrets.token_hex(16)
 
 
+class Entropy(Protocol):
+    """Where the game's secret seeds come from (``random.SystemRandom`` when run for real)."""
+
+    def getrandbits(self, k: int, /) -> int:
+        """Return ``k`` random bits."""
+        ...
+
+    def randrange(self, start: int, /) -> int:
+        """Return a whole number below ``start`` (a draw no seed can prove)."""
+        ...
+
+
 @dataclass
 class Deps:
     """The long-lived parts of one game's service, passed to every handler."""
 
     store: Store
     settings: Settings
-    rng: RandomSource
+    rng: Entropy
     clock: Callable[[], datetime]
     identity: GameIdentity
     announcer: Announcer
@@ -55,7 +66,7 @@ class Deps:
     crashpoints: CrashPoints = NO_CRASHES
 
 
-def game_deps(store: Store, settings: Settings, *, rng: RandomSource,
+def game_deps(store: Store, settings: Settings, *, rng: Entropy,
               clock: Callable[[], datetime] = now_utc,
               crashpoints: CrashPoints = NO_CRASHES) -> Deps:
     """Gather what the game on ``store`` under ``settings`` needs, once."""

@@ -94,7 +94,7 @@ def run_admin(uow: UnitOfWork, deps: Deps, parsed: lang.ParseResult) -> DeskOutc
     commands, errors = translated(deps, parsed, batch.state, sender, deps.clock(), None)
     if errors:
         raise Unreadable("; ".join(reason for _, _, reason in errors))
-    run = Run(batch.state)
+    run = Run(batch.state, lambda pending: uow.luck([*batch.events, *pending]))
     for command, action in commands:
         run_one(deps, run, command, action, sender, deps.clock())
     batch.outgoing += uow.announce(run.events, run.work, batch.state, earlier=batch.events)
@@ -113,7 +113,7 @@ def settled(uow: UnitOfWork, deps: Deps) -> Batch:
     now = deps.clock()
     waiting = deps.store.earliest_pending(uow.session)
     until = now if waiting is None else min(now, waiting)
-    state, events = engine_tick(start, until, deps.rng,
+    state, events = engine_tick(start, until, uow.luck(),
                                 max_rule_bytes=deps.settings.limits.max_rule_bytes)
     return Batch(uow, state, list(events), uow.announce(events, state, start))
 

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import InboundRow, OutboxSummary, Store, StoredInbound
 from speakerbot.config import Settings
-from speakerbot.engine import GameState, RandomSource, chain, next_deadline
+from speakerbot.engine import GameState, chain, next_deadline
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.mail.outbound.announcements import Announcer
@@ -26,7 +26,7 @@ from speakerbot.mail.outbound.replies import ReplyWriter
 from speakerbot.service import desk, intake, processing, speaker, ticks
 from speakerbot.service.confirmations import next_request_due
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
-from speakerbot.service.deps import FromDeps, game_deps, now_utc
+from speakerbot.service.deps import Entropy, FromDeps, game_deps, now_utc
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import Processed, Received, ServiceError
 from speakerbot.service.unit_of_work import open_unit, public_record, stored_record
@@ -37,7 +37,7 @@ class GameService(AbstractContextManager["GameService"]):
 
     store: FromDeps[Store] = FromDeps()
     settings: FromDeps[Settings] = FromDeps()
-    rng: FromDeps[RandomSource] = FromDeps()
+    rng: FromDeps[Entropy] = FromDeps()
     clock: FromDeps[Callable[[], datetime]] = FromDeps()
     retry_delays: FromDeps[tuple[float, ...]] = FromDeps()
     new_secret: FromDeps[Callable[[], str]] = FromDeps()
@@ -46,14 +46,14 @@ class GameService(AbstractContextManager["GameService"]):
     announcer: FromDeps[Announcer] = FromDeps()
     replies: FromDeps[ReplyWriter] = FromDeps()
 
-    def __init__(self, store: Store, settings: Settings, *, rng: RandomSource,
+    def __init__(self, store: Store, settings: Settings, *, rng: Entropy,
                  clock: Callable[[], datetime] = now_utc,
                  crashpoints: CrashPoints = NO_CRASHES) -> None:
         self.deps = game_deps(store, settings, rng=rng, clock=clock, crashpoints=crashpoints)
         self.states, self.lock = self.deps.states, self.deps.states.lock
 
     @classmethod
-    def open(cls, settings: Settings, *, rng: RandomSource, upgrade: bool = False,
+    def open(cls, settings: Settings, *, rng: Entropy, upgrade: bool = False,
              clock: Callable[[], datetime] = now_utc,
              crashpoints: CrashPoints = NO_CRASHES, engine: Engine | None = None) -> GameService:
         """Open the game's store, on the games' shared ``engine`` if any (no game: ServiceError)."""

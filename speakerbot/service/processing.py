@@ -138,7 +138,7 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
     # earlier and still waiting (a retry): its ballots must count.
     waiting = deps.store.earliest_pending(uow.session) if earlier is None else earlier[0]
     until = received if waiting is None else min(received, waiting)
-    state, tick_events = tick(start, until, deps.rng, budget=TICK_BUDGET,
+    state, tick_events = tick(start, until, uow.luck(), budget=TICK_BUDGET,
                               max_rule_bytes=deps.settings.limits.max_rule_bytes)
     batch = Batch(uow, state, list(tick_events), uow.announce(tick_events, state, start))
     if due_by(state, until):

@@ -31,8 +31,9 @@ def start_game(uow: UnitOfWork, deps: Deps) -> list[e.Event]:
         game.speaker, load_ruleset(game.ruleset), game.speaker_name,
         game.judge or "", game.judge_name or "", dict(deps.settings.mechanics),
         game.open_registration, secrets.token_hex(8), record_version=RECORD_VERSION,
+        commitment=uow.luck().commit(),
     )
-    new, events = apply(state, command, deps.clock(), deps.rng,
+    new, events = apply(state, command, deps.clock(), uow.luck(),
                         max_rule_bytes=deps.settings.limits.max_rule_bytes)
     raise_rejection(events)
     uow.record(events, new, [])
@@ -67,12 +68,12 @@ def import_game(uow: UnitOfWork, deps: Deps, path: Path) -> list[e.Event]:
     start = c.StartGame(
         game.speaker, snapshot.ruleset, game.speaker_name, game.judge or "",
         game.judge_name or "", {}, game.open_registration, secrets.token_hex(8),
-        record_version=RECORD_VERSION,
+        record_version=RECORD_VERSION, commitment=uow.luck().commit(),
     )
     command = c.ImportGame(game.speaker, start, snapshot.source, snapshot.title,
                            snapshot.next_proposal, snapshot.players, snapshot.mover,
                            snapshot.proposals)
-    new, events = apply(state, command, deps.clock(), deps.rng,
+    new, events = apply(state, command, deps.clock(), uow.luck(),
                         max_rule_bytes=deps.settings.limits.max_rule_bytes)
     raise_rejection(events)
     uow.record(events, new, uow.announce(events, new, state))
@@ -86,7 +87,7 @@ def new_game(uow: UnitOfWork, deps: Deps, ruleset: str | None = None) -> list[e.
     (default: the configured one), with a new game id; the active players of the last
     game are in it from the start, with no score.
     """
-    command = next_game(deps.settings, uow.state(), ruleset)
+    command = next_game(deps.settings, uow.state(), ruleset, uow.luck().commit())
     if isinstance(command, str):
         raise ServiceError(command)
     return speaker_command(uow, deps, command)
@@ -99,7 +100,7 @@ def speaker_command(uow: UnitOfWork, deps: Deps, command: c.Command) -> list[e.E
         if refused is not None:
             raise ServiceError(refused)
     state = uow.state()
-    new, events = apply(state, command, deps.clock(), deps.rng,
+    new, events = apply(state, command, deps.clock(), uow.luck(),
                         max_rule_bytes=deps.settings.limits.max_rule_bytes)
     raise_rejection(events)
     uow.record(events, new, uow.announce(events, new, state))

@@ -59,7 +59,7 @@ def tick_once(deps: Deps, now: datetime | None) -> tuple[list[e.Event], bool]:
 def settle(uow: UnitOfWork, deps: Deps, until: datetime) -> tuple[GameState, list[e.Event]]:
     """Settle up to TICK_BUDGET things due by ``until`` in ``uow``, and expire requests."""
     state = uow.state()
-    new, events = engine_tick(state, until, deps.rng, budget=TICK_BUDGET,
+    new, events = engine_tick(state, until, uow.luck(), budget=TICK_BUDGET,
                               max_rule_bytes=deps.settings.limits.max_rule_bytes)
     if events:
         uow.record(events, new, uow.announce(events, new, state))

@@ -22,6 +22,8 @@ from speakerbot.addresses import as_compared
 from speakerbot.engine import GameState, chain
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_to_json
+from speakerbot.engine.luck import SEED_BYTES, SeededDraws
+from speakerbot.engine.seeds import committed_by
 from speakerbot.mail.inbound.intake import Reading
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS, Outgoing, compose
 from speakerbot.service.deps import Deps
@@ -37,6 +39,10 @@ from speakerbot.service.states import StateAt
 
 ReplyCount = tuple[str, tuple[str, ...], datetime]
 """Replies counted: to which address, of which kinds, since when."""
+
+SEED_KEY = "draw-seed:"
+"""The store keeps each seed of the game under this prefix and its commitment (never public:
+the record holds the commitment, and the seed only once it is revealed)."""
 
 
 class UnitOfWork:
@@ -63,6 +69,9 @@ class UnitOfWork:
         # What was read of the messages this transaction handles (by inbound id): what
         # intake read, taken as it is, or what reading_in read once.
         self.known: dict[int, Reading] = {}
+        # Seeds drawn in this transaction (by commitment): stored with the event that
+        # commits each, so that a seed drawn for a command undone is never kept.
+        self.seeds_made: dict[str, bytes] = {}
 
     def seq(self) -> int:
         """Return the record's last number in this transaction (read once)."""
@@ -100,9 +109,36 @@ class UnitOfWork:
             every = deps.settings.database.snapshot_every
             if every and seq // every > (seq - len(events)) // every:
                 deps.states.keep_snapshot(seq, placed[-1].hash, state, self.session)
+            self._keep_seeds(events)
         now = deps.clock()
         for message in outgoing:
             self._queue(message, state, now, inbound_id, gather)
+
+    def luck(self, pending: Sequence[e.Event] = ()) -> SeededDraws:
+        """Return the source of the game's draws for a decision after ``pending`` events.
+
+        ``pending``: the events this transaction has decided but not appended yet, in the
+        order they will be. The draws are anchored to the public record's last line once
+        they are in it, which is before any line the decision appends (luck.py).
+        """
+        after, anchor = self.record_head(pending)
+        return SeededDraws(after, anchor, self._seed_of, self._fresh_seed,
+                           self.deps.rng.randrange, self.seeds_made)
+
+    def _seed_of(self, commitment: str) -> bytes | None:
+        stored = self.deps.store.get_meta(SEED_KEY + commitment, self.session)
+        return bytes.fromhex(stored) if isinstance(stored, str) else None
+
+    def _fresh_seed(self) -> bytes:
+        return self.deps.rng.getrandbits(8 * SEED_BYTES).to_bytes(SEED_BYTES, "big")
+
+    def _keep_seeds(self, events: Sequence[e.Event]) -> None:
+        """Store the seed of every commitment these events put in the record."""
+        for event in events:
+            seed = self.seeds_made.get(committed_by(event))
+            if seed is not None:
+                self.deps.store.set_meta(self.session, SEED_KEY + committed_by(event),
+                                         seed.hex(), now=event.at)
 
     def _queue(self, message: Outgoing, state: GameState, now: datetime,
                inbound_id: int | None, gather: bool) -> None:
