@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from speakerbot.engine import GameState, apply, evolve, replay, tick
+from speakerbot.engine import GameState, apply, chain, evolve, replay, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.luck import commitment_of, derive_index
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.snapshot import decode_state, encode_state
 from speakerbot.mail.outbound.wording import refusal_text
@@ -71,6 +73,43 @@ class Dice:
         raise AssertionError("a scripted game commits no seed")
 
 
+class RecordedDraws:
+    """A provable source for a scripted game: its draws anchored to the game's own record.
+
+    The anchor is the head of the public record the events so far make, linked as the store
+    links it (chain.py); seeds are drawn from a counter, so that a test knows them.
+    """
+
+    def __init__(self, events: list[e.Event]) -> None:
+        self.events = events  # the game's record, read at each draw (a decision adds later)
+        self.seeds: dict[str, bytes] = {}
+        self.lost: set[str] = set()  # seeds the test has the game forget
+
+    def head(self) -> chain.Head:
+        lines = list(chain.public_lines_after(chain.Links(),
+                                              (event_to_json(ev) for ev in self.events)))
+        return chain.Head.of(lines[-1]) if lines else chain.Head()
+
+    @property
+    def after(self) -> int:
+        return self.head().seq
+
+    def holds(self, commitment: str) -> bool:
+        return commitment in self.seeds and commitment not in self.lost
+
+    def pick(self, label: str, count: int, commitment: str) -> int:
+        assert self.holds(commitment), "a draw no seed proves, in a provable game"
+        return derive_index(self.seeds[commitment], self.head().hash, label, count)
+
+    def reveal(self, commitment: str) -> str:
+        return self.seeds[commitment].hex()
+
+    def commit(self) -> str:
+        seed = hashlib.sha256(f"seed {len(self.seeds)}".encode()).digest()
+        self.seeds[commitment_of(seed)] = seed
+        return commitment_of(seed)
+
+
 class Game:
     """One game, driven command by command, keeping the whole record."""
 
@@ -84,13 +123,16 @@ class Game:
         judge_name: str = "",
         open_registration: bool = True,
         phrases: bool = False,
+        provable: bool = False,
     ) -> None:
         """``phrases``: the game reads its mechanics again when their rules change (off in the
-        scripted games of other behaviour, whose records are pinned: see test_codec_fixture)."""
+        scripted games of other behaviour, whose records are pinned: see test_codec_fixture).
+        ``provable``: the game draws with committed seeds (``RecordedDraws``), not scripted
+        dice."""
         self.state = GameState()
         self.events: list[e.Event] = []
         self.now = T0
-        self.dice = Dice()
+        self.dice: Dice | RecordedDraws = RecordedDraws(self.events) if provable else Dice()
         ALL_GAMES.append(self)
         ruleset = load_preset(preset)
         # The test's mechanics are the ruleset's own: as overrides, each game's first event
@@ -98,8 +140,9 @@ class Game:
         ruleset = dataclasses.replace(
             ruleset, mechanics={**ruleset.mechanics, **OTHER_BEHAVIOUR, **(mechanics or {})},
             phrases=ruleset.phrases if phrases else {})
+        commitment = self.dice.commit() if isinstance(self.dice, RecordedDraws) else ""
         self.ok(c.StartGame(SPEAKER, ruleset, "Chuck", judge, judge_name, {},
-                            open_registration))
+                            open_registration, commitment=commitment))
         for address in players:
             self.ok(c.AddPlayer(SPEAKER, address, NAMES[address]))
 
