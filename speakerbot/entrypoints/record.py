@@ -4,8 +4,10 @@ The export is one JSON object a line: ``seq``, ``at``, ``type``, the event's fie
 ``prev`` and ``hash`` as the database holds them (``speakerbot.engine.chain`` says how a
 hash is made). ``--public`` writes the public record only, as players may see it. A file
 is written 0600 (0644 with ``--public``) whatever the umask, even over an older file.
-``verify`` checks the database's two chains, or an export's chain; it exits 0 when the
-chain holds and 1 naming the first event that breaks it.
+``verify`` checks the database's two chains, or an export's chain, then every draw of the
+public record (``speakerbot.engine.draw_check``); it exits 0 when the chain holds and every
+draw verifies or awaits its seed, and 1 naming the first event that breaks the chain or
+each draw that does not verify.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from speakerbot.engine import chain
+from speakerbot.engine.draw_check import check_draws, report_lines
 from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
 from speakerbot.entrypoints.exports import write_export
 from speakerbot.entrypoints.opening import open_game, settings_from
@@ -46,21 +49,43 @@ def record_export(args: argparse.Namespace) -> int:
 
 
 def record_verify(args: argparse.Namespace) -> int:
-    """Check a chain; print what holds, or the first broken event (exit 1)."""
+    """Check a chain and the draws; print what holds, or what does not (exit 1).
+
+    The draws are checked even when the chain is broken: a forger who changed an outcome
+    and wrote every hash after it again still fails on the draw, whose anchor came before.
+    """
     if args.file:
         lines = _read_lines(Path(args.file))
         broken = chain.verify(lines)
-        where, count = args.file, len(lines)
+        where, count, public = args.file, len(lines), _public_lines(lines)
     else:
         with open_game(settings_from(args)) as service:
             stored = service.stored_record(as_stored=True)
         broken = chain.verify_stored(stored)
         where, count = "the database", len(stored)
+        public = list(chain.lines(stored, public=True))
     if broken is not None:
         print(f"the record's chain is broken at event {broken.seq}: {broken.problem}")
-        return 1
-    print(f"the record's chain holds: {count} events in {where}")
-    return 0
+    else:
+        print(f"the record's chain holds: {count} events in {where}")
+    draws = check_draws(public)
+    for line in report_lines(draws):
+        print(line)
+    return 1 if broken is not None or draws.failures else 0
+
+
+def _public_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the public record's lines of an export, which may be the host's full one.
+
+    A draw is anchored to a line of the public record, by its number and hash there; a
+    full export (it has private events) numbers and hashes every event, so its public lines
+    are linked again from its events, as the public record links them.
+    """
+    if all(chain.is_public(line) for line in lines):
+        return lines
+    events = ({key: value for key, value in line.items() if key not in ("seq", "prev", "hash")}
+              for line in lines)
+    return list(chain.public_lines_after(chain.Links(), events))
 
 
 def _read_lines(path: Path) -> list[dict[str, Any]]:
