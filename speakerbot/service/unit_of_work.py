@@ -72,6 +72,9 @@ class UnitOfWork:
         # Seeds drawn in this transaction (by commitment): stored with the event that
         # commits each, so that a seed drawn for a command undone is never kept.
         self.seeds_made: dict[str, bytes] = {}
+        # Seeds read from the store in this transaction (None: not kept), read once each:
+        # every decision asks whether the game's seed is held.
+        self.seeds_read: dict[str, bytes | None] = {}
 
     def seq(self) -> int:
         """Return the record's last number in this transaction (read once)."""
@@ -126,8 +129,11 @@ class UnitOfWork:
                            self.deps.rng.randrange, self.seeds_made)
 
     def _seed_of(self, commitment: str) -> bytes | None:
-        stored = self.deps.store.get_meta(SEED_KEY + commitment, self.session)
-        return bytes.fromhex(stored) if isinstance(stored, str) else None
+        if commitment not in self.seeds_read:
+            stored = self.deps.store.get_meta(SEED_KEY + commitment, self.session)
+            self.seeds_read[commitment] = bytes.fromhex(stored) if isinstance(stored, str) \
+                else None
+        return self.seeds_read[commitment]
 
     def _fresh_seed(self) -> bytes:
         return self.deps.rng.getrandbits(8 * SEED_BYTES).to_bytes(SEED_BYTES, "big")
