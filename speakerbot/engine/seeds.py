@@ -62,4 +62,6 @@ def settle_seed(play: Play, *, asked: bool = False) -> None:
     else:
         return
     following = "" if state.ended else rng.commit()
+    if following == commitment:  # a source that repeats itself would make draws foreseeable
+        raise RuntimeError("the source of seeds drew the seed it is revealing again")
     play.emit(e.SeedRevealed(play.now, commitment, rng.reveal(commitment), following, reason))

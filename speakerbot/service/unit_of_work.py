@@ -8,6 +8,7 @@ of work (two games, or two transactions) never share a piece of state.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -136,7 +137,12 @@ class UnitOfWork:
         return self.seeds_read[commitment]
 
     def _fresh_seed(self) -> bytes:
-        return self.deps.rng.getrandbits(8 * SEED_BYTES).to_bytes(SEED_BYTES, "big")
+        # The system's entropy alone would do. Hashed with where the record ends and the
+        # seeds drawn so far, a seeded source (SPEAKERBOT_SEED in tests, which starts
+        # afresh in every process) never gives one game the same seed twice.
+        entropy = self.deps.rng.getrandbits(8 * SEED_BYTES).to_bytes(SEED_BYTES, "big")
+        place = f"{self.chain_links().full.hash}:{len(self.seeds_made)}".encode()
+        return hashlib.sha256(entropy + place).digest()
 
     def _keep_seeds(self, events: Sequence[e.Event]) -> None:
         """Store the seed of every commitment these events put in the record."""
