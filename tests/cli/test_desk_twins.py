@@ -72,6 +72,7 @@ EXAMPLES: dict[str, list[Twin]] = {
     "END": [Twin("END GAME the season is over")],
     "NEW": [Twin("NEW GAME suber", setup=_ended), Twin("NEW GAME")],
     "DIGEST": [Twin("DIGEST")],
+    "REVEAL": [Twin("REVEAL")],
     "PAUSE": [Twin("PAUSE the host is on holiday"), Twin("PAUSE again", setup=_paused)],
     "RESUME": [Twin("RESUME", setup=_paused), Twin("RESUME")],
     "ABSENT": [Twin("ABSENT bob@example.org UNTIL 2026-01-10 on holiday"),

@@ -114,6 +114,8 @@ def _translate_admin(command: lang.AdminCommand, sender: str) -> Translated:
             return c.HandSpeaker(sender, player)
         case lang.AdminDigest():
             return DigestRequest(command.line)
+        case lang.AdminReveal():
+            return c.RevealSeed(sender)
         case lang.AdminEndGame(reason=reason):
             return c.EndGame(sender, reason or "")
         case lang.AdminNewGame(ruleset=ruleset):

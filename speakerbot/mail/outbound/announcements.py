@@ -24,6 +24,7 @@ from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer, p
 from speakerbot.mail.outbound.diffs import clause_views
 from speakerbot.mail.outbound.diffs import text_diff as text_diff
 from speakerbot.mail.outbound.naming import without_addresses
+from speakerbot.mail.outbound.proofs import news_subject
 from speakerbot.mail.outbound.sentences import Words, news_line
 
 # Events that begin a message of their own; the events after them, up to the next one,
@@ -169,9 +170,10 @@ def _override(voice: Voice, head: e.SpeakerOverride, batch: Batch) -> Outgoing:
 
 def _cfj(voice: Voice, head: e.CfjCalled, batch: Batch) -> Outgoing:
     judge = next((ev for ev in batch.rest if isinstance(ev, e.JudgeAssigned)), None)
+    drawn = Words(batch.state.name_of).draw(judge.draw) if judge is not None else ""
     return announce(
         voice, batch, f"CFJ {head.number}: {head.statement}", "cfj.txt",
-        cfj=head, judge=judge, caller=batch.state.name_of(head.caller),
+        cfj=head, judge=judge, drawn=drawn, caller=batch.state.name_of(head.caller),
     )
 
 
@@ -246,8 +248,11 @@ class Announcer:
         plain = batch.plain()
         if not plain:
             return None
-        return announce(self, batch, news_line(plain[0], batch.state), "news.txt",
-                        lines=_said(plain, batch.state))
+        first = plain[0]
+        # A seed's sentence is long and holds hex: its news gets a short Subject.
+        subject = (news_subject(first) if isinstance(first, e.SeedRevealed | e.SeedCommitted)
+                   else news_line(first, batch.state))
+        return announce(self, batch, subject, "news.txt", lines=_said(plain, batch.state))
 
     def _game_over(self, batch: Batch) -> Outgoing | None:
         """Compose the message that a game was won or ended, if the group ended one."""

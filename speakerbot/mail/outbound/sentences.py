@@ -23,11 +23,13 @@ from typing import Any
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.debate import predecessors, waiting_for
+from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.durations import format_duration
 from speakerbot.engine.model import GameState, ProposalStatus
 from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.mail.outbound.naming import listed, without_addresses
+from speakerbot.mail.outbound.proofs import draw_words, seed_committed, seed_revealed
 from speakerbot.mail.outbound.wording import clause_failure_text
 
 SHOWN_TEXT = 120
@@ -58,6 +60,15 @@ class Words:
     def more(self, detail: str) -> str:
         """Add what the record tells and mail says elsewhere (or needs not say)."""
         return detail if self.in_record else ""
+
+    def draw(self, draw: Draw | None) -> str:
+        """Say an event's draw (nothing for an event recorded before draws were provable)."""
+        return draw_words(draw, self.names, in_record=self.in_record) if draw else ""
+
+    def drawn(self, draw: Draw | None) -> str:
+        """Say an event's draw in brackets after its sentence (nothing without one)."""
+        said = self.draw(draw)
+        return f" ({said})" if said else ""
 
 
 Sayer = Callable[[Any, Words], str]
@@ -138,8 +149,10 @@ def _game_started(ev: e.GameStarted, w: Words) -> str:
         return (f"The game {w.text(ev.title)} was imported from {w.text(ev.imported_from)}, "
                 f"with {len(ev.rules)} rules and its next proposal numbered "
                 f"{ev.next_proposal}; {ev.host_name or ev.host} is the Speaker")
+    # Only the commitment: the seed stays secret until a SeedRevealed publishes it.
+    seed = f"; its first seed's commitment is {ev.commitment}" if ev.commitment else ""
     return (f"The game {w.text(ev.title)} began under the {ev.preset} preset, with "
-            f"{len(ev.rules)} rules; {ev.host_name or ev.host} is the Speaker")
+            f"{len(ev.rules)} rules; {ev.host_name or ev.host} is the Speaker{w.more(seed)}")
 
 
 def _player_joined(ev: e.PlayerJoined, w: Words) -> str:
@@ -166,19 +179,22 @@ _GAME: dict[type[e.Event], Sentence] = {
     e.SpeakerChanged: Sentence(lambda ev, w: (
         f"{w.name(ev.new)} is now the Speaker{w.more(f', after {w.name(ev.old)}')}")),
     e.DieThrown: Sentence(lambda ev, w: (
-        f"{w.name(ev.player)} threw a {ev.sides}-sided die: {ev.value}")),
+        f"{w.name(ev.player)} threw a {ev.sides}-sided die: {ev.value}{w.drawn(ev.draw)}")),
     e.ScoreChanged: Sentence(lambda ev, w: (
         f"{w.name(ev.player)} {points(ev.delta, signed=True)}: {w.text(ev.reason)}")),
     e.GameWon: Sentence(lambda ev, w: f"{w.names(ev.winners)} won: {w.text(ev.reason)}",
                         reply=_as_news),
     e.NewGameBegun: Sentence(lambda ev, w: (
-        f"Game {ev.game_number} begins; {w.name(ev.new_speaker)} is the Speaker"),
-        reply=_as_news),
+        f"Game {ev.game_number} begins; {w.name(ev.new_speaker)} is the Speaker"
+        f"{w.drawn(ev.draw)}"), reply=_as_news),
     e.GameEnded: Sentence(lambda ev, w: f"The game has ended: {w.text(ev.reason)}",
                           reply=_as_news),
     e.SpeakerOverride: Sentence(lambda ev, w: (
         f"The Speaker acted: {w.text(without_addresses(ev.summary, w.name))}"),
         reply=lambda ev, _: f"Done: {ev.summary}. Every player is told."),
+    # The seeds of the draws (proofs.py): the revealed seed is said whole, in the record too.
+    e.SeedRevealed: Sentence(lambda ev, _: seed_revealed(ev)),
+    e.SeedCommitted: Sentence(lambda ev, _: seed_committed(ev)),
 }
 
 
@@ -339,7 +355,9 @@ _RULES: dict[type[e.Event], Sentence] = {
 
 def _judge_assigned(ev: e.JudgeAssigned, w: Words) -> str:
     due = f", to judge by {format_time(ev.deadline)}" if ev.deadline else ""
-    return f"CFJ {ev.cfj}: {w.name(ev.judge)} is the Judge ({w.text(ev.how)}){w.more(due)}"
+    # The draw joins the brackets that say how the Judge was chosen.
+    how = w.text(ev.how) + (f"; {w.draw(ev.draw)}" if ev.draw else "")
+    return f"CFJ {ev.cfj}: {w.name(ev.judge)} is the Judge ({how}){w.more(due)}"
 
 
 _JUDGEMENT: dict[type[e.Event], Sentence] = {

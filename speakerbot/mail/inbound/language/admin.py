@@ -157,6 +157,11 @@ def _admin_digest(line: int, rest: str) -> Outcome:
     return "ADMIN DIGEST takes nothing after it" if rest else plan(commands.AdminDigest(line))
 
 
+def _admin_reveal(line: int, rest: str) -> Outcome:
+    return ("ADMIN REVEAL takes nothing after it: it reveals the seed the game draws with now"
+            if rest else plan(commands.AdminReveal(line)))
+
+
 def _game_words(verb: str, rest: str) -> str | None:
     """Return what follows ``<verb> GAME`` (maybe ""), or None when GAME is not there."""
     words = rest.split(None, 1)
@@ -226,6 +231,8 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
               "the configured preset or the one named; the players carry over",
               _admin_new),
     AdminSpec("DIGEST", "", "send the digest now", _admin_digest),
+    AdminSpec("REVEAL", "", "reveal the seed the game's draws are made with now (every "
+              "draw made with it can then be checked) and commit the next", _admin_reveal),
     # The pace of play (pace.py).
     AdminSpec("PAUSE", "[reason]", "pause the game: no vote closes, no deadline runs, no "
               "reminder goes out; proposals and ballots are still taken in", pace.admin_pause),

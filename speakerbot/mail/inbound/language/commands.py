@@ -362,6 +362,13 @@ class AdminDigest(AdminBase):
 
 
 @dataclass(frozen=True)
+class AdminReveal(AdminBase):
+    """``ADMIN REVEAL``: publish the seed the game draws with now, and commit the next."""
+
+    action: ClassVar[str] = "reveal"
+
+
+@dataclass(frozen=True)
 class AdminEndGame(AdminBase):
     """``ADMIN END GAME [reason]``: end the game; ``reason`` is None when not given."""
 
@@ -462,7 +469,8 @@ class AdminSkip(AdminBase):
 
 AdminCommand: TypeAlias = (
     AdminAdd | AdminRemove | AdminScore | AdminSet | AdminExtend | AdminClose | AdminVoid
-    | AdminRule | AdminJudge | AdminSpeaker | AdminDigest | AdminEndGame | AdminNewGame
+    | AdminRule | AdminJudge | AdminSpeaker | AdminDigest | AdminReveal | AdminEndGame
+    | AdminNewGame
     | AdminPause | AdminResume | AdminAbsent | AdminSkip
 )  # fmt: skip
 Command: TypeAlias = (
