@@ -14,7 +14,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json, event_to_json
-from speakerbot.engine.luck import commitment_of, derive_index
+from speakerbot.engine.luck import RandomSource, commitment_of, derive_index
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.snapshot import decode_state, encode_state
 from speakerbot.mail.outbound.wording import refusal_text
@@ -132,7 +132,9 @@ class Game:
         self.state = GameState()
         self.events: list[e.Event] = []
         self.now = T0
-        self.dice: Dice | RecordedDraws = RecordedDraws(self.events) if provable else Dice()
+        self.dice = Dice()
+        # A provable source, when the game draws with committed seeds rather than dice.
+        self.provable: RandomSource | None = RecordedDraws(self.events) if provable else None
         ALL_GAMES.append(self)
         ruleset = load_preset(preset)
         # The test's mechanics are the ruleset's own: as overrides, each game's first event
@@ -140,7 +142,7 @@ class Game:
         ruleset = dataclasses.replace(
             ruleset, mechanics={**ruleset.mechanics, **OTHER_BEHAVIOUR, **(mechanics or {})},
             phrases=ruleset.phrases if phrases else {})
-        commitment = self.dice.commit() if isinstance(self.dice, RecordedDraws) else ""
+        commitment = self.provable.commit() if self.provable is not None else ""
         self.ok(c.StartGame(SPEAKER, ruleset, "Chuck", judge, judge_name, {},
                             open_registration, commitment=commitment))
         for address in players:
@@ -148,9 +150,14 @@ class Game:
 
     # --- driving ---
 
+    @property
+    def source(self) -> RandomSource:
+        """Where the game's draws come from: its provable source, else its scripted dice."""
+        return self.provable if self.provable is not None else self.dice
+
     def send(self, command: c.Command) -> list[e.Event]:
         before = self.state
-        self.state, events = apply(self.state, command, self.now, self.dice)
+        self.state, events = apply(self.state, command, self.now, self.source)
         if any(isinstance(event, e.CommandRejected) for event in events):
             assert self.state is before, "a refused command must not change the state"
         else:
@@ -176,7 +183,7 @@ class Game:
 
     def later(self, delta: timedelta) -> list[e.Event]:
         self.now += delta
-        self.state, events = tick(self.state, self.now, self.dice)
+        self.state, events = tick(self.state, self.now, self.source)
         self.events.extend(events)
         return events
 

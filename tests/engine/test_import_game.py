@@ -69,6 +69,7 @@ class ImportedGame(Game):
         self.events: list[e.Event] = []
         self.now = T0
         self.dice = Dice()
+        self.provable = None
         ALL_GAMES.append(self)  # replayed, and through JSON, after the test
         self.imported = self.ok(cmd) if cmd is not None else []
 

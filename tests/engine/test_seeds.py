@@ -6,9 +6,11 @@ import hashlib
 from datetime import timedelta
 from decimal import Decimal
 
+from speakerbot.engine import chain
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.luck import SeededDraws, derive_index
 from speakerbot.engine.model import GameState
 from speakerbot.engine.seeds import CLOSED_VOTE, GAME_OVER, HOST_ASKED, NEW_GAME
@@ -21,7 +23,6 @@ from tests.engine.harness import (
     SPEAKER,
     Game,
     RecordedDraws,
-    chain,
     enact,
 )
 
@@ -30,8 +31,8 @@ VOTERS = [ALICE, BOB, CAROL, DAVE, ERIN]
 
 
 def draws_of(g: Game) -> RecordedDraws:
-    assert isinstance(g.dice, RecordedDraws)
-    return g.dice
+    assert isinstance(g.provable, RecordedDraws)
+    return g.provable
 
 
 def anchor_of(g: Game, after: int) -> str:
@@ -40,7 +41,7 @@ def anchor_of(g: Game, after: int) -> str:
     return str(lines[after - 1]["hash"])
 
 
-def recomputed(g: Game, draw: e.Draw) -> str:
+def recomputed(g: Game, draw: Draw) -> str:
     """The outcome the draw's seed, anchor and label give, as anyone may compute it."""
     seed = draws_of(g).seeds[draw.commitment]
     index = derive_index(seed, anchor_of(g, draw.after), draw.label, len(draw.candidates))
@@ -142,7 +143,7 @@ def test_admin_reveal_reveals_and_commits_the_next_and_is_refused_without_a_seed
 
 def test_a_game_recorded_before_seeds_commits_one_at_its_next_decision() -> None:
     g = Game("suber", [ALICE, BOB, CAROL])  # started with no commitment, as older games were
-    g.dice = RecordedDraws(g.events)  # then played on by a service that keeps seeds
+    g.provable = RecordedDraws(g.events)  # then played on by a service that keeps seeds
     events = g.ok(c.Propose(ALICE, "First", "Text."))
     committed = events[-1]
     assert isinstance(committed, e.SeedCommitted) and committed.replaces == ""
@@ -173,7 +174,7 @@ def test_a_source_by_chance_proves_nothing_and_records_no_seed() -> None:
     assert source.after == 0 and not source.holds("")
     assert source.pick("die:1", 6, "") == 0 and picks == [6]
     g = Game("suber", [ALICE, BOB, CAROL])
-    g.dice = source  # type: ignore[assignment]
+    g.provable = source
     closing = g.votes(g.propose(ALICE, enact("x")), alice="FOR", bob="FOR", carol="FOR")
     [thrown] = g.of(e.DieThrown, closing)
     assert thrown.draw is None and thrown.value == 1 and not g.of(e.SeedRevealed)

@@ -23,8 +23,8 @@ SEEDS = [bytes([n]) * 32 for n in range(1, 5)]
 def _site() -> tuple[Game, dict[str, str]]:
     fresh = iter(SEEDS)
     game = Game("suber", [ALICE, BOB, CAROL])
-    game.dice = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,  # type: ignore[assignment]
-                            fresh=lambda: next(fresh), chance=lambda _: 0)
+    game.provable = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,
+                                   fresh=lambda: next(fresh), chance=lambda _: 0)
     first = game.propose(ALICE, enact("Players may sing."))
     game.votes(first, alice="FOR", bob="FOR", carol="FOR")
     game.ok(c.RevealSeed(SPEAKER))

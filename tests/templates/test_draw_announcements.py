@@ -30,8 +30,8 @@ def _seeded() -> Game:
     """A suber game whose draws are computed from SEEDS, anchored to line 7 of its record."""
     fresh = iter(SEEDS)
     game = Game("suber", [ALICE, BOB, CAROL])
-    game.dice = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,  # type: ignore[assignment]
-                            fresh=lambda: next(fresh), chance=lambda _: 0)
+    game.provable = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,
+                                   fresh=lambda: next(fresh), chance=lambda _: 0)
     return game
 
 
@@ -126,8 +126,8 @@ def test_a_reveal_at_the_end_of_a_later_vote_reveals_the_next_seed() -> None:
 def test_the_cfj_mail_gives_the_draw_of_a_random_judge() -> None:
     fresh = iter(SEEDS)
     game = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
-    game.dice = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,  # type: ignore[assignment]
-                            fresh=lambda: next(fresh), chance=lambda _: 0)
+    game.provable = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,
+                                   fresh=lambda: next(fresh), chance=lambda _: 0)
     game.ok(c.CallForJudgement(ALICE, "Tea is served.", "", False))  # commits the seed
     # The Speaker's CFJ is judged by a Voter drawn at random (nomicam 214).
     events, messages = _messages(game, c.CallForJudgement(SPEAKER, "Alice may sing.", "",
