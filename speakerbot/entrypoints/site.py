@@ -45,7 +45,8 @@ USER_ERRORS: tuple[type[Exception], ...] = (CliError, ConfigError, ServiceError,
 def render(settings: Settings, lines: list[dict[str, Any]]) -> dict[str, bytes]:
     """Return the archive's files for the public record's ``lines``."""
     return build_site(lines, templates_dir() / "site", name=settings.game.name,
-                      address=settings.game.address, now=datetime.now(UTC))
+                      address=settings.game.address, now=datetime.now(UTC),
+                      url=settings.site.url or "")
 
 
 def _public_record(args: argparse.Namespace) -> tuple[Settings, list[dict[str, Any]]]:

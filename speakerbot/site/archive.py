@@ -31,6 +31,7 @@ OWN_FILES: dict[str, str] = {
     "cfjs": "cfjs/index.html",
     "players": "players/index.html",
     "history": "history/index.html",
+    "feed": "feed.atom",
 }
 """Every file the site writes under a name of its own (not one drawn from the record).
 
@@ -93,6 +94,11 @@ class RuleRecord:
     repealed: bool = False
     page: str = ""  # rules/<number>.html, or another name if a repealed rule shares it
     title: str = ""  # as the ruleset, the import, an enactment or a retitling named it
+
+    @property
+    def feed(self) -> str:
+        """Return the rule's Atom feed, beside its page (``rules/<number>.atom``)."""
+        return self.page.removesuffix(".html") + ".atom"
 
     @property
     def status(self) -> str:

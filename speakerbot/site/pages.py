@@ -25,6 +25,7 @@ from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive
 from speakerbot.site.chart import scores_chart
+from speakerbot.site.feeds import game_feed, rule_feeds
 from speakerbot.site.folding import read_games
 
 __all__ = ["HISTORY_PAGE", "build_site"]
@@ -36,13 +37,15 @@ RECENT = timedelta(days=14)
 
 
 def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *, name: str,
-               address: str = "", now: datetime | None = None) -> dict[str, bytes]:
+               address: str = "", now: datetime | None = None,
+               url: str = "") -> dict[str, bytes]:
     """Render the archive of every game in the public record's ``lines``.
 
     ``templates`` is the folder of the site's templates and stylesheet; ``name`` and
     ``address`` are the game's name and address as configured (the address, where players
     write, is the one address the archive shows). ``now`` is the build's time, from which
-    the rules changed lately are told; without it, the record's last event's. Returns
+    the rules changed lately are told; without it, the record's last event's. ``url`` is
+    the site's public address (``[site] url``), for the feeds' links; "" for none. Returns
     every file, by its path relative to the site.
     """
     environment = _environment(str(templates))
@@ -56,7 +59,7 @@ def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *, name: str
         OWN_FILES["style"]: environment.get_template("style.css").render().encode("utf-8"),
     }
     common = {"site_name": name, "games": games, "game_address": address,
-              "built_at": now, "recent_since": now - RECENT}
+              "built_at": now, "recent_since": now - RECENT, "site_url": url.rstrip("/")}
     for game in games:
         past = game is not games[-1]
         pages = _GamePages(environment, game, past, common, nested=True)
@@ -184,11 +187,19 @@ class _GamePages(_Page):
         for player in game.players.values():
             yield player.page, self.render("player.html", player.page, player=player)
         yield from self._history()
+        yield from self._feeds()
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""
         path = OWN_FILES[name]
         return path, self.render(template, path, **context)
+
+    def _feeds(self) -> Iterator[tuple[str, bytes]]:
+        """Yield the game's feed and each rule's (``speakerbot.site.feeds``)."""
+        game, name = self.archive, str(self.common["site_name"])
+        url, nested = str(self.common["site_url"]), self.nested or self.past
+        yield OWN_FILES["feed"], game_feed(game, name=name, url=url, nested=nested)
+        yield from rule_feeds(game, name=name, url=url, nested=nested)
 
     def _history(self) -> Iterator[tuple[str, bytes]]:
         """Yield the timeline's pages: ``history/index.html`` is the first (oldest)."""

@@ -27,7 +27,7 @@ TITLES = {"index.html": "<h1>Test Nomic</h1>", "games.html": "<h1>Every game pla
           "cfjs/index.html": "<h1>Calls for judgement</h1>",
           "players/index.html": "<h1>Players</h1>", "history/index.html": "<h1>History"}
 NAMES = ("index", "games", "record", "style", "scores", "rules", "initial", "proposals",
-         "cfjs", "players", "history")
+         "cfjs", "players", "history", "feed")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,8 @@ def test_the_reserved_names_are_every_name_the_site_writes_itself(
     """Each file of a build is one of the site's own, or one named by the record."""
     from speakerbot.site.archive import OWN_FILES, RESERVED
 
-    data_page = re.compile(r"(rules|proposals|cfjs|history)/[0-9-]+\.html|players/[a-z0-9-]+\.html")
+    data_page = re.compile(r"(rules|proposals|cfjs|history)/[0-9-]+\.html|players/[a-z0-9-]+\.html"
+                           r"|rules/[0-9-]+\.atom")
     for path in files:
         inside = re.sub(r"^games/[^/]+/", "", path)
         if inside not in OWN_FILES.values():
