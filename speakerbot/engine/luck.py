@@ -8,9 +8,9 @@ revealed anyone can compute the draw again (``docs/verifying.md``):
 
 - the seed is 32 bytes, written as 64 lowercase hex digits; its commitment is the SHA-256
   of those 32 bytes, in hex;
-- the *anchor* is the ``hash`` of a line of the public record before the draw: the last one
-  recorded before the engine began the decision that draws (its number is the draw's
-  ``after``);
+- the *anchor* is the ``hash`` of a line of the public record before the draw: the service
+  takes the last line committed before the transaction that draws (its number is the
+  draw's ``after``), so that nothing the transaction decides itself changes a draw;
 - for a draw among ``n`` candidates labelled ``label``, the HMAC-SHA256 keyed by the seed of
   ``f"{anchor}\n{label}\n{i}"`` (UTF-8) is read as a 256-bit big-endian number, for
   ``i = 0, 1, 2...`` until one falls below the largest multiple of ``n`` not above 2**256;
@@ -59,8 +59,14 @@ class RandomSource(Protocol):
         """Return the seed of ``commitment``, in hex, to be published."""
         ...
 
-    def commit(self) -> str:
-        """Draw a new secret seed; return its commitment (the seed is kept, not published)."""
+    def commit(self, following: str) -> str:
+        """Make the secret seed that follows ``following``; return its commitment.
+
+        ``following``: the commitment of the seed it replaces, or the game's id for a
+        game's first. The seed is kept, not published. The same ``following`` gives the
+        same seed, so that a transaction tried again (after a crash) commits the same seed
+        and draws the same outcomes: a draw cannot be had again by pulling the plug.
+        """
         ...
 
 
@@ -78,7 +84,7 @@ class _NoRandomness:
     def reveal(self, commitment: str) -> str:
         raise RuntimeError("no seed to reveal without a RandomSource")
 
-    def commit(self) -> str:
+    def commit(self, following: str) -> str:
         raise RuntimeError("no seed to commit without a RandomSource")
 
 
@@ -108,7 +114,7 @@ def derive_index(seed: bytes, anchor: str, label: str, count: int) -> int:
         attempt += 1
 
 
-def _no_seed() -> bytes:
+def _no_seed(following: str) -> bytes:
     raise RuntimeError("a source by chance commits no seed")
 
 
@@ -118,18 +124,19 @@ class SeededDraws:
 
     ``after`` and ``anchor``: the number and hash of the public record's line the draws
     come after. ``seed_of`` finds a seed the game keeps by its commitment (None: lost or
-    never kept); ``fresh`` draws a new secret seed; ``chance`` draws an index below its
-    argument, for a draw no held seed can prove (a game recorded before seeds, until its
-    first seed is committed). The seeds committed here are kept in ``made`` until the
-    caller stores them with the events that commit them.
+    never kept); ``fresh`` makes the secret seed that follows its argument (see
+    ``RandomSource.commit``); ``chance`` draws an index below its argument, for a draw no
+    held seed can prove (a game recorded before seeds, until its first seed is committed).
+    The seeds committed here are kept in ``made`` until the caller stores them with the
+    events that commit them.
     """
 
     after: int
     anchor: str
     seed_of: Callable[[str], bytes | None]
-    fresh: Callable[[], bytes]
+    fresh: Callable[[str], bytes]
     chance: Callable[[int], int]
-    made: dict[str, bytes] = field(default_factory=dict)
+    made: dict[str, bytes] = field(default_factory=dict, repr=False)  # secret until revealed
 
     @classmethod
     def by_chance(cls, chance: Callable[[int], int]) -> SeededDraws:
@@ -164,9 +171,9 @@ class SeededDraws:
             raise RuntimeError("no seed is held for this commitment")
         return seed.hex()
 
-    def commit(self) -> str:
-        """Draw a new seed, keep it in ``made``, and return its commitment."""
-        seed = self.fresh()
+    def commit(self, following: str) -> str:
+        """Make the seed following ``following``, keep it in ``made``; return its commitment."""
+        seed = self.fresh(following)
         if len(seed) != SEED_BYTES:
             raise ValueError(f"a seed is {SEED_BYTES} bytes")
         commitment = commitment_of(seed)

@@ -47,8 +47,10 @@ def settle_seed(play: Play, *, asked: bool = False) -> None:
         return
     commitment = state.commitment
     if not commitment or not rng.holds(commitment):
-        if not state.ended:
-            play.emit(e.SeedCommitted(play.now, rng.commit(), replaces=commitment))
+        # Only beside public news: a lone sealed ballot must add nothing public.
+        if not state.ended and any(event.public for event in play.events):
+            following = f"{state.game_id}:{commitment}"
+            play.emit(e.SeedCommitted(play.now, rng.commit(following), replaces=commitment))
         return
     kinds = {type(event) for event in play.events}
     if state.ended:
@@ -61,7 +63,7 @@ def settle_seed(play: Play, *, asked: bool = False) -> None:
         reason = CLOSED_VOTE
     else:
         return
-    following = "" if state.ended else rng.commit()
+    following = "" if state.ended else rng.commit(commitment)
     if following == commitment:  # a source that repeats itself would make draws foreseeable
         raise RuntimeError("the source of seeds drew the seed it is revealing again")
     play.emit(e.SeedRevealed(play.now, commitment, rng.reveal(commitment), following, reason))

@@ -325,3 +325,7 @@ def configure_logging(level: str) -> None:
     for name in THIRD_PARTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.NOTSET if level == "DEBUG" else
                                          max(logging.WARNING, logging.getLevelName(level)))
+    # The database's statements at most, never the rows they read: rows hold the game's
+    # secrets (its seeds, sealed ballots), which no log line may show.
+    logging.getLogger("sqlalchemy.engine").setLevel(logging.INFO if level == "DEBUG" else
+                                                    logging.WARNING)

@@ -125,7 +125,7 @@ def apply_mail(
         return state, [], deps.replies.reply(state, sender, outcomes=(), errors=errors,
                                              ignored=ignored, answers=(), applied=False,
                                              notes=notes), False
-    run = Run(state, lambda pending: batch.uow.luck([*batch.events, *pending]))
+    run = Run(state, batch.uow.luck(), batch.uow.first_seed)
     for command, action in commands:
         if not run_one(deps, run, command, action, sender, received):
             break
@@ -181,8 +181,7 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
                                     "The digest is on its way to every player."))
         return True
     if isinstance(action, NewGameRequest):
-        started = next_game(deps.settings, run.work, action.ruleset,
-                            run.luck(run.events).commit())
+        started = next_game(deps.settings, run.work, action.ruleset, run.commitment())
         if isinstance(started, str):
             run.outcomes.append(Outcome(command.line, command_text(command),
                                         f"Refused: {started}."))
@@ -200,7 +199,7 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
         # Drawn here, not by the engine's source: a salt must be unguessable even when
         # the game's draws are seeded, and a die's sequence must not depend on ballots.
         action = dataclasses.replace(action, salt=deps.new_secret())
-    after, produced = apply(run.work, action, received, run.luck(run.events),
+    after, produced = apply(run.work, action, received, run.luck,
                             max_rule_bytes=deps.settings.limits.max_rule_bytes)
     run.outcomes.append(Outcome(command.line, command_text(command),
                                 outcome_of(produced, after, sender),
@@ -249,7 +248,7 @@ def next_game(settings: Settings, state: GameState, ruleset: str | None,
 
     The next game may start once the last is over, under the configured preset or the
     one named; the last game's active players are in it from the start. ``commitment``:
-    its first seed's (drawn by the caller, kept if the game starts).
+    its first seed's (made by the caller, kept if the game starts).
     """
     if not state.started:
         return "the database has no game yet: run speakerbot init first"
@@ -279,9 +278,10 @@ class Run:
     """Where a message's commands have got to: applied so far, and what to answer."""
 
     start: GameState
-    # The source of the draws of a command decided after the given events of this run
-    # (UnitOfWork.luck, with what the transaction decided before the run).
-    luck: Callable[[Sequence[e.Event]], RandomSource]
+    # The source of the draws of its commands (UnitOfWork.luck: one for the transaction),
+    # and how it makes a next game's first seed (UnitOfWork.first_seed).
+    luck: RandomSource
+    commitment: Callable[[], str]
     work: GameState = field(init=False)
     events: list[e.Event] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)

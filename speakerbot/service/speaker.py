@@ -31,7 +31,7 @@ def start_game(uow: UnitOfWork, deps: Deps) -> list[e.Event]:
         game.speaker, load_ruleset(game.ruleset), game.speaker_name,
         game.judge or "", game.judge_name or "", dict(deps.settings.mechanics),
         game.open_registration, secrets.token_hex(8), record_version=RECORD_VERSION,
-        commitment=uow.luck().commit(),
+        commitment=uow.first_seed(),
     )
     new, events = apply(state, command, deps.clock(), uow.luck(),
                         max_rule_bytes=deps.settings.limits.max_rule_bytes)
@@ -68,7 +68,7 @@ def import_game(uow: UnitOfWork, deps: Deps, path: Path) -> list[e.Event]:
     start = c.StartGame(
         game.speaker, snapshot.ruleset, game.speaker_name, game.judge or "",
         game.judge_name or "", {}, game.open_registration, secrets.token_hex(8),
-        record_version=RECORD_VERSION, commitment=uow.luck().commit(),
+        record_version=RECORD_VERSION, commitment=uow.first_seed(),
     )
     command = c.ImportGame(game.speaker, start, snapshot.source, snapshot.title,
                            snapshot.next_proposal, snapshot.players, snapshot.mover,
@@ -87,7 +87,7 @@ def new_game(uow: UnitOfWork, deps: Deps, ruleset: str | None = None) -> list[e.
     (default: the configured one), with a new game id; the active players of the last
     game are in it from the start, with no score.
     """
-    command = next_game(deps.settings, uow.state(), ruleset, uow.luck().commit())
+    command = next_game(deps.settings, uow.state(), ruleset, uow.first_seed())
     if isinstance(command, str):
         raise ServiceError(command)
     return speaker_command(uow, deps, command)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -45,6 +46,9 @@ SEED_KEY = "draw-seed:"
 """The store keeps each seed of the game under this prefix and its commitment (never public:
 the record holds the commitment, and the seed only once it is revealed)."""
 
+MASTER_KEY = "draw-master"
+"""The store's secret from which every seed of the database is made (never public)."""
+
 
 class UnitOfWork:
     """One transaction of one game: what it has appended and queued so far."""
@@ -56,8 +60,10 @@ class UnitOfWork:
         self.committing: StateAt | None = None
         # The record's last number as this transaction sees it: read once per transaction.
         self.seq_seen: int | None = None
-        # Where the record's hash chains end, as this transaction has left them.
+        # Where the record's hash chains end, as this transaction has left them; and the
+        # public record's head as the transaction found it.
         self.links: chain.Links | None = None
+        self.opened: chain.Head | None = None
         # Mail this transaction queued, written to the outbox together before it commits
         # (or before the outbox is read in it).
         self.queued: list[OutgoingMail] = []
@@ -70,9 +76,11 @@ class UnitOfWork:
         # What was read of the messages this transaction handles (by inbound id): what
         # intake read, taken as it is, or what reading_in read once.
         self.known: dict[int, Reading] = {}
-        # Seeds drawn in this transaction (by commitment): stored with the event that
-        # commits each, so that a seed drawn for a command undone is never kept.
+        # Seeds made in this transaction (by commitment): stored with the event that
+        # commits each, so that a seed made for a command undone is never kept.
         self.seeds_made: dict[str, bytes] = {}
+        # The source of this transaction's draws (``luck``), made once.
+        self.draws: SeededDraws | None = None
         # Seeds read from the store in this transaction (None: not kept), read once each:
         # every decision asks whether the game's seed is held.
         self.seeds_read: dict[str, bytes | None] = {}
@@ -118,16 +126,34 @@ class UnitOfWork:
         for message in outgoing:
             self._queue(message, state, now, inbound_id, gather)
 
-    def luck(self, pending: Sequence[e.Event] = ()) -> SeededDraws:
-        """Return the source of the game's draws for a decision after ``pending`` events.
+    def luck(self) -> SeededDraws:
+        """Return the source of this transaction's draws, anchored to the committed record.
 
-        ``pending``: the events this transaction has decided but not appended yet, in the
-        order they will be. The draws are anchored to the public record's last line once
-        they are in it, which is before any line the decision appends (luck.py).
+        Every draw of the transaction is anchored to the public record's last line as it
+        was when the transaction began: nothing it decides itself (fresh salts, a seed
+        just committed, times read from the clock) can change a draw, so a transaction
+        tried again after a crash draws exactly as the first attempt would have.
         """
-        after, anchor = self.record_head(pending)
-        return SeededDraws(after, anchor, self._seed_of, self._fresh_seed,
-                           self.deps.rng.randrange, self.seeds_made)
+        if self.draws is None:
+            head = self.opening()
+            self.draws = SeededDraws(head.seq, head.hash, self._seed_of, self._fresh_seed,
+                                     self.deps.rng.randrange, self.seeds_made)
+        return self.draws
+
+    def first_seed(self) -> str:
+        """Make a new game's first seed; return its commitment.
+
+        It follows the record's head as the transaction found it (every game starts at
+        another head), so that the same start tried again makes the same seed.
+        """
+        return self.luck().commit(f"first:{self.opening().hash}")
+
+    def opening(self) -> chain.Head:
+        """Return the public record's head as this transaction found it."""
+        if self.links is None:
+            self.chain_links()
+        assert self.opened is not None
+        return self.opened
 
     def _seed_of(self, commitment: str) -> bytes | None:
         if commitment not in self.seeds_read:
@@ -136,13 +162,26 @@ class UnitOfWork:
                 else None
         return self.seeds_read[commitment]
 
-    def _fresh_seed(self) -> bytes:
-        # The system's entropy alone would do. Hashed with where the record ends and the
-        # seeds drawn so far, a seeded source (SPEAKERBOT_SEED in tests, which starts
-        # afresh in every process) never gives one game the same seed twice.
+    def _fresh_seed(self, following: str) -> bytes:
+        """Make the seed after ``following``: its HMAC-SHA256 under the master secret.
+
+        Made, not drawn: the same transaction tried again makes the same seed.
+        """
+        message = f"seed\n{following}".encode()
+        return hmac.new(self._master(), message, hashlib.sha256).digest()
+
+    def _master(self) -> bytes:
+        """Return the store's master secret, drawn once and kept.
+
+        Drawn with the game's address, so that a seeded source (tests) gives each game its own.
+        """
+        stored = self.deps.store.get_meta(MASTER_KEY, self.session)
+        if isinstance(stored, str):
+            return bytes.fromhex(stored)
         entropy = self.deps.rng.getrandbits(8 * SEED_BYTES).to_bytes(SEED_BYTES, "big")
-        place = f"{self.chain_links().full.hash}:{len(self.seeds_made)}".encode()
-        return hashlib.sha256(entropy + place).digest()
+        master = hashlib.sha256(entropy + self.deps.settings.game.address.encode()).digest()
+        self.deps.store.set_meta(self.session, MASTER_KEY, master.hex(), now=self.deps.clock())
+        return master
 
     def _keep_seeds(self, events: Sequence[e.Event]) -> None:
         """Store the seed of every commitment these events put in the record."""
@@ -242,6 +281,7 @@ class UnitOfWork:
             # its public ids are the ones the chain folded up to its end.
             state = self.state()
             self.links = chain.Links(full, shown, dict(state.public_ids), state.record_version)
+            self.opened = shown
         return self.links
 
     def _link_older_record(self) -> None:

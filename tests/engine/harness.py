@@ -69,7 +69,7 @@ class Dice:
     def reveal(self, commitment: str) -> str:
         raise AssertionError("a scripted game has no seed to reveal")
 
-    def commit(self) -> str:
+    def commit(self, following: str) -> str:
         raise AssertionError("a scripted game commits no seed")
 
 
@@ -104,7 +104,7 @@ class RecordedDraws:
     def reveal(self, commitment: str) -> str:
         return self.seeds[commitment].hex()
 
-    def commit(self) -> str:
+    def commit(self, following: str) -> str:
         seed = hashlib.sha256(f"seed {len(self.seeds)}".encode()).digest()
         self.seeds[commitment_of(seed)] = seed
         return commitment_of(seed)
@@ -142,7 +142,7 @@ class Game:
         ruleset = dataclasses.replace(
             ruleset, mechanics={**ruleset.mechanics, **OTHER_BEHAVIOUR, **(mechanics or {})},
             phrases=ruleset.phrases if phrases else {})
-        commitment = self.provable.commit() if self.provable is not None else ""
+        commitment = self.provable.commit("") if self.provable is not None else ""
         self.ok(c.StartGame(SPEAKER, ruleset, "Chuck", judge, judge_name, {},
                             open_registration, commitment=commitment))
         for address in players:

@@ -24,7 +24,7 @@ def _site() -> tuple[Game, dict[str, str]]:
     fresh = iter(SEEDS)
     game = Game("suber", [ALICE, BOB, CAROL])
     game.provable = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,
-                                   fresh=lambda: next(fresh), chance=lambda _: 0)
+                                   fresh=lambda _: next(fresh), chance=lambda _: 0)
     first = game.propose(ALICE, enact("Players may sing."))
     game.votes(first, alice="FOR", bob="FOR", carol="FOR")
     game.ok(c.RevealSeed(SPEAKER))

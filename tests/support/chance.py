@@ -26,6 +26,6 @@ class ByChance(random.Random):
         """Hold no seed to reveal (never asked: a game played by chance commits none)."""
         raise RuntimeError("a source by chance holds no seed")
 
-    def commit(self) -> str:
+    def commit(self, following: str) -> str:
         """Commit no seed (never asked, as above)."""
         raise RuntimeError("a source by chance commits no seed")

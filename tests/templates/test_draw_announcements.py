@@ -31,7 +31,7 @@ def _seeded() -> Game:
     fresh = iter(SEEDS)
     game = Game("suber", [ALICE, BOB, CAROL])
     game.provable = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,
-                                   fresh=lambda: next(fresh), chance=lambda _: 0)
+                                   fresh=lambda _: next(fresh), chance=lambda _: 0)
     return game
 
 
@@ -127,7 +127,7 @@ def test_the_cfj_mail_gives_the_draw_of_a_random_judge() -> None:
     fresh = iter(SEEDS)
     game = Game("nomicam", [ALICE, BOB, CAROL, DAVE])
     game.provable = SeededDraws(after=7, anchor="ab" * 32, seed_of=lambda _: None,
-                                   fresh=lambda: next(fresh), chance=lambda _: 0)
+                                   fresh=lambda _: next(fresh), chance=lambda _: 0)
     game.ok(c.CallForJudgement(ALICE, "Tea is served.", "", False))  # commits the seed
     # The Speaker's CFJ is judged by a Voter drawn at random (nomicam 214).
     events, messages = _messages(game, c.CallForJudgement(SPEAKER, "Alice may sing.", "",

@@ -144,7 +144,9 @@ def make_engine(url: str | URL, **pool: int) -> Engine:
         # Absolute, so that connections opened after a chdir find the same file.
         parsed = parsed.set(database=str(Path(database).resolve()))
         path = Path(str(parsed.database))
-        engine = create_engine(parsed, connect_args={"timeout": _WRITE_WAIT_SECONDS})
+        # Parameters are never said in logs or errors: some are secrets (a game's seeds).
+        engine = create_engine(parsed, connect_args={"timeout": _WRITE_WAIT_SECONDS},
+                               hide_parameters=True)
         # Before the first connection creates the file with the umask's permissions.
         event.listen(engine, "do_connect", lambda *_: _create_private(path))
         event.listen(engine, "connect", _sqlite_on_connect)
@@ -154,7 +156,7 @@ def make_engine(url: str | URL, **pool: int) -> Engine:
         # Named so that whoever looks at the server's sessions (and ``speakerbot games``)
         # sees which process on which machine each one is.
         name = f"speakerbot {socket.gethostname()} pid {os.getpid()}"[:63]
-        return create_engine(parsed, pool_pre_ping=True,
+        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True,
                              connect_args={"application_name": name}, **pool)
     raise ValueError(f"unsupported database {backend!r}: use sqlite:/// or postgresql+psycopg://")
 
