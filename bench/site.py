@@ -63,7 +63,9 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
                       f"Text of proposal {n}.\n" * 5, (clause,)))
         number = max(state.proposals)
         for voter in voters:
-            run(c.CastBallot(voter, number, rng.choice([Choice.FOR, Choice.FOR, Choice.AGAINST])))
+            if voter != state.speaker:  # a win may hand a player the Speaker's role
+                run(c.CastBallot(voter, number,
+                                 rng.choice([Choice.FOR, Choice.FOR, Choice.AGAINST])))
         if n % 25 == 0:
             run(c.CallForJudgement(voters[n % players], f"Statement {n}.", "Arguments."))
             cfj = max(state.cfjs)
