@@ -1,33 +1,45 @@
 """The check of every draw in a public record: made from its committed seed, as it says.
 
 ``check_draws`` reads the lines of the public record in order, as ``record export
---public`` writes them (``chain.lines``), and checks each seed revealed and each draw
-(``luck.py``, ``draw_events.py``):
+--public`` writes them (``chain.lines``), game by game (a ``GameStarted`` begins one), and
+checks each seed revealed and each draw (``luck.py``, ``draw_events.py``). A game's
+*current commitment* is the last one its lines made: ``GameStarted.commitment``,
+``SeedCommitted.commitment``, ``SeedRevealed.next_commitment``.
 
-- a revealed seed must hash to its commitment, and that commitment must have been committed
-  at an earlier line;
-- a draw must be anchored to an earlier line that exists, with a seed committed by then;
-  its outcome must be one of its distinct candidates and agree with the event it decided;
-- once its seed is revealed (anywhere in the lines), the draw must precede the reveal and
-  the seed must give its outcome from the anchor's hash and its label.
+- A revealed seed must be 64 lowercase hex digits that hash to its commitment, and that
+  commitment must be the game's current one at the reveal.
+- A draw may only be carried by the event it decided (a die thrown, a Judge assigned, a new
+  Speaker among winners), as an object with a string label, candidates and outcome, an int
+  ``after`` and its seed's commitment, which must be the game's current one at its line.
+  It must be anchored to an earlier line that exists, bear the one label the record gives
+  that draw (``die:301`` after the vote on proposal 301 closed, ``judge:cfj-4/2`` for CFJ
+  4's second Judge, ``speaker:game-2``), never drawn before in its game, and draw among
+  exactly the candidates the event names (a die's faces, the event's ``drawn_from``).
+- Once its seed is revealed, the draw must precede the reveal and the seed must give its
+  outcome from the anchor's hash and its label.
 
-A draw whose seed is not revealed yet is *awaiting*; a die, Judge or new Speaker drawn
-before draws were provable carries no draw and is counted *unprovable*. The check works
-on the public form (ids for addresses) as on the full record: the index a seed gives does
-not depend on the candidates' text.
+A draw whose seed is not revealed yet is *awaiting*. A die, Judge or new Speaker drawn
+without a draw is counted *unprovable* in a game that never committed a seed (recorded
+before draws were provable), and is a failure in one that did: it was drawn by chance, or
+by choice. The check works on the public form (ids for addresses) as on the full record:
+the index a seed gives does not depend on the candidates' text.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine.luck import derive_index
 
-SEED_HEX = 64
-"""How many hex digits a revealed seed is written in."""
+SEED = re.compile(r"[0-9a-f]{64}")
+"""A revealed seed as the record writes it: 32 bytes, 64 lowercase hex digits, no more."""
+
+MAX_SIDES = 10**6
+"""The most sides a die of the record may have: more is no die (its faces are not listed)."""
 
 # The events that carry a draw, and the field of each that names what was drawn.
 _OUTCOME_FIELD = {"DieThrown": "value", "JudgeAssigned": "judge", "NewGameBegun": "new_speaker"}
@@ -62,31 +74,72 @@ class _Reveal:
 
 
 @dataclass
+class _Game:
+    """What a game's lines have said before the line being checked."""
+
+    commitment: str = ""
+    committed: bool = False  # a seed committed at any line of the game so far
+    closed: int | None = None  # the proposal of the latest VoteClosed
+    labels: set[str] = field(default_factory=set)
+    judges: dict[int, int] = field(default_factory=dict)  # JudgeAssigned lines by CFJ
+
+    def see(self, line: Mapping[str, Any]) -> None:
+        """Fold a line in, once it has been checked."""
+        kind = _kind(line)
+        key = _COMMITTING.get(kind)
+        if key is not None:
+            self.commitment = _text(line.get(key))
+            self.committed = self.committed or bool(self.commitment)
+        if kind == "VoteClosed":
+            self.closed = _whole(line.get("proposal"))
+        cfj = _whole(line.get("cfj"))
+        if kind == "JudgeAssigned" and cfj is not None:
+            self.judges[cfj] = self.judges.get(cfj, 0) + 1
+
+    def label_due(self, line: Mapping[str, Any]) -> str | None:
+        """Return the label the record gives a draw decided at ``line`` (None: it has none)."""
+        kind = _kind(line)
+        if kind == "DieThrown":
+            return None if self.closed is None else f"die:{self.closed}"
+        if kind == "JudgeAssigned":
+            cfj = _whole(line.get("cfj"))
+            if cfj is None:
+                return None
+            earlier = self.judges.get(cfj, 0)
+            return f"judge:cfj-{cfj}" + (f"/{earlier + 1}" if earlier else "")
+        number = _whole(line.get("game_number"))
+        return None if kind != "NewGameBegun" or number is None else f"speaker:game-{number}"
+
+
+@dataclass
 class _Record:
-    """What the draws are checked against: lines by number, commitments, valid reveals."""
+    """What the draws are checked against: lines by number, valid reveals by commitment."""
 
     by_seq: dict[int, Mapping[str, Any]] = field(default_factory=dict)
-    committed: dict[str, int] = field(default_factory=dict)
     revealed: dict[str, _Reveal] = field(default_factory=dict)
 
 
 def check_draws(lines: Iterable[Mapping[str, Any]]) -> DrawReport:
     """Check every revealed seed and every draw of a public record's lines, in order."""
-    given = [line for line in lines if isinstance(line.get("seq"), int)]
+    given = [line for line in lines if _whole(line.get("seq")) is not None]
     report = DrawReport()
     record = _Record()
     for line in given:
         record.by_seq.setdefault(line["seq"], line)
-        _note_commitment(record, line)
-    for line in given:
-        if line.get("type") == "SeedRevealed":
-            _check_reveal(record, line, report)
-    for line in given:
+    for line, game in _games(given):
+        if _kind(line) == "SeedRevealed":
+            _check_reveal(record, game, line, report)
+    for line, game in _games(given):
         draw = line.get("draw")
         if draw is not None:
-            _count_draw(record, line, draw, report)
+            _count_draw(record, game, line, report)
         elif _drawn_unproved(line):
-            report.unprovable += 1
+            if game.committed:
+                report.failures.append(DrawFailure(
+                    _name(game, line), line["seq"], "it carries no draw: drawn by chance in "
+                    "a game that had committed a seed"))
+            else:
+                report.unprovable += 1
     return report
 
 
@@ -101,56 +154,75 @@ def report_lines(report: DrawReport) -> list[str]:
     return said
 
 
-def _note_commitment(record: _Record, line: Mapping[str, Any]) -> None:
-    key = _COMMITTING.get(str(line.get("type")))
-    commitment = line.get(key) if key else None
-    if isinstance(commitment, str) and commitment:
-        seq = line["seq"]
-        record.committed[commitment] = min(seq, record.committed.get(commitment, seq))
+def _games(lines: list[Mapping[str, Any]]) -> Iterator[tuple[Mapping[str, Any], _Game]]:
+    """Yield each line with what its game had said before it."""
+    game = _Game()
+    for line in lines:
+        if _kind(line) == "GameStarted":
+            game = _Game()
+        yield line, game
+        game.see(line)
 
 
-def _seed_bytes(text: Any) -> bytes | None:
-    if not isinstance(text, str) or len(text) != SEED_HEX:
-        return None
-    try:
-        return bytes.fromhex(text)
-    except ValueError:
-        return None
+def _kind(line: Mapping[str, Any]) -> str:
+    kind = line.get("type")
+    return kind if isinstance(kind, str) else ""
 
 
-def _check_reveal(record: _Record, line: Mapping[str, Any], report: DrawReport) -> None:
-    """Keep a reveal whose seed hashes to its commitment; report any that does not hold."""
-    seq, commitment = line["seq"], str(line.get("commitment", ""))
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _whole(value: Any) -> int | None:
+    """Return ``value`` if it is an int written as one (not a bool, not a float)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _name(game: _Game, line: Mapping[str, Any]) -> str:
+    """Name a draw in a failure: by its label, or the one due, or its line."""
+    draw = line.get("draw")
+    label = draw.get("label") if isinstance(draw, Mapping) else None
+    if isinstance(label, str) and label:
+        return label
+    return game.label_due(line) or f"at event {line['seq']}"
+
+
+def _check_reveal(record: _Record, game: _Game, line: Mapping[str, Any],
+                  report: DrawReport) -> None:
+    """Keep a reveal whose seed is the game's current one; report any that is not."""
+    seq, commitment, seed = line["seq"], _text(line.get("commitment")), line.get("seed")
     label = f"seed {commitment[:12]}"
-    seed = _seed_bytes(line.get("seed"))
-    if seed is None:
-        report.failures.append(DrawFailure(label, seq, "the seed revealed is not 64 hex digits"))
+    if not isinstance(seed, str) or SEED.fullmatch(seed) is None:
+        report.failures.append(DrawFailure(label, seq, "the seed revealed is not 64 "
+                                           "lowercase hex digits"))
         return
-    if hashlib.sha256(seed).hexdigest() != commitment:
+    if hashlib.sha256(bytes.fromhex(seed)).hexdigest() != commitment:
         report.failures.append(DrawFailure(label, seq, "the seed revealed does not hash to "
                                            "its commitment"))
         return
-    if record.committed.get(commitment, seq) >= seq:
-        report.failures.append(DrawFailure(label, seq, "its commitment was never committed "
-                                           "before it"))
+    if not commitment or commitment != game.commitment:
+        report.failures.append(DrawFailure(label, seq, "its commitment is not the one the "
+                                           "game had committed before it"))
+        return
     if commitment not in record.revealed:  # the first reveal is the one draws must precede
-        record.revealed[commitment] = _Reveal(seq, seed)
+        record.revealed[commitment] = _Reveal(seq, bytes.fromhex(seed))
 
 
 def _drawn_unproved(line: Mapping[str, Any]) -> bool:
-    """Tell whether a line decided a draw recorded before draws were provable."""
-    kind = line.get("type")
+    """Tell whether a line decided a draw without carrying one."""
+    kind = _kind(line)
     if kind == "DieThrown":
         return True
     return kind in ("JudgeAssigned", "NewGameBegun") and bool(line.get("drawn_from"))
 
 
-def _count_draw(record: _Record, line: Mapping[str, Any], draw: Any,
+def _count_draw(record: _Record, game: _Game, line: Mapping[str, Any],
                 report: DrawReport) -> None:
-    seq = line["seq"]
-    label = draw.get("label") if isinstance(draw, Mapping) else None
-    name = label if isinstance(label, str) and label else f"at event {seq}"
-    problem = _malformed(draw) or _misplaced(record, seq, draw) or _disagrees(line, draw)
+    seq, draw = line["seq"], line["draw"]
+    problem = (_malformed(line, draw) or _misplaced(record, game, seq, draw)
+               or _mislabelled(game, line, draw) or _disagrees(line, draw))
+    if isinstance(draw, Mapping) and isinstance(draw.get("label"), str):
+        game.labels.add(draw["label"])
     if problem is None:
         reveal = record.revealed.get(draw["commitment"])
         if reveal is None:
@@ -160,18 +232,20 @@ def _count_draw(record: _Record, line: Mapping[str, Any], draw: Any,
     if problem is None:
         report.verified += 1
     else:
-        report.failures.append(DrawFailure(name, seq, problem))
+        report.failures.append(DrawFailure(_name(game, line), seq, problem))
 
 
-def _malformed(draw: Any) -> str | None:
-    """Say what is missing from a draw's fields, if anything."""
+def _malformed(line: Mapping[str, Any], draw: Any) -> str | None:
+    """Say what is wrong with a draw's place and fields, if anything."""
     if not isinstance(draw, Mapping):
         return "its draw is not an object"
+    if _kind(line) not in _OUTCOME_FIELD:
+        return f"a {_kind(line) or 'line'} decides no draw"
     candidates = draw.get("candidates")
     if not (isinstance(draw.get("label"), str) and isinstance(draw.get("outcome"), str)
             and isinstance(draw.get("commitment"), str) and isinstance(candidates, list)
             and all(isinstance(item, str) for item in candidates)
-            and isinstance(draw.get("after"), int) and not isinstance(draw["after"], bool)):
+            and _whole(draw.get("after")) is not None):
         return "its draw lacks a label, candidates, outcome, after or commitment"
     if not candidates:
         return "it has no candidates"
@@ -182,36 +256,50 @@ def _malformed(draw: Any) -> str | None:
     return None
 
 
-def _misplaced(record: _Record, seq: int, draw: Mapping[str, Any]) -> str | None:
+def _misplaced(record: _Record, game: _Game, seq: int,
+               draw: Mapping[str, Any]) -> str | None:
     """Say what is wrong with a draw's anchor and its seed's commitment, if anything."""
     after, commitment = draw["after"], draw["commitment"]
     if not 0 < after < seq:
         return f"it is anchored to event {after}, which is not before its own"
     if after not in record.by_seq:
         return f"the event it is anchored to ({after}) is not in the record"
-    committed = record.committed.get(commitment)
-    if committed is None:
-        return f"its seed's commitment {commitment[:12]} was never committed"
-    if committed > after:
-        return (f"its seed's commitment was made at event {committed}, after its anchor "
-                f"{after}")
+    if not game.commitment:
+        return "its game had no seed committed at its line"
+    if commitment != game.commitment:
+        return (f"its seed's commitment {commitment[:12]} is not the game's current one "
+                f"({game.commitment[:12]})")
+    return None
+
+
+def _mislabelled(game: _Game, line: Mapping[str, Any], draw: Mapping[str, Any]) -> str | None:
+    """Say how a draw's label is not the one the record gives it, if it is not."""
+    due = game.label_due(line)
+    if due is None:
+        return "the record gives it no label (no vote closed before a die, or no number)"
+    if draw["label"] != due:
+        return f"its label is not {due!r}"
+    if due in game.labels:
+        return f"{due} was drawn before in this game"
     return None
 
 
 def _disagrees(line: Mapping[str, Any], draw: Mapping[str, Any]) -> str | None:
     """Say how the event disagrees with the draw it carries, if it does."""
-    kind = str(line.get("type"))
-    key = _OUTCOME_FIELD.get(kind)
-    if key is None:
-        return None
-    own = line.get(key)
+    kind = _kind(line)
+    candidates, own = draw["candidates"], line.get(_OUTCOME_FIELD[kind])
     if kind == "DieThrown":
-        sides = line.get("sides")
-        if not isinstance(sides, int) or draw["candidates"] != \
-                [str(face) for face in range(1, sides + 1)]:
+        sides = _whole(line.get("sides"))
+        if sides is None or not 0 < sides <= MAX_SIDES:
+            return (f"its die has {line.get('sides')!r} sides, not a whole number from 1 "
+                    f"to {MAX_SIDES}")
+        # The length first: a die of 10**12 sides must not list its faces to say so.
+        if len(candidates) != sides or candidates != [str(face) for face in range(1, sides + 1)]:
             return f"its candidates are not the faces 1 to {sides} of its die"
-        # An int written as it was drawn; a value "3" in quotes is not the die's value 3.
-        own = str(own) if isinstance(own, int) and not isinstance(own, bool) else own
+        # An int written as it was drawn; a value "3" in quotes, or 3.0, is not the die's 3.
+        own = str(own) if _whole(own) is not None else own
+    elif candidates != line.get("drawn_from"):
+        return "its candidates are not the event's drawn_from, in order"
     if own != draw["outcome"]:
         return f"the event says {own!r} where its draw says {draw['outcome']!r}"
     return None

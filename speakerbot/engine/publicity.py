@@ -50,7 +50,9 @@ def learn(ids: MutableMapping[str, str], version: int, data: Mapping[str, Any]) 
     kind = data.get("type")
     if kind == "GameStarted":
         ids.clear()
-        version = int(data.get("record_version", 1))
+        given = data.get("record_version", 1)
+        # A hostile export's "2.5" or null must not end ``record verify`` in a traceback.
+        version = given if isinstance(given, int) and not isinstance(given, bool) else 1
         assign(ids, str(data.get("host", "")), str(data.get("host_name", "")))
         assign(ids, str(data.get("named_judge", "")), str(data.get("named_judge_name", "")))
     elif kind == "PlayerJoined":

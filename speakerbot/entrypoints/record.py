@@ -7,7 +7,7 @@ is written 0600 (0644 with ``--public``) whatever the umask, even over an older 
 ``verify`` checks the database's two chains, or an export's chain, then every draw of the
 public record (``speakerbot.engine.draw_check``); it exits 0 when the chain holds and every
 draw verifies or awaits its seed, and 1 naming the first event that breaks the chain or
-each draw that does not verify.
+each draw that does not verify, or the first line of the file that is not a JSON object.
 """
 
 from __future__ import annotations
@@ -27,7 +27,10 @@ from speakerbot.entrypoints.commands import USER_ERRORS as _COMMAND_ERRORS
 from speakerbot.entrypoints.exports import write_export
 from speakerbot.entrypoints.opening import open_game, settings_from
 
-USER_ERRORS = (*_COMMAND_ERRORS, OSError, json.JSONDecodeError)
+USER_ERRORS = (*_COMMAND_ERRORS, OSError)
+
+MAX_DEPTH = 100
+"""How deeply a line of an export may nest: an event nests a few levels, never a hundred."""
 
 PRIVATE_MODE = 0o600
 """A full export's mode: it holds sealed ballots and their salts, for the host alone."""
@@ -55,7 +58,11 @@ def record_verify(args: argparse.Namespace) -> int:
     and wrote every hash after it again still fails on the draw, whose anchor came before.
     """
     if args.file:
-        lines = _read_lines(Path(args.file))
+        try:
+            lines = _read_lines(Path(args.file))
+        except NotAnObject as error:
+            print(error)
+            return 1
         broken = chain.verify(lines)
         where, count, public = args.file, len(lines), _public_lines(lines)
     else:
@@ -88,14 +95,54 @@ def _public_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(chain.public_lines_after(chain.Links(), events))
 
 
+class NotAnObject(Exception):
+    """A line of an export that is no JSON object an event could be: ``verify`` exits 1."""
+
+
 def _read_lines(path: Path) -> list[dict[str, Any]]:
+    """Read an export's lines, each a JSON object; raise NotAnObject at the first that is not.
+
+    A hostile file must end in one clear line, not a traceback: bytes that are not UTF-8,
+    a number too long for ``int`` (over 4300 digits), nesting too deep for the parser or for
+    the checks that walk a line afterwards.
+    """
     lines: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as handle:
-        for text in handle:
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            where = f"line {number} of {path} is not a JSON object"
+            try:
+                text = raw.decode("utf-8")
+                value = json.loads(text) if text.strip() else None
+            except UnicodeDecodeError:
+                raise NotAnObject(f"{where}: it is not UTF-8") from None
+            except RecursionError:
+                raise NotAnObject(f"{where}: it is nested too deeply") from None
+            except json.JSONDecodeError as error:
+                raise NotAnObject(f"{where}: {error.msg} (column {error.colno})") from None
+            except ValueError as error:  # a number of more digits than int will read
+                raise NotAnObject(f"{where}: {error}") from None
             if text.strip():
-                value = json.loads(text)
-                lines.append(value if isinstance(value, dict) else {"seq": None})
+                if not isinstance(value, dict):
+                    raise NotAnObject(where)
+                if _depth(value) > MAX_DEPTH:
+                    raise NotAnObject(f"{where}: it is nested too deeply")
+                lines.append(value)
     return lines
+
+
+def _depth(value: Any) -> int:
+    """Return how deeply ``value`` nests, without recursion (it may nest a thousand deep)."""
+    deepest, waiting = 0, [(value, 1)]
+    while waiting:
+        item, depth = waiting.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break
+        if isinstance(item, dict):
+            waiting.extend((each, depth + 1) for each in item.values())
+        elif isinstance(item, list):
+            waiting.extend((each, depth + 1) for each in item)
+    return deepest
 
 
 @contextmanager

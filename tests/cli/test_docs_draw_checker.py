@@ -19,7 +19,7 @@ import pytest
 
 from speakerbot.engine import chain
 from speakerbot.engine.draw_check import check_draws, report_lines
-from tests.support.draw_record import SEED_2, game, line_of
+from tests.support.draw_record import COMMITMENT_1, COMMITMENT_2, SEED_1, SEED_2, game, line_of
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verifying.md"
 FAILURE = re.compile(r"^draw (.+) \(event (\d+)\) does not verify")
@@ -55,9 +55,58 @@ def _die_value_changed(lines: Lines) -> None:
     die["value"] = 1 + die["value"] % 6
 
 
-def _legacy(lines: Lines) -> None:
+def _by_chance(lines: Lines) -> None:
     for kind in ("DieThrown", "JudgeAssigned"):
         del lines[line_of(lines, kind)]["draw"]
+
+
+def _legacy(lines: Lines) -> None:
+    """A game recorded before seeds, given its first seed later (a SeedCommitted)."""
+    _by_chance(lines)
+    lines[0]["commitment"] = ""
+    lines[line_of(lines, "SeedRevealed")] = {
+        **lines[line_of(lines, "SeedRevealed")], "type": "SeedCommitted",
+        "commitment": COMMITMENT_2, "replaces": ""}
+
+
+def _draw_of(lines: Lines, kind: str) -> dict[str, Any]:
+    draw: dict[str, Any] = lines[line_of(lines, kind)]["draw"]
+    return draw
+
+
+def _second_judge_of_cfj_1(lines: Lines) -> None:
+    """A named Judge of CFJ 1 before the drawn one: the drawn one is judge:cfj-1/2."""
+    judge = lines[line_of(lines, "JudgeAssigned")]
+    lines.insert(line_of(lines, "JudgeAssigned"), {**judge, "draw": None, "drawn_from": []})
+
+
+def _die_thrown_twice(lines: Lines) -> None:
+    die = lines[line_of(lines, "DieThrown")]
+    lines.insert(line_of(lines, "DieThrown") + 1, {**die, "seq": die["seq"] + 100})
+
+
+def _superseded(lines: Lines) -> None:
+    lines.insert(line_of(lines, "DieThrown"), {
+        "seq": 60, "type": "SeedCommitted", "commitment": COMMITMENT_2,
+        "replaces": COMMITMENT_1})
+
+
+def _on_a_score(lines: Lines) -> None:
+    lines.insert(line_of(lines, "SeedRevealed"), {
+        "seq": 80, "type": "ScoreChanged", "draw": _draw_of(lines, "DieThrown")})
+
+
+def _seed_in_capitals(lines: Lines) -> None:
+    lines[line_of(lines, "SeedRevealed")]["seed"] = SEED_1.hex().upper()
+
+
+def _huge_die(lines: Lines) -> None:
+    lines[line_of(lines, "DieThrown")]["sides"] = 10**12
+
+
+def _reordered(lines: Lines) -> None:
+    judge = lines[line_of(lines, "JudgeAssigned")]
+    judge["drawn_from"] = judge["drawn_from"][::-1]
 
 
 def _before_reveal(lines: Lines) -> None:
@@ -70,8 +119,21 @@ CHANGES: dict[str, Callable[[Lines], None]] = {
     "a Judge changed, every hash written again": _relinked_after_change,
     "a seed not its commitment's": _wrong_seed,
     "a die's value changed": _die_value_changed,
+    "draws by chance in a game with a seed": _by_chance,
     "draws before draws were provable": _legacy,
     "before the reveal": _before_reveal,
+    "a draw not an object": lambda lines: lines[line_of(lines, "JudgeAssigned")].update(
+        draw="judge:cfj-1"),
+    "a label not the record's": lambda lines: _draw_of(lines, "DieThrown").update(
+        label="die:301/1"),
+    "a second Judge of a CFJ": _second_judge_of_cfj_1,
+    "a die thrown twice": _die_thrown_twice,
+    "a seed superseded": _superseded,
+    "a draw on a ScoreChanged": _on_a_score,
+    "a seed in capitals": _seed_in_capitals,
+    "a die of 10**12 sides": _huge_die,
+    "drawn_from reordered": _reordered,
+    "an anchor written as true": lambda lines: _draw_of(lines, "DieThrown").update(after=True),
 }
 
 

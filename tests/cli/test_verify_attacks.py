@@ -1,9 +1,9 @@
-"""ATTACK (issue 27 review): ``record verify`` on hostile files, and the docs' checker.
+"""``record verify`` on hostile files, and the docs' checker, from the attack review of issue 27.
 
-Every test here FAILS on main as merged (8acd6d8..4233243). ``record verify FILE`` must
-never end in a traceback whatever the file (docs/cli.md: exit 1 when something does not
-verify), and the checker of docs/verifying.md must agree with it on every export, not only
-on the honest ones the existing agreement test writes.
+``record verify FILE`` must never end in a traceback whatever the file (docs/cli.md: exit 1
+when something does not verify), and the checker of docs/verifying.md must agree with it on
+every public export, not only on the honest ones the agreement test writes; a full export
+it refuses, saying to check the public one.
 """
 
 from __future__ import annotations
@@ -32,19 +32,39 @@ HOSTILE: dict[str, bytes] = {
     "not UTF-8": b"\xff\xfe{\"seq\": 1}\n",
     "a number of 5000 digits": b'{"seq": 1' + b"0" * 5000 + b"}\n",
     "JSON nested 100000 deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+    "an object nested 900 deep": b'{"seq": 1, "a": ' + b"[" * 900 + b"]" * 900 + b"}\n",
+    "not JSON": b'{"seq": 1}\n{"seq": 2,\n',
+    "a line that is a list": b'{"seq": 1}\n[1, 2]\n',
 }
+WHERE = {"not UTF-8": 1, "a number of 5000 digits": 1, "JSON nested 100000 deep": 1,
+         "an object nested 900 deep": 1, "not JSON": 2, "a line that is a list": 2}
 
 
 @pytest.mark.parametrize("name", HOSTILE)
-def test_attack_record_verify_on_a_hostile_file_says_so_without_a_traceback(
+def test_record_verify_on_a_hostile_file_says_so_without_a_traceback(
         name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "record.jsonl"
     path.write_bytes(HOSTILE[name])
-    status = main(["record", "verify", str(path)])  # raises on main: UnicodeDecodeError,
-    # ValueError (int digits limit) or RecursionError, none of them in USER_ERRORS
+    status = main(["record", "verify", str(path)])
     captured = capsys.readouterr()
     assert status == 1
-    assert captured.out or captured.err
+    [said] = captured.out.splitlines()
+    assert said.startswith(f"line {WHERE[name]} of {path} is not a JSON object")
+    assert captured.err == ""
+
+
+def test_record_verify_of_a_full_export_with_a_hostile_record_version_says_what_it_finds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A full export's public lines are linked again, its ids learnt from GameStarted."""
+    events = [{k: v for k, v in line.items() if k not in UNCHAINED} for line in game()]
+    events[0]["record_version"] = "two"
+    ballot = {"type": "BallotCast", "number": 301, "voter": "alice@camford.example"}
+    full = list(chain.extend(chain.Head(), [*events[:2], ballot, *events[2:]]))
+    export = tmp_path / "full.jsonl"
+    export.write_text("".join(json.dumps(line) + "\n" for line in full), encoding="utf-8")
+    # 1: the draws were made from the hashes of the lines before record_version was changed
+    assert main(["record", "verify", str(export)]) == 1
+    assert capsys.readouterr().out.startswith("the record's chain holds: 11 events")
 
 
 def _relinked(lines: Lines) -> Lines:
@@ -87,7 +107,6 @@ def _seed_with_spaces(lines: Lines) -> None:
     die = record.draw("die:301", [str(face) for face in range(1, 7)], short)
     record.add({**_bare(lines[line_of(lines, "DieThrown")]), "value": int(die["outcome"]),
                 "draw": die})
-    record.add({"type": "VoteClosed", "number": 301})
     record.add({"type": "SeedRevealed", "commitment": commitment_of(short), "seed": text,
                 "next_commitment": "", "reason": "a voting period closed"})
     lines[:] = record.lines
@@ -111,7 +130,7 @@ def _checker() -> str:
 
 
 @pytest.mark.parametrize("name", CHANGES)
-def test_attack_the_docs_checker_agrees_with_record_verify_on_hostile_exports(
+def test_the_docs_checker_agrees_with_record_verify_on_hostile_exports(
         name: str, tmp_path: Path) -> None:
     lines = game()
     CHANGES[name](lines)
@@ -129,12 +148,11 @@ def test_attack_the_docs_checker_agrees_with_record_verify_on_hostile_exports(
         (1 if report.failures else 0, report_lines(report)[0])
 
 
-def test_attack_the_docs_checker_fails_the_honest_draws_of_a_full_export(
+def test_the_docs_checker_refuses_a_full_export_and_says_to_check_the_public_one(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The docs say the Python "checks the draws of an export"; on the host's full export
-    (private events numbered too) it reads ``after`` as a full record number, not a public
-    one, and fails honest draws that ``record verify`` (which links the public lines again)
-    verifies."""
+    """On the host's full export (private events numbered too) the docs' checker would read
+    ``after`` as a full record number, not a public one, and fail honest draws that ``record
+    verify`` (which links the public lines again) verifies: it refuses the file instead."""
     events = [{k: v for k, v in line.items() if k not in UNCHAINED} for line in game()]
     ballot = {"type": "BallotCast", "at": events[0]["at"], "number": 301,
               "voter": "alice@camford.example", "choice": "FOR"}
@@ -147,5 +165,7 @@ def test_attack_the_docs_checker_fails_the_honest_draws_of_a_full_export(
     script.write_text(_checker(), encoding="utf-8")
     done = subprocess.run([sys.executable, "-I", str(script), str(export)], cwd=tmp_path,
                           capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout.splitlines()[0]) == \
-        (0, "2 draws verified, 1 awaiting reveal")
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout.splitlines() == [
+        f"{export} is the host's full record: check the public one "
+        "(speakerbot record export --public)"]

@@ -60,9 +60,9 @@ def test_a_changed_outcome_breaks_the_chain_and_names_the_draw(
     path = _write(tmp_path / "record.jsonl", _tampered())
     status, said = _verify(path, capsys)
     assert status == 1
-    assert said[0].startswith("the record's chain is broken at event 7")
+    assert said[0].startswith("the record's chain is broken at event 8")
     assert said[1] == "1 draws verified, 1 awaiting reveal"
-    assert said[2].startswith("draw judge:cfj-1 (event 7) does not verify: its seed gives")
+    assert said[2].startswith("draw judge:cfj-1 (event 8) does not verify: its seed gives")
 
 
 def test_a_forger_who_writes_every_hash_again_still_fails_on_the_draw(
@@ -72,7 +72,7 @@ def test_a_forger_who_writes_every_hash_again_still_fails_on_the_draw(
     status, said = _verify(path, capsys)
     assert status == 1
     assert said[0] == CLEAN[0].format(file=path)
-    assert any(line.startswith("draw judge:cfj-1 (event 7) does not verify") for line in said)
+    assert any(line.startswith("draw judge:cfj-1 (event 8) does not verify") for line in said)
 
 
 def test_the_host_s_full_export_is_checked_on_its_public_lines(
@@ -93,4 +93,4 @@ def test_a_user_runs_it_as_a_command(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "speakerbot", "record", "verify", str(path)],
                           capture_output=True, text=True, check=False, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
-    assert "draw judge:cfj-1 (event 7) does not verify" in done.stdout
+    assert "draw judge:cfj-1 (event 8) does not verify" in done.stdout

@@ -1,16 +1,23 @@
-"""ATTACK (issue 27 review): draws a host could choose that the check of draws still accepts.
+"""Draws a host could choose, from the attack review of issue 27: the check must refuse them.
 
-Every test here FAILS on main as merged (8acd6d8..4233243): each asserts what the check of
-draws (``draw_check.check_draws``) or the engine should do, and shows a way round it. The
-threat is the one issue 27 names: the host, who holds the seed and writes the record, picks
-an outcome and publishes a record that verifies. Each forgery is a record linked afresh
-(its chain holds), so ``record verify`` would report nothing but the draws' lines.
+Each test shows a way the host, who holds the seed and writes the record, could pick an
+outcome and publish a record that verifies, and asserts what the check of draws
+(``draw_check.check_draws``) or the engine does about it. Each forgery is a record linked
+afresh (its chain holds), so ``record verify`` would report nothing but the draws' lines.
+
+One way round stays open, and is marked so: a Speaker modified to anchor a draw to an older
+line than the record's head (docs/verifying.md, "What it does not prove"). The last two
+tests are the engine's side: a seed lost (its die drawn by chance, which the check fails)
+and an older game's first seed (committed only beside public news). A transaction tried
+again is tested through the service (tests/integration/test_draw_retry.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+import pytest
 
 from speakerbot.engine import chain
 from speakerbot.engine import events as e
@@ -40,13 +47,14 @@ Lines = list[dict[str, Any]]
 
 
 def _opening(record: RecordBuilder, commitment: str = COMMITMENT_1) -> None:
-    """Lines 1-5: the game (committing ``commitment``), three players, a proposal."""
+    """Lines 1-6: the game (committing ``commitment``), three players, proposal 301 closed."""
     record.add({"type": "GameStarted", "host": ADDRESSES[0], "host_name": "Host",
                 "named_judge": "", "named_judge_name": "", "record_version": 1,
                 "commitment": commitment})
     for name, address in zip(IDS[1:], ADDRESSES[1:], strict=True):
         record.add({"type": "PlayerJoined", "address": address, "name": name})
     record.add({"type": "ProposalSubmitted", "number": 301, "author": ADDRESSES[1]})
+    record.add({"type": "VoteClosed", "proposal": 301})
 
 
 def _die(record: RecordBuilder, draw: dict[str, Any]) -> None:
@@ -55,7 +63,6 @@ def _die(record: RecordBuilder, draw: dict[str, Any]) -> None:
 
 
 def _reveal(record: RecordBuilder, seed: bytes, following: str = "") -> None:
-    record.add({"type": "VoteClosed", "number": 301})
     record.add({"type": "SeedRevealed", "commitment": commitment_of(seed), "seed": seed.hex(),
                 "next_commitment": following, "reason": "a voting period closed"})
 
@@ -68,27 +75,49 @@ def _made(seed: bytes, anchor: dict[str, Any], label: str,
             "after": anchor["seq"], "commitment": commitment_of(seed)}
 
 
-def _assert_rejected(lines: Lines) -> None:
+def _assert_rejected(lines: Lines, problem: str) -> None:
+    """The chain holds, and the check fails the one forged draw for ``problem``."""
     assert chain.verify(lines) is None  # the forger linked every line again
     report = check_draws(lines)
-    assert report.failures, f"a chosen draw verified: {report}"
+    assert [failure.problem for failure in report.failures if problem in failure.problem], \
+        f"a chosen draw verified, or failed for another reason: {report}"
+    assert len(report.failures) == 1, report
 
 
-def test_attack_a_die_label_chosen_among_many_verifies() -> None:
-    """The label is never checked: try die:301/1, die:301/2... until the die shows a 1."""
+def _honest(lines: Lines) -> Lines:
+    """The record as the honest Speaker would have written it: it verifies."""
+    assert chain.verify(lines) is None
+    report = check_draws(lines)
+    assert not report.failures and report.verified, report
+    return lines
+
+
+def test_a_die_label_chosen_among_many_fails() -> None:
+    """The label is the record's: die:301/1, die:301/2... tried until the die suits fail."""
     record = RecordBuilder()
     _opening(record)
     honest = _made(SEED_1, record.lines[-1], "die:301", FACES)
     chosen = next(draw for draw in (_made(SEED_1, record.lines[-1], f"die:301/{k}", FACES)
-                                    for k in range(1, 200)) if draw["outcome"] == "1")
-    assert honest["outcome"] != "1"  # the seed's own die:301 is not a one
+                                    for k in range(1, 200))
+                  if draw["outcome"] != honest["outcome"])
     _die(record, chosen)
     _reveal(record, SEED_1)
-    _assert_rejected(record.lines)
+    _assert_rejected(record.lines, "its label is not 'die:301'")
 
 
+def test_the_honest_die_of_the_attacks_record_verifies() -> None:
+    """The records above and below differ from an honest one by the forgery alone."""
+    record = RecordBuilder()
+    _opening(record)
+    _die(record, _made(SEED_1, record.lines[-1], "die:301", FACES))
+    _reveal(record, SEED_1)
+    assert check_draws(_honest(record.lines)).verified == 1
+
+
+@pytest.mark.xfail(strict=True, reason="the check cannot tell the head when a transaction "
+                   "began: docs/verifying.md, 'What it does not prove'")
 def test_attack_a_die_anchored_to_an_older_line_verifies() -> None:
-    """``after`` may be any line after the commitment: pick the one that gives another face."""
+    """``after`` may be any earlier line: pick the one that gives another face."""
     record = RecordBuilder()
     _opening(record)
     honest = _made(SEED_1, record.lines[-1], "die:301", FACES)
@@ -98,22 +127,29 @@ def test_attack_a_die_anchored_to_an_older_line_verifies() -> None:
     assert chosen["after"] < record.lines[-1]["seq"]
     _die(record, chosen)
     _reveal(record, SEED_1)
-    _assert_rejected(record.lines)
+    _assert_rejected(record.lines, "anchor")
 
 
-def test_attack_a_draw_with_a_superseded_seed_verifies() -> None:
+def test_a_draw_with_a_superseded_seed_fails() -> None:
     """Two seeds committed: the draw uses the replaced one, whichever suits, and verifies."""
     record = RecordBuilder()
     _opening(record)
     record.add({"type": "SeedCommitted", "commitment": COMMITMENT_2, "replaces": COMMITMENT_1})
     # The game draws with seed 2 from here on; the host draws with seed 1 instead.
     _die(record, _made(SEED_1, record.lines[-1], "die:301", FACES))
-    _reveal(record, SEED_1)
-    _assert_rejected(record.lines)
+    record.add({"type": "SeedRevealed", "commitment": COMMITMENT_1, "seed": SEED_1.hex(),
+                "next_commitment": "", "reason": "the host asked"})
+    # The reveal of the replaced seed fails too: it is not the game's current one.
+    report = check_draws(record.lines)
+    assert [(failure.label, failure.problem) for failure in report.failures] == [
+        (f"seed {COMMITMENT_1[:12]}",
+         "its commitment is not the one the game had committed before it"),
+        ("die:301", f"its seed's commitment {COMMITMENT_1[:12]} is not the game's current "
+                    f"one ({COMMITMENT_2[:12]})")]
 
 
-def test_attack_a_judge_drawn_among_the_judge_alone_verifies() -> None:
-    """The candidates are never compared with the event's drawn_from: one candidate, no luck."""
+def test_a_judge_drawn_among_the_judge_alone_fails() -> None:
+    """The candidates are the event's drawn_from: one candidate, no luck, fails."""
     record = RecordBuilder()
     _opening(record)
     wanted = ADDRESSES[3]
@@ -121,11 +157,11 @@ def test_attack_a_judge_drawn_among_the_judge_alone_verifies() -> None:
     record.add({"type": "JudgeAssigned", "cfj": 1, "judge": wanted, "how": "a random Voter",
                 "deadline": None, "drawn_from": list(ADDRESSES[2:]), "draw": draw})
     _reveal(record, SEED_1)
-    _assert_rejected(record.lines)
+    _assert_rejected(record.lines, "not the event's drawn_from")
 
 
-def test_attack_a_judge_drawn_among_candidates_reordered_verifies() -> None:
-    """The index is the seed's, the order the host's: put the wanted Judge at that index."""
+def test_a_judge_drawn_among_candidates_reordered_fails() -> None:
+    """The index is the seed's, the order the event's: the wanted Judge put there fails."""
     record = RecordBuilder()
     _opening(record)
     voters = list(ADDRESSES[1:])
@@ -139,11 +175,11 @@ def test_attack_a_judge_drawn_among_candidates_reordered_verifies() -> None:
     record.add({"type": "JudgeAssigned", "cfj": 1, "judge": wanted, "how": "a random Voter",
                 "deadline": None, "drawn_from": voters, "draw": draw})
     _reveal(record, SEED_1)
-    _assert_rejected(record.lines)
+    _assert_rejected(record.lines, "not the event's drawn_from")
 
 
-def test_attack_one_label_drawn_twice_with_two_outcomes_verifies() -> None:
-    """"Once in a game" is never checked: die:301 thrown twice, each from its own anchor."""
+def test_one_label_drawn_twice_with_two_outcomes_fails_the_second() -> None:
+    """A label is drawn once in a game: die:301 thrown twice, each from its own anchor."""
     record = RecordBuilder()
     _opening(record)
     first = _made(SEED_1, record.lines[-1], "die:301", FACES)
@@ -152,25 +188,26 @@ def test_attack_one_label_drawn_twice_with_two_outcomes_verifies() -> None:
     second = _made(SEED_1, record.lines[-1], "die:301", FACES)
     _die(record, second)
     _reveal(record, SEED_1)
-    assert check_draws(record.lines).verified == 2
-    _assert_rejected(record.lines)
+    assert check_draws(record.lines).verified == 1  # the first throw
+    _assert_rejected(record.lines, "die:301 was drawn before in this game")
+    assert check_draws(record.lines).failures[0].seq == record.lines[-2]["seq"]
 
 
-def test_attack_a_draw_on_an_event_no_draw_decides_verifies() -> None:
-    """A ScoreChanged carrying a draw counts as one more draw verified."""
+def test_a_draw_on_an_event_no_draw_decides_fails() -> None:
+    """A ScoreChanged carrying a draw is no draw verified but a failure."""
     record = RecordBuilder()
     _opening(record)
     record.add({"type": "ScoreChanged", "player": ADDRESSES[1], "delta": "6",
                 "reason": "luck", "draw": _made(SEED_1, record.lines[-1], "die:999", FACES)})
     _reveal(record, SEED_1)
-    _assert_rejected(record.lines)
+    _assert_rejected(record.lines, "a ScoreChanged decides no draw")
 
 
-def test_attack_a_lost_seed_lets_the_die_fall_by_chance_and_still_verifies() -> None:
+def test_a_die_a_lost_seed_left_to_chance_fails_the_check() -> None:
     """The service's seed gone from the store (a row deleted): the die is drawn by chance
-    (``SeededDraws.chance``, drawable again until it suits) and carries no draw. The check
-    counts it as "recorded before draws were provable" and reports no failure, though the
-    game committed a seed at its first line."""
+    (``SeededDraws.chance``, drawable again until it suits) and carries no draw. The game
+    committed a seed at its first line, so the check fails it (it once counted it as
+    "recorded before draws were provable")."""
     g = Game("suber", [ALICE, BOB, CAROL], provable=True)
     number = g.propose(ALICE, enact("Players may sing."))
     g.votes(number, alice="FOR", bob="FOR")
@@ -186,11 +223,11 @@ def test_attack_a_lost_seed_lets_the_die_fall_by_chance_and_still_verifies() -> 
     assert report.failures, f"a die thrown by chance in a seeded game verified: {report}"
 
 
-def test_attack_an_older_game_s_first_seed_is_committed_publicly_by_a_sealed_ballot() -> None:
-    """A game recorded before seeds commits one at the end of its next decision, whatever it
-    is: a sealed ballot's decision then adds a public line stamped with the ballot's time,
-    though "sealed ballots are not in the public record while their vote is open (not even
-    as a count)" (docs/verifying.md)."""
+def test_an_older_game_s_first_seed_is_not_committed_beside_a_lone_sealed_ballot() -> None:
+    """A game recorded before seeds commits one at the end of its next decision with public
+    news, never of a lone sealed ballot's: that would add a public line stamped with the
+    ballot's time, and "sealed ballots are not in the public record while their vote is
+    open (not even as a count)" (docs/verifying.md)."""
     g = Game("suber", [ALICE, BOB, CAROL])  # scripted dice: no seed, as before seeds
     number = g.propose(ALICE, enact("Players may sing."))
     g.provable = RecordedDraws(g.events)  # the service upgraded: it can commit seeds now

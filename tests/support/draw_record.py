@@ -1,7 +1,7 @@
 """Small public records with provable draws, written by hand for the check of draws.
 
 A record is built line by line with ``chain.link``; each draw is computed as the service
-computes it (``luck.derive_index``) from a known seed and the hash of the line before it,
+computes it (``luck.derive_index``) from a known seed and the hash of a line before it,
 so the tests know what a correct draw is without a game or a database.
 """
 
@@ -52,9 +52,10 @@ class RecordBuilder:
 def game(names: Sequence[str] = ADDRESSES, shown: Shown = dict) -> list[dict[str, Any]]:
     """Return a record with a die and a Judge drawn with seed 1, revealed, then a new Speaker.
 
-    Lines: 1 GameStarted, 2-4 PlayerJoined, 5 ProposalSubmitted, 6 DieThrown (die:301),
-    7 JudgeAssigned (judge:cfj-1), 8 VoteClosed, 9 SeedRevealed (seed 1, committing seed
-    2), 10 NewGameBegun (speaker:game-2, with seed 2, awaiting its reveal).
+    Lines: 1 GameStarted (committing seed 1), 2-4 PlayerJoined, 5 ProposalSubmitted,
+    6 VoteClosed (proposal 301), 7 DieThrown (die:301), 8 JudgeAssigned (judge:cfj-1),
+    9 SeedRevealed (seed 1, committing seed 2), 10 NewGameBegun (speaker:game-2, with seed
+    2, awaiting its reveal). Each draw is anchored to the line before its own.
     """
     record = RecordBuilder(shown)
     record.add({"type": "GameStarted", "host": names[0], "host_name": "Host",
@@ -63,14 +64,14 @@ def game(names: Sequence[str] = ADDRESSES, shown: Shown = dict) -> list[dict[str
     for name, address in zip(IDS[1:], names[1:], strict=True):
         record.add({"type": "PlayerJoined", "address": address, "name": name})
     record.add({"type": "ProposalSubmitted", "number": 301, "author": names[1]})
+    record.add({"type": "VoteClosed", "proposal": 301})
     die = record.draw("die:301", [str(face) for face in range(1, 7)], SEED_1)
-    judge = record.draw("judge:cfj-1", list(names[2:]), SEED_1)
     record.add({"type": "DieThrown", "player": names[1], "sides": 6,
                 "value": int(die["outcome"]), "draw": die})
+    judge = record.draw("judge:cfj-1", list(names[2:]), SEED_1)
     record.add({"type": "JudgeAssigned", "cfj": 1, "judge": judge["outcome"],
                 "how": "a random Voter", "deadline": None, "drawn_from": list(names[2:]),
                 "draw": judge})
-    record.add({"type": "VoteClosed", "number": 301})
     record.add({"type": "SeedRevealed", "commitment": COMMITMENT_1, "seed": SEED_1.hex(),
                 "next_commitment": COMMITMENT_2, "reason": "a voting period closed"})
     speaker = record.draw("speaker:game-2", list(names[1:]), SEED_2)
