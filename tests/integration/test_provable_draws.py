@@ -10,6 +10,9 @@ files, the public export or the daemon's log.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +115,8 @@ def test_suber_dice_verify_after_the_reveal_and_a_changed_die_fails(
     assert code == 0 and "2 draws verified, 0 awaiting reveal" in said, said
     code, said = _verify(game)
     assert code == 0 and "2 draws verified, 0 awaiting reveal" in said, said
+    # The checker docs/verifying.md gives, run on its own, says the same of the export.
+    assert _docs_checker(export).splitlines()[0] == "2 draws verified, 0 awaiting reveal"
 
     # One die's outcome changed in the export: the record's chain breaks, and the draw fails.
     thrown = next(line for line in lines if line["type"] == "DieThrown")
@@ -121,6 +126,7 @@ def test_suber_dice_verify_after_the_reveal_and_a_changed_die_fails(
     _write(tmp_path / "changed.jsonl", changed)
     code, said = _verify(game, tmp_path / "changed.jsonl")
     assert code == 1 and "die:301" in said and "die:302" not in said, said
+    assert "die:301" in _docs_checker(tmp_path / "changed.jsonl")
     # Even a forger who makes every hash again is caught by the draw itself.
     forged = [dict(line) for line in lines]
     forged[index]["value"] = thrown["value"] % 6 + 1
@@ -128,6 +134,18 @@ def test_suber_dice_verify_after_the_reveal_and_a_changed_die_fails(
     _write(tmp_path / "forged.jsonl", _relinked(forged))
     code, said = _verify(game, tmp_path / "forged.jsonl")
     assert code == 1 and "chain holds" in said and "die:301" in said, said
+
+
+def _docs_checker(export: Path) -> str:
+    """Run the Python of docs/verifying.md on an export, as a player would (no speakerbot)."""
+    docs = Path(__file__).resolve().parents[2] / "docs" / "verifying.md"
+    [code] = re.findall(r"^```python\n(.*?)^```$", docs.read_text(), re.MULTILINE | re.DOTALL)
+    script = export.parent / "checker.py"
+    script.write_text(code)
+    result = subprocess.run([sys.executable, "-I", str(script), str(export)],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.stdout
 
 
 def _revealed_count(game: RunningGame) -> int:
