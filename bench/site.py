@@ -8,9 +8,11 @@ the templates); the bound for 500 is 2 s. Writing the files and swapping them in
 timed apart. Beside each, the archive kept page by page (``KeptSite``, as the daemon keeps
 it): the update after the game's last proposal is distributed and after its vote closes,
 folded, rendered and written into the live folder. ``--large N`` adds a game of N
-proposals (10,000 give about 50,000 public events; best of 1 run there).
+proposals among 50 players (2,400 give about 50,000 public events, in some 5 minutes of
+play; best of 1 run there).
 
-Run: .venv/bin/python bench/site.py [--proposals N] [--baseline N] [--large N] [--players N]
+Run: .venv/bin/python bench/site.py [--proposals N] [--baseline N] [--players N]
+     [--large N] [--large-players N]
 """
 
 from __future__ import annotations
@@ -140,12 +142,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--proposals", type=int, default=500)
     parser.add_argument("--baseline", type=int, default=50)
-    parser.add_argument("--large", type=int, default=0,
-                        help="also a game of this many proposals (10000: about 50,000 events)")
+    parser.add_argument("--large", type=int, default=0, help="also a game of this many "
+                        "proposals among --large-players (2400: about 50,000 events)")
     parser.add_argument("--players", type=int, default=10)
+    parser.add_argument("--large-players", type=int, default=50)
     args = parser.parse_args()
     for count in (args.baseline, args.proposals, *([args.large] if args.large else [])):
-        lines = play(count, args.players)
+        lines = play(count, args.large_players if count == args.large else args.players)
         runs = 3 if count <= args.proposals else 1
         first, best, write, files = measure(lines, runs)
         size = sum(len(content) for content in files.values())

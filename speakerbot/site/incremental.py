@@ -45,8 +45,7 @@ class KeptSite:
         self.settings = {"name": name, "address": address, "url": url}
         self.record = RecordFold()
         self.digests: dict[str, bytes] = {}
-        self.now: datetime | None = None
-        self.last_seq: int | None = None  # of the last line folded
+        self.now: datetime | None = None  # the record's latest moment, as the pages tell it
 
     def build(self, lines: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
         """Fold the whole record afresh and return every file of its site."""
@@ -57,7 +56,6 @@ class KeptSite:
         files = self._renderer().everything(lines)
         self.digests = {path: _digest(content) for path, content in files.items()
                         if path != OWN_FILES["record"]}
-        self._seen(lines)
         return files
 
     def update(self, lines: Sequence[Mapping[str, Any]]) -> SiteUpdate:
@@ -73,7 +71,6 @@ class KeptSite:
         now = max([*moments, *([self.now] if self.now is not None else [])], default=None)
         moved, self.now = now != self.now, now
         site = self._renderer()
-        self._seen(lines)
         if current is None or before is None or games[-1] is not current:
             # A game began: every page of the last one now knows it is past, and every
             # page says how many games there are.
@@ -115,11 +112,6 @@ class KeptSite:
         games = self.record.games
         now = self.now if self.now is not None else last_moment(games)
         return SiteRenderer(self.templates, games, now=now, **self.settings)
-
-    def _seen(self, lines: Sequence[Mapping[str, Any]]) -> None:
-        seq = lines[-1].get("seq") if lines else None
-        if isinstance(seq, int):
-            self.last_seq = seq
 
 
 def _digest(content: bytes) -> bytes:

@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive
+from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive, ProposalRecord
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
@@ -236,10 +236,15 @@ class _GamePages(_Page):
         for number in sorted(touch.cfjs & set(game.cfjs)):
             path = f"cfjs/{number}.html"
             yield path, self.page("cfj.html", path, cfj=game.cfjs[number])
+        # Each player's proposals, gathered once rather than filtered on every page.
+        own: dict[str, list[ProposalRecord]] = {}
+        for proposal in game.proposals.values() if touch.players else ():
+            own.setdefault(proposal.submitted.proposer, []).append(proposal)
         for address in touch.players:
             player = game.players.get(address)
             if player is not None:
-                yield player.page, self.page("player.html", player.page, player=player)
+                yield player.page, self.page("player.html", player.page, player=player,
+                                             own=own.get(address, []))
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""

@@ -10,8 +10,8 @@ of the game is rendered again (``Touched.everything``).
 Each game's pages read, besides their own record:
 
 - every page: the game's list (its length), which changes only when a game begins;
-- the home page, the ruleset (marks "changed lately" by the record's last event's time),
-  the games list and the chart (drawn up to the last event): every time;
+- the home page, the ruleset (marks "changed lately" by the record's last event's time)
+  and the games list: every time; the chart: when a player's record changes;
 - a history page: its entries, and the next page's link once that page begins;
 - a proposal's page: its record and what followed its close; a player's: their record and
   their proposals' statuses; a CFJ's: its record; a rule's page and feed: its record;
@@ -31,7 +31,7 @@ from speakerbot.site.folding import Folded
 
 __all__ = ["ALWAYS", "Snapshot", "Touched", "snapshot", "touched"]
 
-ALWAYS = frozenset({"home", "rules", "chart"})
+ALWAYS = frozenset({"home", "rules"})
 """The game's own pages (``OWN_FILES``) that change with any new event."""
 
 _PROPOSAL_EVENTS = (e.ProposalSubmitted, e.VoteExtended, e.VoteClosed, e.ProposalVoided,
@@ -89,7 +89,7 @@ def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded]) -> To
     for address, shown in after.players.items():
         if before.players.get(address) != shown:
             touch.players.add(address)
-            touch.own.add("players")
+            touch.own.update(("players", "chart"))
     new = set(after.players) - set(before.players)
     if new and _mentioned(game, new, before.entries):
         return Touched.all_of(game)  # an address shown before as no one's becomes a link
