@@ -153,7 +153,8 @@ class SiteKeeper:
         if kept is None or read is None:
             return self._rebuild(None if kept is not None else read)
         lines, place = read
-        if not lines:
+        if not lines:  # sealed ballots and the like: nothing public, read past them
+            self._place = place
             return False
         started = time.perf_counter()
         try:
