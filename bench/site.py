@@ -5,9 +5,14 @@ rule, every player voting, a CFJ every 25 proposals), then builds the site from 
 record (the fold, every page, the chart) and prints the time for a baseline of 50
 proposals beside the game of 500, the best of 3 runs each (and the first, which compiles
 the templates); the bound for 500 is 2 s. Writing the files and swapping them in is
-timed apart.
+timed apart. Beside each, the archive kept page by page (``KeptSite``, as the daemon keeps
+it): the update after the game's last proposal is distributed and after its vote closes,
+folded, rendered and written into the live folder. ``--large N`` adds a game of N
+proposals among 50 players (2,400 give about 50,000 public events, in some 5 minutes of
+play; best of 1 run there).
 
 Run: .venv/bin/python bench/site.py [--proposals N] [--baseline N] [--players N]
+     [--large N] [--large-players N]
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement
 from speakerbot.presets import load_preset
 from speakerbot.resources import templates_dir
-from speakerbot.site import build_site, write_site
+from speakerbot.site import KeptSite, build_site, update_site, write_site
 
 SPEAKER = "speaker@example.org"
 
@@ -54,11 +59,14 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
     for i, voter in enumerate(voters):
         run(c.AddPlayer(SPEAKER, voter, f"Player {i}"))
     for n in range(proposals):
-        mutable = [rule for rule in state.rules.values() if rule.mutable]
-        target = rng.choice(mutable)
+        # Only the rules it enacted are amended: a word added to a preset's rule may change
+        # a mechanic it is read from (the voting period), and votes would stop closing.
+        own = [rule for rule in state.rules.values() if rule.text.startswith("New rule")]
+        target = rng.choice(own) if own else None
         clause = (Clause(ClauseKind.AMEND, target.number, target.text + f" Amended {n}.")
-                  if n % 2 else Clause(ClauseKind.ENACT, None, f"New rule {n}: players "
-                                       "may do a thing they could not do before."))
+                  if n % 2 and target is not None else Clause(
+                      ClauseKind.ENACT, None,
+                      f"New rule {n}: players may do a thing they could not do before."))
         run(c.Propose(voters[n % players], f"Proposal number {n}",
                       f"Text of proposal {n}.\n" * 5, (clause,)))
         number = max(state.proposals)
@@ -85,12 +93,13 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
     return list(chain.extend(chain.Head(), data))
 
 
-def measure(lines: list[dict[str, Any]]) -> tuple[float, float, float, dict[str, bytes]]:
-    """Return the first and the best of 3 build times, the best write time, and the files."""
+def measure(lines: list[dict[str, Any]],
+            runs: int = 3) -> tuple[float, float, float, dict[str, bytes]]:
+    """Return the first and the best of ``runs`` build times, the best write time, the files."""
     folder = templates_dir() / "site"
     times, writes, files = [], [], {}
     with tempfile.TemporaryDirectory() as scratch:
-        for _ in range(3):
+        for _ in range(runs):
             started = time.perf_counter()
             files = build_site(lines, folder, name="Bench Nomic")
             built = time.perf_counter()
@@ -100,20 +109,57 @@ def measure(lines: list[dict[str, Any]]) -> tuple[float, float, float, dict[str,
     return times[0], min(times), min(writes), files
 
 
+def measure_updates(lines: list[dict[str, Any]], runs: int = 3) -> dict[str, float]:
+    """Return the best time of keeping the site after one proposal and after one close.
+
+    The site is kept (``KeptSite``) up to the record's last proposal, then given that
+    proposal's line, then what followed up to its close, then the close's lines: the two
+    updates timed are the proposal's and the close's, each folded, rendered and written
+    into the live folder (``update_site``).
+    """
+    close = max(n for n, line in enumerate(lines) if line["type"] == "VoteClosed")
+    submitted = max(n for n, line in enumerate(lines[:close])
+                    if line["type"] == "ProposalSubmitted")
+    times: dict[str, list[float]] = {"proposal": [], "close": [], "files": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / "site"
+        for _ in range(runs):
+            site = KeptSite(templates_dir() / "site", name="Bench Nomic")
+            write_site(site.build(lines[:submitted]), target)
+            for name, piece in (("proposal", lines[submitted:submitted + 1]),
+                                ("", lines[submitted + 1:close]), ("close", lines[close:])):
+                started = time.perf_counter()
+                update = site.update(piece)
+                update_site(update.files, target, removed=update.removed, record=update.record)
+                if name:
+                    times[name].append(time.perf_counter() - started)
+                    times["files"].append(len(update.files))
+    return {name: min(found) if name != "files" else max(found)
+            for name, found in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--proposals", type=int, default=500)
     parser.add_argument("--baseline", type=int, default=50)
+    parser.add_argument("--large", type=int, default=0, help="also a game of this many "
+                        "proposals among --large-players (2400: about 50,000 events)")
     parser.add_argument("--players", type=int, default=10)
+    parser.add_argument("--large-players", type=int, default=50)
     args = parser.parse_args()
-    for count in (args.baseline, args.proposals):
-        lines = play(count, args.players)
-        first, best, write, files = measure(lines)
+    for count in (args.baseline, args.proposals, *([args.large] if args.large else [])):
+        lines = play(count, args.large_players if count == args.large else args.players)
+        runs = 3 if count <= args.proposals else 1
+        first, best, write, files = measure(lines, runs)
         size = sum(len(content) for content in files.values())
         bound = " (bound: 2 s)" if count == args.proposals else ""
         print(f"{count:>5} proposals, {len(lines):>6} public events: {len(files)} files "
               f"({size / 1e6:.1f} MB) built in {best:.2f} s{bound}, the first time "
-              f"{first:.2f} s; written and swapped in {write:.2f} s")
+              f"{first:.2f} s; written and swapped in {write:.2f} s", flush=True)
+        kept = measure_updates(lines, runs)
+        print(f"{'':>5} kept page by page: after one proposal {kept['proposal']:.3f} s, after "
+              f"one close {kept['close']:.3f} s (at most {kept['files']:.0f} files written), "
+              f"against {best + write:.2f} s built whole and swapped in", flush=True)
 
 
 if __name__ == "__main__":

@@ -198,6 +198,21 @@ class StoredEvent:
     place: Linked | None  # None: recorded before the chains, not linked yet
 
 
+@dataclass(frozen=True)
+class Bookmark:
+    """Where a reading of the stored record as lines stopped: enough to read on from there.
+
+    ``after`` is the record's number of the last event read (0: none), ``prev`` the hash
+    of the last line written, ``ids`` and ``version`` the public ids and record version
+    as of that event (``speakerbot.engine.publicity``).
+    """
+
+    after: int = 0
+    prev: str = GENESIS
+    ids: Mapping[str, str] = field(default_factory=dict)
+    version: int = 1
+
+
 def lines(stored: Iterable[StoredEvent], *, public: bool) -> Iterator[dict[str, Any]]:
     """Write the stored record as its chain's lines, with the hashes as stored.
 
@@ -206,11 +221,27 @@ def lines(stored: Iterable[StoredEvent], *, public: bool) -> Iterator[dict[str, 
     again, so that an export shows whatever the database holds, and :func:`verify` of the
     export finds what was changed there.
     """
-    prev = GENESIS
-    ids: dict[str, str] = {}
-    version = 1
+    yield from _read(stored, Bookmark(), public, [])
+
+
+def read_on(stored: Iterable[StoredEvent], start: Bookmark, *,
+            public: bool) -> tuple[list[dict[str, Any]], Bookmark]:
+    """Write the stored events that follow ``start`` as :func:`lines` would; where it ends.
+
+    Reading a record in pieces, each from where the last stopped, gives the lines of
+    reading it whole.
+    """
+    ends: list[Bookmark] = []
+    found = list(_read(stored, start, public, ends))
+    return found, ends[0]
+
+
+def _read(stored: Iterable[StoredEvent], start: Bookmark, public: bool,
+          ends: list[Bookmark]) -> Iterator[dict[str, Any]]:
+    """Yield the lines of the ``stored`` events after ``start``; then add where they end."""
+    prev, ids, version, after = start.prev, dict(start.ids), start.version, start.after
     for event in stored:
-        place = event.place
+        place, after = event.place, event.seq
         version = learn(ids, version, event.data)
         if public and (place is None or place.public_seq is None):
             continue
@@ -222,6 +253,7 @@ def lines(stored: Iterable[StoredEvent], *, public: bool) -> Iterator[dict[str, 
         line["prev"], line["hash"] = prev, value
         prev = value or ""
         yield line
+    ends.append(Bookmark(after, prev, ids, version))
 
 
 def verify_stored(stored: Iterable[StoredEvent]) -> Break | None:

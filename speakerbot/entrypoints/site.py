@@ -2,8 +2,8 @@
 
 ``speakerbot site build OUTDIR`` writes the archive once; ``speakerbot site serve`` builds
 it into a temporary folder and serves it on loopback for a preview. ``SiteKeeper`` is the
-daemon's part: with ``[site] dir`` set, it rebuilds the archive whenever the public record
-has grown, and swaps it in whole.
+daemon's part: with ``[site] dir`` set, it brings the archive up to date whenever the
+public record has grown, writing only the pages the new events change.
 """
 
 from __future__ import annotations
@@ -17,21 +17,24 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from speakerbot.config import ConfigError, Settings
+from speakerbot.engine import chain
 from speakerbot.entrypoints.cli import CliError
 from speakerbot.entrypoints.opening import settings_from
 from speakerbot.resources import templates_dir
 from speakerbot.service import GameService, ServiceError
 from speakerbot.site import (
     HostedGame,
+    KeptSite,
     SiteWriteError,
     build_host_index,
     build_site,
+    is_updatable,
+    update_site,
     write_beside,
     write_site,
 )
@@ -43,10 +46,19 @@ USER_ERRORS: tuple[type[Exception], ...] = (CliError, ConfigError, ServiceError,
 
 
 def render(settings: Settings, lines: list[dict[str, Any]]) -> dict[str, bytes]:
-    """Return the archive's files for the public record's ``lines``."""
+    """Return the archive's files for the public record's ``lines``.
+
+    No clock: the rules "changed lately" are told as of the record's last event, so that
+    the same record always gives the same bytes (and the daemon's kept archive equals it).
+    """
     return build_site(lines, templates_dir() / "site", name=settings.game.name,
-                      address=settings.game.address, now=datetime.now(UTC),
-                      url=settings.site.url or "")
+                      address=settings.game.address, url=settings.site.url or "")
+
+
+def kept_site(settings: Settings) -> KeptSite:
+    """Return an empty archive to keep up with the record, as ``render`` would build it."""
+    return KeptSite(templates_dir() / "site", name=settings.game.name,
+                    address=settings.game.address, url=settings.site.url or "")
 
 
 def _public_record(args: argparse.Namespace) -> tuple[Settings, list[dict[str, Any]]]:
@@ -108,12 +120,15 @@ def write_host_index(games: Sequence[Settings], folder: Path) -> None:
 
 
 class SiteKeeper:
-    """Keeps ``[site] dir`` up to date for the daemon: rebuilt when the record grew.
+    """Keeps ``[site] dir`` up to date for the daemon, page by page as the record grows.
 
     The service's state is a new object after every transaction that committed; only then
-    is the public record read, and only when it has more lines than the last build is the
-    archive rebuilt. A failed build is logged and tried again after the next change: the
-    archive must never stop the game.
+    is the public record read, from the line after the last one folded. The first time (or
+    when the folder is missing or not speakerbot's build) the archive is built whole and
+    swapped in; after that only the pages the new lines change are written, each swapped
+    in on its own, and ``record.jsonl`` is extended. Should an update fail, the archive is
+    built whole at once; should that fail too, it is logged and tried again after the next
+    change: the archive must never stop the game.
     """
 
     def __init__(self, settings: Settings, service: GameService) -> None:
@@ -121,10 +136,11 @@ class SiteKeeper:
         self.service = service
         self.target = settings.site.dir
         self._seen: object = None
-        self._built = -1
+        self._site: KeptSite | None = None  # what the folder holds, once it was built whole
+        self._place: chain.Bookmark | None = None  # where the record was read up to
 
     def refresh(self) -> bool:
-        """Rebuild the archive if the public record has grown; return whether it was."""
+        """Bring the archive up to date if the public record has grown; return whether it was."""
         if self.target is None:
             return False
         with self.service.lock:
@@ -132,16 +148,44 @@ class SiteKeeper:
             if state is self._seen:
                 return False
             self._seen = state
-            lines = self.service.public_record()
-        if len(lines) == self._built:
+            kept = self._site if self._site is not None and is_updatable(self.target) else None
+            read = self.service.public_record_after(self._place if kept is not None else None)
+        if kept is None or read is None:
+            return self._rebuild(None if kept is not None else read)
+        lines, place = read
+        if not lines:  # sealed ballots and the like: nothing public, read past them
+            self._place = place
             return False
         started = time.perf_counter()
         try:
-            write_site(render(self.settings, lines), self.target)
+            update = kept.update(lines)
+            update_site(update.files, self.target, removed=update.removed, record=update.record)
+        except Exception:
+            log.exception("could not update the web archive in %s: building it whole",
+                          self.target)
+            return self._rebuild(None)
+        self._place = place
+        log.info("updated the web archive in %s (%d new public events, %d files) in %.3f s",
+                 self.target, len(lines), len(update.files), time.perf_counter() - started)
+        return True
+
+    def _rebuild(self, read: tuple[list[dict[str, Any]], chain.Bookmark] | None) -> bool:
+        """Build the archive whole from the whole record (``read``, else read now), swap it in."""
+        assert self.target is not None
+        self._site = None
+        started = time.perf_counter()
+        try:
+            if read is None:
+                with self.service.lock:
+                    read = self.service.public_record_after(None)
+            assert read is not None  # a whole reading links what is not linked yet
+            lines, place = read
+            site = kept_site(self.settings)
+            write_site(site.build(lines), self.target)
         except Exception:
             log.exception("could not rebuild the web archive in %s", self.target)
             return False
-        self._built = len(lines)
+        self._site, self._place = site, place
         log.info("rebuilt the web archive in %s (%d public events) in %.2f s", self.target,
                  len(lines), time.perf_counter() - started)
         return True

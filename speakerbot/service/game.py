@@ -29,7 +29,12 @@ from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 from speakerbot.service.deps import Entropy, FromDeps, game_deps, now_utc
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import Processed, Received, ServiceError
-from speakerbot.service.unit_of_work import open_unit, public_record, stored_record
+from speakerbot.service.unit_of_work import (
+    open_unit,
+    public_record,
+    public_record_after,
+    stored_record,
+)
 
 
 class GameService(AbstractContextManager["GameService"]):
@@ -83,6 +88,11 @@ class GameService(AbstractContextManager["GameService"]):
     def public_record(self) -> list[dict[str, Any]]:
         """Return the public record's chained lines (``unit_of_work.public_record``)."""
         return public_record(self.deps)
+
+    def public_record_after(self, start: chain.Bookmark | None = None,
+                            ) -> tuple[list[dict[str, Any]], chain.Bookmark] | None:
+        """Return the public lines after ``start`` and where they end (``unit_of_work``)."""
+        return public_record_after(self.deps, start)
 
     def stored_record(self, *, as_stored: bool = False) -> list[chain.StoredEvent]:
         """Return the whole record with each event's links (``unit_of_work.stored_record``)."""

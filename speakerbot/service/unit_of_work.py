@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import EventLinks, OutgoingMail
+from speakerbot.adapters.store import StoredEvent as StoredRow
 from speakerbot.addresses import as_compared
 from speakerbot.engine import GameState, chain
 from speakerbot.engine import events as e
@@ -340,11 +341,15 @@ def stored_record(deps: Deps, uow: UnitOfWork | None = None, *,
         placed, _ = chain.link_all(chain.Links(), ((row.seq, row.data) for row in rows))
         return [chain.StoredEvent(row.seq, row.data, place)
                 for row, place in zip(rows, placed, strict=True)]
-    return [chain.StoredEvent(row.seq, row.data, None if row.links is None
-                              or row.links.hash is None else
-                              chain.Linked(row.seq, row.links.hash,
-                                           row.links.public_seq, row.links.public_hash))
-            for row in rows]
+    return [_as_stored(row) for row in rows]
+
+
+def _as_stored(row: StoredRow) -> chain.StoredEvent:
+    """Return a stored row as the chain reads it (unlinked: ``place`` None)."""
+    return chain.StoredEvent(row.seq, row.data, None if row.links is None
+                             or row.links.hash is None else
+                             chain.Linked(row.seq, row.links.hash,
+                                          row.links.public_seq, row.links.public_hash))
 
 
 def public_record(deps: Deps, uow: UnitOfWork | None = None) -> list[dict[str, Any]]:
@@ -355,3 +360,20 @@ def public_record(deps: Deps, uow: UnitOfWork | None = None) -> list[dict[str, A
     private events are not in it; the ballots appear in the event closing their vote.
     """
     return list(chain.lines(stored_record(deps, uow), public=True))
+
+
+def public_record_after(deps: Deps, start: chain.Bookmark | None = None,
+                        ) -> tuple[list[dict[str, Any]], chain.Bookmark] | None:
+    """Return the public record's lines after ``start`` (without one, all) and where they end.
+
+    Only the events recorded after ``start.after`` are read, so that a reader keeping up
+    with the record (the web archive) pays for what is new. None when one of them is not
+    linked yet (a record kept before the chains, linked at its next write): read it whole.
+    """
+    if start is None:
+        return chain.read_on(stored_record(deps), chain.Bookmark(), public=True)
+    rows = deps.store.load_events(None, after=start.after, links=True)
+    stored = [_as_stored(row) for row in rows]
+    if any(event.place is None for event in stored):
+        return None
+    return chain.read_on(stored, start, public=True)

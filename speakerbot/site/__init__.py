@@ -6,12 +6,22 @@ reading its templates. ``write_site(files, target)`` writes them beside ``target
 swaps them in whole. The modules: ``folding`` (the record into one ``GameArchive`` per
 game), ``archive`` (what the pages know), ``sayings`` (one line per event, as HISTORY
 says it), ``chart`` (scores over time, drawn by pygal), ``pages`` (the pages), ``writer``
-(the folder), ``hosting`` (the index page of a host's games, beside their archives).
+(the folder), ``incremental`` and ``touching`` (the site kept page by page as the
+record grows), ``hosting`` (the index page of a host's games, beside their archives).
 """
 
 from speakerbot.site.hosting import HostedGame, build_host_index
+from speakerbot.site.incremental import KeptSite, SiteUpdate
 from speakerbot.site.pages import build_site, record_bytes
-from speakerbot.site.writer import MARKER, SiteWriteError, write_beside, write_site
+from speakerbot.site.writer import (
+    MARKER,
+    SiteWriteError,
+    is_updatable,
+    update_site,
+    write_beside,
+    write_site,
+)
 
-__all__ = ["MARKER", "HostedGame", "SiteWriteError", "build_host_index", "build_site",
-           "record_bytes", "write_beside", "write_site"]
+__all__ = ["MARKER", "HostedGame", "KeptSite", "SiteUpdate", "SiteWriteError",
+           "build_host_index", "build_site", "is_updatable", "record_bytes", "update_site",
+           "write_beside", "write_site"]

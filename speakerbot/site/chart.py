@@ -61,7 +61,11 @@ def scores_chart(game: GameArchive) -> bytes | None:
         x_value_formatter=lambda moment: moment.strftime("%Y-%m-%d"),
         print_values=False, dynamic_print_values=False,
     )
-    end = game.timeline[-1].at if game.timeline else None
+    # Up to the latest change of any player's score (or a join, a leaving), not to the
+    # last event: so the chart changes only with the scores, and a proposal or a CFJ need
+    # not draw it again (the archive is kept page by page).
+    end = max((player.series[-1][0] for player in game.players.values() if player.series),
+              default=None)
     for player in players:
         chart.add(player.name, _steps(player, end))
     svg: str = chart.render()
@@ -72,8 +76,9 @@ def scores_chart(game: GameArchive) -> bytes | None:
 def _steps(player: PlayerRecord, end: datetime | None) -> list[tuple[datetime, float]]:
     """Return a player's score as steps: it holds until the moment it changes.
 
-    The line runs on to the game's last event (or to the player's leaving), so that a
-    player whose score has not changed for a while is still drawn up to now.
+    The line runs on to ``end``, the latest change of anyone's score (or to the player's
+    leaving), so that a player whose score has not changed for a while is still drawn up
+    to the others.
     """
     points: list[tuple[datetime, float]] = []
     last: Decimal | None = None

@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
@@ -29,7 +28,7 @@ from speakerbot.engine import events as e
 from speakerbot.mail.outbound.lookups import event_of
 from speakerbot.site.archive import OWN_FILES, DiffLine, GameArchive, RuleRecord, RuleStep
 
-__all__ = ["FEED_SIZE", "NEWS", "game_feed", "rule_feeds"]
+__all__ = ["FEED_SIZE", "NEWS", "game_feed", "rule_feed"]
 
 FEED_SIZE = 50
 """How many entries a feed keeps: the newest."""
@@ -100,26 +99,23 @@ def game_feed(game: GameArchive, *, name: str, url: str = "", nested: bool = Fal
     return _atom(place, f"{_TAG}{_game_key(game)}", (name, name), OWN_FILES["home"], items)
 
 
-def rule_feeds(game: GameArchive, *, name: str, url: str = "",
-               nested: bool = False) -> Iterator[tuple[str, bytes]]:
-    """Yield (path, bytes) of each rule's feed: its newest changes, newest first.
+def rule_feed(game: GameArchive, rule: RuleRecord, *, name: str, url: str = "",
+              nested: bool = False) -> bytes:
+    """Return one rule's feed: its newest changes, newest first.
 
     A rule's feed is beside its page (``rules/<number>.atom``); its id stays with the rule
     when it is renumbered or repealed.
     """
-    initial = {id(rule): number for number, rule in game.initial_rules.items()}
-    seqs = [entry.seq for entry in game.timeline]
-    for rule in game.all_rules():
-        changes = [step for step in rule.history if step.kind not in ("initial", "imported")]
-        items = [item for step in reversed(changes[-FEED_SIZE:])
-                 if (item := _rule_item(game, seqs, step)) is not None]
-        number = initial.get(id(rule))
-        origin = f"initial-{number}" if number is not None else str(rule.history[0].seq)
-        feed_id = f"{_TAG}{_game_key(game)}/rules/{origin}"
-        place = _Place(game, rule.feed, url, nested)
-        title = f"{name}: rule {rule.number}" + (f", {rule.title}" if rule.title else "")
-        yield rule.feed, _atom(place, feed_id, (title, name), rule.page, items,
-                               empty_at=rule.history[0].at)
+    changes = [step for step in rule.history if step.kind not in ("initial", "imported")]
+    items = [item for step in reversed(changes[-FEED_SIZE:])
+             if (item := _rule_item(game, step)) is not None]
+    number = next((n for n, first in game.initial_rules.items() if first is rule), None)
+    origin = f"initial-{number}" if number is not None else str(rule.history[0].seq)
+    feed_id = f"{_TAG}{_game_key(game)}/rules/{origin}"
+    place = _Place(game, rule.feed, url, nested)
+    title = f"{name}: rule {rule.number}" + (f", {rule.title}" if rule.title else "")
+    return _atom(place, feed_id, (title, name), rule.page, items,
+                 empty_at=rule.history[0].at)
 
 
 def _atom(place: _Place, feed_id: str, names: tuple[str, str], home: str,
@@ -160,10 +156,11 @@ def _clean(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _rule_item(game: GameArchive, seqs: list[int], step: RuleStep) -> _Item | None:
+def _rule_item(game: GameArchive, step: RuleStep) -> _Item | None:
     """Return the entry of a rule's change, as the game's feed tells it."""
-    index = bisect_left(seqs, step.seq)
-    if index == len(seqs) or seqs[index] != step.seq:
+    timeline = game.timeline
+    index = bisect_left(timeline, step.seq, key=lambda entry: entry.seq)
+    if index == len(timeline) or timeline[index].seq != step.seq:
         return None
     return _item(game, index)
 

@@ -16,6 +16,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from speakerbot.engine import events as e
@@ -44,7 +45,7 @@ from speakerbot.site.archive import (
 )
 from speakerbot.site.sayings import say
 
-__all__ = ["diff_lines", "read_games", "slug"]
+__all__ = ["Folded", "RecordFold", "diff_lines", "read_games", "slug"]
 
 _CHAIN_KEYS = ("seq", "prev", "hash")
 # Events that begin an announcement of their own: what follows a close up to the next of
@@ -60,24 +61,68 @@ def read_games(lines: Sequence[Mapping[str, Any]]) -> list[GameArchive]:
     page (they stay in ``record.jsonl``). A line that cannot be read as an event is kept
     in the timeline under its type, and changes nothing.
     """
-    folders: list[_Folder] = []
-    for line in lines:
-        seq = line.get("seq")
-        number = seq if isinstance(seq, int) else 0
-        data = {key: value for key, value in line.items() if key not in _CHAIN_KEYS}
-        try:
-            event: e.Event | None = event_from_json(data)
-        except (ValueError, TypeError, KeyError):
-            event = None
-        if isinstance(event, e.GameStarted):
-            folders.append(_Folder(GameArchive(len(folders) + 1, event, number)))
-        if not folders:
-            continue
-        folders[-1].game.lines.append(dict(line))
-        folders[-1].take(number, event, str(data.get("type", "")))
-    for folder in folders:
-        folder.finish()
-    return [folder.game for folder in folders]
+    record = RecordFold()
+    record.fold(lines)
+    return record.games
+
+
+@dataclass(frozen=True)
+class Folded:
+    """What folding one line did: its game, its timeline entry, its event (None: unread).
+
+    ``follows``: the proposal whose close this line followed (its page lists it), or None.
+    """
+
+    game: GameArchive
+    entry: Entry
+    event: e.Event | None
+    follows: int | None
+
+
+class RecordFold:
+    """The games of a public record folded so far; ``fold`` folds more lines onto them.
+
+    Folding a record in any number of pieces gives exactly what ``read_games`` gives on
+    the whole: each game's state, records and timeline go on from where they stopped,
+    and what is settled only at the end (roles, scores, rule pages) is settled again.
+    """
+
+    def __init__(self) -> None:
+        self._folders: list[_Folder] = []
+
+    @property
+    def games(self) -> list[GameArchive]:
+        """Return every game folded so far, oldest first."""
+        return [folder.game for folder in self._folders]
+
+    def fold(self, lines: Sequence[Mapping[str, Any]]) -> list[Folded]:
+        """Fold more lines of the record, in order; return what each line within a game did."""
+        done: list[Folded] = []
+        changed: dict[int, _Folder] = {}
+        for line in lines:
+            seq = line.get("seq")
+            number = seq if isinstance(seq, int) else 0
+            data = {key: value for key, value in line.items() if key not in _CHAIN_KEYS}
+            try:
+                event: e.Event | None = event_from_json(data)
+            except (ValueError, TypeError, KeyError):
+                event = None
+            if isinstance(event, e.GameStarted):
+                self._folders.append(_Folder(GameArchive(len(self._folders) + 1, event, number)))
+            if not self._folders:
+                continue
+            folder = self._folders[-1]
+            changed[id(folder)] = folder
+            folder.game.lines.append(dict(line))
+            closing = folder.closing
+            entry = folder.take(number, event, str(data.get("type", "")))
+            follows = closing[0] if closing is not None and closing[0].followed and (
+                closing[0].followed[-1] is entry) else None
+            done.append(Folded(folder.game, entry, event,
+                               None if follows is None else follows.number))
+        for folder in changed.values():
+            folder.finish()
+        return done
 
 
 def slug(text: str, taken: set[str], fallback: str) -> str:
@@ -122,11 +167,12 @@ class _Folder:
         self.slugs: set[str] = set(RESERVED)  # the site's own names are never a player's
         self.closing: tuple[ProposalRecord, object] | None = None  # a close and its moment
 
-    def take(self, seq: int, event: e.Event | None, kind: str) -> None:
-        """Fold one line's event into the game; add it to the timeline."""
+    def take(self, seq: int, event: e.Event | None, kind: str) -> Entry:
+        """Fold one line's event into the game; add it to the timeline and return its entry."""
         if event is None:
-            self.game.timeline.append(Entry(seq, None, kind or "unknown", kind or "unknown"))
-            return
+            unread = Entry(seq, None, kind or "unknown", kind or "unknown")
+            self.game.timeline.append(unread)
+            return unread
         views = _clause_views(event.clauses, self.state) if isinstance(
             event, e.ProposalSubmitted) else ()
         # The engine folds what it recorded; should a line not fit (an event about a
@@ -143,6 +189,7 @@ class _Folder:
             if handler is not None:
                 handler(self, seq, event, entry)
         self._follow(event, entry)
+        return entry
 
     def _follow(self, event: e.Event, entry: Entry) -> None:
         """Keep what a close caused (at the same moment, before the next head) with it."""

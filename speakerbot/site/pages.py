@@ -23,12 +23,13 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive
-from speakerbot.site.chart import scores_chart
-from speakerbot.site.feeds import game_feed, rule_feeds
+from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive, ProposalRecord
+from speakerbot.site.chart import charted, scores_chart
+from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
+from speakerbot.site.touching import Touched
 
-__all__ = ["HISTORY_PAGE", "build_site"]
+__all__ = ["HISTORY_PAGE", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
 
 _SAFE_FOLDER = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -44,36 +45,73 @@ def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *, name: str
     ``templates`` is the folder of the site's templates and stylesheet; ``name`` and
     ``address`` are the game's name and address as configured (the address, where players
     write, is the one address the archive shows). ``now`` is the build's time, from which
-    the rules changed lately are told; without it, the record's last event's. ``url`` is
+    the rules changed lately are told; without it (as every build of speakerbot's own),
+    the record's last event's, so that the pages depend on the record alone. ``url`` is
     the site's public address (``[site] url``), for the feeds' links; "" for none. Returns
     every file, by its path relative to the site.
     """
-    environment = _environment(str(templates))
     games = read_games(lines)
-    _name_folders(games)
-    if now is None:
-        stamps = [entry.at for game in games for entry in game.timeline if entry.at]
-        now = max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
-    files: dict[str, bytes] = {
-        OWN_FILES["record"]: record_bytes(lines),
-        OWN_FILES["style"]: environment.get_template("style.css").render().encode("utf-8"),
-    }
-    common = {"site_name": name, "games": games, "game_address": address,
-              "built_at": now, "recent_since": now - RECENT, "site_url": url.rstrip("/")}
-    for game in games:
-        past = game is not games[-1]
-        pages = _GamePages(environment, game, past, common, nested=True)
-        files.update((f"games/{game.folder}/{path}", content)
-                     for path, content in pages.render_all())
+    site = SiteRenderer(templates, games, name=name, address=address, url=url,
+                        now=last_moment(games) if now is None else now)
+    return site.everything(lines)
+
+
+def last_moment(games: Sequence[GameArchive]) -> datetime:
+    """Return the time of the record's latest event (the epoch for a record without one)."""
+    stamps = [entry.at for game in games for entry in game.timeline if entry.at]
+    return max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class SiteRenderer:
+    """Renders the pages of the games folded from a record, all of them or some."""
+
+    def __init__(self, templates: Path, games: list[GameArchive], *, name: str,
+                 address: str, url: str, now: datetime) -> None:
+        self.environment = _environment(str(templates))
+        self.games = games
+        _name_folders(games)
+        self.common = {"site_name": name, "games": games, "game_address": address,
+                       "built_at": now, "recent_since": now - RECENT,
+                       "site_url": url.rstrip("/")}
+
+    def everything(self, lines: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
+        """Return every file of the site, the record's ``lines`` as ``record.jsonl``."""
+        files: dict[str, bytes] = {OWN_FILES["record"]: record_bytes(lines)}
+        for game in self.games:
+            found = self.pages(game, Touched.all_of(game))
+            files.update((path, content) for path, content in found.items()
+                         if content is not None)
+        files.update(self.top())
+        return files
+
+    def pages(self, game: GameArchive, touch: Touched) -> dict[str, bytes | None]:
+        """Render the ``touch``ed pages of ``game``, in each copy of it; None: no such file.
+
+        Every game is under ``games/<folder>/``; the current one is at the root as well.
+        """
+        past = game is not self.games[-1]
+        # The chart is the same file in both copies, and the costliest to draw: drawn once.
+        chart = scores_chart(game) if "chart" in touch.own else None
+        found: dict[str, bytes | None] = {
+            f"games/{game.folder}/{path}": content for path, content in _GamePages(
+                self.environment, game, past, self.common, nested=True).render(touch, chart)}
         if not past:
             # The current game is also at the root, where players bookmark it; mail links
             # to its games/<id>/ copy, which stays where it is once the next game begins.
-            files.update(_GamePages(environment, game, past, common).render_all())
-    top = _Page(environment, common, games[-1] if games else None, False)
-    files[OWN_FILES["games"]] = top.render("games.html", OWN_FILES["games"])
-    if not games:
-        files[OWN_FILES["home"]] = top.render("empty.html", OWN_FILES["home"])
-    return files
+            found.update(_GamePages(self.environment, game, past, self.common).render(
+                touch, chart))
+        return found
+
+    def top(self) -> dict[str, bytes]:
+        """Render the site's own files beside the games': the games, the style (a home page)."""
+        games = self.games
+        top = _Page(self.environment, self.common, games[-1] if games else None, False)
+        files = {OWN_FILES["games"]: top.page("games.html", OWN_FILES["games"]),
+                 OWN_FILES["style"]: self.environment.get_template("style.css").render().encode(
+                     "utf-8")}
+        if not games:
+            files[OWN_FILES["home"]] = top.page("empty.html", OWN_FILES["home"])
+        return files
 
 
 def render_standalone(templates: Path, template: str, **context: Any) -> dict[str, bytes]:
@@ -145,7 +183,7 @@ class _Page:
     past: bool
     nested: bool = False  # under games/<id>/ (every past game; the current one's copy too)
 
-    def render(self, template: str, path: str, **context: Any) -> bytes:
+    def page(self, template: str, path: str, **context: Any) -> bytes:
         """Render ``template`` as the page at ``path`` (relative to its game's root)."""
         root = "../" * path.count("/")
         top = root + ("../../" if self.past or self.nested else "")
@@ -162,51 +200,84 @@ class _GamePages(_Page):
         super().__init__(environment, common, game, past, nested)
         self.archive = game
 
-    def render_all(self) -> Iterator[tuple[str, bytes]]:
-        """Yield (path, bytes) for every page of the game."""
+    def render(self, touch: Touched, chart: bytes | None) -> Iterator[tuple[str, bytes | None]]:
+        """Yield (path, bytes) for each page of ``touch``; None for a chart with no players.
+
+        ``chart`` is the game's chart (``scores_chart``), drawn when ``touch`` names it.
+        """
         game = self.archive
-        chart = scores_chart(game)
-        if chart is not None:
+        if "chart" in touch.own:
             yield OWN_FILES["chart"], chart
-        closed = sorted((p for p in game.proposals.values() if p.closed is not None),
-                        key=lambda p: (p.ended_at, p.number), reverse=True)
-        yield self._own("home", "home.html", latest=closed[:5], chart=chart is not None)
-        yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game))
-        yield self._own("initial", "initial.html")
-        for rule in game.all_rules():
-            yield rule.page, self.render("rule.html", rule.page, rule=rule)
-        yield self._own("proposals", "proposals.html")
-        for proposal in game.proposals.values():
-            path = f"proposals/{proposal.number}.html"
-            yield path, self.render("proposal.html", path, proposal=proposal)
-        yield self._own("cfjs", "cfjs.html")
-        for cfj in game.cfjs.values():
-            path = f"cfjs/{cfj.number}.html"
-            yield path, self.render("cfj.html", path, cfj=cfj)
-        yield self._own("players", "players.html")
-        for player in game.players.values():
-            yield player.page, self.render("player.html", player.page, player=player)
-        yield from self._history()
-        yield from self._feeds()
+        if "home" in touch.own:
+            closed = sorted((p for p in game.proposals.values() if p.closed is not None),
+                            key=lambda p: (p.ended_at, p.number), reverse=True)
+            yield self._own("home", "home.html", latest=closed[:5], chart=bool(charted(game)),
+                            latest_history=self._history_path(self._history_count()))
+        if "rules" in touch.own:
+            yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game))
+        if "initial" in touch.own:
+            yield self._own("initial", "initial.html")
+        for rule in touch.rules.values():
+            yield rule.page, self.page("rule.html", rule.page, rule=rule)
+        yield from self._records(touch)
+        for number in sorted(touch.history):
+            yield self._history(number)
+        yield from self._feeds(touch)
+
+    def _records(self, touch: Touched) -> Iterator[tuple[str, bytes]]:
+        """Yield the pages of the proposals, CFJs and players of ``touch``, and their lists."""
+        game = self.archive
+        for name in ("proposals", "cfjs", "players"):
+            if name in touch.own:
+                yield self._own(name, f"{name}.html")
+        for number in sorted(touch.proposals & set(game.proposals)):
+            path = f"proposals/{number}.html"
+            yield path, self.page("proposal.html", path, proposal=game.proposals[number])
+        for number in sorted(touch.cfjs & set(game.cfjs)):
+            path = f"cfjs/{number}.html"
+            yield path, self.page("cfj.html", path, cfj=game.cfjs[number])
+        # Each player's proposals, gathered once rather than filtered on every page.
+        own: dict[str, list[ProposalRecord]] = {}
+        for proposal in game.proposals.values() if touch.players else ():
+            own.setdefault(proposal.submitted.proposer, []).append(proposal)
+        for address in touch.players:
+            player = game.players.get(address)
+            if player is not None:
+                yield player.page, self.page("player.html", player.page, player=player,
+                                             own=own.get(address, []))
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""
         path = OWN_FILES[name]
-        return path, self.render(template, path, **context)
+        return path, self.page(template, path, **context)
 
-    def _feeds(self) -> Iterator[tuple[str, bytes]]:
-        """Yield the game's feed and each rule's (``speakerbot.site.feeds``)."""
+    def _feeds(self, touch: Touched) -> Iterator[tuple[str, bytes]]:
+        """Yield the game's feed and the touched rules' (``speakerbot.site.feeds``)."""
         game, name = self.archive, str(self.common["site_name"])
         url, nested = str(self.common["site_url"]), self.nested or self.past
-        yield OWN_FILES["feed"], game_feed(game, name=name, url=url, nested=nested)
-        yield from rule_feeds(game, name=name, url=url, nested=nested)
+        if "feed" in touch.own:
+            yield OWN_FILES["feed"], game_feed(game, name=name, url=url, nested=nested)
+        for rule in touch.rules.values():
+            yield rule.feed, rule_feed(game, rule, name=name, url=url, nested=nested)
 
-    def _history(self) -> Iterator[tuple[str, bytes]]:
-        """Yield the timeline's pages: ``history/index.html`` is the first (oldest)."""
+    def _history_count(self) -> int:
+        return max(1, -(-len(self.archive.timeline) // HISTORY_PAGE))
+
+    @staticmethod
+    def _history_path(number: int) -> str:
+        return OWN_FILES["history"] if number == 1 else f"history/{number}.html"
+
+    def _history(self, number: int) -> tuple[str, bytes]:
+        """Render the timeline's page ``number``: ``history/index.html`` is the first (oldest).
+
+        A page links to the first, the one before and the one after, never to the last: a
+        page that is full and followed by another never changes again.
+        """
         timeline = self.archive.timeline
-        count = max(1, -(-len(timeline) // HISTORY_PAGE))
-        paths = [OWN_FILES["history"], *(f"history/{k}.html" for k in range(2, count + 1))]
-        for number, path in enumerate(paths, start=1):
-            entries: list[Entry] = timeline[(number - 1) * HISTORY_PAGE:number * HISTORY_PAGE]
-            yield path, self.render("history.html", path, entries=entries, number=number,
-                                    pages=paths)
+        entries: list[Entry] = timeline[(number - 1) * HISTORY_PAGE:number * HISTORY_PAGE]
+        path = self._history_path(number)
+        following = self._history_path(number + 1) if number < self._history_count() else ""
+        return path, self.page("history.html", path, entries=entries, number=number,
+                               first=self._history_path(1),
+                               previous=self._history_path(number - 1) if number > 1 else "",
+                               following=following)

@@ -3,7 +3,9 @@
 The configured path is a symbolic link to a complete build beside it
 (``.<name>-<random>``). A new build is written whole into a folder of its own, then the
 link is replaced in one ``rename`` (atomic on POSIX): a reader sees the old site or the
-new one, never a mix. The build it replaced is deleted afterwards. A path that is a real
+new one, never a mix. The build it replaced is deleted afterwards. Between two whole
+builds, the daemon updates the build in place (``update_site``): each changed page is
+swapped in on its own, and the record is extended at its end. A path that is a real
 folder is replaced only when it is one speakerbot built (it holds the marker file), or
 is empty: ``site build ~`` must not wipe a home folder.
 """
@@ -13,10 +15,16 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "MARKER", "SiteWriteError", "write_beside", "write_site"]
+from speakerbot.site.archive import OWN_FILES
+
+__all__ = ["FILE_MODE", "FOLDER_MODE", "MARKER", "SiteWriteError", "is_updatable",
+           "update_site", "write_beside", "write_site"]
+
+RECORD = OWN_FILES["record"]
+"""The public record's file, which an update extends rather than replaces."""
 
 MARKER = ".speakerbot-site"
 """The file every build holds, so that only speakerbot's own builds are ever replaced."""
@@ -71,13 +79,70 @@ def write_beside(files: Mapping[str, bytes], folder: Path) -> None:
         os.replace(aside, path)
 
 
+def update_site(files: Mapping[str, bytes], target: Path, *, removed: Iterable[str] = (),
+                record: bytes = b"") -> Path:
+    """Apply changed ``files`` to the build ``target`` links to; return that build.
+
+    Each file is written under a temporary name in its folder and renamed over the old
+    one (atomic per file: a reader gets the old page or the new, never half); the paths of
+    ``removed`` are deleted; ``record`` (whole lines) is appended to ``record.jsonl`` in
+    one write. Refused (``SiteWriteError``) unless ``target`` links to speakerbot's build.
+    """
+    target = Path(os.path.abspath(target))
+    build = _current_build(target)
+    if build is None or not (build / MARKER).is_file():
+        raise SiteWriteError(f"{target} does not link to a build of speakerbot's to update")
+    for name, content in files.items():
+        path = build.joinpath(*_inside(name).parts)
+        _make_folders(build, path.parent)
+        aside = path.parent / f".{path.name}-{secrets.token_hex(8)}"
+        try:
+            _write_public(aside, content)
+            os.replace(aside, path)
+        except BaseException:
+            aside.unlink(missing_ok=True)
+            raise
+    for name in removed:
+        build.joinpath(*_inside(name).parts).unlink(missing_ok=True)
+    if record:
+        # One write of whole lines, appended: a reader of the record sees it end at a line.
+        descriptor = os.open(build / RECORD, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        try:
+            os.write(descriptor, record)
+        finally:
+            os.close(descriptor)
+    return build
+
+
+def is_updatable(target: Path) -> bool:
+    """Tell whether ``target`` links to a build of speakerbot's that ``update_site`` can update."""
+    build = _current_build(Path(os.path.abspath(target)))
+    return build is not None and (build / MARKER).is_file()
+
+
+def _inside(name: str) -> PurePosixPath:
+    """Return ``name`` as a path within the site; refuse one that would leave it."""
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        raise SiteWriteError(f"refusing to write {name!r} outside the site")
+    return relative
+
+
+def _make_folders(build: Path, folder: Path) -> None:
+    """Make ``folder`` (within ``build``) and those above it, each readable by all."""
+    missing = []
+    while folder != build and not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir()
+        os.chmod(made, FOLDER_MODE)
+
+
 def _write_files(build: Path, files: Mapping[str, bytes]) -> None:
     """Write every file under ``build``; refuse a path that would leave it."""
     for name, content in files.items():
-        relative = PurePosixPath(name)
-        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-            raise SiteWriteError(f"refusing to write {name!r} outside the site")
-        path = build.joinpath(*relative.parts)
+        path = build.joinpath(*_inside(name).parts)
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_public(path, content)
     _write_public(build / MARKER, b"Built by speakerbot: this folder is replaced whole at "

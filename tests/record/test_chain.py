@@ -6,6 +6,7 @@ A game is played through the GameService on a real SQLite store; ``record export
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import subprocess
@@ -64,6 +65,22 @@ def test_the_public_record_takes_no_number_from_a_private_event(
     assert chain.verify_stored(stored) is None
     assert chain.verify(list(chain.lines(stored, public=True))) is None
     assert chain.verify(list(chain.lines(stored, public=False))) is None
+
+
+@given(st.lists(event_data, max_size=12), st.lists(st.integers(0, 12), max_size=4),
+       st.booleans())
+def test_reading_a_record_in_pieces_gives_the_lines_of_reading_it_whole(
+        events: list[dict[str, Any]], cuts: list[int], public: bool) -> None:
+    placed, _ = chain.link_all(chain.Links(), enumerate(events, start=1))
+    stored = [chain.StoredEvent(seq, data, place)
+              for (seq, data), place in zip(enumerate(events, start=1), placed, strict=True)]
+    found, mark = [], chain.Bookmark()
+    bounds = [0, *sorted(min(cut, len(stored)) for cut in cuts), len(stored)]
+    for low, high in itertools.pairwise(bounds):
+        lines, mark = chain.read_on(stored[low:high], mark, public=public)
+        found.extend(lines)
+    assert found == list(chain.lines(stored, public=public))
+    assert mark.after == len(stored)
 
 
 # --- On a real database, through the command line -------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from speakerbot.site import MARKER, SiteWriteError, write_site
+from speakerbot.site import MARKER, SiteWriteError, is_updatable, update_site, write_site
 
 
 def builds(folder: Path) -> list[str]:
@@ -71,4 +71,40 @@ def test_a_path_leaving_the_site_is_refused_and_nothing_is_left(tmp_path: Path,
     with pytest.raises(SiteWriteError):
         write_site({"index.html": b"x", name: b"bad"}, target)
     assert not target.exists() and builds(tmp_path) == []
+    assert not (tmp_path / "escape.html").exists()
+
+
+def test_an_update_swaps_each_file_in_removes_what_went_and_extends_the_record(
+        tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    build = write_site({"index.html": b"one", "record.jsonl": b"{}\n", "old.html": b"x"},
+                       target)
+    assert is_updatable(target)
+    held = os.open(target / "index.html", os.O_RDONLY)
+    try:
+        assert update_site({"index.html": b"two", "rules/9.html": b"new"}, target,
+                           removed={"old.html"}, record=b"{\"seq\":2}\n") == build
+        assert os.read(held, 10) == b"one"  # the old file, renamed over, not rewritten
+    finally:
+        os.close(held)
+    assert (target / "index.html").read_bytes() == b"two"
+    assert (target / "rules/9.html").read_bytes() == b"new"
+    assert not (target / "old.html").exists()
+    assert (target / "record.jsonl").read_bytes() == b"{}\n{\"seq\":2}\n"
+    assert sorted(p.name for p in build.rglob("*")) == sorted(
+        [".speakerbot-site", "9.html", "index.html", "record.jsonl", "rules"])
+    assert builds(tmp_path) == [build.name]
+
+
+def test_only_a_link_to_speakerbots_build_is_updated(tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    target.mkdir()
+    (target / "notes.txt").write_text("keep me")
+    assert not is_updatable(target) and not is_updatable(tmp_path / "missing")
+    with pytest.raises(SiteWriteError):
+        update_site({"notes.txt": b"x"}, target)
+    assert (target / "notes.txt").read_text() == "keep me"
+    write_site({"index.html": b"x"}, tmp_path / "built")
+    with pytest.raises(SiteWriteError):
+        update_site({"../escape.html": b"x"}, tmp_path / "built")
     assert not (tmp_path / "escape.html").exists()
