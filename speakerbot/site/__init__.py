@@ -6,7 +6,8 @@ reading its templates. ``write_site(files, target)`` writes them beside ``target
 swaps them in whole. The modules: ``folding`` (the record into one ``GameArchive`` per
 game), ``archive`` (what the pages know), ``sayings`` (one line per event, as HISTORY
 says it), ``chart`` (scores over time, drawn by pygal), ``pages`` (the pages), ``writer``
-(the folder), ``hosting`` (the index page of a host's games, beside their archives).
+(the folder), ``search`` (the static index the search page reads), ``hosting`` (the
+index page of a host's games, beside their archives).
 """
 
 from speakerbot.site.hosting import HostedGame, build_host_index

@@ -27,6 +27,7 @@ from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive
 from speakerbot.site.chart import scores_chart
 from speakerbot.site.feeds import game_feed, rule_feeds
 from speakerbot.site.folding import read_games
+from speakerbot.site.search import search_files
 
 __all__ = ["HISTORY_PAGE", "build_site"]
 
@@ -69,6 +70,7 @@ def build_site(lines: Sequence[Mapping[str, Any]], templates: Path, *, name: str
             # The current game is also at the root, where players bookmark it; mail links
             # to its games/<id>/ copy, which stays where it is once the next game begins.
             files.update(_GamePages(environment, game, past, common).render_all())
+    files.update(search_files(games))
     top = _Page(environment, common, games[-1] if games else None, False)
     files[OWN_FILES["games"]] = top.render("games.html", OWN_FILES["games"])
     if not games:
@@ -188,6 +190,7 @@ class _GamePages(_Page):
             yield player.page, self.render("player.html", player.page, player=player)
         yield from self._history()
         yield from self._feeds()
+        yield self._own("search", "search.html")
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""
