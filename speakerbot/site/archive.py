@@ -32,6 +32,7 @@ OWN_FILES: dict[str, str] = {
     "players": "players/index.html",
     "history": "history/index.html",
     "feed": "feed.atom",
+    "search": "search.html",  # and its index, in search/ (speakerbot.site.search)
 }
 """Every file the site writes under a name of its own (not one drawn from the record).
 

@@ -27,6 +27,7 @@ from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive,
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
+from speakerbot.site.search import documents, index_files
 from speakerbot.site.touching import Touched
 
 __all__ = ["HISTORY_PAGE", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
@@ -100,6 +101,12 @@ class SiteRenderer:
             # to its games/<id>/ copy, which stays where it is once the next game begins.
             found.update(_GamePages(self.environment, game, past, self.common).render(
                 touch, chart))
+        if "search" in touch.own:  # the index beside each copy of the game
+            index = index_files(documents(game))
+            found.update((f"games/{game.folder}/{path}", content)
+                         for path, content in index.items())
+            if not past:
+                found.update(index)
         return found
 
     def top(self) -> dict[str, bytes]:
@@ -223,6 +230,8 @@ class _GamePages(_Page):
         for number in sorted(touch.history):
             yield self._history(number)
         yield from self._feeds(touch)
+        if "search" in touch.own:
+            yield self._own("search", "search.html")
 
     def _records(self, touch: Touched) -> Iterator[tuple[str, bytes]]:
         """Yield the pages of the proposals, CFJs and players of ``touch``, and their lists."""

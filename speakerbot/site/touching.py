@@ -38,6 +38,8 @@ _PROPOSAL_EVENTS = (e.ProposalSubmitted, e.VoteExtended, e.VoteClosed, e.Proposa
                     e.RemindersSent, e.ClauseFailed, e.InformalProposalAdopted)
 _CFJ_EVENTS = (e.CfjCalled, e.JudgeAssigned, e.JudgementDelivered, e.JudgementOverruled,
                e.JudgeDeadlineMissed, e.OverruleSupported)
+# The events that add or change a text the search finds (search.py): its index then.
+_SEARCHED = (e.ProposalSubmitted, e.ProposalRevised, e.CfjCalled, e.JudgementDelivered)
 
 
 @dataclass
@@ -57,7 +59,8 @@ class Touched:
         """Return every page of ``game``."""
         pages = max(1, -(-len(game.timeline) // HISTORY_PAGE))
         return cls({"home", "rules", "initial", "proposals", "cfjs", "players", "feed",
-                    "chart"}, set(range(1, pages + 1)), set(game.proposals), set(game.cfjs),
+                    "chart", "search"}, set(range(1, pages + 1)), set(game.proposals),
+                   set(game.cfjs),
                    set(game.players), {id(rule): rule for rule in game.all_rules()}, True)
 
 
@@ -107,6 +110,8 @@ def _by_event(game: GameArchive, item: Folded, touch: Touched) -> None:
         touch.proposals.add(item.follows)
     if entry.kind in NEWS:
         touch.own.add("feed")
+    if entry.rule is not None or isinstance(event, _SEARCHED):
+        touch.own.add("search")
     if entry.rule is not None:
         touch.rules[id(entry.rule)] = entry.rule
         touch.own.add("initial")  # it tells which initial rules were repealed, renumbered

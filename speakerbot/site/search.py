@@ -1,0 +1,166 @@
+"""The archive's search: a static index of the game's texts, read by the browser alone.
+
+``search_files(games)`` turns the folded archive into the index's files, beside each copy
+of a game (``search/`` next to its ``search.html``): pure, the same bytes from the same
+record. What is indexed is what the pages show, and only the words people look up: each
+rule's current text and title, the lines its amendments removed (its earlier texts, as its
+page shows them in the diffs), each proposal's title and text (public from distribution;
+no ballot is in the archive before the close), each CFJ's statement and arguments, each
+judgement's reasons.
+
+The index is split so that one new or changed document changes few and small files:
+
+- ``search/terms/<shard>.js``: for each word, the documents holding it; a shard holds the
+  words of the same first two characters (``_<hex>`` for a character other than a-z, 0-9);
+- ``search/docs/<kind>-<k>.js``: each document's title and page, in buckets of 100 by kind
+  and number (``p-3`` holds proposals 300 to 399).
+
+The files are scripts (``speakerbotTerms(...)``, ``speakerbotDocs(...)``) rather than JSON,
+so that the search works from a folder opened in a browser, where ``fetch`` is refused.
+A document's id is a letter and its number: ``r202`` a rule (``r202-2`` a repealed rule
+whose number was reused), ``o202`` a rule's earlier texts, ``p12`` a proposal, ``c4`` a
+CFJ, ``j4.2`` its second judgement.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from speakerbot.site.archive import GameArchive, RuleRecord
+
+__all__ = ["Document", "documents", "index_files", "search_files", "shard_name", "terms"]
+
+FOLDER = "search"
+"""The index's folder, beside the game's ``search.html``."""
+
+BUCKET = 100
+"""How many documents of one kind one file of titles holds."""
+
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script, as the script's \p{L}\p{N}
+_PLAIN = re.compile(r"[a-z0-9]")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One thing the search finds: its id, its title and page, and the text it is found by."""
+
+    id: str
+    title: str
+    page: str  # relative to the game's root
+    text: str
+
+    @property
+    def bucket(self) -> str:
+        """Return the file of titles that holds it: ``<kind>-<number // BUCKET>``."""
+        kind = "r" if self.id[0] == "o" else self.id[0]
+        return f"{kind}-{_number(self.id) // BUCKET}"
+
+
+def terms(text: str) -> list[str]:
+    """Return the words of ``text``: Unicode letters and digits, lower case, NFC, in order.
+
+    The page's script splits a query the same way (``search.js``), so that what is typed
+    meets what was indexed.
+    """
+    return _WORD.findall(unicodedata.normalize("NFC", text).lower())
+
+
+def shard_name(term: str) -> str:
+    """Return the shard of ``term``: its first two characters, each spelled safe for a file."""
+    return "".join(char if _PLAIN.fullmatch(char) else f"_{ord(char):x}" for char in term[:2])
+
+
+def search_files(games: Sequence[GameArchive]) -> dict[str, bytes]:
+    """Return the index files of every game: under ``games/<folder>/``, the current at the root.
+
+    The games must have their folders (as ``build_site`` names them).
+    """
+    files: dict[str, bytes] = {}
+    for game in games:
+        index = index_files(documents(game))
+        files.update((f"games/{game.folder}/{path}", content) for path, content in index.items())
+        if game is games[-1]:
+            files.update(index)
+    return files
+
+
+def documents(game: GameArchive) -> Iterator[Document]:
+    """Yield every document of ``game`` the search finds, with the text it shows."""
+    for rule in game.all_rules():
+        yield from _rule_documents(rule)
+    for proposal in game.proposals.values():
+        sub = proposal.submitted
+        yield Document(f"p{sub.number}", f"Proposal {sub.number}: {sub.title}",
+                       f"proposals/{sub.number}.html", f"{sub.number}\n{sub.title}\n{sub.text}")
+    for cfj in game.cfjs.values():
+        called, page = cfj.called, f"cfjs/{cfj.number}.html"
+        yield Document(f"c{cfj.number}", f"CFJ {cfj.number}: {_short(called.statement)}", page,
+                       f"{cfj.number}\n{called.statement}\n{called.arguments}")
+        for count, verdict in enumerate(cfj.verdicts, start=1):
+            yield Document(f"j{cfj.number}.{count}",
+                           f"CFJ {cfj.number}: {verdict.judgement}, by {verdict.name}", page,
+                           verdict.reasons)
+
+
+def index_files(found: Iterable[Document]) -> dict[str, bytes]:
+    """Return the index of ``found``: the shards of words and the buckets of titles."""
+    postings: dict[str, set[str]] = {}
+    buckets: dict[str, dict[str, list[str]]] = {}
+    for document in found:
+        for term in set(terms(document.text)):
+            postings.setdefault(term, set()).add(document.id)
+        buckets.setdefault(document.bucket, {})[document.id] = [document.title, document.page]
+    shards: dict[str, dict[str, list[str]]] = {}
+    for term, ids in postings.items():
+        shards.setdefault(shard_name(term), {})[term] = sorted(ids, key=_order)
+    files = {f"{FOLDER}/terms/{name}.js": _script("speakerbotTerms", name, shard)
+             for name, shard in shards.items()}
+    files.update((f"{FOLDER}/docs/{name}.js", _script("speakerbotDocs", name, bucket))
+                 for name, bucket in buckets.items())
+    return dict(sorted(files.items()))
+
+
+def _rule_documents(rule: RuleRecord) -> Iterator[Document]:
+    """Yield a rule as it stands and, if amended, the lines its amendments took out."""
+    key = rule.page.removeprefix("rules/").removesuffix(".html")
+    title = f"Rule {rule.number}" + (f": {rule.title}" if rule.title else "")
+    title += " (repealed)" if rule.repealed else ""
+    yield Document(f"r{key}", title, rule.page, f"{rule.number}\n{rule.title}\n{rule.text}")
+    # Every word of an earlier text is either still in the rule or on a line an amendment
+    # removed, and the rule's page shows each amendment's removed lines in its diff.
+    removed = "\n".join(line.text for step in rule.history for line in step.diff
+                        if line.mark == "-")
+    if removed:
+        yield Document(f"o{key}", title, rule.page, removed)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """Return the first line of ``text``, cut to ``limit`` characters."""
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+
+
+def _order(doc_id: str) -> tuple[str, int, str]:
+    """Sort ids by kind, then number (``p9`` before ``p10``)."""
+    return doc_id[0], _number(doc_id), doc_id
+
+
+def _number(doc_id: str) -> int:
+    """Return the number of a document's id: ``202`` of ``r202-2``, ``4`` of ``j4.2``."""
+    digits = "".join(itertools.takewhile(lambda char: char in "0123456789", doc_id[1:]))
+    return int(digits or 0)
+
+
+def _script(function: str, name: str, data: object) -> bytes:
+    """Return one file of the index: a call of ``function`` with its name and data.
+
+    Keys sorted and non-ASCII escaped, so that the same index gives the same bytes and no
+    reader splits a line inside a text.
+    """
+    body = json.dumps(data, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    return f"{function}({json.dumps(name)},{body});\n".encode("ascii")
