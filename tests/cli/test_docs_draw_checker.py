@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,18 +17,16 @@ import pytest
 
 from speakerbot.engine import chain
 from speakerbot.engine.draw_check import check_draws, report_lines
+from tests.support.docs_checker import docs_checker, run_docs_checker
 from tests.support.draw_record import COMMITMENT_1, COMMITMENT_2, SEED_1, SEED_2, game, line_of
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "verifying.md"
 FAILURE = re.compile(r"^draw (.+) \(event (\d+)\) does not verify")
 
 Lines = list[dict[str, Any]]
 
 
 def _checker() -> str:
-    blocks = re.findall(r"^```python\n(.*?)^```$", DOC.read_text(), re.MULTILINE | re.DOTALL)
-    assert len(blocks) == 1
-    return str(blocks[0])
+    return docs_checker()
 
 
 def _judge_changed(lines: Lines) -> None:
@@ -148,10 +144,7 @@ def test_the_docs_checker_agrees_with_record_verify(name: str, tmp_path: Path) -
     CHANGES[name](lines)
     export = tmp_path / "record.jsonl"
     export.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    script = tmp_path / "check_draws.py"
-    script.write_text(_checker(), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(script), str(export)], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    done = run_docs_checker(export)
     report = check_draws(lines)
     expected = report_lines(report)
     said = done.stdout.splitlines()

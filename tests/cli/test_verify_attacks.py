@@ -9,9 +9,6 @@ it refuses, saying to check the public one.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,9 +19,9 @@ from speakerbot.engine import chain
 from speakerbot.engine.draw_check import check_draws, report_lines
 from speakerbot.engine.luck import commitment_of, derive_index
 from speakerbot.entrypoints.cli import main
+from tests.support.docs_checker import run_docs_checker
 from tests.support.draw_record import RecordBuilder, game, line_of
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "verifying.md"
 UNCHAINED = ("seq", "prev", "hash")
 Lines = list[dict[str, Any]]
 
@@ -124,11 +121,6 @@ CHANGES: dict[str, Callable[[Lines], None]] = {
 }
 
 
-def _checker() -> str:
-    blocks = re.findall(r"^```python\n(.*?)^```$", DOC.read_text(), re.MULTILINE | re.DOTALL)
-    return str(blocks[0])
-
-
 @pytest.mark.parametrize("name", CHANGES)
 def test_the_docs_checker_agrees_with_record_verify_on_hostile_exports(
         name: str, tmp_path: Path) -> None:
@@ -138,10 +130,7 @@ def test_the_docs_checker_agrees_with_record_verify_on_hostile_exports(
     assert chain.verify(lines) is None
     export = tmp_path / "record.jsonl"
     export.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    script = tmp_path / "check_draws.py"
-    script.write_text(_checker(), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(script), str(export)], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    done = run_docs_checker(export)
     report = check_draws(lines)
     assert done.stderr == ""
     assert (done.returncode, done.stdout.splitlines()[0]) == \
@@ -161,10 +150,7 @@ def test_the_docs_checker_refuses_a_full_export_and_says_to_check_the_public_one
     export.write_text("".join(json.dumps(line) + "\n" for line in full), encoding="utf-8")
     assert main(["record", "verify", str(export)]) == 0
     capsys.readouterr()
-    script = tmp_path / "check_draws.py"
-    script.write_text(_checker(), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-I", str(script), str(export)], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    done = run_docs_checker(export)
     assert (done.returncode, done.stderr) == (1, "")
     assert done.stdout.splitlines() == [
         f"{export} is the host's full record: check the public one "

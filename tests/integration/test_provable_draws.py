@@ -10,9 +10,6 @@ files, the public export or the daemon's log.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ from speakerbot.engine import chain
 from speakerbot.service.unit_of_work import SEED_KEY
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, admin_mail, body_of
+from tests.support.docs_checker import run_docs_checker
 
 ALICE, BOB, CAROL, DAVE = (f"{n}@nomic.test" for n in ("alice", "bob", "carol", "dave"))
 QUICK = {"reminder_before": "none", "win_points": "1000"}
@@ -138,12 +136,7 @@ def test_suber_dice_verify_after_the_reveal_and_a_changed_die_fails(
 
 def _docs_checker(export: Path) -> str:
     """Run the Python of docs/verifying.md on an export, as a player would (no speakerbot)."""
-    docs = Path(__file__).resolve().parents[2] / "docs" / "verifying.md"
-    [code] = re.findall(r"^```python\n(.*?)^```$", docs.read_text(), re.MULTILINE | re.DOTALL)
-    script = export.parent / "checker.py"
-    script.write_text(code)
-    result = subprocess.run([sys.executable, "-I", str(script), str(export)],
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = run_docs_checker(export)
     assert "Traceback" not in result.stderr, result.stderr
     return result.stdout
 
