@@ -27,7 +27,7 @@ from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive,
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
-from speakerbot.site.search import documents, index_files
+from speakerbot.site.search import game_index
 from speakerbot.site.touching import Touched
 
 __all__ = ["HISTORY_PAGE", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
@@ -102,7 +102,7 @@ class SiteRenderer:
             found.update(_GamePages(self.environment, game, past, self.common).render(
                 touch, chart))
         if "search" in touch.own:  # the index beside each copy of the game
-            index = index_files(documents(game))
+            index = game_index(game)
             found.update((f"games/{game.folder}/{path}", content)
                          for path, content in index.items())
             if not past:

@@ -1,7 +1,7 @@
 """The archive's search: a static index of the game's texts, read by the browser alone.
 
-``search_files(games)`` turns the folded archive into the index's files, beside each copy
-of a game (``search/`` next to its ``search.html``): pure, the same bytes from the same
+``game_index(game)`` turns a folded game into its index's files, beside each copy of the
+game (``search/`` next to its ``search.html``): pure, the same bytes from the same
 record. What is indexed is what the pages show, and only the words people look up: each
 rule's current text and title, the lines its amendments removed (its earlier texts, as its
 page shows them in the diffs), each proposal's title and text (public from distribution;
@@ -28,12 +28,12 @@ import itertools
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from speakerbot.site.archive import GameArchive, RuleRecord
 
-__all__ = ["Document", "documents", "index_files", "search_files", "shard_name", "terms"]
+__all__ = ["Document", "documents", "game_index", "index_files", "shard_name", "terms"]
 
 FOLDER = "search"
 """The index's folder, beside the game's ``search.html``."""
@@ -75,18 +75,12 @@ def shard_name(term: str) -> str:
     return "".join(char if _PLAIN.fullmatch(char) else f"_{ord(char):x}" for char in term[:2])
 
 
-def search_files(games: Sequence[GameArchive]) -> dict[str, bytes]:
-    """Return the index files of every game: under ``games/<folder>/``, the current at the root.
+def game_index(game: GameArchive) -> dict[str, bytes]:
+    """Return the index files of one game, by path from the game's root.
 
-    The games must have their folders (as ``build_site`` names them).
+    The pages put them beside each copy of the game, as they do its other files.
     """
-    files: dict[str, bytes] = {}
-    for game in games:
-        index = index_files(documents(game))
-        files.update((f"games/{game.folder}/{path}", content) for path, content in index.items())
-        if game is games[-1]:
-            files.update(index)
-    return files
+    return index_files(documents(game))
 
 
 def documents(game: GameArchive) -> Iterator[Document]:
