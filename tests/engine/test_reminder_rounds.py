@@ -8,6 +8,7 @@ before its deadline, in one mail per player per round.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -18,9 +19,9 @@ from speakerbot.engine import GameState, apply, replay, tick
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
-from tests.support.chance import ByChance
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 SPEAKER = "speaker@example.org"
@@ -28,38 +29,40 @@ DAY = timedelta(days=1)
 
 
 def _big_game(players: int, proposals: int) -> tuple[GameState, list[e.Event], list[str]]:
-    rng = ByChance(5)
+    rng = random.Random(5)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     record: list[e.Event] = []
     state, events = apply(GameState(), c.StartGame(
         SPEAKER, load_preset("nomicam"), "Speaker", mechanics={"win_points": "1000000"}),
-        T0, rng)
+        T0, draws)
     record += events
     voters = [f"v{i}@example.org" for i in range(players)]
     for i, voter in enumerate(voters):
-        state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {i}"), T0, rng)
+        state, events = apply(state, c.AddPlayer(SPEAKER, voter, f"Voter {i}"), T0, draws)
         record += events
     for n in range(proposals):
         # Spread over an hour: a round takes in what falls due within its slack.
         at = T0 + timedelta(seconds=17 * n)
-        state, events = apply(state, c.Propose(voters[n % players], f"P{n}", "Text."), at, rng)
+        state, events = apply(state, c.Propose(voters[n % players], f"P{n}", "Text."), at, draws)
         record += events
     return state, record, voters
 
 
 def test_closing_200_proposals_with_1000_players_reminds_each_player_at_most_once() -> None:
     state, record, voters = _big_game(1000, 200)
-    rng = ByChance(6)
+    rng = random.Random(6)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = T0 + timedelta(hours=1)
     # Two ballots from two players in three (casting 60,000 through apply would take minutes).
     for i, voter in enumerate(voters):
         for number in {301 + i % 200, 301 + (7 * i) % 200} if i % 3 else ():
-            state, events = apply(state, c.CastBallot(voter, number, Choice.FOR), now, rng)
+            state, events = apply(state, c.CastBallot(voter, number, Choice.FOR), now, draws)
             record += events
     owes = {voter: {p.number for p in state.open_proposals() if voter not in p.ballots}
             for voter in voters}
     first_due = min(p.closes_at for p in state.open_proposals() if p.closes_at)
-    state, reminding = tick(state, first_due - DAY, rng)  # a day ahead of the first close
-    state, closing = tick(state, first_due + DAY, rng)  # every vote closes
+    state, reminding = tick(state, first_due - DAY, draws)  # a day ahead of the first close
+    state, closing = tick(state, first_due + DAY, draws)  # every vote closes
     record += reminding + closing
 
     reminders = [ev for ev in reminding + closing if isinstance(ev, pe.Reminded)]
@@ -79,17 +82,18 @@ def test_after_an_outage_a_voter_back_before_a_reminder_fell_due_is_reminded() -
     one whose reminder fell due after (1.8), though the tick after an outage (day 2) settles
     both reminders in one round, before the absence's end.
     """
-    rng = ByChance(1)
+    rng = random.Random(1)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     state, _ = apply(GameState(), c.StartGame(
         SPEAKER, load_preset("nomicam"), "Speaker",
-        mechanics={"voting_period": "2d", "reminder_before": "1d"}), T0, rng)
+        mechanics={"voting_period": "2d", "reminder_before": "1d"}), T0, draws)
     for n, player in enumerate(PLAYERS[:3]):
-        state, _ = apply(state, c.AddPlayer(SPEAKER, player, f"P{n}"), T0, rng)
+        state, _ = apply(state, c.AddPlayer(SPEAKER, player, f"P{n}"), T0, draws)
     away = PLAYERS[2]
-    state, _ = apply(state, c.DeclareAbsence(away, T0 + DAY * 1.7, ""), T0, rng)
-    state, _ = apply(state, c.Propose(PLAYERS[0], "First", "Text."), T0 + DAY / 2, rng)
-    state, _ = apply(state, c.Propose(PLAYERS[0], "Second", "Text."), T0 + DAY * 0.8, rng)
-    state, events = tick(state, T0 + DAY * 2, rng)
+    state, _ = apply(state, c.DeclareAbsence(away, T0 + DAY * 1.7, ""), T0, draws)
+    state, _ = apply(state, c.Propose(PLAYERS[0], "First", "Text."), T0 + DAY / 2, draws)
+    state, _ = apply(state, c.Propose(PLAYERS[0], "Second", "Text."), T0 + DAY * 0.8, draws)
+    state, events = tick(state, T0 + DAY * 2, draws)
     reminded = {(r.player, owed.number) for r in events if isinstance(r, pe.Reminded)
                 for owed in r.owed}
     assert (away, 302) in reminded and (away, 301) not in reminded
@@ -109,13 +113,14 @@ _ACTIONS = st.lists(st.tuples(
 @given(actions=_ACTIONS, seed=st.integers(0, 1000))
 def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
         actions: list[tuple[str, int, int, int]], seed: int) -> None:
-    rng = ByChance(seed)
+    rng = random.Random(seed)
+    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = T0
     state, record = GameState(), []
 
     def do(command: c.Command) -> None:
         nonlocal state
-        state, events = apply(state, command, now, rng)
+        state, events = apply(state, command, now, draws)
         record.extend(events)
 
     do(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker", mechanics={
@@ -135,11 +140,11 @@ def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
             do(c.DeclareAbsence(player, now + timedelta(hours=hours), "", longest=30 * DAY))
         else:
             now += timedelta(hours=hours)
-            state, events = tick(state, now, rng)
+            state, events = tick(state, now, draws)
             record.extend(events)
     for _ in range(40):  # every deadline passes, a tick every six hours
         now += timedelta(hours=6)
-        state, events = tick(state, now, rng)
+        state, events = tick(state, now, draws)
         record.extend(events)
 
     reminders = [ev for ev in record if isinstance(ev, pe.Reminded)]

@@ -25,9 +25,9 @@ from speakerbot.config import Settings, parse_settings
 from speakerbot.engine import commands as c
 from speakerbot.engine import replay, tick
 from speakerbot.engine.codec import event_from_json
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.service import GameService
 from speakerbot.service.policy import TICK_BUDGET, Received
-from tests.support.chance import ByChance
 
 SPEAKER = "chuck@example.org"
 PLAYERS = [f"p{n}@backlog.test" for n in range(4)]
@@ -115,7 +115,8 @@ def test_a_backlog_is_settled_in_bounded_transactions_and_a_ballot_behind_it_wai
     start = service.state()
     start_record = service.store.load_events()
     clock.now = T0 + timedelta(days=8)  # every vote closed a day ago
-    expected = tick(start, clock.now - timedelta(minutes=1), ByChance(7))[1]
+    draws = SeededDraws.by_chance(random.Random(7).randrange)
+    expected = tick(start, clock.now - timedelta(minutes=1), draws)[1]
     # A ballot arrives behind the backlog: its processing settles one piece, then it waits.
     late = Received(_mail(PLAYERS[0], "VOTE 301 FOR\n", 1), clock.now - timedelta(minutes=1),
                     "imap")

@@ -18,10 +18,10 @@ from speakerbot.engine import events as e
 from speakerbot.engine.chain import lines
 from speakerbot.engine.codec import event_from_json, event_to_json
 from speakerbot.engine.draw_check import check_draws
+from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
 from speakerbot.service import GameService
-from tests.support.chance import ByChance
 from tests.support.mailgame import (
     ALICE,
     BOB,
@@ -39,7 +39,7 @@ PLAYERS = (ALICE, BOB, CAROL)
 
 def _older_record() -> list[e.Event]:
     """A suber game as speakerbot recorded it before seeds: no commitment, a die unproved."""
-    chance = ByChance(3)
+    chance = SeededDraws.by_chance(random.Random(3).randrange)
     events: list[e.Event] = []
     state = replay([])
 
