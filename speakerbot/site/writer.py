@@ -72,11 +72,7 @@ def write_beside(files: Mapping[str, bytes], folder: Path) -> None:
     """
     folder.mkdir(parents=True, exist_ok=True)
     for relative, content in files.items():
-        path = folder / PurePosixPath(relative)
-        aside = path.parent / f".{path.name}-{secrets.token_hex(8)}"
-        aside.write_bytes(content)
-        aside.chmod(FILE_MODE)
-        os.replace(aside, path)
+        _swap_in(folder / PurePosixPath(relative), content)
 
 
 def update_site(files: Mapping[str, bytes], target: Path, *, removed: Iterable[str] = (),
@@ -88,20 +84,13 @@ def update_site(files: Mapping[str, bytes], target: Path, *, removed: Iterable[s
     ``removed`` are deleted; ``record`` (whole lines) is appended to ``record.jsonl`` in
     one write. Refused (``SiteWriteError``) unless ``target`` links to speakerbot's build.
     """
-    target = Path(os.path.abspath(target))
-    build = _current_build(target)
-    if build is None or not (build / MARKER).is_file():
+    build = _updatable_build(target)
+    if build is None:
         raise SiteWriteError(f"{target} does not link to a build of speakerbot's to update")
     for name, content in files.items():
         path = build.joinpath(*_inside(name).parts)
         _make_folders(build, path.parent)
-        aside = path.parent / f".{path.name}-{secrets.token_hex(8)}"
-        try:
-            _write_public(aside, content)
-            os.replace(aside, path)
-        except BaseException:
-            aside.unlink(missing_ok=True)
-            raise
+        _swap_in(path, content)
     for name in removed:
         build.joinpath(*_inside(name).parts).unlink(missing_ok=True)
     if record:
@@ -116,8 +105,24 @@ def update_site(files: Mapping[str, bytes], target: Path, *, removed: Iterable[s
 
 def is_updatable(target: Path) -> bool:
     """Tell whether ``target`` links to a build of speakerbot's that ``update_site`` can update."""
+    return _updatable_build(target) is not None
+
+
+def _updatable_build(target: Path) -> Path | None:
+    """Return the build of speakerbot's that ``target`` links to (None: there is none)."""
     build = _current_build(Path(os.path.abspath(target)))
-    return build is not None and (build / MARKER).is_file()
+    return build if build is not None and (build / MARKER).is_file() else None
+
+
+def _swap_in(path: Path, content: bytes) -> None:
+    """Write one file aside, then rename it over ``path``: a reader gets the old or the new."""
+    aside = path.parent / f".{path.name}-{secrets.token_hex(8)}"
+    try:
+        _write_public(aside, content)
+        os.replace(aside, path)
+    except BaseException:
+        aside.unlink(missing_ok=True)
+        raise
 
 
 def _inside(name: str) -> PurePosixPath:
