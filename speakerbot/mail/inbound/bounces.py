@@ -34,6 +34,7 @@ from typing import Literal
 
 from flufl.bounce import all_failures
 
+from speakerbot.mail.inbound.charsets import decode_bytes
 from speakerbot.mail.inbound.headers import first_header, header_values, read_headers
 from speakerbot.mail.inbound.mime import MAX_PARTS, Refused, check_limits, prescan
 from speakerbot.mail.outbound.verp import token_of
@@ -56,6 +57,7 @@ _MAX_VALUE_CHARS = 2000
 _RANK: dict[BounceKind, int] = {"none": 0, "delivered": 1, "soft": 2, "hard": 3}
 _STATUS = re.compile(r"\s*([245])\.[0-9]{1,3}\.[0-9]{1,3}")
 _BLANK_LINE = re.compile(rb"\r?\n[ \t]*\r?\n")
+_SURROGATE = re.compile("[\udc80-\udcff]")  # how the parser keeps a raw 8-bit byte
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,12 @@ def _outcome(block: Message) -> tuple[BounceKind, str] | None:
 
 def _other_bounce(message: Message) -> tuple[BounceKind, str]:
     """Read a bounce in some other format with flufl.bounce's detectors."""
+    _headers_as_text(message)
+    if not (first_header(message, "From") or "").strip():
+        # flufl.bounce's Yale detector fails on a message without a From address (and logs
+        # the traceback), before the qmail and later detectors have had their turn.
+        del message["From"]
+        message["From"] = "<>"
     try:
         temporary, permanent = all_failures(message)
     except Exception:
@@ -201,6 +209,23 @@ def _other_bounce(message: Message) -> tuple[BounceKind, str]:
     if _is_auto_reply(message):
         return "none", f"an auto-reply: {_subject(message)}"
     return "none", f"not a delivery report: {_subject(message)}"
+
+
+def _headers_as_text(message: Message) -> None:
+    """Decode 8-bit header bytes in every part, in place, so that each value reads as a str.
+
+    The lenient parser gives a header with raw 8-bit bytes as an ``email.header.Header``,
+    on which flufl.bounce's detectors fail (calling ``.lower()``).
+    """
+    for part in message.walk():  # check_limits has bounded its size and depth
+        items = list(part.raw_items())
+        if not any(_SURROGATE.search(str(value)) for _, value in items):
+            continue
+        for name in {name for name, _ in items}:
+            del part[name]
+        for name, value in items:
+            text = str(value).encode("utf-8", "surrogateescape")
+            part.set_raw(name, decode_bytes(text, "utf-8"))
 
 
 def _listed(addresses: frozenset[bytes]) -> str:

@@ -38,9 +38,11 @@ _TOKEN = re.compile(rf"(0|[1-9][0-9]{{0,18}})-([0-9a-f]{{{MAC_DIGITS}}})")
 
 def _mac(secret: str, row_id: int, recipient: str) -> str:
     message = f"bounce\n{row_id}\n{as_compared(recipient)}"
-    # surrogatepass: an address read from 8-bit mail may hold surrogates, and must not raise.
+    # surrogatepass: text read from 8-bit mail may hold lone surrogates, and must not raise.
     digest = hmac.new(
-        secret.encode(), message.encode("utf-8", "surrogatepass"), hashlib.sha256
+        secret.encode("utf-8", "surrogatepass"),
+        message.encode("utf-8", "surrogatepass"),
+        hashlib.sha256,
     ).hexdigest()
     return digest[:MAC_DIGITS]
 
