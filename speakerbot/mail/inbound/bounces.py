@@ -116,7 +116,7 @@ def _classify(raw: bytes) -> tuple[BounceKind, str]:
         message = BytesParser(policy=policy.compat32).parsebytes(raw)
         check_limits(message)
     except Refused as refused:
-        return "none", f"not read: MIME structure refused ({refused.reason or 'broken'})"
+        return "none", f"not read: MIME structure refused ({refused.reason or 'unreadable'})"
     except RecursionError:
         return "none", "not read: MIME structure too deep"
     report = _delivery_report(message)
@@ -177,7 +177,7 @@ def _outcome(block: Message) -> tuple[BounceKind, str] | None:
         return None
     status = first_header(block, "Status") or ""
     diagnostic = first_header(block, "Diagnostic-Code") or ""
-    detail = f"{action} {status}" + (f": {diagnostic}" if diagnostic else "")
+    detail = f"{action} {status}".strip() + (f": {diagnostic}" if diagnostic else "")
     kind: BounceKind
     if action.startswith(("failed", "error")):  # "error": OpenSMTPD's word for failed
         code = _STATUS.match(status)
