@@ -83,10 +83,10 @@ def read_bounce(raw: bytes, game_address: str) -> Bounce | None:
     if token is None:
         return None
     kind, detail = _classify(raw[:MAX_BOUNCE_BYTES])
-    return Bounce(token=token, kind=kind, detail=one_line(detail))
+    return Bounce(token=token, kind=kind, detail=_one_line(detail))
 
 
-def one_line(text: str, limit: int = DETAIL_LENGTH) -> str:
+def _one_line(text: str, limit: int = DETAIL_LENGTH) -> str:
     """Return ``text`` as one line of printable characters, at most ``limit`` long."""
     printable = "".join(ch if ch.isprintable() else " " for ch in text[: limit * 4])
     return " ".join(printable.split())[:limit]
@@ -233,7 +233,7 @@ def _listed(addresses: frozenset[bytes]) -> str:
 
 
 def _subject(message: Message) -> str:
-    return one_line(first_header(message, "Subject") or "no subject", 80)
+    return _one_line(first_header(message, "Subject") or "no subject", 80)
 
 
 def _is_auto_reply(message: Message) -> bool:
