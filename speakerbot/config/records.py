@@ -114,6 +114,8 @@ class LimitsSettings:
     public_per_hour: int = 60
     max_absence: float = 14 * 86400  # seconds: the longest absence a player may declare
     max_rule_bytes: int = 65536  # the longest a rule's text may become (UTF-8 bytes)
+    max_observers: int = 500  # the most addresses that follow the game (OBSERVE); 0: none
+    bounce_score: int = 5  # bounces within 14 days that make a player unreachable
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ Require = Annotated[str, Meta(extra={"choices": ("dmarc", "none")})]
 Unauthenticated = Annotated[str, Meta(extra={"choices": ("confirm", "refuse")})]
 Port = Annotated[int, Meta(ge=1, le=65535)]
 Count = Annotated[int, Meta(ge=1, le=100_000)]
+CountOrNone = Annotated[int, Meta(ge=0, le=100_000)]
 PerMessage = Annotated[int, Meta(ge=1, le=1000)]
 SnapshotEvery = Annotated[int, Meta(ge=0, le=1_000_000)]
 GameId = Annotated[str, Meta(pattern=r"^[a-z0-9-]{1,32}$", extra={"expected": GAME_ID_WANTED})]
@@ -111,6 +112,8 @@ class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):
     public_per_hour: Count = _LIMITS.public_per_hour
     max_absence: Duration = "14d"
     max_rule_bytes: Size = _LIMITS.max_rule_bytes
+    max_observers: CountOrNone = _LIMITS.max_observers
+    bounce_score: Count = _LIMITS.bounce_score
 
 
 class AuthTable(Struct, forbid_unknown_fields=True, frozen=True):

@@ -134,6 +134,8 @@ def limits(check: Checker, table: LimitsTable) -> LimitsSettings:
         max_absence=check.duration("limits", "max_absence", table.max_absence, 86400,
                                    365 * 86400),
         max_rule_bytes=check.size(table.max_rule_bytes, "max_rule_bytes"),
+        max_observers=table.max_observers,
+        bounce_score=table.bounce_score,
     )
 
 

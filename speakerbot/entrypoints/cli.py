@@ -37,7 +37,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # The libraries whose INFO lines would drown the daemon's own (aiosmtpd logs every LMTP
 # command to "mail.log", APScheduler every job): kept at WARNING unless DEBUG is asked for.
 THIRD_PARTY_LOGGERS = ("mail.log", "apscheduler", "imapclient", "sqlalchemy", "alembic",
-                       "asyncio", "urllib3", "selenium")
+                       "asyncio", "urllib3", "selenium", "flufl.bounce")
 
 # Exit status for a closed output pipe: what a shell reports for a command killed by
 # SIGPIPE (128 + 13), as ``cat`` or ``yes`` would end.
@@ -57,7 +57,9 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "games": "speakerbot.entrypoints.games",
             "db_upgrade": "speakerbot.entrypoints.games",
             "rulesets": "speakerbot.entrypoints.rulesets",
-            "import_game": "speakerbot.entrypoints.rulesets"}
+            "import_game": "speakerbot.entrypoints.rulesets",
+            "observers_list": "speakerbot.entrypoints.audience",
+            "observers_remove": "speakerbot.entrypoints.audience"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 
@@ -100,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_inbound(command("inbound", "see stored inbound mail and put set-aside mail back"),
                  config)
+    _add_observers(command("observers", "see who observes the game (OBSERVE), or remove "
+                           "one"), config)
     _add_desk(command)
 
     parse = command("parse", "show how a message is understood, as JSON")
@@ -155,6 +159,18 @@ def _add_inbound(inbound: argparse.ArgumentParser, config: argparse.ArgumentPars
     retry = _action(inbound_commands, "retry", "process a set-aside message again", config)
     retry.add_argument("id", type=int)
     retry.set_defaults(handler="inbound_retry")
+
+
+def _add_observers(observers: argparse.ArgumentParser,
+                   config: argparse.ArgumentParser) -> None:
+    """Add ``observers list | remove ADDRESS``."""
+    actions = _actions(observers)
+    listing = _action(actions, "list", "list the observers, oldest first", config)
+    _add_json(listing)
+    listing.set_defaults(handler="observers_list")
+    remove = _action(actions, "remove", "stop an address observing the game", config)
+    remove.add_argument("address")
+    remove.set_defaults(handler="observers_remove")
 
 
 def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:

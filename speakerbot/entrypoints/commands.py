@@ -177,9 +177,11 @@ def status(args: argparse.Namespace) -> int:
     """Print the players and scores, open proposals and CFJs, and the outbox."""
     with started_game(args) as (settings, service):
         state = service.state()
+        observers, unreachable = audience = service.audience()
         if args.json:
             summary = service.outbox_summary()
-            print_json(status_view(settings.game.name, state, _outbox_view(service, summary)))
+            print_json(status_view(settings.game.name, state, _outbox_view(service, summary),
+                                   audience))
             return 0
         print(f"{settings.game.name} ({state.preset}), game {state.game_number}"
               + (f", ENDED: {state.end_reason}" if state.ended else ""))
@@ -190,9 +192,14 @@ def status(args: argparse.Namespace) -> int:
         players = state.scoreboard()
         for player in players:
             print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
-                  f"  {player.role.value}")
+                  f"  {player.role.value}"
+                  + ("  UNREACHABLE" if player.address in unreachable else ""))
         if not players:
             print("  none")
+        for address, since in unreachable.items():
+            print(f"  {state.name_of(address)} is unreachable: the mail sent them bounces "
+                  f"(since {format_time(since)})")
+        print(f"Observers: {len(observers)} (speakerbot observers list)")
         print("\nOpen proposals:")
         for proposal in state.open_proposals():
             print(f"  {proposal.number} {proposal.title} (by {state.name_of(proposal.proposer)})"

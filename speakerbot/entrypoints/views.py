@@ -49,9 +49,16 @@ def _person(state: GameState, address: str | None) -> Json | None:
     return None if not address else {"address": address, "name": state.name_of(address)}
 
 
-def status_view(game_name: str, state: GameState, outbox: Json) -> Json:
-    """Return what ``speakerbot status`` shows: the game, players, what is open, the outbox."""
+def status_view(game_name: str, state: GameState, outbox: Json,
+                audience: tuple[Mapping[str, datetime], Mapping[str, datetime]] = ({}, {}),
+                ) -> Json:
+    """Return what ``speakerbot status`` shows: the game, players, what is open, the outbox.
+
+    ``audience``: the observers, and the players marked unreachable (their mail bounces),
+    each with since when.
+    """
     turn = state.turn
+    observers, unreachable = audience
     return {
         "game": {"name": game_name, "preset": state.preset, "number": state.game_number,
                  "ended": state.ended, "end_reason": state.end_reason or None,
@@ -59,7 +66,10 @@ def status_view(game_name: str, state: GameState, outbox: Json) -> Json:
         "speaker": _person(state, state.speaker),
         "turn": None if turn is None else {"number": turn.number,
                                            "mover": _person(state, turn.mover)},
-        "players": [player_view(state, player) for player in state.scoreboard()],
+        "players": [{**player_view(state, player),
+                     "unreachable_since": _time(unreachable.get(player.address))}
+                    for player in state.scoreboard()],
+        "observers": len(observers),
         "open_proposals": [{"number": p.number, "title": p.title,
                             "proposer": _person(state, p.proposer),
                             "closes_at": _time(p.closes_at)} for p in state.open_proposals()],

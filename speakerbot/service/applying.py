@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy.orm import Session
+
 from speakerbot.adapters.store import InboundRow
 from speakerbot.config import LimitsSettings, Settings
 from speakerbot.engine import GameState, RandomSource, apply
@@ -19,7 +21,13 @@ from speakerbot.engine.publicity import RECORD_VERSION
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.reading import InboundMail, can_acknowledge
 from speakerbot.mail.inbound.redaction import RIGHT, WRONG
-from speakerbot.mail.inbound.translate import DigestRequest, NewGameRequest, Query, translate
+from speakerbot.mail.inbound.translate import (
+    AudienceRequest,
+    DigestRequest,
+    NewGameRequest,
+    Query,
+    translate,
+)
 from speakerbot.mail.outbound.compose import Outgoing, format_time
 from speakerbot.mail.outbound.replies import Outcome, command_text, outcome_of, receipts_of
 from speakerbot.presets import PresetError, load_preset, load_ruleset
@@ -27,6 +35,8 @@ from speakerbot.service.answering import answers, limited_reply
 from speakerbot.service.debating import argument_limit_errors
 from speakerbot.service.deps import Deps
 from speakerbot.service.limits import public_limit_errors
+from speakerbot.service.observing import Change, carry_out
+from speakerbot.service.observing import answer as observer_answer
 from speakerbot.service.policy import (
     ADMIN_DATE_SKEW,
     NOT_DONE,
@@ -125,10 +135,12 @@ def apply_mail(
         return state, [], deps.replies.reply(state, sender, outcomes=(), errors=errors,
                                              ignored=ignored, answers=(), applied=False,
                                              notes=notes), False
-    run = Run(state, batch.uow.luck(), batch.uow.first_seed)
+    run = Run(state, batch.uow.luck(), batch.uow.first_seed, batch.uow.session)
     for command, action in commands:
         if not run_one(deps, run, command, action, sender, received):
             break
+    if run.applied:
+        carry_out(deps, batch.uow.session, run.audience, received)
     said = answers(deps, run.queries, run.work, sender, batch, run.events)
     reply = deps.replies.reply(run.work, sender, outcomes=run.outcomes, errors=(),
                                ignored=ignored, answers=said, applied=run.applied,
@@ -175,6 +187,11 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
     if isinstance(action, Query):
         run.queries.append(action)
         return True
+    if isinstance(action, AudienceRequest):
+        said, turned_down = observer_answer(deps, run.session, run.work, sender,
+                                            action.observe, run.audience)
+        run.outcomes.append(Outcome(command.line, command_text(command), said))
+        return undo(run) if turned_down else True
     if isinstance(action, DigestRequest):
         run.digest_asked = True
         run.outcomes.append(Outcome(command.line, command_text(command),
@@ -215,7 +232,7 @@ def undo(run: Run) -> bool:
     run.outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
                          for done in run.outcomes[:-1]]
     run.work, run.events, run.digest_asked = run.start, [], False
-    run.applied = False
+    run.applied, run.audience = False, []
     return False
 
 
@@ -269,7 +286,7 @@ def next_game(settings: Settings, state: GameState, ruleset: str | None,
                        RECORD_VERSION, commitment)
 
 
-Action = c.Command | Query | DigestRequest | NewGameRequest
+Action = c.Command | Query | DigestRequest | NewGameRequest | AudienceRequest
 """What one command of a message becomes: an engine command, a question, or the digest."""
 
 
@@ -282,12 +299,14 @@ class Run:
     # and how it makes a next game's first seed (UnitOfWork.first_seed).
     luck: RandomSource
     commitment: Callable[[], str]
+    session: Session  # the transaction's: observers are kept in the store
     work: GameState = field(init=False)
     events: list[e.Event] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
     queries: list[Query] = field(default_factory=list)
     digest_asked: bool = False
     applied: bool = True
+    audience: list[Change] = field(default_factory=list)  # observers to add or remove
 
     def __post_init__(self) -> None:
         self.work = self.start

@@ -94,7 +94,7 @@ def run_admin(uow: UnitOfWork, deps: Deps, parsed: lang.ParseResult) -> DeskOutc
     commands, errors = translated(deps, parsed, batch.state, sender, deps.clock(), None)
     if errors:
         raise Unreadable("; ".join(reason for _, _, reason in errors))
-    run = Run(batch.state, uow.luck(), uow.first_seed)
+    run = Run(batch.state, uow.luck(), uow.first_seed, uow.session)
     for command, action in commands:
         run_one(deps, run, command, action, sender, deps.clock())
     batch.outgoing += uow.announce(run.events, run.work, batch.state, earlier=batch.events)

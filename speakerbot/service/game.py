@@ -172,8 +172,8 @@ class GameService(AbstractContextManager["GameService"]):
     def send_outbox(self, sender: Sender, policy: OutboxPolicy, *,
                     everything: bool = False) -> int:
         """Deliver the mail due now through ``sender``; return how many messages went."""
-        return Outbox(self.store, policy, self.clock, self.crashpoints).send_due(
-            sender, everything=everything)
+        return Outbox(self.store, policy, self.clock, self.crashpoints,
+                      identity=self.deps.identity).send_due(sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:
         """When the daemon must next wake: deadline, outbox try, retry, request, gathering."""
@@ -219,6 +219,15 @@ class GameService(AbstractContextManager["GameService"]):
     def outbox_backlog(self, summary: OutboxSummary) -> Backlog:
         """Count ``summary``'s waiting mail by kind (results, distributions, ...) and age."""
         return backlog(summary, self.clock())
+
+    def audience(self) -> tuple[dict[str, datetime], dict[str, datetime]]:
+        """Return the observers, and the players marked unreachable, each with since when."""
+        return self.store.observers(), self.store.unreachable()
+
+    def remove_observer(self, address: str) -> bool:
+        """Stop ``address`` observing (``speakerbot observers remove``); False: it was not."""
+        with self.lock, self.store.transaction() as session:
+            return bool(self.store.remove_observers(session, [address]))
 
     def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
         """Return the newest stored messages (with ``status`` only, if given), newest first."""

@@ -49,5 +49,10 @@ def send_gathered(deps: Deps) -> int:
 
 
 def _everyone(rows: list[OutboxRow]) -> tuple[str, ...]:
-    """Return every recipient of the kept messages, once each, in the order first met."""
-    return tuple(dict.fromkeys(address for row in rows for address in row.recipients))
+    """Return every recipient of the kept messages, once each, in the order first met.
+
+    Observers are left out: the gathering is queued as public mail, which goes to the
+    observers of the moment it is queued.
+    """
+    return tuple(dict.fromkeys(address for row in rows for address in row.recipients
+                               if address not in row.observers))

@@ -10,10 +10,17 @@ message's recipients in the store are narrowed to those still to be sent, in a t
 of its own: a chunk that fails later, or a crash, never sends an earlier chunk again. A
 relay that answers "too many recipients" part way through a chunk took the message for
 those before; the chunk shrinks to that many and the rest go at once, without backoff.
+
+With VERP (``return_path`` given, as the service always does), each recipient's copy goes in
+a transaction of its own, from a return path that names the message and the recipient, so
+that a bounce says whose mailbox failed; a chunk is then the recipients sent between two
+narrowings. An observer's copy carries ``List-Unsubscribe`` (``unsubscribe``), and an
+observer who stopped observing after the message was queued is left out.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -25,7 +32,8 @@ from typing import Protocol
 from speakerbot.adapters.backoff import backoff
 from speakerbot.adapters.smtp import DeliveryResult
 from speakerbot.adapters.store import OutboxRow, OutboxSummary, Store
-from speakerbot.mail.outbound.compose import ANSWERING_KINDS
+from speakerbot.mail.outbound.compose import ANSWERING_KINDS, GameIdentity, unsubscribe_line
+from speakerbot.mail.verp import bounce_address
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 
 log = logging.getLogger("speakerbot.service.outbox")
@@ -85,11 +93,22 @@ class Outbox:
     """Delivers what is due, over one connection, by the policy."""
 
     def __init__(self, store: Store, policy: OutboxPolicy, clock: Callable[[], datetime],
-                 crashpoints: CrashPoints = NO_CRASHES) -> None:
+                 crashpoints: CrashPoints = NO_CRASHES, *,
+                 identity: GameIdentity | None = None) -> None:
         self.store = store
         self.policy = policy
         self.clock = clock
         self.crashpoints = crashpoints
+        # VERP: the envelope sender of outbox row N's copy to a recipient (None: the row's
+        # own, for every recipient of a chunk at once).
+        self.return_path: Callable[[int, str], str] | None = None
+        self.unsubscribe = b""
+        if identity is not None:
+            self.return_path = functools.partial(bounce_address, identity.address,
+                                                 identity.secret)
+            self.unsubscribe = unsubscribe_line(identity)
+        # The observers as this pass found them (read at the first message that has any).
+        self.observing: set[str] | None = None
         # The chunk's size: the configured maximum, shrunk for good (in this pass) by a
         # relay that says it takes fewer.
         self.chunk = max(1, policy.max_recipients)
@@ -133,7 +152,7 @@ class Outbox:
         sent = 0
         now = self.clock()
         for row in self._due(tried, now):
-            progress = _Progress(list(row.recipients), [], {}, {})
+            progress = _Progress(self._still_wanted(row), [], {}, {})
             failure = self._send_chunks(sender, row, progress)
             if failure is not None:
                 self._deferred(row, failure, progress, tried, now)
@@ -153,15 +172,23 @@ class Outbox:
         """
         while progress.pending:
             chunk = progress.pending[:self.chunk]
-            result = sender.send(row.mail_from, chunk, row.raw)
-            if result.temporary_failure is not None:
+            if self.return_path is None:
+                result = sender.send(row.mail_from, chunk, row.raw)
+            else:
+                result = self._send_each(sender, row, chunk)
+            if result.temporary_failure is not None and not result.accepted:
                 return result.temporary_failure
             self.crashpoints.reach("after-smtp")
             progress.accepted += result.accepted
             progress.refused.update(result.refused)
             progress.deferred.update(result.deferred)
             progress.pending = [*result.over_limit, *progress.pending[len(chunk):]]
-            if result.over_limit:
+            if result.temporary_failure is not None:
+                # Some copies went before the server failed: those are not sent again.
+                self.store.mark_partly_sent(row.id, progress.remaining(),
+                                            refused=progress.refused or None)
+                return result.temporary_failure
+            if result.over_limit and self.return_path is None:
                 self.chunk = max(1, len(result.accepted))
                 log.info("the relay takes %d recipients at a time: chunks shrink to that",
                          self.chunk)
@@ -169,6 +196,37 @@ class Outbox:
                 self.store.mark_partly_sent(row.id, progress.remaining(),
                                             refused=progress.refused or None)
         return None
+
+    def _send_each(self, sender: Sender, row: OutboxRow, chunk: Sequence[str]) -> DeliveryResult:
+        """Send each recipient of ``chunk`` its own copy, from its VERP return path.
+
+        Stops at a temporary failure: the result then holds the copies that went, the
+        failure, and (as ``over_limit``) the recipients not tried.
+        """
+        assert self.return_path is not None
+        accepted: list[str] = []
+        refused: dict[str, str] = {}
+        deferred: dict[str, str] = {}
+        for index, recipient in enumerate(chunk):
+            raw = self.unsubscribe + row.raw if recipient in row.observers else row.raw
+            result = sender.send(self.return_path(row.id, recipient), (recipient,), raw)
+            if result.temporary_failure is not None:
+                return DeliveryResult(tuple(accepted), refused, result.temporary_failure,
+                                      deferred, over_limit=tuple(chunk[index:]))
+            accepted += result.accepted
+            refused.update(result.refused)
+            deferred.update(result.deferred)
+        return DeliveryResult(tuple(accepted), refused, None, deferred)
+
+    def _still_wanted(self, row: OutboxRow) -> list[str]:
+        """Return the row's recipients but the observers who stopped since it was queued."""
+        if not row.observers:
+            return list(row.recipients)
+        if self.observing is None:
+            self.observing = set(self.store.observers())
+        observing = self.observing
+        return [address for address in row.recipients
+                if address not in row.observers or address in observing]
 
     def _deferred(self, row: OutboxRow, failure: str, progress: _Progress, tried: set[int],
                   now: datetime) -> None:

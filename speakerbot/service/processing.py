@@ -18,8 +18,10 @@ from speakerbot.service.answering import (
     tell_host_set_aside,
 )
 from speakerbot.service.applying import apply_trusted
+from speakerbot.service.bounces import bounce_in, count_bounce, heard_from
 from speakerbot.service.confirmations import confirmations, hold, release_held
 from speakerbot.service.deps import Deps
+from speakerbot.service.observer_mail import take_request
 from speakerbot.service.policy import (
     DEFERRED,
     NEEDS_NO_TRUST,
@@ -146,6 +148,12 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
         # and the message is read once the rest is settled (it stays stored, in order).
         finish(deps, batch, row, DEFERRED)
         return Processed(row.id, DEFERRED, False)
+    bounce = bounce_in(deps, row)
+    if bounce is not None:
+        # Whatever it says, it came to a return path: counted, never answered.
+        batch.reason = "bounce"
+        finish(deps, batch, row, "skipped", count_bounce(deps, batch, row, bounce))
+        return Processed(row.id, "skipped", False)
     if mail.skipped in NEVER_ANSWER or not mail.sender:
         batch.reason = mail.skipped or "no-sender"
         finish(deps, batch, row, "skipped", SKIPPED.get(batch.reason, batch.reason))
@@ -185,6 +193,7 @@ def take(deps: Deps, batch: Batch, row: InboundRow, reading: Reading) -> None:
     """Decide whose message this is and what may be done with it, from what was read."""
     mail, parsed, verdict = reading.mail, reading.commands, reading.authentication
     sender = mail.sender or ""
+    heard_from(deps, batch, sender, verdict.authenticated)
     confirmed = confirmations(deps, batch, row, mail, parsed)
     if confirmed:
         release_held(deps, batch, confirmed, row.received_at)
@@ -194,6 +203,8 @@ def take(deps: Deps, batch: Batch, row: InboundRow, reading: Reading) -> None:
     if confirmed and needs_no_reply(batch, parsed):
         batch.note = "a confirmation"
         return  # each message it released has had its own reply
+    if take_request(deps, batch, row, reading, trusted=trusted):
+        return  # an address that is no player asks to observe, or to stop
     known = is_known(deps.settings, batch.state, sender)
     if not known and not joining and not (confirmed and not wanting):
         answer_stranger(deps, batch, row, mail)

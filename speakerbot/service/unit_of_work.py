@@ -123,6 +123,10 @@ class UnitOfWork:
             if every and seq // every > (seq - len(events)) // every:
                 deps.states.keep_snapshot(seq, placed[-1].hash, state, self.session)
             self._keep_seeds(events)
+            # A player is never an observer: joining ends observing.
+            joined = [ev.address for ev in events if isinstance(ev, e.PlayerJoined)]
+            if joined:
+                deps.store.remove_observers(self.session, joined)
         now = deps.clock()
         for message in outgoing:
             self._queue(message, state, now, inbound_id, gather)
@@ -209,10 +213,18 @@ class UnitOfWork:
                           message.recipients)
             return
         held = self._held_until(now) if message.public and gather else None
+        recipients: tuple[str, ...] = message.recipients
+        observers: tuple[str, ...] = ()
+        if message.public:
+            # The observers of the moment it is published; the outbox leaves out any who
+            # stop before it goes.
+            observers = tuple(address for address in self.deps.store.observers(self.session)
+                              if address not in recipients)
+            recipients = (*recipients, *observers)
         self.queued.append(OutgoingMail(
-            message_id, identity.address, message.recipients, raw, message.kind,
+            message_id, identity.address, recipients, raw, message.kind,
             inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
-            gathered_until=held, topic=message.topic,
+            gathered_until=held, topic=message.topic, observers=observers,
         ))
         self._count_queued(message, now)
 

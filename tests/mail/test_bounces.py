@@ -20,7 +20,7 @@ from speakerbot.mail.inbound.bounces import (
     Bounce,
     read_bounce,
 )
-from speakerbot.mail.outbound.verp import bounce_address, recipient_of
+from speakerbot.mail.verp import bounce_address, recipient_of
 from tests.mail.conftest import LIMIT_SECONDS, cpu_seconds
 from tests.support.dsn import make_dsn
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from speakerbot.addresses import as_compared
-from speakerbot.mail.outbound.verp import MAC_DIGITS, bounce_address, recipient_of, token_of
+from speakerbot.mail.verp import MAC_DIGITS, bounce_address, recipient_of, token_of
 
 GAME = "nomic@example.org"
 SECRET = "test-secret"

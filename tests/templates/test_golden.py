@@ -32,7 +32,13 @@ from speakerbot.engine import apply
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.translate import DigestRequest, NewGameRequest, Query, translate
+from speakerbot.mail.inbound.translate import (
+    AudienceRequest,
+    DigestRequest,
+    NewGameRequest,
+    Query,
+    translate,
+)
 from speakerbot.mail.outbound.announcements import Announcer
 from speakerbot.mail.outbound.compose import (
     WIDTH,
@@ -45,10 +51,12 @@ from speakerbot.mail.outbound.compose import (
 from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.mail.outbound.wire import message_bytes_by_the_book
 from speakerbot.resources import templates_dir
+from speakerbot.mail.verp import bounce_address
 from speakerbot.service import applying
 from tests.engine import harness
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
 from tests.support import mailgame
+from tests.support.dsn import make_dsn
 from tests.support.mailgame import ballot_leaks
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -135,7 +143,7 @@ class Script:
         ok = not errors
         for command in parsed.commands if ok else ():
             action = translate(command, sender)
-            assert not isinstance(action, DigestRequest | NewGameRequest)
+            assert not isinstance(action, DigestRequest | NewGameRequest | AudienceRequest)
             if isinstance(action, Query):
                 queries.append(action.verb)
                 continue
@@ -446,6 +454,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += several_held(renderer, folder / "several-held")
         notices += gathered_announcements(renderer, folder / "gathering")
         notices += imported_announcement(renderer, folder / "imported")
+        notices += unreachable_notice(renderer, folder / "unreachable")
     finally:
         game.close()
     sent = []
@@ -507,6 +516,29 @@ def imported_announcement(renderer: RecordingRenderer, folder: Path) -> list[mai
     game = mailgame.MailGame(folder, "suber", imported=EXAMPLE_IMPORT, renderer=renderer)
     try:
         return game.outbox()
+    finally:
+        game.close()
+
+
+def unreachable_notice(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """The host told that a player's mail bounces (``[limits] bounce_score`` reached)."""
+    folder.mkdir()
+    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB],
+                             limits={"bounce_score": 1})
+    game.service.replies.renderer = renderer
+    try:
+        game.send(mailgame.ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
+        [distribution] = [mail for mail in game.outbox()
+                          if mail.subject.endswith("Proposal 301: Tea")]
+        identity = game.service.deps.identity
+        return_path = bounce_address(identity.address, identity.secret, distribution.row.id,
+                                     mailgame.BOB)
+        start = len(game.outbox())
+        game.clock.now += timedelta(minutes=5)
+        game.service.receive(make_dsn(distribution.row.raw, return_path, mailgame.BOB),
+                             game.clock.now, source="test")
+        game.process()
+        return game.outbox()[start:]
     finally:
         game.close()
 
@@ -700,11 +732,15 @@ def test_composed_messages_carry_the_required_headers(played: Played, scenario: 
             assert outgoing.in_reply_to in str(message["References"]).split()
             assert subject.startswith(f"{identity.tag} Re: ")
             assert len(outgoing.recipients) == 1 and not outgoing.public
+        if outgoing.public:
+            assert message["List-Id"] == identity.list_id
+            assert message["List-Help"] == f"<mailto:{identity.address}?subject=HELP>"
+            assert message["List-Post"] == f"<mailto:{identity.address}>"
+        else:
+            assert all(message[name] is None for name in (
+                "List-Id", "List-Post", "List-Help", "List-Archive", "List-Unsubscribe"))
         if outgoing.public and identity.list_address:
             assert to == [identity.list_address]
-            assert message["List-Id"] == identity.list_id
-        else:
-            assert message["List-Id"] is None
         part = message.get_body(("plain",))
         assert part is not None
         assert part.get_content_type() == "text/plain"

@@ -19,6 +19,7 @@ Every datetime goes in and comes out timezone-aware, in UTC.
 
 from __future__ import annotations
 
+from speakerbot.adapters.store.audience import AudienceStore
 from speakerbot.adapters.store.confirmations import ConfirmationStore
 from speakerbot.adapters.store.database import (
     GAME_PASSES,
@@ -93,5 +94,5 @@ __all__ = [
 ]
 
 
-class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore):
-    """The game's database: inbound mail, events, outbox and metadata."""
+class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceStore):
+    """The game's database: inbound mail, events, outbox, metadata and the audience."""

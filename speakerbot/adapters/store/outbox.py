@@ -51,6 +51,7 @@ class OutboxStore(StoreBase):
             "raw": bytes(mail.raw),
             "kind": mail.kind,
             "topic": mail.topic,
+            "observers": list(mail.observers) or None,
             "inbound_id": mail.inbound_id,
             "created_at": mail.created_at,
             "status": "pending" if mail.gathered_until is None else GATHERED,

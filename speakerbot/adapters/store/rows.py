@@ -149,6 +149,8 @@ class OutgoingMail:
     topic: str | None = None
     """What a public message is about, when ``speakerbot status`` counts it apart:
     ``results`` or ``distribution`` (None: anything else)."""
+    observers: tuple[str, ...] = ()
+    """The observers among ``recipients`` (their copy carries List-Unsubscribe)."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,7 @@ class OutboxRow:
     last_error: str | None
     sent_at: datetime | None
     refused: dict[str, str]
+    observers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,7 @@ def confirmation_row(row: Confirmation) -> ConfirmationRow:
 def outbox_row(row: Any) -> OutboxRow:
     """Copy an outbox message (an ORM object or a row of its columns) out of the session."""
     return _copied(OutboxRow, row, recipients=tuple(row.recipients), raw=bytes(row.raw),
-                   refused=dict(row.refused or {}))
+                   refused=dict(row.refused or {}), observers=tuple(row.observers or ()))
 
 
 def _copied(kind: Callable[..., _Row], row: Any, **converted: Any) -> _Row:

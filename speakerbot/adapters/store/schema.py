@@ -216,6 +216,47 @@ class Outbox(Base):
     priority: Mapped[int] = mapped_column(Integer, server_default="1")
     # What a public message is about (results, distribution), for the status's backlog.
     topic: Mapped[str | None] = mapped_column(String(32))
+    # The observers among the recipients of a public message: their copy carries
+    # List-Unsubscribe, and one who stopped observing before it went is left out.
+    observers: Mapped[list[str] | None] = mapped_column(JSON(none_as_null=True))
+
+
+class Observer(Base):
+    """An address that confirmed OBSERVE: it gets the game's public mail, nothing else."""
+
+    __tablename__ = "observers"
+
+    address: Mapped[str] = mapped_column(Text, primary_key=True)
+    since: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class BounceMark(Base):
+    """A bounce matched by its VERP token to a recipient of one outgoing message.
+
+    One per message and recipient: a hard and a soft report of the same message count once,
+    as the worse.
+    """
+
+    __tablename__ = "bounces"
+    __table_args__ = (UniqueConstraint("address", "outbox_id"),
+                      Index("ix_bounces_address_at", "address", "at"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    address: Mapped[str] = mapped_column(Text)
+    outbox_id: Mapped[int] = mapped_column(Integer)
+    # Tenths of a point (a hard bounce 10, a soft one 5): whole numbers compare exactly.
+    weight: Mapped[int] = mapped_column(Integer)
+    detail: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class Unreachable(Base):
+    """A player whose mail bounced up to ``[limits] bounce_score``: the host has been told."""
+
+    __tablename__ = "unreachable"
+
+    address: Mapped[str] = mapped_column(Text, primary_key=True)
+    since: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class Meta(Base):

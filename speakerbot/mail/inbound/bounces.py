@@ -1,6 +1,6 @@
 """Reading a bounce: which VERP address it came back to, and whether delivery failed.
 
-A bounce is mail to one of the game's VERP addresses (:mod:`speakerbot.mail.outbound.verp`).
+A bounce is mail to one of the game's VERP addresses (:mod:`speakerbot.mail.verp`).
 :func:`read_bounce` finds that address in the headers and says what kind of report the
 message is:
 
@@ -37,7 +37,7 @@ from flufl.bounce import all_failures
 from speakerbot.mail.inbound.charsets import decode_bytes
 from speakerbot.mail.inbound.headers import first_header, header_values, read_headers
 from speakerbot.mail.inbound.mime import MAX_PARTS, Refused, check_limits, prescan
-from speakerbot.mail.outbound.verp import token_of
+from speakerbot.mail.verp import token_of
 
 __all__ = ["ADDRESS_HEADERS", "MAX_BOUNCE_BYTES", "Bounce", "BounceKind", "read_bounce"]
 
@@ -64,7 +64,7 @@ _SURROGATE = re.compile("[\udc80-\udcff]")  # how the parser keeps a raw 8-bit b
 class Bounce:
     """A message to one of the game's VERP addresses, and what it reports.
 
-    ``token`` is the VERP token (for :func:`speakerbot.mail.outbound.verp.recipient_of`),
+    ``token`` is the VERP token (for :func:`speakerbot.mail.verp.recipient_of`),
     ``kind`` what the report says, ``detail`` one printable line for the logs.
     """
 

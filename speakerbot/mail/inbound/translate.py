@@ -39,7 +39,15 @@ class NewGameRequest:
     ruleset: str | None
 
 
-Translated = c.Command | Query | DigestRequest | NewGameRequest
+@dataclass(frozen=True)
+class AudienceRequest:
+    """OBSERVE (``observe``) or UNOBSERVE: the service keeps the observers, not the engine."""
+
+    line: int
+    observe: bool
+
+
+Translated = c.Command | Query | DigestRequest | NewGameRequest | AudienceRequest
 
 
 def translate(command: lang.Command, sender: str) -> Translated:
@@ -87,6 +95,8 @@ def _translate_player(command: lang.Command, sender: str) -> Translated:
             return Query(command.line, f"SHOW {what.upper()}", number)
         case lang.History(count=count):
             return Query(command.line, "HISTORY", count)
+        case lang.Observe() | lang.Unobserve():
+            return AudienceRequest(command.line, isinstance(command, lang.Observe))
     raise TypeError(f"no translation for {command!r}")
 
 

@@ -3,7 +3,11 @@
 Every message has its own Message-ID (derived from a stable key, so the same message composed
 twice gets the same ID), ``Auto-Submitted`` (``auto-replied`` for replies, ``auto-generated``
 for the rest), ``X-Loop``, a Reply-To of the game's address, and a subject that starts with
-the game's tag. Replies carry In-Reply-To and References; mail to a list carries List-Id.
+the game's tag. Replies carry In-Reply-To and References. Public mail carries a mailing
+list's headers (RFC 2919 List-Id, RFC 2369 List-Post, List-Help, List-Archive), so that mail
+clients can file a game's mail and providers see what it is; an observer's copy adds
+List-Unsubscribe (:func:`unsubscribe_line`, put in by the outbox). Replies and private mail
+carry none of them.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
-from speakerbot.mail.outbound.wire import message_bytes
+from speakerbot.mail.outbound.wire import header_line, message_bytes
 
 WIDTH = 72
 _LIST_MARK = re.compile(r"(- |\d+\. )")
@@ -147,9 +151,32 @@ def headers_of(identity: GameIdentity, outgoing: Outgoing, date: datetime,
         # The sender wrote these: keep the thread, not a copy of whatever they sent.
         kept = [ref for ref in outgoing.references if _THREAD_ID.fullmatch(ref)]
         headers.append(("References", " ".join((*kept[-MAX_REFERENCES:], outgoing.in_reply_to))))
-    if outgoing.public and identity.list_address:
-        headers += [("List-Id", identity.list_id), ("Precedence", "list")]
+    if outgoing.public:
+        headers += list_headers(identity)
     return headers
+
+
+def list_headers(identity: GameIdentity) -> list[tuple[str, str]]:
+    """Return the mailing-list headers of public mail (RFC 2919, RFC 2369)."""
+    headers = [
+        ("List-Id", identity.list_id),
+        ("List-Post", f"<mailto:{identity.address}>"),
+        ("List-Help", f"<mailto:{identity.address}?subject=HELP>"),
+    ]
+    archive = identity.page("")
+    if archive is not None:
+        headers.append(("List-Archive", f"<{archive}>"))
+    # Vacation responders and list servers leave mail marked so alone.
+    headers.append(("Precedence", "list"))
+    return headers
+
+
+def unsubscribe_line(identity: GameIdentity) -> bytes:
+    """Return the List-Unsubscribe header line of an observer's copy (CRLF ended).
+
+    Its link mails UNOBSERVE as the Subject, which the mail language reads as the command.
+    """
+    return header_line("List-Unsubscribe", f"<mailto:{identity.address}?subject=UNOBSERVE>")
 
 
 def addressee_of(identity: GameIdentity, outgoing: Outgoing) -> str:

@@ -46,7 +46,7 @@ _PLAIN: dict[str, re.Pattern[str]] = {
 
 def message_bytes(headers: Sequence[tuple[str, str]], body: str) -> bytes:
     """Return the message's bytes (CRLF line ends): ``headers`` in order, then ``body``."""
-    lines = [_header_line(name, value) for name, value in headers]
+    lines = [header_line(name, value) for name, value in headers]
     lines.append(_mime_lines())
     lines.append(b"\r\n")
     lines.append(_quoted_printable(body))
@@ -65,7 +65,8 @@ def message_bytes_by_the_book(headers: Sequence[tuple[str, str]], body: str) -> 
     return message.as_bytes(policy=WIRE)
 
 
-def _header_line(name: str, value: str) -> bytes:
+def header_line(name: str, value: str) -> bytes:
+    """Return one header as the message's bytes carry it (folded if need be, CRLF ended)."""
     plain = _PLAIN.get(name)
     if plain is not None and len(name) + len(value) < _SHORT and plain.fullmatch(value):
         return f"{name}: {value}\r\n".encode("ascii")

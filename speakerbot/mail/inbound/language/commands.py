@@ -203,6 +203,20 @@ class Confirm(CommandBase):
 
 
 @dataclass(frozen=True)
+class Observe(CommandBase):
+    """``OBSERVE``: receive the game's public mail without playing (confirmed by a code)."""
+
+    verb: ClassVar[str] = "OBSERVE"
+
+
+@dataclass(frozen=True)
+class Unobserve(CommandBase):
+    """``UNOBSERVE``: stop receiving the game's public mail as an observer."""
+
+    verb: ClassVar[str] = "UNOBSERVE"
+
+
+@dataclass(frozen=True)
 class Status(CommandBase):
     """``STATUS``."""
 
@@ -476,6 +490,7 @@ AdminCommand: TypeAlias = (
 Command: TypeAlias = (
     Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
     | Forfeit | Confirm | Status | Rules | Scores | Help | Show | History
+    | Observe | Unobserve
     | AdminCommand
     | Revise | CallVote | Debate
     | Absent | Back

@@ -14,11 +14,13 @@ from speakerbot.mail.inbound.language import admin, debating, heads, lookups, pa
 from speakerbot.mail.inbound.language.commands import (
     Forfeit,
     Help,
+    Observe,
     Overrule,
     Refuse,
     Rules,
     Scores,
     Status,
+    Unobserve,
 )
 from speakerbot.mail.inbound.language.results import HISTORY_DEFAULT, HISTORY_MAX
 from speakerbot.mail.inbound.language.spec import CommandSpec, SubjectShortcut
@@ -98,6 +100,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("CONFIRM", "<code>", "confirm a message the Speaker could not authenticate, "
                 "with the code from its request", "anyone", heads.confirm,
                 example="CONFIRM 3f9c2a7d41b0e8c6a5d2f1e0b9c8a7d6"),
+    CommandSpec("OBSERVE", "", "follow the game without playing: its public mail (proposals, "
+                "results, judgements, digests) comes to you once you confirm with the code "
+                "the Speaker sends", "anyone", heads.bare(Observe), bare=True),
+    CommandSpec("UNOBSERVE", "", "stop following the game (also as the Subject alone)",
+                "anyone", heads.bare(Unobserve), bare=True),
     CommandSpec("STATUS", "", "get the state of the game: open proposals, CFJs, deadlines",
                 "anyone", heads.bare(Status), bare=True),
     CommandSpec("RULES", "", "get the current ruleset", "anyone", heads.bare(Rules), bare=True),

@@ -7,10 +7,19 @@ See the package's docstring for what is counted as a line and what is skipped, a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from speakerbot.mail.inbound.language import heads, tokens
 from speakerbot.mail.inbound.language.blocks import Lines
-from speakerbot.mail.inbound.language.commands import AdminCommand, Command, Consent, Refuse, Vote
+from speakerbot.mail.inbound.language.commands import (
+    AdminCommand,
+    Command,
+    Consent,
+    Observe,
+    Refuse,
+    Unobserve,
+    Vote,
+)
 from speakerbot.mail.inbound.language.grammar import KEYWORDS, NOT_TYPOS, near_candidates
 from speakerbot.mail.inbound.language.password import scrub
 from speakerbot.mail.inbound.language.results import (
@@ -55,6 +64,10 @@ def _shortcut(text: str) -> tuple[Plan | str, tuple[str, ...]] | None:
     return None
 
 
+_AUDIENCE: dict[str, Callable[[int], Command]] = {"OBSERVE": Observe, "UNOBSERVE": Unobserve}
+"""The Subjects that are a bare command by themselves (what List-Unsubscribe's link sends)."""
+
+
 def _planned(build: Build | None, ends: tuple[str, ...],
              reason: str) -> tuple[Plan | str, tuple[str, ...]]:
     """Return the plan of a Subject shortcut with its builder, or the reason it has none."""
@@ -82,6 +95,12 @@ class _Reader(Lines):
     def subject(self, subject: str) -> int | None:
         """Read a Subject shortcut; return where the body's commands start (None: nowhere)."""
         text = " ".join(subject.split())
+        audience = _AUDIENCE.get(tokens.keyword(text)) if " " not in text else None
+        if audience is not None:
+            # A mail client's unsubscribe link (List-Unsubscribe: mailto:...?subject=
+            # UNOBSERVE) sends the keyword as the Subject and nothing else.
+            self.record(audience(0), 0, text)
+            return 0
         shortcut = _shortcut(text) if text and not _REPLY_PREFIX.match(text) else None
         if shortcut is None:
             return 0

@@ -1,0 +1,91 @@
+"""The game's audience in the store: observers, bounces matched to recipients, unreachable players.
+
+The store keeps what the service decided and counts what it asks; it judges nothing (the
+score that makes a player unreachable, the window it is counted in, are the service's).
+Addresses are stored as the service hands them, in their canonical form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from speakerbot.adapters.store.database import StoreBase
+from speakerbot.adapters.store.rows import aware
+from speakerbot.adapters.store.schema import BounceMark, Observer, Unreachable
+
+
+class AudienceStore(StoreBase):
+    """Observers, bounces and the unreachable mark."""
+
+    def observers(self, session: Session | None = None) -> dict[str, datetime]:
+        """Return every observer and since when, in the order they began."""
+        with self._reading(session) as reading:
+            return {address: since for address, since in reading.execute(
+                select(Observer.address, Observer.since).order_by(Observer.since,
+                                                                  Observer.address))}
+
+    def add_observer(self, session: Session, address: str, since: datetime) -> bool:
+        """Make ``address`` an observer; False when it was one already."""
+        if session.get(Observer, address) is not None:
+            return False
+        session.add(Observer(address=address, since=aware(since, "since")))
+        session.flush()
+        return True
+
+    def remove_observers(self, session: Session, addresses: Sequence[str]) -> list[str]:
+        """Stop these addresses observing; return those that were observers."""
+        if not addresses:
+            return []
+        gone = list(session.scalars(select(Observer.address)
+                                    .where(Observer.address.in_(list(addresses)))))
+        if gone:
+            session.execute(delete(Observer).where(Observer.address.in_(gone)))
+        return gone
+
+    def add_bounce(self, session: Session, *, address: str, outbox_id: int, weight: int,
+                   detail: str, at: datetime) -> None:
+        """Count one bounce of one message to ``address``; the heavier of two for it stays."""
+        old = session.scalars(select(BounceMark).where(
+            BounceMark.address == address, BounceMark.outbox_id == outbox_id)).first()
+        if old is None:
+            session.add(BounceMark(address=address, outbox_id=outbox_id, weight=weight,
+                                   detail=detail[:500], at=aware(at, "at")))
+            session.flush()
+        elif weight > old.weight:
+            old.weight, old.detail, old.at = weight, detail[:500], at
+
+    def bounce_weight(self, session: Session, address: str, since: datetime) -> int:
+        """Return the weight of ``address``'s bounces counted since ``since`` (tenths)."""
+        return session.scalar(select(func.coalesce(func.sum(BounceMark.weight), 0)).where(
+            BounceMark.address == address, BounceMark.at >= aware(since, "since"))) or 0
+
+    def clear_bounces(self, session: Session, address: str) -> bool:
+        """Forget ``address``'s bounces and its unreachable mark; True when there was any."""
+        counted = session.execute(delete(BounceMark).where(BounceMark.address == address))
+        marked = session.execute(delete(Unreachable).where(Unreachable.address == address))
+        return bool(getattr(counted, "rowcount", 0) or getattr(marked, "rowcount", 0))
+
+    def has_bounces(self, address: str, session: Session | None = None) -> bool:
+        """Whether anything is counted against ``address`` (read without a write lock)."""
+        with self._reading(session) as reading:
+            return reading.scalar(select(BounceMark.id).where(
+                BounceMark.address == address).limit(1)) is not None or reading.scalar(
+                select(Unreachable.address).where(Unreachable.address == address)) is not None
+
+    def mark_unreachable(self, session: Session, address: str, since: datetime) -> bool:
+        """Mark a player unreachable; False when the mark was there already."""
+        if session.get(Unreachable, address) is not None:
+            return False
+        session.add(Unreachable(address=address, since=aware(since, "since")))
+        session.flush()
+        return True
+
+    def unreachable(self, session: Session | None = None) -> dict[str, datetime]:
+        """Return every player marked unreachable, and since when."""
+        with self._reading(session) as reading:
+            return {address: since for address, since in reading.execute(
+                select(Unreachable.address, Unreachable.since).order_by(Unreachable.since))}

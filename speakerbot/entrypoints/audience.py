@@ -1,0 +1,42 @@
+"""``speakerbot observers list | remove ADDRESS``: the host's view of who follows the game.
+
+Observers are kept by the service (see ``speakerbot.service.observing``); adding one takes
+the address's own OBSERVE and its confirmation, so the host can only remove.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from speakerbot.addresses import canonical_address
+from speakerbot.entrypoints.cli import CliError, NotFound
+from speakerbot.entrypoints.commands import print_json
+from speakerbot.entrypoints.opening import started_game
+from speakerbot.mail.outbound.compose import format_time
+
+
+def observers_list(args: argparse.Namespace) -> int:
+    """Print every observer and since when, oldest first."""
+    with started_game(args) as (_, service):
+        observers, _ = service.audience()
+        if args.json:
+            print_json([{"address": address, "since": since.isoformat()}
+                        for address, since in observers.items()])
+            return 0
+        for address, since in observers.items():
+            print(f"{address}  since {format_time(since)}")
+        if not observers:
+            print("no observers")
+    return 0
+
+
+def observers_remove(args: argparse.Namespace) -> int:
+    """Stop an address observing the game; exit 1 when it was no observer."""
+    address = canonical_address(args.address)
+    if address is None:
+        raise CliError(f"{args.address!r} is not an email address")
+    with started_game(args) as (_, service):
+        if not service.remove_observer(address):
+            raise NotFound(f"{address} is no observer of this game")
+    print(f"{address} no longer observes the game")
+    return 0

@@ -1,0 +1,66 @@
+"""Mail about observing from an address that is no player: OBSERVE and UNOBSERVE, by a code.
+
+What an observer is, and the answers a player or a confirmed message gets, are in
+:mod:`speakerbot.service.observing`; this stage comes after the confirmations, whose
+request for a code OBSERVE always takes.
+"""
+
+from __future__ import annotations
+
+from speakerbot.adapters.store import InboundRow
+from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.inbound.intake import Reading
+from speakerbot.mail.outbound.compose import Outgoing
+from speakerbot.service.answering import answer_stranger, fits, stranger_answered
+from speakerbot.service.confirmations import hold
+from speakerbot.service.deps import Deps
+from speakerbot.service.observing import AUDIENCE
+from speakerbot.service.reading import is_known
+from speakerbot.service.unit_of_work import Batch
+
+
+def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
+                 trusted: bool) -> bool:
+    """Take the OBSERVE or UNOBSERVE of an address that is no player; False: not one.
+
+    OBSERVE is held and confirmed by a code, even authenticated; UNOBSERVE from an
+    observer acts at once when authenticated, and is held otherwise. Everything else an
+    address that is no player gets is the stranger's one short mail a day.
+    """
+    mail, parsed = reading.mail, reading.commands
+    sender = mail.sender or ""
+    wanted = [cmd for cmd in parsed.commands if isinstance(cmd, AUDIENCE)]
+    if not wanted or is_known(deps.settings, batch.state, sender):
+        return False
+    observing = sender in deps.store.observers(batch.uow.session)
+    stop = isinstance(wanted[-1], lang.Unobserve)  # the last word is the sender's wish
+    if parsed.errors or mail.problem or (stop and not observing):
+        answer_stranger(deps, batch, row, mail)
+    elif stop and trusted:
+        deps.store.remove_observers(batch.uow.session, [sender])
+        short_answer(deps, batch, row, sender, "You no longer observe this game: nothing "
+                     "more will come to you.", "Stopped observing")
+    elif not stop and observing:
+        short_answer(deps, batch, row, sender, "You observe this game already. Send "
+                     "UNOBSERVE to stop.", "Observing already")
+    elif not stop and len(deps.store.observers(batch.uow.session)) >= \
+            deps.settings.limits.max_observers:
+        short_answer(deps, batch, row, sender, "This game has as many observers as it takes; "
+                     "nothing changes.", "No room for observers")
+    else:
+        hold(deps, batch, row, mail)
+        batch.note = batch.note or "held: OBSERVE or UNOBSERVE, confirmed by a code"
+        return True
+    batch.note, batch.reason = batch.note or "an observer's request", "audience"
+    return True
+
+
+def short_answer(deps: Deps, batch: Batch, row: InboundRow, sender: str, text: str,
+                 subject: str) -> None:
+    """Send an address that is no player one short line, within the stranger's daily mail."""
+    if stranger_answered(batch.uow, sender):
+        return
+    reply = Outgoing("stranger", (sender,), subject, text + "\n",
+                     f"audience:{row.message_id}:{row.id}")
+    if fits(deps, reply, row):
+        batch.outgoing.append(reply)
