@@ -6,7 +6,8 @@
 * refused: the relay refused these recipients for good (5xx), with its answer;
   a 5xx to MAIL FROM or to the end of DATA refuses every recipient;
 * deferred: the relay refused these recipients for now (a 4xx to their RCPT) while
-  taking the message for others: the caller sends it to them again later;
+  taking the message for others, or the message's only recipient so: the caller sends it
+  to them again later;
 * temporary_failure: the whole message should be sent again later (a 4xx at any
   other stage, or for every recipient; connection refused or reset; timeout; TLS
   or login failure; a greeting other than 220). Then nothing counts as sent;
@@ -259,7 +260,7 @@ class SmtpSender:
                 # The relay takes no more in this transaction: the rest go in the next.
                 over_limit = tuple(recipients[index:])
                 break
-            if 400 <= code < 500:
+            if 400 <= code < 500 and code != 421:  # 421: the server is closing the session
                 # One full mailbox must not hold the message back from everyone else.
                 deferred[recipient] = _answer(code, text)
                 continue
@@ -269,8 +270,13 @@ class SmtpSender:
             else:
                 accepted.append(recipient)
         if not accepted:
-            if deferred:
+            if deferred and len(recipients) > 1:
                 raise _Temporary(f"every recipient deferred: {next(iter(deferred.values()))}")
+            if deferred:
+                # The one recipient's mailbox (a copy sent alone, from its own return path):
+                # retried later for that recipient, the session kept for the next copy.
+                return DeliveryResult(accepted=(), refused=refused, temporary_failure=None,
+                                      deferred=deferred)
             return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
 
         try:

@@ -1,15 +1,20 @@
 r"""VERP return paths: an envelope sender per message and recipient, so a bounce names both.
 
 Each outgoing message is sent with the envelope sender ``<base>+bounce-<token>@<domain>``,
-where ``<base>@<domain>`` is the game's address and the token is ``<row id>-<mac>``: the
-outbox row's id in decimal, then the first 20 lowercase hex digits of
-HMAC-SHA256(secret, ``"bounce\n<row id>\n<recipient>"``), the recipient in canonical form
+where ``<base>@<domain>`` is the game's address and the token is ``<message>-<mac>``: the
+message's reference (:func:`message_ref`: 16 hex digits of the SHA-256 of its Message-ID),
+then the first 20 lowercase hex digits of HMAC-SHA256(secret,
+``"bounce\n<message>\n<recipient>"``), the recipient in canonical form
 (:func:`speakerbot.addresses.as_compared`). A bounce to that address then tells which
 message failed to reach whom, and nobody without the secret can make one that names
 another recipient.
 
-Tokens are digits, ``-`` and lowercase hex only, because some mail servers lowercase
-local parts on the way.
+The message is named by its Message-ID, never by a number counted in the outbox: a
+return path is seen by its recipient, and a count of the mail queued before it would tell
+how many ballots were cast (sealed means sealed); the game's Message-IDs depend on no count.
+
+Tokens are ``-`` and lowercase hex only, because some mail servers lowercase local parts on
+the way.
 
 The base is the game's local part up to its first ``+``: a game at ``nomic+x@example.org``
 gets bounces at ``nomic+bounce-<token>@example.org``, so that the one sub-address rule
@@ -25,19 +30,28 @@ from collections.abc import Iterable
 
 from speakerbot.addresses import as_compared, canonical_address
 
-__all__ = ["MAC_DIGITS", "bounce_address", "recipient_of", "token_of"]
+__all__ = ["MAC_DIGITS", "REF_DIGITS", "bounce_address", "message_ref", "recipient_of",
+           "token_of"]
 
 MAC_DIGITS = 20
 """Hex digits of the HMAC kept in a token: 80 bits, beyond guessing by sending mail."""
 
+REF_DIGITS = 16
+"""Hex digits of a message's reference: 64 bits, unique among a game's messages."""
+
 _TAG = "+bounce-"
-# A row id is written without leading zeros, so that each (row, recipient) has one token.
-_ROW_LIMIT = 10**19
-_TOKEN = re.compile(rf"(0|[1-9][0-9]{{0,18}})-([0-9a-f]{{{MAC_DIGITS}}})")
+_REF = re.compile(rf"[0-9a-f]{{{REF_DIGITS}}}")
+_TOKEN = re.compile(rf"([0-9a-f]{{{REF_DIGITS}}})-([0-9a-f]{{{MAC_DIGITS}}})")
 
 
-def _mac(secret: str, row_id: int, recipient: str) -> str:
-    message = f"bounce\n{row_id}\n{as_compared(recipient)}"
+def message_ref(message_id: str) -> str:
+    """Return a message's reference in return paths: hex digits of its Message-ID's SHA-256."""
+    return hashlib.sha256(message_id.strip().encode("utf-8", "surrogatepass")).hexdigest()[
+        :REF_DIGITS]
+
+
+def _mac(secret: str, ref: str, recipient: str) -> str:
+    message = f"bounce\n{ref}\n{as_compared(recipient)}"
     # surrogatepass: text read from 8-bit mail may hold lone surrogates, and must not raise.
     digest = hmac.new(
         secret.encode("utf-8", "surrogatepass"),
@@ -56,23 +70,23 @@ def _base_and_domain(game_address: str) -> tuple[str, str] | None:
     return local.partition("+")[0], domain
 
 
-def bounce_address(game_address: str, secret: str, row_id: int, recipient: str) -> str:
-    """Return the envelope sender for outbox row ``row_id`` sent to ``recipient``.
+def bounce_address(game_address: str, secret: str, ref: str, recipient: str) -> str:
+    """Return the envelope sender of the message ``ref`` (:func:`message_ref`) to ``recipient``.
 
-    ``nomic@example.org`` gives ``nomic+bounce-<row id>-<mac>@example.org`` (any ``+tag``
+    ``nomic@example.org`` gives ``nomic+bounce-<ref>-<mac>@example.org`` (any ``+tag``
     of the game's address is dropped: see the module's docstring). Raises ValueError for
-    a game address that is not one plain address, an empty secret, or a row id outside
-    0 to 10**19 - 1 (a token holds at most 19 digits, more than any SQL BIGINT).
+    a game address that is not one plain address, an empty secret, or a reference that is
+    not 16 lowercase hex digits.
     """
     parts = _base_and_domain(game_address)
     if parts is None:
         raise ValueError(f"not a game address: {game_address!r}")
     if not secret:
         raise ValueError("the bounce secret is empty: anyone could forge bounces")
-    if not 0 <= row_id < _ROW_LIMIT:
-        raise ValueError(f"not an outbox row id: {row_id}")
+    if not _REF.fullmatch(ref):
+        raise ValueError(f"not a message's reference: {ref!r}")
     base, domain = parts
-    return f"{base}{_TAG}{row_id}-{_mac(secret, row_id, recipient)}@{domain}"
+    return f"{base}{_TAG}{ref}-{_mac(secret, ref, recipient)}@{domain}"
 
 
 def token_of(address: str, game_address: str) -> str | None:
@@ -80,7 +94,7 @@ def token_of(address: str, game_address: str) -> str | None:
 
     The address may be wrapped in ``<>``; its domain and an ASCII local part are compared
     without regard to case (the token is given in lowercase). Only a well-formed token
-    (``<row id>-<20 hex digits>``) counts: whether it is genuine is for :func:`recipient_of`.
+    (``<16 hex digits>-<20 hex digits>``) counts: whether it is genuine is for :func:`recipient_of`.
     """
     game = _base_and_domain(game_address)
     canonical = canonical_address(address.strip().removeprefix("<").removesuffix(">"))
@@ -95,18 +109,18 @@ def token_of(address: str, game_address: str) -> str | None:
     return token if _TOKEN.fullmatch(token) else None
 
 
-def recipient_of(secret: str, token: str, candidates: Iterable[str]) -> tuple[int, str] | None:
-    """Return the (row id, recipient) that ``token`` names, or None.
+def recipient_of(secret: str, token: str, candidates: Iterable[str]) -> tuple[str, str] | None:
+    """Return the (message reference, recipient) that ``token`` names, or None.
 
-    The recipient is the first of ``candidates`` (as given) whose MAC for the token's row id
+    The recipient is the first of ``candidates`` (as given) whose MAC for the token's message
     matches, compared in constant time. A malformed token, an empty secret or no matching
     candidate gives None; this never raises.
     """
     match = _TOKEN.fullmatch(token) if secret else None
     if match is None:
         return None
-    row_id, mac = int(match.group(1)), match.group(2)
+    ref, mac = match.group(1), match.group(2)
     for candidate in candidates:
-        if hmac.compare_digest(_mac(secret, row_id, candidate), mac):
-            return row_id, candidate
+        if hmac.compare_digest(_mac(secret, ref, candidate), mac):
+            return ref, candidate
     return None

@@ -15,7 +15,7 @@ from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.reading import InboundMail, can_acknowledge, kilobytes
 from speakerbot.mail.inbound.translate import Query
 from speakerbot.mail.outbound import lookups
-from speakerbot.mail.outbound.compose import Outgoing, compose
+from speakerbot.mail.outbound.compose import Outgoing, compose, wrap
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import (
     LOOKUPS_PER_MESSAGE,
@@ -107,12 +107,25 @@ def answers(deps: Deps, queries: Sequence[Query], state: GameState, sender: str,
                           "are answered for players, the host and the Speaker only.")
         elif query.verb not in LOOKUP_VERBS:
             said.append(deps.replies.answer(query.verb, state, sender))
+            if query.verb == "STATUS":
+                said += unreachable_players(deps, state, batch)
         elif lookup.count >= LOOKUPS_PER_MESSAGE:
             lookup.refuse(said, f"Only the first {LOOKUPS_PER_MESSAGE} lookups of a "
                           "message are answered; send the others in another message.")
         else:
             said.append(lookup.answer(query))
     return said
+
+
+def unreachable_players(deps: Deps, state: GameState, batch: Batch | None) -> list[str]:
+    """Say which players' mail bounces (``[limits] bounce_score``), for STATUS."""
+    marked = deps.store.unreachable(batch.uow.session if batch is not None else None)
+    names = [state.name_of(address) for address in marked if address in state.players]
+    if not names:
+        return []
+    return [wrap(f"The Speaker's mail to {', '.join(names)} bounces: "
+                 "they may not be getting the game's mail "
+                 "(the host has been told).") + "\n"]
 
 
 def record_with(deps: Deps, batch: Batch | None,

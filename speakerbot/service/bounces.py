@@ -47,14 +47,14 @@ def count_bounce(deps: Deps, batch: Batch, row: InboundRow, bounce: Bounce) -> s
                          (address for address in candidates if address))
     if named is None:
         return "a bounce whose return path names no recipient of ours: nothing counted"
-    outbox_id, address = named
+    message, address = named
     if bounce.kind == "delivered":
         deps.store.clear_bounces(session, address)
         return f"a delivery report: {address} receives our mail"
     weight = WEIGHTS.get(bounce.kind)
     if weight is None:
         return f"sent to {address}'s return path but no failure report: nothing counted"
-    deps.store.add_bounce(session, address=address, outbox_id=outbox_id, weight=weight,
+    deps.store.add_bounce(session, address=address, message=message, weight=weight,
                           detail=bounce.detail, at=row.received_at)
     score = deps.store.bounce_weight(session, address, row.received_at - WINDOW)
     said = f"a {bounce.kind} bounce of mail to {address} ({score / 10:g} points)"

@@ -33,7 +33,7 @@ from speakerbot.adapters.backoff import backoff
 from speakerbot.adapters.smtp import DeliveryResult
 from speakerbot.adapters.store import OutboxRow, OutboxSummary, Store
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS, GameIdentity, unsubscribe_line
-from speakerbot.mail.verp import bounce_address
+from speakerbot.mail.verp import bounce_address, message_ref
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 
 log = logging.getLogger("speakerbot.service.outbox")
@@ -99,9 +99,9 @@ class Outbox:
         self.policy = policy
         self.clock = clock
         self.crashpoints = crashpoints
-        # VERP: the envelope sender of outbox row N's copy to a recipient (None: the row's
-        # own, for every recipient of a chunk at once).
-        self.return_path: Callable[[int, str], str] | None = None
+        # VERP: the envelope sender of a message's copy to a recipient, by the message's
+        # reference (None: the row's own, for every recipient of a chunk at once).
+        self.return_path: Callable[[str, str], str] | None = None
         self.unsubscribe = b""
         if identity is not None:
             self.return_path = functools.partial(bounce_address, identity.address,
@@ -207,9 +207,10 @@ class Outbox:
         accepted: list[str] = []
         refused: dict[str, str] = {}
         deferred: dict[str, str] = {}
+        ref = message_ref(row.message_id)
         for index, recipient in enumerate(chunk):
             raw = self.unsubscribe + row.raw if recipient in row.observers else row.raw
-            result = sender.send(self.return_path(row.id, recipient), (recipient,), raw)
+            result = sender.send(self.return_path(ref, recipient), (recipient,), raw)
             if result.temporary_failure is not None:
                 return DeliveryResult(tuple(accepted), refused, result.temporary_failure,
                                       deferred, over_limit=tuple(chunk[index:]))

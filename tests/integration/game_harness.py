@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -32,6 +33,7 @@ SPEAKER = "chuck@nomic.test"
 MX = "mx.nomic.test"
 """The authserv-id of the game mailbox's own receiving server, trusted by the test games."""
 PASSWORD = "s3cret-admin"
+_MESSAGE_ID = re.compile(rb"^Message-ID: *(\S+)", re.MULTILINE | re.IGNORECASE)
 _users = itertools.count(1)
 
 
@@ -212,9 +214,35 @@ security = "none"
         self.send(SPEAKER, subject, admin_mail(line))
         return body_of(self.wait_subject(f"Re: {subject}", to=SPEAKER))
 
-    def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
+    def reached(self, fragment: str) -> set[str]:
+        """Return everyone the mail whose Subject holds ``fragment`` went to.
+
+        Each recipient gets a copy of their own (from their own return path).
+        """
+        return {address for message in self.copies(fragment) for address in message.rcpt_tos}
+
+    def wait_reached(self, fragment: str, addresses: Iterable[str],
+                     timeout: float = 30) -> set[str]:
+        """Wait until the mail whose Subject holds ``fragment`` reached ``addresses``."""
+        wanted = set(addresses)
+        self.wait_for(lambda _: self.reached(fragment) >= wanted, timeout)
+        return self.reached(fragment)
+
+    def copies(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
+        """Return every copy the sink took whose Subject holds ``fragment`` (to ``to``)."""
         return [m for m in self.sink.messages if fragment in subject_of(m)
                 and (to is None or to in m.rcpt_tos)]
+
+    def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
+        """Return the messages whose Subject holds ``fragment`` (to ``to``): one per Message-ID.
+
+        Public mail goes as a copy to each recipient, all with the message's one Message-ID.
+        """
+        found: dict[bytes, CapturedMessage] = {}
+        for message in self.copies(fragment, to):
+            header = _MESSAGE_ID.search(message.data)
+            found.setdefault(header.group(1) if header else message.data, message)
+        return list(found.values())
 
     # --- the record ---
 

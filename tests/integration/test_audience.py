@@ -41,7 +41,7 @@ def ask(game: RunningGame, sender: str, subject: str, body: str) -> str:
 def copies(game: RunningGame, fragment: str) -> dict[str, CapturedMessage]:
     """Each recipient's copy of the public mail whose Subject holds ``fragment``."""
     found: dict[str, CapturedMessage] = {}
-    for message in game.sent(fragment):
+    for message in game.copies(fragment):
         for recipient in message.rcpt_tos:
             assert recipient not in found, f"{recipient} got {fragment!r} twice"
             found[recipient] = message
@@ -146,11 +146,12 @@ def test_a_player_whose_mail_bounces_is_marked_unreachable_once(make_game: MakeG
     # Forgeries first: Carol takes her own return path and bends it to name Bob's mailbox.
     carol = copies(game, "Proposal 301: Rule 1")[CAROL]
     token = carol.mail_from.partition("+bounce-")[2].partition("@")[0]
-    row, _, mac = token.partition("-")
+    ref, _, mac = token.partition("-")
+    bobs = bounced[0].mail_from.partition("+bounce-")[2].partition("-")[0]
     forged = [
         carol.mail_from.replace(f"-{mac}@", f"-{mac[::-1]}@"),
-        carol.mail_from.replace(f"+bounce-{row}-", f"+bounce-{int(row) + 1}-"),
-        f"game+bounce-{row}-{'0' * len(mac)}@nomic.test",
+        carol.mail_from.replace(f"+bounce-{ref}-", f"+bounce-{bobs}-"),
+        f"game+bounce-{ref}-{'0' * len(mac)}@nomic.test",
     ]
     for return_path in forged:
         game.append(make_dsn(bounced[0].data, return_path, BOB))

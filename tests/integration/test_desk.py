@@ -46,7 +46,7 @@ def test_admin_from_the_desk_is_announced_within_seconds_as_its_mail_twin(
     assert "Done: changed alice@nomic.test's score by +5: solved the riddle" in done.stdout
     desk_subject, desk_body, arrived = _announcement(game, override, 0)
     assert arrived - issued < SOON, f"announced {arrived - issued:.1f} s after the command"
-    assert {ALICE, BOB, SPEAKER} <= set(game.sent(override)[0].rcpt_tos)
+    assert {ALICE, BOB, SPEAKER} <= game.wait_reached(override, {ALICE, BOB, SPEAKER})
 
     # The daemon's next reply reads the new state: its cache follows the record.
     game.send(ALICE, "status", "STATUS\n")

@@ -20,7 +20,7 @@ from speakerbot.mail.inbound.bounces import (
     Bounce,
     read_bounce,
 )
-from speakerbot.mail.verp import bounce_address, recipient_of
+from speakerbot.mail.verp import bounce_address, message_ref, recipient_of
 from tests.mail.conftest import LIMIT_SECONDS, cpu_seconds
 from tests.support.dsn import make_dsn
 
@@ -32,13 +32,15 @@ PLAYERS = [
     "erin@exim.example", "frank@qmail.example", "grace@corp.example", "heidi@gmail.example",
     "ivan@example.net", "judy@other.example",
 ]
-"""The recipients of the samples: row 41 + i was sent to PLAYERS[i]."""
+"""The recipients of the samples, among whom a sample's token must name the right one."""
 ORIGINAL = (
     b"From: Speaker <nomic@example.org>\r\nTo: kate@example.net\r\n"
     b"Subject: Proposal 312 is open for voting\r\nMessage-ID: <announce-312.kate@example.org>\r\n"
     b"\r\nProposal 312 is open for voting.\r\n"
 )
-VERP = bounce_address(GAME, SECRET, 41, "kate@example.net")
+REF = message_ref("<announce-312.kate@example.org>")
+"""The reference of ORIGINAL, the message of VERP."""
+VERP = bounce_address(GAME, SECRET, REF, "kate@example.net")
 SETTINGS = settings(
     max_examples=int(os.environ.get("SPEAKERBOT_FUZZ_EXAMPLES", "300")),
     deadline=None,
@@ -48,29 +50,44 @@ SETTINGS = settings(
 
 
 @pytest.mark.parametrize(
-    ("sample", "kind", "detail", "row_id"),
+    ("sample", "kind", "detail", "recipient", "message_id"),
     [
         ("postfix-hard-511.eml", "hard", "failed 5.1.1: smtp; 550 5.1.1 <kate@example.net>: "
-         "Recipient address rejected: User unknown in virtual mailbox table", 41),
-        ("postfix-soft-422.eml", "soft", "failed 4.2.2: smtp; 452 4.2.2", 42),
-        ("postfix-delayed.eml", "none", "delayed 4.4.1: X-Postfix; connect to", 43),
-        ("postfix-success.eml", "delivered", "relayed 2.0.0: smtp; 250 2.0.0 Ok", 44),
-        ("exim-non-dsn.eml", "hard", "failed: erin@exim.example (Mail delivery failed", 45),
-        ("qmail.eml", "hard", "failed: frank@qmail.example (failure notice)", 46),
-        ("exchange-ndr.eml", "hard", "failed: grace@corp.example (Undeliverable: Proposal", 47),
-        ("gmail-dsn.eml", "hard", "failed 5.1.1: smtp; 550-5.1.1 The email account that", 48),
+         "Recipient address rejected: User unknown in virtual mailbox table",
+         "kate@example.net", "<announce-312.kate@example.org>"),
+        ("postfix-soft-422.eml", "soft", "failed 4.2.2: smtp; 452 4.2.2",
+         "bob@mail.example.com", "<ballot-78.bob@example.org>"),
+        ("postfix-delayed.eml", "none", "delayed 4.4.1: X-Postfix; connect to",
+         "carol@example.net", "<announce-312.carol@example.org>"),
+        ("postfix-success.eml", "delivered", "relayed 2.0.0: smtp; 250 2.0.0 Ok",
+         "dave@example.com", "<announce-312.dave@example.org>"),
+        ("exim-non-dsn.eml", "hard", "failed: erin@exim.example (Mail delivery failed",
+         "erin@exim.example", "<announce-312.erin@example.org>"),
+        ("qmail.eml", "hard", "failed: frank@qmail.example (failure notice)",
+         "frank@qmail.example", "<announce-312.frank@example.org>"),
+        ("exchange-ndr.eml", "hard", "failed: grace@corp.example (Undeliverable: Proposal",
+         "grace@corp.example", "<announce-312.grace@example.org>"),
+        ("gmail-dsn.eml", "hard", "failed 5.1.1: smtp; 550-5.1.1 The email account that",
+         "heidi@gmail.example", "<announce-312.heidi@example.org>"),
         ("exchange-online-ndr.eml", "hard",
-         "failed 5.1.10: smtp;550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient", 49),
-        ("vacation-autoreply.eml", "none", "an auto-reply: Out of office: Proposal 312", 50),
+         "failed 5.1.10: smtp;550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient",
+         "ivan@example.net", "<announce-312.ivan@example.org>"),
+        ("vacation-autoreply.eml", "none", "an auto-reply: Out of office: Proposal 312",
+         "judy@other.example", "<announce-312.judy@example.org>"),
     ],
 )
-def test_a_sample_bounce_is_read(sample: str, kind: str, detail: str, row_id: int) -> None:
-    bounce = read_bounce((SAMPLES / sample).read_bytes(), GAME)
+def test_a_sample_bounce_is_read(
+    sample: str, kind: str, detail: str, recipient: str, message_id: str
+) -> None:
+    raw = (SAMPLES / sample).read_bytes()
+    # The token names the message the sample returns (or, for the auto-reply, answers).
+    assert message_id.encode() in raw
+    bounce = read_bounce(raw, GAME)
     assert bounce is not None
     assert (bounce.kind, bounce.detail[: len(detail)]) == (kind, detail)
-    recipient = PLAYERS[row_id - 41]
-    assert recipient_of(SECRET, bounce.token, PLAYERS) == (row_id, recipient)
-    assert bounce.token == bounce_address(GAME, SECRET, row_id, recipient).split("-", 1)[1][:-12]
+    ref = message_ref(message_id)
+    assert recipient_of(SECRET, bounce.token, PLAYERS) == (ref, recipient)
+    assert bounce.token == bounce_address(GAME, SECRET, ref, recipient).split("-", 1)[1][:-12]
 
 
 def test_every_sample_is_in_the_table() -> None:
@@ -84,6 +101,15 @@ def test_mail_to_no_verp_address_of_this_game_is_no_bounce() -> None:
     assert read_bounce(raw, "nomic@elsewhere.example") is not None  # the Cc, for that game
 
 
+def test_a_return_path_in_the_row_id_form_is_no_bounce() -> None:
+    # Return paths once named an outbox row; a bounce of mail sent then names nobody now.
+    raw = (SAMPLES / "postfix-hard-511.eml").read_bytes()
+    verp = bounce_address(GAME, SECRET, REF, "kate@example.net").encode()
+    assert raw.count(verp) == 5
+    assert read_bounce(raw.replace(verp, b"nomic+bounce-41-1d42d5cf76fea1cdb4e1@example.org"),
+                       GAME) is None
+
+
 def test_every_sample_is_another_games_mail() -> None:
     for sample in SAMPLES.glob("*.eml"):
         assert read_bounce(sample.read_bytes(), "speaker@example.org") is None, sample.name
@@ -94,14 +120,15 @@ def message_with(headers: dict[str, str], body: bytes = b"Hello.\n") -> bytes:
 
 
 def test_the_first_verp_address_found_wins_in_the_order_of_the_headers() -> None:
-    addresses = [bounce_address(GAME, SECRET, row, "kate@example.net") for row in range(6)]
+    refs = [message_ref(f"<announce-{n}.kate@example.org>") for n in range(6)]
+    addresses = [bounce_address(GAME, SECRET, ref, "kate@example.net") for ref in refs]
     names = list(ADDRESS_HEADERS)
     for first in range(len(names)):
         headers = {name: addresses[i] for i, name in enumerate(names) if i >= first}
         raw = message_with(dict(reversed(headers.items())))  # header order in the mail is moot
         bounce = read_bounce(raw, GAME)
         assert bounce is not None
-        assert bounce.token.split("-")[0] == str(first)
+        assert bounce.token.split("-")[0] == refs[first]
 
 
 @pytest.mark.parametrize(
@@ -118,7 +145,7 @@ def test_the_address_is_found_among_others(value: str) -> None:
     raw = f"To: {value}\n\nHello.\n".encode("latin-1")
     bounce = read_bounce(raw, GAME)
     assert bounce is not None
-    assert recipient_of(SECRET, bounce.token, ["kate@example.net"]) == (41, "kate@example.net")
+    assert recipient_of(SECRET, bounce.token, ["kate@example.net"]) == (REF, "kate@example.net")
 
 
 def test_only_the_first_values_of_a_header_are_looked_at() -> None:
@@ -329,7 +356,7 @@ def check(raw: bytes) -> Bounce | None:
     assert cpu_seconds() - start < LIMIT_SECONDS
     if bounce is not None:
         assert bounce.kind in {"hard", "soft", "delivered", "none"}
-        assert re.fullmatch(r"[0-9]+-[0-9a-f]{20}", bounce.token)
+        assert re.fullmatch(r"[0-9a-f]{16}-[0-9a-f]{20}", bounce.token)
         assert len(bounce.detail) <= DETAIL_LENGTH
         assert bounce.detail.isprintable()
     return bounce

@@ -50,8 +50,8 @@ from speakerbot.mail.outbound.compose import (
 )
 from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
 from speakerbot.mail.outbound.wire import message_bytes_by_the_book
+from speakerbot.mail.verp import bounce_address, message_ref
 from speakerbot.resources import templates_dir
-from speakerbot.mail.verp import bounce_address
 from speakerbot.service import applying
 from tests.engine import harness
 from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
@@ -531,8 +531,8 @@ def unreachable_notice(renderer: RecordingRenderer, folder: Path) -> list[mailga
         [distribution] = [mail for mail in game.outbox()
                           if mail.subject.endswith("Proposal 301: Tea")]
         identity = game.service.deps.identity
-        return_path = bounce_address(identity.address, identity.secret, distribution.row.id,
-                                     mailgame.BOB)
+        return_path = bounce_address(identity.address, identity.secret,
+                                     message_ref(distribution.row.message_id), mailgame.BOB)
         start = len(game.outbox())
         game.clock.now += timedelta(minutes=5)
         game.service.receive(make_dsn(distribution.row.raw, return_path, mailgame.BOB),

@@ -46,13 +46,13 @@ class AudienceStore(StoreBase):
             session.execute(delete(Observer).where(Observer.address.in_(gone)))
         return gone
 
-    def add_bounce(self, session: Session, *, address: str, outbox_id: int, weight: int,
+    def add_bounce(self, session: Session, *, address: str, message: str, weight: int,
                    detail: str, at: datetime) -> None:
         """Count one bounce of one message to ``address``; the heavier of two for it stays."""
         old = session.scalars(select(BounceMark).where(
-            BounceMark.address == address, BounceMark.outbox_id == outbox_id)).first()
+            BounceMark.address == address, BounceMark.message == message)).first()
         if old is None:
-            session.add(BounceMark(address=address, outbox_id=outbox_id, weight=weight,
+            session.add(BounceMark(address=address, message=message, weight=weight,
                                    detail=detail[:500], at=aware(at, "at")))
             session.flush()
         elif weight > old.weight:

@@ -238,12 +238,13 @@ class BounceMark(Base):
     """
 
     __tablename__ = "bounces"
-    __table_args__ = (UniqueConstraint("address", "outbox_id"),
+    __table_args__ = (UniqueConstraint("address", "message"),
                       Index("ix_bounces_address_at", "address", "at"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     address: Mapped[str] = mapped_column(Text)
-    outbox_id: Mapped[int] = mapped_column(Integer)
+    # The message's reference in its return path (speakerbot.mail.verp.message_ref).
+    message: Mapped[str] = mapped_column(String(32))
     # Tenths of a point (a hard bounce 10, a soft one 5): whole numbers compare exactly.
     weight: Mapped[int] = mapped_column(Integer)
     detail: Mapped[str] = mapped_column(Text)

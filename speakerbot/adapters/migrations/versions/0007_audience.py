@@ -32,12 +32,12 @@ def upgrade() -> None:
         "bounces",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("address", sa.Text(), nullable=False),
-        sa.Column("outbox_id", sa.Integer(), nullable=False),
+        sa.Column("message", sa.String(length=32), nullable=False),
         sa.Column("weight", sa.Integer(), nullable=False),
         sa.Column("detail", sa.Text(), nullable=False),
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_bounces")),
-        sa.UniqueConstraint("address", "outbox_id", name=op.f("uq_bounces_address_outbox_id")),
+        sa.UniqueConstraint("address", "message", name=op.f("uq_bounces_address_message")),
     )
     op.create_index("ix_bounces_address_at", "bounces", ["address", "at"])
     op.create_table(
