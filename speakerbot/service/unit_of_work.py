@@ -127,6 +127,9 @@ class UnitOfWork:
             joined = [ev.address for ev in events if isinstance(ev, e.PlayerJoined)]
             if joined:
                 deps.store.remove_observers(self.session, joined)
+                # What was queued to them as observers is theirs as players: it still goes.
+                self.commit()
+                deps.store.no_longer_observers(self.session, joined)
         now = deps.clock()
         for message in outgoing:
             self._queue(message, state, now, inbound_id, gather)

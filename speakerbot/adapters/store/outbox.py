@@ -250,6 +250,20 @@ class OutboxStore(StoreBase):
             .order_by(Outbox.id))
         return [outbox_row(row) for row in rows]
 
+    def no_longer_observers(self, session: Session, addresses: Sequence[str]) -> None:
+        """Make these addresses plain recipients of the public mail still waiting to go.
+
+        For observers who joined: a player's copy of what they were sent as observers
+        still goes (without List-Unsubscribe), and is not left out as theirs who stopped.
+        """
+        gone = set(addresses)
+        rows = session.scalars(select(Outbox).where(
+            Outbox.status.in_(("pending", GATHERED)), Outbox.observers.is_not(None)))
+        for row in rows:
+            if gone & set(row.observers or ()):
+                row.observers = [address for address in row.observers or ()
+                                 if address not in gone] or None
+
     def mark_merged(self, session: Session, ids: Sequence[int], into: str) -> None:
         """Record that gathered messages went into the message ``into``.
 

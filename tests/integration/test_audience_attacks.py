@@ -1,0 +1,44 @@
+"""Attacks on the game's audience: observers and bounces where the cases meet.
+
+Through the real GameService on SQLite, as ``test_audience_service.py`` does: an observer
+who joins while public mail waits, mixed-case and forged senders, bounces in odd states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from speakerbot.service.outbox import OutboxPolicy
+from tests.integration.test_audience_service import OLIVE, PADDING, make, observe, propose
+from tests.support.mailgame import MailGame
+from tests.unit.test_outbox_verp import Relay
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> Iterator[MailGame]:
+    game = make(tmp_path)
+    yield game
+    game.close()
+
+
+def delivered(game: MailGame) -> Relay:
+    """Send everything due through a relay that takes it all; return the relay."""
+    relay = Relay()
+    game.service.send_outbox(relay, OutboxPolicy(give_up_after=86400.0), everything=True)
+    return relay
+
+
+def test_an_observer_who_joins_before_the_distribution_goes_still_gets_it(
+        game: MailGame) -> None:
+    observe(game)
+    distribution = propose(game, "Tea")
+    assert distribution.row.observers == (OLIVE,)
+    game.send(OLIVE, "join", "JOIN Olive\n" + PADDING)
+    relay = delivered(game)
+    copies = [raw for _, (rcpt,), raw in relay.sent if rcpt == OLIVE
+              and distribution.row.message_id.encode() in raw]
+    assert len(copies) == 1
+    assert b"List-Unsubscribe" not in copies[0], "she is a player now"
