@@ -13,6 +13,7 @@ from speakerbot.config import GameSettings
 from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.outbound.wording import refusal_text
+from speakerbot.mail.verp import token_of
 
 log = logging.getLogger("speakerbot.service")
 
@@ -47,8 +48,12 @@ def routes_to_game(address: str, game: GameSettings) -> bool:
 
     The game's own address, its list's, or either with a ``+tag`` on its local part (as
     ``game+x@`` is delivered to ``game@`` by the usual mail servers). Compared in lower
-    case, as every address is: the config and the mail reader lower-case them.
+    case, as every address is: the config and the mail reader lower-case them. Also the
+    game's return paths (VERP), which drop a ``+tag`` of its address: bounces to a game at
+    ``game+x@`` come to ``game+bounce-...@``.
     """
+    if token_of(address, game.address) is not None:
+        return True
     local, _, domain = address.strip().lower().rpartition("@")
     for own in (game.address, game.list):
         own_local, _, own_domain = (own or "").lower().rpartition("@")

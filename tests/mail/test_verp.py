@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import os
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,6 +22,8 @@ from speakerbot.mail.verp import (
     recipient_of,
     token_of,
 )
+from speakerbot.service.policy import routes_to_game
+from tests.support.mailgame import make_settings
 
 GAME = "nomic@example.org"
 SECRET = "test-secret"
@@ -313,3 +317,16 @@ def test_recipient_of_never_raises(token: str, candidates: list[str], secret: st
 def test_token_of_never_raises(address: str, game: str) -> None:
     token = token_of(address, game)
     assert token is None or re.fullmatch(TOKEN_SHAPE, token)
+
+
+
+@pytest.mark.parametrize("game", ["nomic@example.org", "nomic+camford@example.org",
+                                  "Nomic+Camford@Example.org"])
+def test_a_bounce_address_is_routed_to_its_game(game: str, tmp_path: Path) -> None:
+    # The LMTP listener takes only what routes_to_game accepts: a game whose address has
+    # a +tag gets its bounces at the base's +bounce- address, which must come to it.
+    settings = dataclasses.replace(make_settings(tmp_path, "nomicam").game,
+                                   address=game.lower())
+    address = bounce_address(game, SECRET, "0" * REF_DIGITS, "olive@example.org")
+    assert routes_to_game(address, settings)
+    assert not routes_to_game("nomic+bounce@example.net", settings)
