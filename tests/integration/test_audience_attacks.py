@@ -13,7 +13,7 @@ import pytest
 
 from speakerbot.service.outbox import OutboxPolicy
 from tests.integration.test_audience_service import OLIVE, PADDING, make, observe, propose
-from tests.support.mailgame import MailGame
+from tests.support.mailgame import ALICE, BOB, CAROL, LIST, MailGame
 from tests.unit.test_outbox_verp import Relay
 
 
@@ -42,3 +42,22 @@ def test_an_observer_who_joins_before_the_distribution_goes_still_gets_it(
               and distribution.row.message_id.encode() in raw]
     assert len(copies) == 1
     assert b"List-Unsubscribe" not in copies[0], "she is a player now"
+
+
+@pytest.mark.parametrize("sender", ["nomic@camford.example", "NOMIC@camford.example",
+                                    "nomic+x@camford.example", "players+y@camford.example"])
+def test_the_games_own_addresses_never_observe_nor_get_mail(tmp_path: Path,
+                                                            sender: str) -> None:
+    # Mail to nomic+x@ comes back to the game itself: asking it to confirm is mail to self.
+    game = make_with_list(tmp_path)
+    try:
+        start = len(game.outbox())
+        game.send(sender, "watching", "OBSERVE\n" + PADDING)
+        assert game.outbox()[start:] == []
+        assert game.service.audience()[0] == {}
+    finally:
+        game.close()
+
+
+def make_with_list(tmp_path: Path) -> MailGame:
+    return MailGame(tmp_path, "nomicam", (ALICE, BOB, CAROL), list_address=LIST)
