@@ -16,6 +16,7 @@ from tests.integration.test_audience_service import OLIVE, PADDING, make, observ
 from tests.support.mailgame import ALICE, BOB, CAROL, LIST, MailGame
 from tests.unit.test_outbox_verp import Relay
 
+OSCAR = "oscar@watchers.example"
 
 @pytest.fixture
 def game(tmp_path: Path) -> Iterator[MailGame]:
@@ -34,14 +35,15 @@ def delivered(game: MailGame) -> Relay:
 def test_an_observer_who_joins_before_the_distribution_goes_still_gets_it(
         game: MailGame) -> None:
     observe(game)
+    observe(game, OSCAR)
     distribution = propose(game, "Tea")
-    assert distribution.row.observers == (OLIVE,)
+    assert distribution.row.observers == (OLIVE, OSCAR)
     game.send(OLIVE, "join", "JOIN Olive\n" + PADDING)
     relay = delivered(game)
-    copies = [raw for _, (rcpt,), raw in relay.sent if rcpt == OLIVE
-              and distribution.row.message_id.encode() in raw]
-    assert len(copies) == 1
-    assert b"List-Unsubscribe" not in copies[0], "she is a player now"
+    copies = {rcpt: raw for _, (rcpt,), raw in relay.sent
+              if distribution.row.message_id.encode() in raw}
+    assert b"List-Unsubscribe" not in copies[OLIVE], "she is a player now"
+    assert b"List-Unsubscribe" in copies[OSCAR], "he still observes"
 
 
 @pytest.mark.parametrize("sender", ["nomic@camford.example", "NOMIC@camford.example",

@@ -257,12 +257,15 @@ class OutboxStore(StoreBase):
         still goes (without List-Unsubscribe), and is not left out as theirs who stopped.
         """
         gone = set(addresses)
-        rows = session.scalars(select(Outbox).where(
+        # Only the ids and the lists are read: a backlog's bodies stay where they are.
+        rows = session.execute(select(Outbox.id, Outbox.observers).where(
             Outbox.status.in_(("pending", GATHERED)), Outbox.observers.is_not(None)))
-        for row in rows:
-            if gone & set(row.observers or ()):
-                row.observers = [address for address in row.observers or ()
-                                 if address not in gone] or None
+        for outbox_id, observers in list(rows):
+            if gone & set(observers or ()):
+                kept = [address for address in observers or () if address not in gone]
+                session.connection().execute(
+                    update(statements.table(Outbox)).where(Outbox.id == outbox_id)
+                    .values(observers=kept or None))
 
     def mark_merged(self, session: Session, ids: Sequence[int], into: str) -> None:
         """Record that gathered messages went into the message ``into``.
