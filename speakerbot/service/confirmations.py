@@ -133,7 +133,8 @@ def next_request_due(deps: Deps, session: Session | None = None) -> datetime | N
                 for last in deps.store.waiting_senders(session).values()), default=None)
 
 
-def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail) -> None:
+def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail, *,
+         bounded: bool = True) -> None:
     """Hold unauthenticated mail and ask its From address to confirm it.
 
     Each message held gets a code of its own, which releases that message only. A
@@ -142,7 +143,8 @@ def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail) -> None:
     address still waiting into the next request, once the gap has passed (at a tick).
     No daily count exists that a forger could use up ahead of the real mail. An
     address that is no player gets one request a day at most, and nothing larger than
-    its message.
+    its message unless not ``bounded`` (an observer's UNOBSERVE: the address asked for
+    the game's mail, and List-Unsubscribe's bare subject is smaller than any request).
     """
     uow, sender, now = batch.uow, mail.sender or "", row.received_at
     known = is_known(deps.settings, batch.state, sender)
@@ -159,7 +161,7 @@ def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail) -> None:
             batch.reason = "not-authenticated"
         return
     if not known:
-        if not ask(deps, batch, sender, [row], now, fits=row):
+        if not ask(deps, batch, sender, [row], now, fits=row if bounded else None):
             batch.status, batch.reason = "", "not-authenticated"
             batch.note = "not authenticated; a request would be larger than it"
         return

@@ -48,7 +48,7 @@ def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
         short_answer(deps, batch, row, sender, "This game has as many observers as it takes; "
                      "nothing changes.", "No room for observers")
     else:
-        hold(deps, batch, row, mail)
+        hold(deps, batch, row, mail, bounded=not stop)
         batch.note = batch.note or "held: OBSERVE or UNOBSERVE, confirmed by a code"
         return True
     batch.note, batch.reason = batch.note or "an observer's request", "audience"

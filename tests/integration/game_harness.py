@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -26,14 +25,13 @@ from speakerbot.engine import GameState, replay
 from speakerbot.engine.codec import event_from_json
 from tests.support.dovecot import DovecotServer
 from tests.support.mailgame import OTHER_BEHAVIOUR
-from tests.support.smtp_sink import CapturedMessage, SmtpSink
+from tests.support.smtp_sink import CapturedMessage, SmtpSink, one_per_message
 
 GAME = "game@nomic.test"
 SPEAKER = "chuck@nomic.test"
 MX = "mx.nomic.test"
 """The authserv-id of the game mailbox's own receiving server, trusted by the test games."""
 PASSWORD = "s3cret-admin"
-_MESSAGE_ID = re.compile(rb"^Message-ID: *(\S+)", re.MULTILINE | re.IGNORECASE)
 _users = itertools.count(1)
 
 
@@ -238,11 +236,7 @@ security = "none"
 
         Public mail goes as a copy to each recipient, all with the message's one Message-ID.
         """
-        found: dict[bytes, CapturedMessage] = {}
-        for message in self.copies(fragment, to):
-            header = _MESSAGE_ID.search(message.data)
-            found.setdefault(header.group(1) if header else message.data, message)
-        return list(found.values())
+        return one_per_message(self.copies(fragment, to))
 
     # --- the record ---
 

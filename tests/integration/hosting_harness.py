@@ -21,7 +21,7 @@ from pathlib import Path
 from tests.integration.game_harness import body_of, stop_daemon, subject_of, wait_for_log
 from tests.support.mailgame import OTHER_BEHAVIOUR
 from tests.support.ports import LOOPBACK, free_port
-from tests.support.smtp_sink import CapturedMessage, SmtpSink
+from tests.support.smtp_sink import CapturedMessage, SmtpSink, one_per_message
 
 SPEAKER = "chuck@host.test"
 PASSWORD = "s3cret-admin"
@@ -225,8 +225,12 @@ security = "none"
                              timeout)
 
     def sent(self, fragment: str = "", to: str | None = None) -> list[CapturedMessage]:
-        return [m for m in self.sink.messages if fragment in subject_of(m)
-                and (to is None or to in m.rcpt_tos)]
+        """Return the messages whose Subject holds ``fragment`` (to ``to``): one per Message-ID.
+
+        Public mail goes as a copy to each recipient, all with the message's one Message-ID.
+        """
+        return one_per_message(m for m in self.sink.messages if fragment in subject_of(m)
+                               and (to is None or to in m.rcpt_tos))
 
 
 __all__ = ["MX", "PASSWORD", "SPEAKER", "HostedGame", "Hosting", "Worker", "body_of"]

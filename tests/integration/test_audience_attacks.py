@@ -6,17 +6,27 @@ who joins while public mail waits, mixed-case and forged senders, bounces in odd
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from speakerbot.service.outbox import OutboxPolicy
-from tests.integration.test_audience_service import OLIVE, PADDING, make, observe, propose
+from tests.integration.test_audience_service import (
+    OLIVE,
+    PADDING,
+    make,
+    observe,
+    propose,
+    to,
+)
 from tests.support.mailgame import ALICE, BOB, CAROL, LIST, MailGame
 from tests.unit.test_outbox_verp import Relay
 
 OSCAR = "oscar@watchers.example"
+CODE = re.compile(r"CONFIRM ([0-9a-f]{32})\b")
 
 @pytest.fixture
 def game(tmp_path: Path) -> Iterator[MailGame]:
@@ -63,3 +73,17 @@ def test_the_games_own_addresses_never_observe_nor_get_mail(tmp_path: Path,
 
 def make_with_list(tmp_path: Path) -> MailGame:
     return MailGame(tmp_path, "nomicam", (ALICE, BOB, CAROL), list_address=LIST)
+
+
+def test_an_unauthenticated_list_unsubscribe_click_is_asked_to_confirm(
+        game: MailGame) -> None:
+    # List-Unsubscribe's mailto sends a bare "Subject: UNOBSERVE": smaller than any
+    # request for a code, yet it must not be dropped without a word to a subscriber.
+    observe(game)
+    game.clock.now += timedelta(days=1)
+    start = len(game.outbox())
+    game.send(OLIVE, "UNOBSERVE", "", authenticated=False)
+    [request] = [mail for mail in to(game, OLIVE, start) if mail.row.kind == "confirm"]
+    [code] = CODE.findall(request.body)
+    game.send(OLIVE, "yes", f"CONFIRM {code}\n", authenticated=False)
+    assert game.service.audience()[0] == {}

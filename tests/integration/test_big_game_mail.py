@@ -54,9 +54,9 @@ class Reached:
         return sum((counted for name, counted in self.by_subject.items() if subject in name),
                    Counter())
 
-    def wait_everyone(self, game: RunningGame, subject: str) -> None:
+    def wait_everyone(self, game: RunningGame, subject: str, timeout: float = 60) -> None:
         """Wait until every player and the Speaker got ``subject`` at least once."""
-        game.wait_for(lambda _: set(self.count(subject)) >= set(EVERYONE), timeout=60)
+        game.wait_for(lambda _: set(self.count(subject)) >= set(EVERYONE), timeout=timeout)
 
 
 def _addresses_in_headers(message: CapturedMessage) -> list[str]:

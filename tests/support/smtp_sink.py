@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Literal
@@ -37,6 +38,21 @@ class CapturedMessage:
     def parsed(self) -> EmailMessage:
         """Return the message parsed with the standard library's modern email policy."""
         return email.message_from_bytes(self.data, policy=email.policy.default)
+
+
+_MESSAGE_ID = re.compile(rb"^Message-ID: *(\S+)", re.MULTILINE | re.IGNORECASE)
+
+
+def one_per_message(copies: Iterable[CapturedMessage]) -> list[CapturedMessage]:
+    """Return the first copy of each message (by Message-ID), in the order received.
+
+    Public mail goes as a copy to each recipient, all with the message's one Message-ID.
+    """
+    found: dict[bytes, CapturedMessage] = {}
+    for copy in copies:
+        header = _MESSAGE_ID.search(copy.data)
+        found.setdefault(header.group(1) if header else copy.data, copy)
+    return list(found.values())
 
 
 @dataclass(frozen=True)
