@@ -47,21 +47,24 @@ PRELOADED = ("speakerbot.entrypoints.cli", "speakerbot.entrypoints.commands",
 
 
 def speakerbot(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
-               timeout: float = 120) -> subprocess.CompletedProcess[str]:
+               timeout: float = 120, stdin: str | None = None
+               ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m speakerbot ARGS`` in ``cwd`` with exactly ``env``; capture its output.
 
-    As ``subprocess.run(..., capture_output=True, text=True)`` would: the output decoded,
-    newlines made ``\\n``; ``subprocess.TimeoutExpired`` after ``timeout`` seconds.
+    As ``subprocess.run(..., capture_output=True, text=True, input=stdin)`` would: the output
+    decoded, newlines made ``\\n``; ``subprocess.TimeoutExpired`` after ``timeout`` seconds.
+    Without ``stdin``, standard input is empty.
     """
     command = [sys.executable, "-m", "speakerbot", *args]
     if os.environ.get(FRESH_ENV):
         return subprocess.run(command, capture_output=True, text=True, env=dict(env),
-                              cwd=cwd, timeout=timeout)
+                              cwd=cwd, timeout=timeout, input=stdin)
     folder = Path(tempfile.mkdtemp(prefix="speakerbot-command-"))
     try:
+        (folder / "in").write_text(stdin or "")
         returncode = _HELPER.run({"args": list(args), "env": dict(env), "cwd": str(cwd),
-                                  "out": str(folder / "out"), "err": str(folder / "err"),
-                                  "timeout": timeout})
+                                  "in": str(folder / "in"), "out": str(folder / "out"),
+                                  "err": str(folder / "err"), "timeout": timeout})
         if returncode is None:
             raise subprocess.TimeoutExpired(command, timeout)
         return subprocess.CompletedProcess(command, returncode, _text(folder / "out"),
@@ -126,7 +129,8 @@ def serve() -> None:
         if pid == 0:
             _child([str(arg) for arg in request["args"]],
                    {str(key): str(value) for key, value in request["env"].items()},
-                   str(request["cwd"]), str(request["out"]), str(request["err"]))
+                   str(request["cwd"]), (str(request["in"]), str(request["out"]),
+                                         str(request["err"])))
         sys.stdout.write(json.dumps({"returncode": _wait(pid, float(request["timeout"]))})
                          + "\n")
         sys.stdout.flush()
@@ -146,16 +150,17 @@ def _wait(pid: int, timeout: float) -> int | None:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def _child(args: list[str], env: dict[str, str], cwd: str, out: str, err: str) -> NoReturn:
+def _child(args: list[str], env: dict[str, str], cwd: str,
+           streams: tuple[str, str, str]) -> NoReturn:
     """Become the command: its environment, folder and streams; exit with its status."""
     status = 1
     try:
         os.environ.clear()
         os.environ.update(env)
         os.chdir(cwd)
-        _redirect(0, os.devnull, os.O_RDONLY)
-        _redirect(1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        _redirect(2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        _redirect(0, streams[0], os.O_RDONLY)
+        _redirect(1, streams[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        _redirect(2, streams[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         # Fresh stream objects on the redirected descriptors: nothing of the helper's own
         # buffers (its requests, its answers) can reach the command or come out of it.
         sys.stdin = open(0, closefd=False)  # noqa: SIM115
