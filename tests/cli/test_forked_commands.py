@@ -70,3 +70,4 @@ def test_a_forked_command_that_hangs_is_stopped_at_its_timeout(
         speakerbot(["parse", str(fifo)], env=dict(os.environ), cwd=tmp_path, timeout=1)
     # The helper goes on serving after the child it stopped.
     assert speakerbot(["--version"], env=dict(os.environ), cwd=tmp_path).returncode == 0
+

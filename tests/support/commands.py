@@ -47,24 +47,25 @@ PRELOADED = ("speakerbot.entrypoints.cli", "speakerbot.entrypoints.commands",
 
 
 def speakerbot(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
-               timeout: float = 120, stdin: str | None = None
+               timeout: float = 120, stdin: str | None = None, umask: int = -1
                ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m speakerbot ARGS`` in ``cwd`` with exactly ``env``; capture its output.
 
     As ``subprocess.run(..., capture_output=True, text=True, input=stdin)`` would: the output
     decoded, newlines made ``\\n``; ``subprocess.TimeoutExpired`` after ``timeout`` seconds.
-    Without ``stdin``, standard input is empty.
+    Without ``stdin``, standard input is empty; ``umask`` as subprocess's (-1: this one's).
     """
     command = [sys.executable, "-m", "speakerbot", *args]
     if os.environ.get(FRESH_ENV):
         return subprocess.run(command, capture_output=True, text=True, env=dict(env),
-                              cwd=cwd, timeout=timeout, input=stdin)
+                              cwd=cwd, timeout=timeout, input=stdin, umask=umask)
     folder = Path(tempfile.mkdtemp(prefix="speakerbot-command-"))
     try:
         (folder / "in").write_text(stdin or "")
         returncode = _HELPER.run({"args": list(args), "env": dict(env), "cwd": str(cwd),
                                   "in": str(folder / "in"), "out": str(folder / "out"),
-                                  "err": str(folder / "err"), "timeout": timeout})
+                                  "err": str(folder / "err"), "timeout": timeout,
+                                  "umask": umask})
         if returncode is None:
             raise subprocess.TimeoutExpired(command, timeout)
         return subprocess.CompletedProcess(command, returncode, _text(folder / "out"),
@@ -130,7 +131,7 @@ def serve() -> None:
             _child([str(arg) for arg in request["args"]],
                    {str(key): str(value) for key, value in request["env"].items()},
                    str(request["cwd"]), (str(request["in"]), str(request["out"]),
-                                         str(request["err"])))
+                                         str(request["err"])), int(request["umask"]))
         sys.stdout.write(json.dumps({"returncode": _wait(pid, float(request["timeout"]))})
                          + "\n")
         sys.stdout.flush()
@@ -150,14 +151,16 @@ def _wait(pid: int, timeout: float) -> int | None:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def _child(args: list[str], env: dict[str, str], cwd: str,
-           streams: tuple[str, str, str]) -> NoReturn:
+def _child(args: list[str], env: dict[str, str], cwd: str, streams: tuple[str, str, str],
+           umask: int) -> NoReturn:
     """Become the command: its environment, folder and streams; exit with its status."""
     status = 1
     try:
         os.environ.clear()
         os.environ.update(env)
         os.chdir(cwd)
+        if umask >= 0:
+            os.umask(umask)
         _redirect(0, streams[0], os.O_RDONLY)
         _redirect(1, streams[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         _redirect(2, streams[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
