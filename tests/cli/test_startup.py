@@ -102,3 +102,11 @@ security = "none"
         assert "speakerbot.service" in modules and "sqlalchemy.orm" in modules, query
         assert not {name for name in modules if name.startswith(NOT_FOR_QUERIES)}, \
             (query, sorted({name for name in modules if name.startswith(NOT_FOR_QUERIES)}))
+
+
+def test_the_daemon_imports_the_archive_only_for_a_game_that_keeps_one() -> None:
+    modules = _imports("-c", "import speakerbot.entrypoints.running, "
+                       "speakerbot.entrypoints.daemon, speakerbot.entrypoints.hosting")
+    assert "speakerbot.entrypoints.daemon" in modules and "aiosmtpd" in modules
+    assert not {name for name in modules
+                if name.startswith(("speakerbot.site", "feedgen", "pygal", "lxml"))}
