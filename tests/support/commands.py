@@ -86,15 +86,24 @@ class _Helper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[str] | None = None
+        atexit.register(self.close)
 
     def run(self, request: dict[str, object]) -> int | None:
         """Have the helper run one command; return its exit status (None: timed out)."""
         with self._lock:
             process = self._started()
             assert process.stdin is not None and process.stdout is not None
-            process.stdin.write(json.dumps(request) + "\n")
-            process.stdin.flush()
-            answer = process.stdout.readline()
+            try:
+                process.stdin.write(json.dumps(request) + "\n")
+                process.stdin.flush()
+                answer = process.stdout.readline()
+            except BaseException:
+                # Interrupted (a test's timeout): its answer would be read as the next
+                # command's, so this helper goes, and the next command starts another.
+                self._process = None
+                os.killpg(process.pid, signal.SIGKILL)  # the helper, and the command it runs
+                process.wait()
+                raise
             if not answer:
                 self._process = None
                 raise RuntimeError(f"the command helper ended (status {process.wait()})")
@@ -105,8 +114,8 @@ class _Helper:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
                 [sys.executable, "-c", "from tests.support.commands import serve; serve()"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
-            atexit.register(self.close)
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                start_new_session=True)
         return self._process
 
     def close(self) -> None:
