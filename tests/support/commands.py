@@ -9,8 +9,10 @@ exits with its status. Every command is still a process apart (its own database
 connections, its own exit status), started from a parent that holds no connection, no
 thread and no open game.
 
-The first start of the command line stays tested as users meet it: ``tests/cli`` runs
-``python -m speakerbot`` afresh, and ``tests/cli/test_startup.py`` checks what it imports.
+The first start of the command line stays tested as users meet it, in fresh processes:
+``tests/cli/test_startup.py`` checks what each kind of command imports,
+``tests/cli/test_forked_commands.py`` that a forked command answers as a fresh one does, and
+the tests of a closed pipe, of the umask, of the wheel and of the daemons start their own.
 ``SPEAKERBOT_TEST_FRESH_CLI=1`` makes every command here a fresh ``python -m speakerbot``.
 """
 
@@ -20,7 +22,6 @@ import atexit
 import importlib
 import json
 import locale
-import logging
 import os
 import select
 import shutil
@@ -43,7 +44,8 @@ PRELOADED = ("speakerbot.entrypoints.cli", "speakerbot.entrypoints.commands",
              "speakerbot.entrypoints.games", "speakerbot.entrypoints.desk",
              "speakerbot.entrypoints.rulesets", "speakerbot.entrypoints.record",
              "speakerbot.entrypoints.parse", "speakerbot.entrypoints.site",
-             "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql", "jinja2")
+             "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql", "psycopg",
+             "jinja2")
 
 
 def speakerbot(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
@@ -163,7 +165,6 @@ def _wait(pid: int, timeout: float) -> int | None:
 def _child(args: list[str], env: dict[str, str], cwd: str, streams: tuple[str, str, str],
            umask: int) -> NoReturn:
     """Become the command: its environment, folder and streams; exit with its status."""
-    status = 1
     try:
         os.environ.clear()
         os.environ.update(env)
@@ -182,11 +183,11 @@ def _child(args: list[str], env: dict[str, str], cwd: str, streams: tuple[str, s
         status = _exit_status(args)
     except BaseException:
         traceback.print_exc()  # as the interpreter reports an uncaught error: status 1
-    finally:
-        logging.shutdown()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        os._exit(status)
+        status = 1
+    # Out through the helper's loop, which catches nothing: the interpreter ends as it ends
+    # any command, waiting for the threads it left (run --once), running the handlers
+    # registered at exit and flushing the streams.
+    raise SystemExit(status)
 
 
 def _exit_status(args: list[str]) -> int:
