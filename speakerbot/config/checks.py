@@ -16,7 +16,6 @@ from email.headerregistry import Address
 from pathlib import Path
 from typing import Any
 
-from apscheduler.triggers.cron import CronTrigger
 from msgspec import UNSET, UnsetType
 
 from speakerbot.adapters.transport import is_loopback
@@ -156,6 +155,9 @@ class Checker:
         if len(fields) == 5 and any(character.isdigit() for character in fields[4]):
             raise self.fail("game", "digest", "write the day of the week by name (sun, mon, "
                             f"tue, wed, thu, fri, sat; ranges like mon-fri), not {fields[4]!r}")
+        # Imported here: only a config with a digest pays for APScheduler's start.
+        from apscheduler.triggers.cron import CronTrigger
+
         try:
             CronTrigger.from_crontab(expression, timezone="UTC")
         except ValueError as error:

@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -27,9 +28,11 @@ from speakerbot.adapters.lmtp import LmtpServer
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.adapters.store.leases import LeaseLost
 from speakerbot.config import Settings
-from speakerbot.entrypoints.site import SiteKeeper
 from speakerbot.service import GameService, Received
 from speakerbot.service.outbox import OutboxPolicy
+
+if TYPE_CHECKING:
+    from speakerbot.entrypoints.site import SiteKeeper
 
 log = logging.getLogger("speakerbot.entrypoints.daemon")
 
@@ -107,7 +110,24 @@ class Daemon:
         self.lmtp_grace = settings.lmtp is not None
         self.scheduler: BackgroundScheduler | None = None
         self._scheduled: dict[str, datetime | None] = {}  # what _schedule last saw
-        self.site = SiteKeeper(settings, service)  # [site] dir: rebuilt when the record grew
+        # [site] dir: the archive, rebuilt when the record grew. Its keeper (with the archive's
+        # pages, feeds and chart) is imported only by a daemon that keeps one.
+        self.site: SiteKeeper | None = None
+        if settings.site.dir is not None:
+            self.keep_site(settings.site.dir)
+
+    def keep_site(self, target: Path) -> None:
+        """Keep the game's web archive in ``target`` from now on."""
+        from speakerbot.entrypoints.site import SiteKeeper
+
+        if self.site is None:
+            self.site = SiteKeeper(self.settings, self.service)
+        self.site.target = target
+
+    def refresh_site(self) -> None:
+        """Bring the web archive up to date, if the game keeps one."""
+        if self.site is not None:
+            self.site.refresh()
 
     # --- inbound ---
 
@@ -164,7 +184,7 @@ class Daemon:
             self.service.send_digest(self.clock())
         self.send_outbox()
         # After the mail: players hear first; the archive follows within the same cycle.
-        self.site.refresh()
+        self.refresh_site()
 
     def send_outbox(self, *, everything: bool = False) -> int:
         """Deliver the messages due now, over one SMTP connection; return how many went.
@@ -263,7 +283,7 @@ class Daemon:
         if any(done.status == "set_aside" for done in processed):
             self.timed_wake()  # the host hears of it in the whole cycle, at once
         self.send_outbox()
-        self.site.refresh()
+        self.refresh_site()
 
     def _woken_by(self, status: str) -> None:
         """Wake the loop for mail that came to ``status``: a whole cycle if set aside.
@@ -376,4 +396,4 @@ class Daemon:
                 self.service.process_pending()
                 self.service.tick(self.clock())
             self.send_outbox(everything=True)
-            self.site.refresh()
+            self.refresh_site()

@@ -32,7 +32,6 @@ from speakerbot.adapters.store.changes import watch_changes
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
 from speakerbot.entrypoints.daemon import Daemon, warn_about_trust
-from speakerbot.entrypoints.site import write_host_index
 from speakerbot.service.policy import routes_to_game
 
 log = logging.getLogger("speakerbot.entrypoints.hosting")
@@ -64,7 +63,7 @@ class Host:
         if site is not None:
             # Each game's archive in a folder named after its id, the index of games beside.
             for daemon in daemons:
-                daemon.site.target = site / daemon.settings.game_id
+                daemon.keep_site(site / daemon.settings.game_id)
         self._holdings: dict[str, Holding] = {}
 
     # --- routing ---
@@ -220,6 +219,8 @@ class Host:
         site = self.shared.site.dir
         if site is None:
             return
+        from speakerbot.entrypoints.site import write_host_index  # only with a [site] dir
+
         try:
             write_host_index([daemon.settings for daemon in self.daemons.values()], site)
         except OSError as error:  # the archive must never stop the games

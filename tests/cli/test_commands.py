@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime
 from email.utils import formatdate
 from pathlib import Path
 
 import pytest
+
+from tests.support.commands import speakerbot as forked
 
 CONFIG = """
 [game]
@@ -36,10 +37,10 @@ security = "none"
 
 def speakerbot(*args: str, cwd: Path, env: dict[str, str] | None = None,
                stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m speakerbot ARGS`` as a process of its own, forked from the helper that
+    has imported speakerbot (test_startup and test_forked_commands start it afresh)."""
     environ = {k: v for k, v in os.environ.items() if k != "SPEAKERBOT_CONFIG"}
-    return subprocess.run([sys.executable, "-m", "speakerbot", *args], capture_output=True,
-                          text=True, cwd=cwd, env={**environ, **(env or {})}, input=stdin,
-                          timeout=60)
+    return forked(args, env={**environ, **(env or {})}, cwd=cwd, stdin=stdin, timeout=60)
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from speakerbot.config import load_settings
 from speakerbot.entrypoints.site import SiteKeeper
 from speakerbot.service import GameService
 from tests.cli.test_commands import CONFIG
+from tests.support.commands import speakerbot as forked
 
 UMASKS = (0o077, 0o000)
 
@@ -43,8 +44,11 @@ def config(tmp_path: Path) -> Path:
     path = tmp_path / "game.toml"
     path.write_text(CONFIG.format(ruleset="nomicam", db=tmp_path / "state" / "game.db")
                     + '\n[site]\ndir = "archive"\n')
-    _run(0o022, "init", "-c", str(path), cwd=tmp_path)
-    _run(0o022, "player", "add", "alice@cli.test", "Alice", "-c", str(path), cwd=tmp_path)
+    # The game is set up by commands forked from the helper; what is tested runs afresh.
+    environ = {k: v for k, v in os.environ.items() if k != "SPEAKERBOT_CONFIG"}
+    for args in (["init"], ["player", "add", "alice@cli.test", "Alice"]):
+        done = forked([*args, "-c", str(path)], env=environ, cwd=tmp_path, umask=0o022)
+        assert done.returncode == 0, done.stderr
     return path
 
 

@@ -10,9 +10,9 @@ key) or a second game, and changes nothing.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from speakerbot.adapters.store import Store
 from speakerbot.presets import MAX_FILE_BYTES, PRESET_NAMES, FileFaults, read_ruleset_file
 from tests.cli.test_rulesets import ROOT
+from tests.support.commands import speakerbot as forked
 
 EXAMPLE_IMPORT = ROOT / "config" / "example-import.toml"
 SUBER = (ROOT / "data" / "rulesets" / "suber.toml").read_text()
@@ -30,8 +31,7 @@ FAULT_LINE = re.compile(r"^(?P<file>\S+):(?P<line>\d+): (?P<key>[\w.\[\]]+): (?P
 
 
 def speakerbot(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "speakerbot", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return forked(args, env=os.environ, cwd=cwd)
 
 
 def export(name: str, folder: Path) -> str:

@@ -65,4 +65,48 @@ def test_parse_and_help_import_nothing_outside_the_standard_library(vote: Path) 
 
 def test_the_probe_sees_heavy_imports_where_there_are_some(tmp_path: Path) -> None:
     heavy = _heavy_imports("status", "-c", str(tmp_path / "missing.toml")).split(",")
-    assert {"sqlalchemy", "apscheduler", "msgspec", "speakerbot.service"} <= set(heavy), heavy
+    assert {"sqlalchemy", "msgspec", "speakerbot.adapters", "speakerbot.service"} <= set(heavy), \
+        heavy
+
+
+# What a query of a started game on SQLite needs none of: the daemon's scheduler and IMAP
+# connection, the templates of mail (these queries render none), PostgreSQL's dialect.
+NOT_FOR_QUERIES = ("apscheduler", "imapclient", "jinja2", "aiosmtpd", "psycopg", "alembic",
+                   "sqlalchemy.dialects.postgresql", "pygal", "feedgen", "selenium")
+
+
+def test_a_query_imports_only_what_it_uses(tmp_path: Path) -> None:
+    config = tmp_path / "game.toml"
+    config.write_text(f"""
+[game]
+name = "Quick Nomic"
+ruleset = "nomicam"
+address = "game@quick.test"
+speaker = "chuck@quick.test"
+speaker_name = "Chuck"
+admin_password = "pw"
+
+[database]
+url = "sqlite:///{tmp_path / 'game.db'}"
+
+[smtp]
+host = "127.0.0.1"
+port = 2525
+security = "none"
+""")
+    started = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), "init"],
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    for query in (("status",), ("player", "list"), ("games",), ("record", "verify")):
+        modules = imported("-c", str(config), *query)
+        assert "speakerbot.service" in modules and "sqlalchemy.orm" in modules, query
+        assert not {name for name in modules if name.startswith(NOT_FOR_QUERIES)}, \
+            (query, sorted({name for name in modules if name.startswith(NOT_FOR_QUERIES)}))
+
+
+def test_the_daemon_imports_the_archive_only_for_a_game_that_keeps_one() -> None:
+    modules = _imports("-c", "import speakerbot.entrypoints.running, "
+                       "speakerbot.entrypoints.daemon, speakerbot.entrypoints.hosting")
+    assert "speakerbot.entrypoints.daemon" in modules and "aiosmtpd" in modules
+    assert not {name for name in modules
+                if name.startswith(("speakerbot.site", "feedgen", "pygal", "lxml"))}

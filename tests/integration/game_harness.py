@@ -23,6 +23,7 @@ from pathlib import Path
 from speakerbot.adapters.store import Store
 from speakerbot.engine import GameState, replay
 from speakerbot.engine.codec import event_from_json
+from tests.support.commands import speakerbot
 from tests.support.dovecot import DovecotServer
 from tests.support.mailgame import OTHER_BEHAVIOUR
 from tests.support.smtp_sink import CapturedMessage, SmtpSink, one_per_message
@@ -110,9 +111,7 @@ security = "none"
     # --- the command line ---
 
     def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(self.config),
-                                 *args], capture_output=True, text=True, env=self.env,
-                                cwd=self.tmp, timeout=120)
+        result = speakerbot(["-c", str(self.config), *args], env=self.env, cwd=self.tmp)
         if check:
             assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
         return result

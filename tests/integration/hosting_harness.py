@@ -19,6 +19,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 from tests.integration.game_harness import body_of, stop_daemon, subject_of, wait_for_log
+from tests.support.commands import speakerbot
 from tests.support.mailgame import OTHER_BEHAVIOUR
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import CapturedMessage, SmtpSink, one_per_message
@@ -144,9 +145,8 @@ security = "none"
     def cli(self, *args: str, game: str | None = None, check: bool = True,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         chosen = ["--game", game] if game else []
-        result = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(self.config),
-                                 *chosen, *args], capture_output=True, text=True,
-                                env={**self.env, **(env or {})}, cwd=self.folder, timeout=120)
+        result = speakerbot(["-c", str(self.config), *chosen, *args],
+                            env={**self.env, **(env or {})}, cwd=self.folder)
         if check:
             assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
         return result

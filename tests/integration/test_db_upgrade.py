@@ -11,12 +11,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from sqlalchemy import inspect
 
 from speakerbot.adapters.store import make_engine
+from tests.support.commands import speakerbot
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "previous-release"
 GAME = """
@@ -55,9 +55,7 @@ def _config(folder: Path, name: str, url: str, *, game_id: str | None,
 
 def _cli(config: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "SPEAKERBOT_GAME"}
-    result = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), *args],
-                            capture_output=True, text=True, timeout=120, env=env,
-                            cwd=config.parent)
+    result = speakerbot(["-c", str(config), *args], env=env, cwd=config.parent)
     if check:
         assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
     return result

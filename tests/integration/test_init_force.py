@@ -12,10 +12,11 @@ import os
 import re
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.commands import speakerbot
 
 CONFIG = """
 [game]
@@ -42,9 +43,7 @@ class Host:
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         environ = {k: v for k, v in os.environ.items() if k != "SPEAKERBOT_CONFIG"}
-        return subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(self.config),
-                               *args], capture_output=True, text=True, env=environ,
-                              cwd=self.folder, timeout=120)
+        return speakerbot(["-c", str(self.config), *args], env=environ, cwd=self.folder)
 
     def ok(self, *args: str) -> str:
         result = self.cli(*args)

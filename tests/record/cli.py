@@ -6,10 +6,11 @@ with ``speakerbot`` as the host would, from a process of its own.
 
 from __future__ import annotations
 
+import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.commands import speakerbot as forked
 from tests.support.mailgame import MailGame
 
 CONFIG = """
@@ -37,5 +38,4 @@ def write_config(game: MailGame, folder: Path, ruleset: str) -> Path:
 
 def speakerbot(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run ``speakerbot -c config args...`` and return what it did (it may fail)."""
-    return subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), *args],
-                          capture_output=True, text=True, timeout=60, check=False)
+    return forked(["-c", str(config), *args], env=os.environ, cwd=Path.cwd(), timeout=60)

@@ -21,7 +21,11 @@ Plain-text IMAP (``security = "none"``) is refused to any host but loopback
 unless ``allow_plaintext`` is set: the password would cross the network in clear.
 """
 
-from speakerbot.adapters.imap.mailbox import ImapMailbox
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from speakerbot.adapters.imap.records import (
     FETCH_BATCH,
     FetchedMessage,
@@ -30,7 +34,22 @@ from speakerbot.adapters.imap.records import (
     ImapLoginFailed,
     ImapSettings,
 )
-from speakerbot.adapters.imap.watcher import ImapWatcher
+
+if TYPE_CHECKING:
+    from speakerbot.adapters.imap.mailbox import ImapMailbox
+    from speakerbot.adapters.imap.watcher import ImapWatcher
+
+# The settings are read by every command that loads the config; the connection's classes
+# (imapclient, imaplib, ssl: a tenth of the command line's start) only by the daemon.
+_LAZY = {"ImapMailbox": "speakerbot.adapters.imap.mailbox",
+         "ImapWatcher": "speakerbot.adapters.imap.watcher"}
+
+
+def __getattr__(name: str) -> object:
+    """Import the mailbox and the watcher when first asked for (PEP 562)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "FETCH_BATCH",

@@ -8,8 +8,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
@@ -152,7 +150,10 @@ class RecordStore(StoreBase):
         # Wrapped: a bare JSON number in SQLite's JSON column (NUMERIC affinity) would be
         # stored as a number, and come back altered (1.0 as 1, 2**70 rounded).
         values = {"key": key, "value": {"value": value}, "updated_at": updated_at}
+        # Each dialect imported when first used: a command on SQLite does not load PostgreSQL's.
         if self._dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
             sqlite_stmt = sqlite_insert(Meta).values(values)
             session.execute(
                 sqlite_stmt.on_conflict_do_update(
@@ -161,6 +162,8 @@ class RecordStore(StoreBase):
                 )
             )
         else:
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
             pg_stmt = pg_insert(Meta).values(values)
             session.execute(
                 pg_stmt.on_conflict_do_update(

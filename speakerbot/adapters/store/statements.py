@@ -11,8 +11,6 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import Table, bindparam, func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.sql import Select, Update
 from sqlalchemy.sql.dml import Insert
 
@@ -31,8 +29,13 @@ def insert_ignoring_conflicts(dialect: str, model: Any, *conflict_on: str) -> In
     """INSERT ... ON CONFLICT DO NOTHING (on ``conflict_on``'s columns, or on any key)."""
     into = table(model)
     elements = [into.c[name] for name in conflict_on] or None
+    # Each dialect imported when first used: a command on SQLite does not load PostgreSQL's.
     if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
         return sqlite_insert(into).on_conflict_do_nothing(index_elements=elements)
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+
     return pg_insert(into).on_conflict_do_nothing(index_elements=elements)
 
 

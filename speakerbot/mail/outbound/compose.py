@@ -23,11 +23,12 @@ from decimal import Decimal
 from email.utils import format_datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from typing import TYPE_CHECKING, Any
 
 from speakerbot.mail.outbound.wire import header_line, message_bytes
+
+if TYPE_CHECKING:
+    from jinja2 import Environment, Template
 
 WIDTH = 72
 _LIST_MARK = re.compile(r"(- |\d+\. )")
@@ -295,6 +296,10 @@ def _environment(folder: str) -> Environment:
     Templates are not reloaded when their files change (no stat of the file at every
     message): they are part of the installed program.
     """
+    # Imported here: the command line's queries format times and points from this module
+    # but render no template.
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
     environment = Environment(
         loader=FileSystemLoader(folder),
         undefined=StrictUndefined,
@@ -312,8 +317,13 @@ class Renderer:
     """Renders the templates in ``templates/`` (one per kind of message), strictly."""
 
     def __init__(self, folder: Path) -> None:
-        self.environment = _environment(str(folder))
+        self._folder = str(folder)
         self._templates: dict[str, Template] = {}
+
+    @property
+    def environment(self) -> Environment:
+        """The folder's Jinja2 environment, made at the first message (a query renders none)."""
+        return _environment(self._folder)
 
     def render(self, template: str, **context: Any) -> str:
         """Render one template; collapse runs of blank lines and end with one newline."""
