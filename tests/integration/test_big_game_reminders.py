@@ -43,7 +43,8 @@ def test_a_player_who_owes_four_votes_gets_one_reminder_naming_all_four(
     game.wait_log("running the game")
     # The welcomes first (a copy of each to every player so far): the test's clock starts
     # with the proposals.
-    Reached(smtp_sink).wait_everyone(game, f"Player {len(PLAYERS) - 1} joined", timeout=180)
+    Reached(smtp_sink).wait_everyone(game, f"added player Player {len(PLAYERS) - 1}",
+                                     timeout=120)
     game.send(PLAYERS[0], "four proposals", "".join(
         f"PROPOSE {title}\n{title} at four.\nEND PROPOSE\n" for title in TITLES))
     reached = Reached(smtp_sink)
