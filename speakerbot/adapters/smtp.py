@@ -270,14 +270,7 @@ class SmtpSender:
             else:
                 accepted.append(recipient)
         if not accepted:
-            if deferred and len(recipients) > 1:
-                raise _Temporary(f"every recipient deferred: {next(iter(deferred.values()))}")
-            if deferred:
-                # The one recipient's mailbox (a copy sent alone, from its own return path):
-                # retried later for that recipient, the session kept for the next copy.
-                return DeliveryResult(accepted=(), refused=refused, temporary_failure=None,
-                                      deferred=deferred)
-            return DeliveryResult(accepted=(), refused=refused, temporary_failure=None)
+            return _none_accepted(recipients, refused, deferred)
 
         try:
             code, text = client.data(raw)
@@ -293,6 +286,20 @@ class SmtpSender:
                                   deferred=deferred, over_limit=over_limit)
         return DeliveryResult(accepted=tuple(accepted), refused=refused, temporary_failure=None,
                               deferred=deferred, over_limit=over_limit)
+
+
+def _none_accepted(recipients: Sequence[str], refused: dict[str, str],
+                   deferred: dict[str, str]) -> DeliveryResult:
+    """Say what a transaction whose every recipient was refused or put off came to.
+
+    Every one of several put off: the server is unhappy, the whole message waits. The only
+    recipient put off (a copy sent alone, from its own return path) is that mailbox's
+    answer: retried later for that recipient, the session kept for the next copy.
+    """
+    if deferred and len(recipients) > 1:
+        raise _Temporary(f"every recipient deferred: {next(iter(deferred.values()))}")
+    return DeliveryResult(accepted=(), refused=refused, temporary_failure=None,
+                          deferred=deferred)
 
 
 def _too_many(code: int, text: bytes) -> bool:

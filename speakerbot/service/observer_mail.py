@@ -15,6 +15,7 @@ from speakerbot.service.answering import answer_stranger, fits, stranger_answere
 from speakerbot.service.confirmations import hold
 from speakerbot.service.deps import Deps
 from speakerbot.service.observing import AUDIENCE
+from speakerbot.service.policy import routes_to_game
 from speakerbot.service.reading import is_known
 from speakerbot.service.unit_of_work import Batch
 
@@ -32,6 +33,12 @@ def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
     wanted = [cmd for cmd in parsed.commands if isinstance(cmd, AUDIENCE)]
     if not wanted or is_known(deps.settings, batch.state, sender):
         return False
+    if routes_to_game(sender, deps.settings.game):
+        # Mail to a +tag of the game comes back to the game: never an observer, and no
+        # request for a code sent to itself; it is answered as any stranger.
+        answer_stranger(deps, batch, row, mail)
+        batch.note, batch.reason = "from an address of the game itself", "game-address"
+        return True
     observing = sender in deps.store.observers(batch.uow.session)
     stop = isinstance(wanted[-1], lang.Unobserve)  # the last word is the sender's wish
     if parsed.errors or mail.problem or (stop and not observing):

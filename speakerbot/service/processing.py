@@ -33,7 +33,6 @@ from speakerbot.service.policy import (
     describe,
     log,
     quoted,
-    routes_to_game,
 )
 from speakerbot.service.reading import is_known, reading_in
 from speakerbot.service.unit_of_work import Batch, UnitOfWork, open_unit
@@ -159,9 +158,9 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
         batch.reason = mail.skipped or "no-sender"
         finish(deps, batch, row, "skipped", SKIPPED.get(batch.reason, batch.reason))
         return Processed(row.id, "skipped", False)
-    if routes_to_game(mail.sender, deps.settings.game):
-        # The game's own address, or its list, or a +tag of either (mail to it comes back
-        # here): never a player, never an observer, never answered.
+    if mail.sender in (deps.settings.game.address, deps.settings.game.list):
+        # The game's own address, or its list: never a player, never answered. (A +tag of
+        # either is answered as any stranger, and refused as a player or an observer.)
         batch.reason = "game-address"
         finish(deps, batch, row, "skipped", "from the game's own address or list")
         return Processed(row.id, "skipped", False)
