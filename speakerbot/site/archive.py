@@ -7,6 +7,7 @@ vote (``closed``): an open proposal holds nothing that depends on its ballots.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -18,6 +19,30 @@ from speakerbot.engine.model import Clause, GameState, RuleSpec
 
 HISTORY_PAGE = 100
 """How many events one page of the timeline shows."""
+
+LIST_PAGE = 100
+"""How many items one page of a long list shows: proposals, a player's changes of score."""
+
+LATEST = 20
+"""How many of the newest items a list's first page shows before its pages."""
+
+
+def page_count(length: int) -> int:
+    """Return how many pages of ``LIST_PAGE`` a list of ``length`` items takes (0: none)."""
+    return -(-length // LIST_PAGE)
+
+
+def pages_touched(before: int, after: int) -> set[int]:
+    """Return the pages of a list that grew from ``before`` items to ``after`` (from 1).
+
+    A page links to the next once it begins: the page before a new one changes too.
+    """
+    touched = set()
+    for index in range(before, after):
+        touched.add(index // LIST_PAGE + 1)
+        if index and index % LIST_PAGE == 0:
+            touched.add(index // LIST_PAGE)
+    return touched
 
 OWN_FILES: dict[str, str] = {
     "home": "index.html",
@@ -144,6 +169,7 @@ class ProposalRecord:
     score_changes: list[e.ScoreChanged] = field(default_factory=list)
     followed: list[Entry] = field(default_factory=list)
     non_voter_names: tuple[str, ...] = ()
+    place: int = 0  # how many proposals the game had before it: its place in the lists
 
     @property
     def number(self) -> int:
@@ -264,6 +290,12 @@ class GameArchive:
     players: dict[str, PlayerRecord] = field(default_factory=dict)
     timeline: list[Entry] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
+    # Kept as the record is folded, so that no page looks through every proposal: the
+    # proposals still open (in the order distributed), every close by its moment and
+    # number, and each proposer's proposals.
+    open: dict[int, None] = field(default_factory=dict)
+    closes: list[tuple[datetime, int]] = field(default_factory=list)
+    proposed: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def game_id(self) -> str:
@@ -285,6 +317,19 @@ class GameArchive:
         """Return the page of the player at ``address``, or "" for someone who never joined."""
         player = self.players.get(address)
         return player.page if player is not None else ""
+
+    def open_proposals(self) -> list[ProposalRecord]:
+        """Return the proposals open for voting, in the order they were distributed."""
+        return [self.proposals[number] for number in self.open]
+
+    def latest_closed(self, count: int) -> list[ProposalRecord]:
+        """Return the ``count`` proposals whose vote closed last, the latest first."""
+        return [self.proposals[number] for _, number in reversed(self.closes[-count:])]
+
+    def proposal_page(self, number: int) -> list[ProposalRecord]:
+        """Return the proposals on page ``number`` (from 1) of the list, oldest first."""
+        return list(itertools.islice(self.proposals.values(), (number - 1) * LIST_PAGE,
+                                     number * LIST_PAGE))
 
     def all_rules(self) -> list[RuleRecord]:
         """Return every rule, current and repealed, current ones first by number."""

@@ -10,6 +10,7 @@ here can depend on a ballot before its vote closed.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import difflib
@@ -224,8 +225,12 @@ class _Folder:
     def _proposal(self, seq: int, event: e.ProposalSubmitted,
                   views: tuple[ClauseView, ...], entry: Entry) -> None:
         entry.page = f"proposals/{event.number}.html"
-        self.game.proposals[event.number] = ProposalRecord(
-            event, seq, self.state.name_of(event.proposer), views, event.closes_at)
+        game = self.game
+        game.proposals[event.number] = ProposalRecord(
+            event, seq, self.state.name_of(event.proposer), views, event.closes_at,
+            place=len(game.proposals))
+        game.open[event.number] = None
+        game.proposed.setdefault(event.proposer, []).append(event.number)
 
     def _extended(self, seq: int, event: e.VoteExtended, entry: Entry) -> None:
         record = self._on_proposal(event.proposal, entry)
@@ -237,6 +242,11 @@ class _Folder:
         record = self._on_proposal(event.proposal, entry)
         if record is None:
             return
+        closes = self.game.closes
+        if record.closed is not None:  # closed again: only its last close counts
+            closes.remove((record.closed.at, event.proposal))
+        bisect.insort(closes, (event.at, event.proposal))
+        self.game.open.pop(event.proposal, None)
         record.closed = event
         # The salts join the record in the close (parallel to the ballots); an older record
         # has none, and its ballots are shown without receipts.
@@ -256,6 +266,7 @@ class _Folder:
         record = self._on_proposal(event.proposal, entry)
         if record is not None:
             record.voided = event
+            self.game.open.pop(event.proposal, None)
 
     def _proposal_event(self, seq: int, event: Any, entry: Entry) -> None:
         """Link an event about a proposal (reminders, clause failures) to its page."""

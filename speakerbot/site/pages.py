@@ -23,7 +23,17 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive, ProposalRecord
+from speakerbot.site.archive import (
+    HISTORY_PAGE,
+    LATEST,
+    LIST_PAGE,
+    OWN_FILES,
+    Entry,
+    GameArchive,
+    PlayerRecord,
+    ProposalRecord,
+    page_count,
+)
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
@@ -157,6 +167,21 @@ def record_bytes(lines: Sequence[Mapping[str, Any]]) -> bytes:
                     for line in lines)
 
 
+def _list_path(folder: str, number: int) -> str:
+    """Return page ``number`` of a long list: ``proposals/list/3.html``, ``players/a/3.html``.
+
+    Under a folder of its own, whose names (numbers) no page of the game's takes.
+    """
+    return f"{folder}/list/{number}.html" if folder == "proposals" else f"{folder}/{number}.html"
+
+
+def _neighbours(folder: str, number: int, count: int) -> dict[str, str]:
+    """Return the pages a list's page ``number`` of ``count`` links to (``pager``)."""
+    return {"first": _list_path(folder, 1),
+            "previous": _list_path(folder, number - 1) if number > 1 else "",
+            "following": _list_path(folder, number + 1) if number < count else ""}
+
+
 def _name_folders(games: list[GameArchive]) -> None:
     """Give each game its folder under ``games/``: its id, made safe for a path."""
     taken: set[str] = set()
@@ -216,9 +241,8 @@ class _GamePages(_Page):
         if "chart" in touch.own:
             yield OWN_FILES["chart"], chart
         if "home" in touch.own:
-            closed = sorted((p for p in game.proposals.values() if p.closed is not None),
-                            key=lambda p: (p.ended_at, p.number), reverse=True)
-            yield self._own("home", "home.html", latest=closed[:5], chart=bool(charted(game)),
+            yield self._own("home", "home.html", latest=game.latest_closed(5),
+                            open=game.open_proposals(), chart=bool(charted(game)),
                             latest_history=self._history_path(self._history_count()))
         if "rules" in touch.own:
             yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game))
@@ -236,24 +260,71 @@ class _GamePages(_Page):
     def _records(self, touch: Touched) -> Iterator[tuple[str, bytes]]:
         """Yield the pages of the proposals, CFJs and players of ``touch``, and their lists."""
         game = self.archive
-        for name in ("proposals", "cfjs", "players"):
+        if "proposals" in touch.own:
+            yield self._proposals()
+        for name in ("cfjs", "players"):
             if name in touch.own:
                 yield self._own(name, f"{name}.html")
         for number in sorted(touch.proposals & set(game.proposals)):
             path = f"proposals/{number}.html"
             yield path, self.page("proposal.html", path, proposal=game.proposals[number])
+        for number in sorted(touch.proposal_pages):
+            yield self._proposal_page(number)
         for number in sorted(touch.cfjs & set(game.cfjs)):
             path = f"cfjs/{number}.html"
             yield path, self.page("cfj.html", path, cfj=game.cfjs[number])
-        # Each player's proposals, gathered once rather than filtered on every page.
-        own: dict[str, list[ProposalRecord]] = {}
-        for proposal in game.proposals.values() if touch.players else ():
-            own.setdefault(proposal.submitted.proposer, []).append(proposal)
         for address in touch.players:
             player = game.players.get(address)
             if player is not None:
-                yield player.page, self.page("player.html", player.page, player=player,
-                                             own=own.get(address, []))
+                yield self._player(player)
+        for address, number in sorted(touch.change_pages):
+            player = game.players.get(address)
+            if player is not None:
+                yield self._changes_page(player, number)
+
+    def _proposals(self) -> tuple[str, bytes]:
+        """Render the list of proposals: the open ones, the newest others, the pages."""
+        game = self.archive
+        done: list[ProposalRecord] = []
+        for proposal in reversed(game.proposals.values()):
+            if len(done) == LATEST:
+                break
+            if proposal.status != "open":
+                done.append(proposal)
+        numbers = list(game.proposals)
+        pages = [(_list_path("proposals", page), numbers[(page - 1) * LIST_PAGE],
+                  numbers[min(page * LIST_PAGE, len(numbers)) - 1])
+                 for page in range(1, page_count(len(numbers)) + 1)]
+        return self._own("proposals", "proposals.html", open=game.open_proposals(),
+                         done=done, inactive=len(numbers) - len(game.open), pages=pages)
+
+    def _proposal_page(self, number: int) -> tuple[str, bytes]:
+        """Render page ``number`` of every proposal (``proposals/list/<number>.html``)."""
+        count = page_count(len(self.archive.proposals))
+        path = _list_path("proposals", number)
+        return path, self.page("proposal_list.html", path, number=number,
+                               proposals=self.archive.proposal_page(number),
+                               **_neighbours("proposals", number, count))
+
+    def _player(self, player: PlayerRecord) -> tuple[str, bytes]:
+        """Render a player's page: their record, their latest changes and proposals."""
+        game, folder = self.archive, player.page.removesuffix(".html")
+        proposed = game.proposed.get(player.address, [])
+        pages = [_list_path(folder, page)
+                 for page in range(1, page_count(len(player.changes)) + 1)]
+        return player.page, self.page(
+            "player.html", player.page, player=player, changes=player.changes[-LATEST:],
+            pages=pages, own=[game.proposals[number] for number in proposed[-LATEST:]],
+            proposed=len(proposed))
+
+    def _changes_page(self, player: PlayerRecord, number: int) -> tuple[str, bytes]:
+        """Render page ``number`` of a player's changes of score (``players/<slug>/<n>``)."""
+        folder = player.page.removesuffix(".html")
+        path = _list_path(folder, number)
+        changes = player.changes[(number - 1) * LIST_PAGE:number * LIST_PAGE]
+        return path, self.page("player_changes.html", path, player=player, number=number,
+                               changes=changes, **_neighbours(
+                                   folder, number, page_count(len(player.changes))))
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""

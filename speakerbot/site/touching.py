@@ -15,6 +15,8 @@ Each game's pages read, besides their own record:
 - a history page: its entries, and the next page's link once that page begins;
 - a proposal's page: its record and what followed its close; a player's: their record and
   their proposals' statuses; a CFJ's: its record; a rule's page and feed: its record;
+- a page of a long list (of every proposal, of a player's changes of score): its items,
+  and the next page's link once that page begins, as a history page;
 - the lists of proposals, CFJs, players: every record of the kind.
 """
 
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine import events as e
-from speakerbot.site.archive import HISTORY_PAGE, GameArchive, RuleRecord
+from speakerbot.site.archive import HISTORY_PAGE, GameArchive, RuleRecord, page_count, pages_touched
 from speakerbot.site.feeds import NEWS
 from speakerbot.site.folding import Folded
 
@@ -53,6 +55,8 @@ class Touched:
     players: set[str] = field(default_factory=set)  # addresses (public ids)
     rules: dict[int, RuleRecord] = field(default_factory=dict)  # by id(): numbers change
     everything: bool = False
+    proposal_pages: set[int] = field(default_factory=set)  # of every proposal, from 1
+    change_pages: set[tuple[str, int]] = field(default_factory=set)  # a player's, from 1
 
     @classmethod
     def all_of(cls, game: GameArchive) -> Touched:
@@ -61,7 +65,10 @@ class Touched:
         return cls({"home", "rules", "initial", "proposals", "cfjs", "players", "feed",
                     "chart", "search"}, set(range(1, pages + 1)), set(game.proposals),
                    set(game.cfjs),
-                   set(game.players), {id(rule): rule for rule in game.all_rules()}, True)
+                   set(game.players), {id(rule): rule for rule in game.all_rules()}, True,
+                   set(range(1, page_count(len(game.proposals)) + 1)),
+                   {(address, page) for address, player in game.players.items()
+                    for page in range(1, page_count(len(player.changes)) + 1)})
 
 
 @dataclass(frozen=True)
@@ -90,9 +97,13 @@ def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded]) -> To
     for item in folded:
         _by_event(game, item, touch)
     for address, shown in after.players.items():
-        if before.players.get(address) != shown:
+        earlier = before.players.get(address)
+        if earlier != shown:
             touch.players.add(address)
             touch.own.update(("players", "chart"))
+            changes = earlier[_CHANGES] if earlier is not None else 0
+            touch.change_pages.update((address, page) for page in pages_touched(
+                changes, shown[_CHANGES]))
     new = set(after.players) - set(before.players)
     if new and _mentioned(game, new, before.entries):
         return Touched.all_of(game)  # an address shown before as no one's becomes a link
@@ -120,8 +131,9 @@ def _by_event(game: GameArchive, item: Folded, touch: Touched) -> None:
         touch.proposals.add(number)
         touch.own.add("proposals")
         record = game.proposals.get(number)
-        if record is not None:  # the proposer's page lists it with its status
+        if record is not None:  # the proposer's page lists it with its status, as its page
             touch.players.add(record.submitted.proposer)
+            touch.proposal_pages.update(pages_touched(record.place, record.place + 1))
     elif isinstance(event, e.ScoreChanged) and event.proposal is not None:
         touch.proposals.add(event.proposal)
     elif isinstance(event, _CFJ_EVENTS):
@@ -130,6 +142,9 @@ def _by_event(game: GameArchive, item: Folded, touch: Touched) -> None:
     elif isinstance(event, e.PlayerJoined | e.PlayerLeft):
         touch.players.add(event.address)
         touch.own.add("players")
+
+
+_CHANGES = 6  # where a player's count of changes is in what ``_players`` says of them
 
 
 def _players(game: GameArchive) -> dict[str, tuple[Any, ...]]:
