@@ -19,7 +19,7 @@ from typing import Any
 
 from speakerbot.site.archive import OWN_FILES
 from speakerbot.site.folding import RecordFold
-from speakerbot.site.pages import SiteRenderer, last_moment, record_bytes
+from speakerbot.site.pages import Keeping, SiteRenderer, last_moment, record_bytes
 from speakerbot.site.touching import Touched, snapshot, touched
 
 __all__ = ["KeptSite", "SiteUpdate"]
@@ -44,12 +44,14 @@ class KeptSite:
         self.templates = templates
         self.settings = {"name": name, "address": address, "url": url}
         self.record = RecordFold()
+        self.kept = Keeping()
         self.digests: dict[str, bytes] = {}
         self.now: datetime | None = None  # the record's latest moment, as the pages tell it
 
     def build(self, lines: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
         """Fold the whole record afresh and return every file of its site."""
         self.record = RecordFold()
+        self.kept = Keeping()
         self.record.fold(lines)
         games = self.record.games
         self.now = last_moment(games)
@@ -111,7 +113,7 @@ class KeptSite:
     def _renderer(self) -> SiteRenderer:
         games = self.record.games
         now = self.now if self.now is not None else last_moment(games)
-        return SiteRenderer(self.templates, games, now=now, **self.settings)
+        return SiteRenderer(self.templates, games, now=now, kept=self.kept, **self.settings)
 
 
 def _digest(content: bytes) -> bytes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -37,10 +37,10 @@ from speakerbot.site.archive import (
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
-from speakerbot.site.search import game_index
+from speakerbot.site.search import KeptIndex, game_index, touched_documents
 from speakerbot.site.touching import Touched
 
-__all__ = ["HISTORY_PAGE", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
+__all__ = ["HISTORY_PAGE", "Keeping", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
 
 _SAFE_FOLDER = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -73,13 +73,24 @@ def last_moment(games: Sequence[GameArchive]) -> datetime:
     return max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@dataclass
+class Keeping:
+    """What a site kept page by page holds between updates, so as not to make it again.
+
+    The search index of each game (by its number), kept as its documents change.
+    """
+
+    indexes: dict[int, KeptIndex] = field(default_factory=dict)
+
+
 class SiteRenderer:
     """Renders the pages of the games folded from a record, all of them or some."""
 
     def __init__(self, templates: Path, games: list[GameArchive], *, name: str,
-                 address: str, url: str, now: datetime) -> None:
+                 address: str, url: str, now: datetime, kept: Keeping | None = None) -> None:
         self.environment = _environment(str(templates))
         self.games = games
+        self.kept = kept
         _name_folders(games)
         self.common = {"site_name": name, "games": games, "game_address": address,
                        "built_at": now, "recent_since": now - RECENT,
@@ -112,12 +123,24 @@ class SiteRenderer:
             found.update(_GamePages(self.environment, game, past, self.common).render(
                 touch, chart))
         if "search" in touch.own:  # the index beside each copy of the game
-            index = game_index(game)
+            index = self._index(game, touch)
             found.update((f"games/{game.folder}/{path}", content)
                          for path, content in index.items())
             if not past:
                 found.update(index)
         return found
+
+    def _index(self, game: GameArchive, touch: Touched) -> dict[str, bytes | None]:
+        """Return the files of the game's search index that ``touch`` may change."""
+        if self.kept is None:
+            return dict(game_index(game))
+        held = self.kept.indexes.get(game.number)
+        if held is None or touch.everything:
+            held, files = KeptIndex.of(game)
+            self.kept.indexes[game.number] = held
+            return files
+        return held.refresh(touched_documents(game, touch.rules.values(), touch.proposals,
+                                              touch.cfjs))
 
     def top(self) -> dict[str, bytes]:
         """Render the site's own files beside the games': the games, the style (a home page)."""

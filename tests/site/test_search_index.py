@@ -12,7 +12,15 @@ import pytest
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
 from speakerbot.site.folding import read_games
-from speakerbot.site.search import documents, game_index, shard_name, terms
+from speakerbot.site.search import (
+    Document,
+    KeptIndex,
+    documents,
+    game_index,
+    index_files,
+    shard_name,
+    terms,
+)
 from tests.engine.harness import CAROL
 from tests.site.records import public_lines
 from tests.site.search_game import REASONS, STATEMENT, TITLE, search_game
@@ -165,3 +173,29 @@ def test_the_page_carries_its_script_as_written(files: dict[str, bytes]) -> None
     for path, content in files.items():
         if path.endswith(".html") and path.count("/") <= 1 and "search" not in path:
             assert "<script" not in content.decode(), path  # no page but the search's
+
+
+def test_the_kept_index_makes_what_the_whole_index_makes() -> None:
+    """Documents added, changed, their words gone, given again: the same bytes."""
+    steps = [
+        [Document("p301", "Proposal 301: Tea", "proposals/301.html", "301 Tea for all")],
+        [Document("p302", "Proposal 302: Cake", "proposals/302.html", "302 cake for some"),
+         Document("r5", "Rule 5", "rules/5.html", "5 Players may drink tea")],
+        [Document("r5", "Rule 5: Tea", "rules/5.html", "5 Players may drink coffee"),
+         Document("o5", "Rule 5: Tea", "rules/5.html", "Players may drink tea")],
+        [Document("p302", "Proposal 302: Cake", "proposals/302.html", "302 cake for some")],
+        [Document("c1", "CFJ 1: Is tea cake?", "cfjs/1.html", "1 Is tea cake? Ünïcode")],
+    ]
+    kept = KeptIndex()
+    held: dict[str, bytes] = {}
+    current: dict[str, Document] = {}
+    for step in steps:
+        for path, content in kept.refresh(step).items():
+            if content is None:
+                held.pop(path, None)
+            else:
+                held[path] = content
+        current.update((document.id, document) for document in step)
+        assert held == index_files(current.values())
+    assert set(kept.refresh(steps[-1])) == set()  # nothing new: no file made
+    assert read(held["search/terms/te.js"])[2] == {"tea": ["c1", "o5", "p301"]}
