@@ -33,6 +33,7 @@ SAMPLES = 120
 
 _PLOT_TOP, _PLOT_HEIGHT, _LEFT, _RIGHT = 40, 200, 52, 12
 _LEGEND_LINE = 18
+_HIGHEST = Decimal("Infinity")
 _COLOURS = ("#F44336", "#3F51B5", "#009688", "#FFC107", "#FF5722", "#9C27B0", "#03A9F4",
             "#8BC34A", "#FF9800", "#E91E63", "#2196F3", "#4CAF50", "#FFEB3B", "#673AB7",
             "#00BCD4", "#CDDC39", "#9E9E9E", "#607D8B")
@@ -146,16 +147,14 @@ def _line(player: PlayerRecord, moments: list[datetime],
     series = player.series
     if not series:
         return []
-    stamps = [at for at, _ in series] if len(series) <= SAMPLES else None
     stop = min(player.left_at or end, end)
     points: list[tuple[datetime, float]] = []
     last: Decimal | None = None
     for at in moments:
         if at < series[0][0] or at > stop:
             continue
-        found = bisect_right(stamps, at) if stamps is not None else bisect_right(
-            series, at, key=lambda step: step[0])
-        score = series[found - 1][1]
+        # Compared as pairs, in C: after every step of the moment, whatever its score.
+        score = series[bisect_right(series, (at, _HIGHEST)) - 1][1]
         if last is not None and score != last:
             points.append((at, float(last)))
         points.append((at, float(score)))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
@@ -77,10 +78,12 @@ def last_moment(games: Sequence[GameArchive]) -> datetime:
 class Keeping:
     """What a site kept page by page holds between updates, so as not to make it again.
 
-    The search index of each game (by its number), kept as its documents change.
+    The search index of each game (by its number), kept as its documents change; each
+    rule's part of the ruleset (``_GamePages.ruleset``), kept as long as it reads the same.
     """
 
     indexes: dict[int, KeptIndex] = field(default_factory=dict)
+    rules: dict[tuple[Any, ...], tuple[str, str]] = field(default_factory=dict)
 
 
 class SiteRenderer:
@@ -90,7 +93,8 @@ class SiteRenderer:
                  address: str, url: str, now: datetime, kept: Keeping | None = None) -> None:
         self.environment = _environment(str(templates))
         self.games = games
-        self.kept = kept
+        self.kept = kept if kept is not None else Keeping()
+        self.whole = kept is None  # each page made afresh, as build_site does
         _name_folders(games)
         self.common = {"site_name": name, "games": games, "game_address": address,
                        "built_at": now, "recent_since": now - RECENT,
@@ -114,14 +118,16 @@ class SiteRenderer:
         past = game is not self.games[-1]
         # The chart is the same file in both copies, and the costliest to draw: drawn once.
         chart = scores_chart(game) if "chart" in touch.own else None
+        rules = self.kept.rules
         found: dict[str, bytes | None] = {
             f"games/{game.folder}/{path}": content for path, content in _GamePages(
-                self.environment, game, past, self.common, nested=True).render(touch, chart)}
+                self.environment, game, past, self.common, nested=True, rules=rules).render(
+                    touch, chart)}
         if not past:
             # The current game is also at the root, where players bookmark it; mail links
             # to its games/<id>/ copy, which stays where it is once the next game begins.
-            found.update(_GamePages(self.environment, game, past, self.common).render(
-                touch, chart))
+            found.update(_GamePages(self.environment, game, past, self.common,
+                                    rules=rules).render(touch, chart))
         if "search" in touch.own:  # the index beside each copy of the game
             index = self._index(game, touch)
             found.update((f"games/{game.folder}/{path}", content)
@@ -132,7 +138,7 @@ class SiteRenderer:
 
     def _index(self, game: GameArchive, touch: Touched) -> dict[str, bytes | None]:
         """Return the files of the game's search index that ``touch`` may change."""
-        if self.kept is None:
+        if self.whole:
             return dict(game_index(game))
         held = self.kept.indexes.get(game.number)
         if held is None or touch.everything:
@@ -251,9 +257,11 @@ class _GamePages(_Page):
     """Every page of one game."""
 
     def __init__(self, environment: Environment, game: GameArchive, past: bool,
-                 common: Mapping[str, Any], *, nested: bool = False) -> None:
+                 common: Mapping[str, Any], *, nested: bool = False,
+                 rules: dict[tuple[Any, ...], tuple[str, str]]) -> None:
         super().__init__(environment, common, game, past, nested)
         self.archive = game
+        self.rules = rules  # each rule's part of the ruleset, as last made (``ruleset``)
 
     def render(self, touch: Touched, chart: bytes | None) -> Iterator[tuple[str, bytes | None]]:
         """Yield (path, bytes) for each page of ``touch``; None for a chart with no players.
@@ -268,7 +276,9 @@ class _GamePages(_Page):
                             open=game.open_proposals(), chart=bool(charted(game)),
                             latest_history=self._history_path(self._history_count()))
         if "rules" in touch.own:
-            yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game))
+            jump, sections = self.ruleset()
+            yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game),
+                            jump=jump, sections=sections)
         if "initial" in touch.own:
             yield self._own("initial", "initial.html")
         for rule in touch.rules.values():
@@ -304,6 +314,31 @@ class _GamePages(_Page):
             player = game.players.get(address)
             if player is not None:
                 yield self._changes_page(player, number)
+
+    def ruleset(self) -> tuple[Markup, Markup]:
+        """Return the ruleset's list of rules to jump to, and its rules, as HTML.
+
+        The ruleset is made again after every event (it marks the rules changed lately)
+        and holds every rule: each rule's part is made once, and again only when the rule
+        or its mark changes, so that its cost hardly grows with the ruleset.
+        """
+        macros = self.environment.get_template("_ruleset.html").module
+        recent, root = self.common["recent_since"], "../" * OWN_FILES["rules"].count("/")
+        made: dict[tuple[Any, ...], tuple[str, str]] = {}
+        for rule in self.archive.rules.values():
+            last = rule.history[-1]
+            changed = last.at if last.kind not in ("initial", "imported") and (
+                last.at >= recent) else None
+            key = (rule.number, rule.title, rule.mutable, rule.text, rule.page, changed, root)
+            part = self.rules.get(key)
+            if part is None:
+                part = (str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
+                        str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
+            made[key] = part
+        self.rules.clear()
+        self.rules.update(made)
+        return (Markup("".join(jump for jump, _ in made.values())),
+                Markup("".join(section for _, section in made.values())))
 
     def _proposals(self) -> tuple[str, bytes]:
         """Render the list of proposals: the open ones, the newest others, the pages."""
