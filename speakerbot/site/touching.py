@@ -31,7 +31,7 @@ from speakerbot.site.archive import HISTORY_PAGE, GameArchive, RuleRecord, page_
 from speakerbot.site.feeds import NEWS
 from speakerbot.site.folding import Folded
 
-__all__ = ["ALWAYS", "Snapshot", "Touched", "snapshot", "touched"]
+__all__ = ["ALWAYS", "Mentions", "Snapshot", "Touched", "snapshot", "touched"]
 
 ALWAYS = frozenset({"home", "rules"})
 """The game's own pages (``OWN_FILES``) that change with any new event."""
@@ -78,19 +78,46 @@ class Snapshot:
     entries: int  # the timeline's length
     players: Mapping[str, tuple[Any, ...]]  # each player's record as their pages show it
     rule_pages: Mapping[int, str]  # id(rule): its page
-    shared: tuple[Any, ...]  # what any page may read of the state: names, consent
+    shared: tuple[Any, ...]  # what any page may read of the state: consent, host, Judge
+    names: Mapping[str, str]  # each player's name in the state, by address
 
 
 def snapshot(game: GameArchive) -> Snapshot:
     """Return what the pages of ``game`` read of it as a whole, as it stands now."""
     return Snapshot(len(game.timeline), _players(game),
-                    {id(rule): rule.page for rule in game.all_rules()}, _shared(game))
+                    {id(rule): rule.page for rule in game.all_rules()}, _shared(game),
+                    {address: player.name for address, player in game.state.players.items()})
 
 
-def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded]) -> Touched:
-    """Return the pages of ``game`` that the ``folded`` lines (its own) may have changed."""
+class Mentions:
+    """Every value a game's lines have held so far, gathered once rather than at each join.
+
+    A newcomer changes other pages when their address was named before (``_mentioned``);
+    a kept site reads each line once for it, not the whole game at every join.
+    """
+
+    def __init__(self) -> None:
+        self.read = 0  # the game's lines gathered so far
+        self.values: set[str] = set()
+
+    def before(self, game: GameArchive, entries: int) -> set[str]:
+        """Return every text value among the game's first ``entries`` lines (and more)."""
+        for line in game.lines[self.read:entries]:
+            _gather(line, self.values)
+        self.read = max(self.read, entries)
+        return self.values
+
+
+def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded],
+            mentions: Mentions | None = None) -> Touched:
+    """Return the pages of ``game`` that the ``folded`` lines (its own) may have changed.
+
+    ``mentions``: the game's values gathered so far, kept by the caller between calls.
+    """
     after = snapshot(game)
-    if after.shared != before.shared or any(
+    # A newcomer's name is news only to pages that named their address before (below).
+    renamed = any(after.names.get(address) != name for address, name in before.names.items())
+    if renamed or after.shared != before.shared or any(
             after.rule_pages.get(key) != page for key, page in before.rule_pages.items()):
         return Touched.all_of(game)  # a name or a rule's page that other pages show
     touch = Touched(set(ALWAYS))
@@ -105,7 +132,8 @@ def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded]) -> To
             touch.change_pages.update((address, page) for page in pages_touched(
                 changes, shown[_CHANGES]))
     new = set(after.players) - set(before.players)
-    if new and _mentioned(game, new, before.entries):
+    if new and (not new.isdisjoint(mentions.before(game, before.entries)) if mentions
+                else _mentioned(game, new, before.entries)):
         return Touched.all_of(game)  # an address shown before as no one's becomes a link
     for index in range(before.entries, after.entries):
         touch.history.add(index // HISTORY_PAGE + 1)
@@ -158,9 +186,7 @@ def _shared(game: GameArchive) -> tuple[Any, ...]:
     """Return what pages other than the home page read of the game's state at rendering."""
     state = game.state
     consent = bool(state.mechanics is not None and state.mechanics.speaker_consent)
-    names = tuple((address, player.name) for address, player in state.players.items())
-    return consent, names, state.host, state.host_name, state.named_judge, \
-        state.named_judge_name
+    return consent, state.host, state.host_name, state.named_judge, state.named_judge_name
 
 
 def _mentioned(game: GameArchive, addresses: set[str], entries: int) -> bool:
@@ -170,6 +196,18 @@ def _mentioned(game: GameArchive, addresses: set[str], entries: int) -> bool:
     before (a Judge, a host joining as a player) changes pages that are not theirs.
     """
     return any(_holds(line, addresses) for line in game.lines[:entries])
+
+
+def _gather(value: Any, values: set[str]) -> None:
+    """Add every text within ``value`` (a line, or a part of one) to ``values``."""
+    if isinstance(value, str):
+        values.add(value)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _gather(item, values)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _gather(item, values)
 
 
 def _holds(value: Any, addresses: set[str]) -> bool:
