@@ -296,6 +296,9 @@ class GameArchive:
     open: dict[int, None] = field(default_factory=dict)
     closes: list[tuple[datetime, int]] = field(default_factory=list)
     proposed: dict[str, list[int]] = field(default_factory=dict)
+    # How many times a rule's page has moved (a repealed rule's, when its number is taken
+    # again): what links to it changes. Counted as folded, so not part of the game's equality.
+    page_moves: int = field(default=0, compare=False)
 
     @property
     def game_id(self) -> str:

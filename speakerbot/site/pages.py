@@ -78,12 +78,12 @@ def last_moment(games: Sequence[GameArchive]) -> datetime:
 class Keeping:
     """What a site kept page by page holds between updates, so as not to make it again.
 
-    The search index of each game (by its number), kept as its documents change; each
-    rule's part of the ruleset (``_GamePages.ruleset``), kept as long as it reads the same.
+    By game's number: the search index, kept as its documents change; each rule's part
+    of the ruleset (``_GamePages.ruleset``), kept as long as it reads the same.
     """
 
     indexes: dict[int, KeptIndex] = field(default_factory=dict)
-    rules: dict[tuple[Any, ...], tuple[str, str]] = field(default_factory=dict)
+    rules: dict[int, dict[tuple[Any, ...], tuple[str, str]]] = field(default_factory=dict)
 
 
 class SiteRenderer:
@@ -118,7 +118,7 @@ class SiteRenderer:
         past = game is not self.games[-1]
         # The chart is the same file in both copies, and the costliest to draw: drawn once.
         chart = scores_chart(game) if "chart" in touch.own else None
-        rules = self.kept.rules
+        rules = self.kept.rules.setdefault(game.number, {})
         found: dict[str, bytes | None] = {
             f"games/{game.folder}/{path}": content for path, content in _GamePages(
                 self.environment, game, past, self.common, nested=True, rules=rules).render(

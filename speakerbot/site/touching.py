@@ -77,7 +77,7 @@ class Snapshot:
 
     entries: int  # the timeline's length
     players: Mapping[str, tuple[Any, ...]]  # each player's record as their pages show it
-    rule_pages: Mapping[int, str]  # id(rule): its page
+    page_moves: int  # how many times a rule's page has moved (``GameArchive.page_moves``)
     shared: tuple[Any, ...]  # what any page may read of the state: consent, host, Judge
     names: Mapping[str, str]  # each player's name in the state, by address
 
@@ -85,7 +85,7 @@ class Snapshot:
 def snapshot(game: GameArchive) -> Snapshot:
     """Return what the pages of ``game`` read of it as a whole, as it stands now."""
     return Snapshot(len(game.timeline), _players(game),
-                    {id(rule): rule.page for rule in game.all_rules()}, _shared(game),
+                    game.page_moves, _shared(game),
                     {address: player.name for address, player in game.state.players.items()})
 
 
@@ -117,8 +117,7 @@ def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded],
     after = snapshot(game)
     # A newcomer's name is news only to pages that named their address before (below).
     renamed = any(after.names.get(address) != name for address, name in before.names.items())
-    if renamed or after.shared != before.shared or any(
-            after.rule_pages.get(key) != page for key, page in before.rule_pages.items()):
+    if renamed or after.shared != before.shared or after.page_moves != before.page_moves:
         return Touched.all_of(game)  # a name or a rule's page that other pages show
     touch = Touched(set(ALWAYS))
     for item in folded:

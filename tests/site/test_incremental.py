@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from speakerbot.adapters.store import Store
 from speakerbot.config import parse_settings
+from speakerbot.engine import chain
 from speakerbot.engine import commands as c
 from speakerbot.entrypoints.site import SiteKeeper, render
 from speakerbot.resources import templates_dir
@@ -32,6 +33,7 @@ from speakerbot.service import GameService
 from speakerbot.site import KeptSite, SiteUpdate, build_site, update_site, write_site
 from speakerbot.site.archive import HISTORY_PAGE
 from speakerbot.site.folding import RecordFold, read_games
+from tests.engine.harness import SPEAKER as HARNESS_SPEAKER
 from tests.engine.harness import amend, enact, repeal
 from tests.site.records import long_game, nomicam_game, public_lines, voted_record
 
@@ -265,3 +267,22 @@ def test_a_failed_update_builds_the_archive_whole(
     assert keeper.refresh()
     write_site(render(service.settings, service.public_record()), tmp_path / "whole")
     assert tree(target) == tree(tmp_path / "whole")
+
+
+def test_a_repealed_rules_page_moves_when_its_number_is_taken_again() -> None:
+    """Every page linking to the repealed rule follows it to ``<number>-2``, kept as built."""
+    game = nomicam_game(2)
+    game.ok(c.EditRule(HARNESS_SPEAKER, enact("Players may hum.")))
+    hummed = max(game.state.rules)
+    game.ok(c.EditRule(HARNESS_SPEAKER, repeal(hummed)))
+    game.ok(c.EditRule(HARNESS_SPEAKER, enact("Players may sing.")))
+    data = [{key: value for key, value in line.items() if key not in ("seq", "prev", "hash")}
+            for line in public_lines([("g1", game)])]
+    # The engine never numbers a rule as one repealed: the record is told so by hand.
+    sung = max(n for n, item in enumerate(data) if item["type"] == "RuleEnacted")
+    data[sung]["number"] = hummed
+    lines = list(chain.extend(chain.Head(), data))
+    files = keep(lines, [sung, 1, len(lines) - sung - 1])
+    assert f"rules/{hummed}-2.html" in files and f"rules/{hummed}.html" in files
+    assert b"Players may sing." in files[f"rules/{hummed}.html"]
+    assert b"Players may hum." in files[f"rules/{hummed}-2.html"]
