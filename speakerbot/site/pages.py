@@ -79,7 +79,7 @@ class Keeping:
     """What a site kept page by page holds between updates, so as not to make it again.
 
     By game's number: the search index, kept as its documents change; each rule's part
-    of the ruleset (``_GamePages.ruleset``), kept as long as it reads the same.
+    of the ruleset (``SiteRenderer._ruleset``), kept as long as it reads the same.
     """
 
     indexes: dict[int, KeptIndex] = field(default_factory=dict)
@@ -96,8 +96,9 @@ class SiteRenderer:
         self.kept = kept if kept is not None else Keeping()
         self.whole = kept is None  # each page made afresh, as build_site does
         _name_folders(games)
+        self.recent_since = now - RECENT
         self.common = {"site_name": name, "games": games, "game_address": address,
-                       "built_at": now, "recent_since": now - RECENT,
+                       "built_at": now, "recent_since": self.recent_since,
                        "site_url": url.rstrip("/")}
 
     def everything(self, lines: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
@@ -116,18 +117,19 @@ class SiteRenderer:
         Every game is under ``games/<folder>/``; the current one is at the root as well.
         """
         past = game is not self.games[-1]
-        # The chart is the same file in both copies, and the costliest to draw: drawn once.
+        # The chart is the same file in both copies, and the costliest to draw: drawn once;
+        # so is what the ruleset shows (the same from both copies' rules/).
         chart = scores_chart(game) if "chart" in touch.own else None
-        rules = self.kept.rules.setdefault(game.number, {})
+        ruleset = self._ruleset(game) if "rules" in touch.own else {}
         found: dict[str, bytes | None] = {
             f"games/{game.folder}/{path}": content for path, content in _GamePages(
-                self.environment, game, past, self.common, nested=True, rules=rules).render(
-                    touch, chart)}
+                self.environment, game, past, self.common, nested=True).render(
+                    touch, chart, ruleset)}
         if not past:
             # The current game is also at the root, where players bookmark it; mail links
             # to its games/<id>/ copy, which stays where it is once the next game begins.
-            found.update(_GamePages(self.environment, game, past, self.common,
-                                    rules=rules).render(touch, chart))
+            found.update(_GamePages(self.environment, game, past, self.common).render(
+                touch, chart, ruleset))
         if "search" in touch.own:  # the index beside each copy of the game
             index = self._index(game, touch)
             found.update((f"games/{game.folder}/{path}", content)
@@ -147,6 +149,33 @@ class SiteRenderer:
             return files
         return held.refresh(touched_documents(game, touch.rules.values(), touch.proposals,
                                               touch.cfjs))
+
+    def _ruleset(self, game: GameArchive) -> dict[str, Any]:
+        """Return what the ruleset shows: the mechanics, the rules to jump to, the rules.
+
+        The ruleset is made again after every event (it marks the rules changed lately)
+        and holds every rule: each rule's part is made once, and again only when the rule
+        or its mark changes, so that its cost hardly grows with the ruleset.
+        """
+        macros = self.environment.get_template("_ruleset.html").module
+        recent, root = self.recent_since, "../" * OWN_FILES["rules"].count("/")
+        kept = self.kept.rules.setdefault(game.number, {})
+        made: dict[tuple[Any, ...], tuple[str, str]] = {}
+        for rule in game.rules.values():
+            last = rule.history[-1]
+            changed = last.at if last.kind not in ("initial", "imported") and (
+                last.at >= recent) else None
+            key = (rule.number, rule.title, rule.mutable, rule.text, rule.page, changed, root)
+            part = kept.get(key)
+            if part is None:
+                part = (str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
+                        str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
+            made[key] = part
+        kept.clear()
+        kept.update(made)
+        return {"mechanics": mechanics_in_force(game),
+                "jump": Markup("".join(jump for jump, _ in made.values())),
+                "sections": Markup("".join(section for _, section in made.values()))}
 
     def top(self) -> dict[str, bytes]:
         """Render the site's own files beside the games': the games, the style (a home page)."""
@@ -257,16 +286,16 @@ class _GamePages(_Page):
     """Every page of one game."""
 
     def __init__(self, environment: Environment, game: GameArchive, past: bool,
-                 common: Mapping[str, Any], *, nested: bool = False,
-                 rules: dict[tuple[Any, ...], tuple[str, str]]) -> None:
+                 common: Mapping[str, Any], *, nested: bool = False) -> None:
         super().__init__(environment, common, game, past, nested)
         self.archive = game
-        self.rules = rules  # each rule's part of the ruleset, as last made (``ruleset``)
 
-    def render(self, touch: Touched, chart: bytes | None) -> Iterator[tuple[str, bytes | None]]:
+    def render(self, touch: Touched, chart: bytes | None,
+               ruleset: Mapping[str, Any]) -> Iterator[tuple[str, bytes | None]]:
         """Yield (path, bytes) for each page of ``touch``; None for a chart with no players.
 
-        ``chart`` is the game's chart (``scores_chart``), drawn when ``touch`` names it.
+        ``chart`` is the game's chart (``scores_chart``), drawn when ``touch`` names it;
+        ``ruleset`` what the ruleset shows (``SiteRenderer._ruleset``), when it names it.
         """
         game = self.archive
         if "chart" in touch.own:
@@ -276,9 +305,7 @@ class _GamePages(_Page):
                             open=game.open_proposals(), chart=bool(charted(game)),
                             latest_history=self._history_path(self._history_count()))
         if "rules" in touch.own:
-            jump, sections = self.ruleset()
-            yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game),
-                            jump=jump, sections=sections)
+            yield self._own("rules", "rules.html", **ruleset)
         if "initial" in touch.own:
             yield self._own("initial", "initial.html")
         for rule in touch.rules.values():
@@ -314,31 +341,6 @@ class _GamePages(_Page):
             player = game.players.get(address)
             if player is not None:
                 yield self._changes_page(player, number)
-
-    def ruleset(self) -> tuple[Markup, Markup]:
-        """Return the ruleset's list of rules to jump to, and its rules, as HTML.
-
-        The ruleset is made again after every event (it marks the rules changed lately)
-        and holds every rule: each rule's part is made once, and again only when the rule
-        or its mark changes, so that its cost hardly grows with the ruleset.
-        """
-        macros = self.environment.get_template("_ruleset.html").module
-        recent, root = self.common["recent_since"], "../" * OWN_FILES["rules"].count("/")
-        made: dict[tuple[Any, ...], tuple[str, str]] = {}
-        for rule in self.archive.rules.values():
-            last = rule.history[-1]
-            changed = last.at if last.kind not in ("initial", "imported") and (
-                last.at >= recent) else None
-            key = (rule.number, rule.title, rule.mutable, rule.text, rule.page, changed, root)
-            part = self.rules.get(key)
-            if part is None:
-                part = (str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
-                        str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
-            made[key] = part
-        self.rules.clear()
-        self.rules.update(made)
-        return (Markup("".join(jump for jump, _ in made.values())),
-                Markup("".join(section for _, section in made.values())))
 
     def _proposals(self) -> tuple[str, bytes]:
         """Render the list of proposals: the open ones, the newest others, the pages."""
