@@ -32,6 +32,16 @@ def page_count(length: int) -> int:
     return -(-length // LIST_PAGE)
 
 
+def pages_filled(before: int, after: int) -> set[int]:
+    """Return the pages a list of full pages only gains as it grows from ``before`` items.
+
+    Each page that fills, and the one before it, whose link to what follows moves from
+    the list's newest items to the page just filled (from 1).
+    """
+    filled = set(range(before // LIST_PAGE + 1, after // LIST_PAGE + 1))
+    return filled | {page - 1 for page in filled if page > 1}
+
+
 def pages_touched(before: int, after: int) -> set[int]:
     """Return the pages of a list that grew from ``before`` items to ``after`` (from 1).
 

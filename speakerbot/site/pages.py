@@ -367,24 +367,36 @@ class _GamePages(_Page):
                                **_neighbours("proposals", number, count))
 
     def _player(self, player: PlayerRecord) -> tuple[str, bytes]:
-        """Render a player's page: their record, their latest changes and proposals."""
+        """Render a player's page: their record, their newest changes and proposals.
+
+        The changes since the last full page of them (``players/<slug>/<n>``), at least
+        the latest ``LATEST``: a close writes this page, and a page of changes only once
+        it fills, rather than both each time.
+        """
         game, folder = self.archive, player.page.removesuffix(".html")
         proposed = game.proposed.get(player.address, [])
-        pages = [_list_path(folder, page)
-                 for page in range(1, page_count(len(player.changes)) + 1)]
+        full = len(player.changes) // LIST_PAGE
+        start = max(0, min(full * LIST_PAGE, len(player.changes) - LATEST))
         return player.page, self.page(
-            "player.html", player.page, player=player, changes=player.changes[-LATEST:],
-            pages=pages, own=[game.proposals[number] for number in proposed[-LATEST:]],
+            "player.html", player.page, player=player, changes=player.changes[start:],
+            pages=[_list_path(folder, page) for page in range(1, full + 1)],
+            own=[game.proposals[number] for number in proposed[-LATEST:]],
             proposed=len(proposed))
 
     def _changes_page(self, player: PlayerRecord, number: int) -> tuple[str, bytes]:
-        """Render page ``number`` of a player's changes of score (``players/<slug>/<n>``)."""
+        """Render full page ``number`` of a player's changes of score (``players/<slug>/<n>``).
+
+        The last full page leads on to the player's page, which shows the newer changes.
+        """
         folder = player.page.removesuffix(".html")
         path = _list_path(folder, number)
         changes = player.changes[(number - 1) * LIST_PAGE:number * LIST_PAGE]
+        full = len(player.changes) // LIST_PAGE
+        neighbours = _neighbours(folder, number, full)
+        if number == full:
+            neighbours["following"] = player.page
         return path, self.page("player_changes.html", path, player=player, number=number,
-                               changes=changes, **_neighbours(
-                                   folder, number, page_count(len(player.changes))))
+                               changes=changes, newest=number == full, **neighbours)
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""

@@ -15,8 +15,9 @@ Each game's pages read, besides their own record:
 - a history page: its entries, and the next page's link once that page begins;
 - a proposal's page: its record and what followed its close; a player's: their record and
   their proposals' statuses; a CFJ's: its record; a rule's page and feed: its record;
-- a page of a long list (of every proposal, of a player's changes of score): its items,
-  and the next page's link once that page begins, as a history page;
+- a page of every proposal: its proposals, and the next page's link once that page
+  begins, as a history page; a page of a player's changes of score, written once full
+  (the player's page shows the newer ones): its changes, and the next one's link;
 - the lists of proposals, CFJs, players: every record of the kind.
 """
 
@@ -27,7 +28,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine import events as e
-from speakerbot.site.archive import HISTORY_PAGE, GameArchive, RuleRecord, page_count, pages_touched
+from speakerbot.site.archive import (
+    HISTORY_PAGE,
+    LIST_PAGE,
+    GameArchive,
+    RuleRecord,
+    page_count,
+    pages_filled,
+    pages_touched,
+)
 from speakerbot.site.feeds import NEWS
 from speakerbot.site.folding import Folded
 
@@ -68,7 +77,7 @@ class Touched:
                    set(game.players), {id(rule): rule for rule in game.all_rules()}, True,
                    set(range(1, page_count(len(game.proposals)) + 1)),
                    {(address, page) for address, player in game.players.items()
-                    for page in range(1, page_count(len(player.changes)) + 1)})
+                    for page in range(1, len(player.changes) // LIST_PAGE + 1)})
 
 
 @dataclass(frozen=True)
@@ -128,7 +137,7 @@ def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded],
             touch.players.add(address)
             touch.own.update(("players", "chart"))
             changes = earlier[_CHANGES] if earlier is not None else 0
-            touch.change_pages.update((address, page) for page in pages_touched(
+            touch.change_pages.update((address, page) for page in pages_filled(
                 changes, shown[_CHANGES]))
     new = set(after.players) - set(before.players)
     if new and (not new.isdisjoint(mentions.before(game, before.entries)) if mentions

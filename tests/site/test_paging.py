@@ -2,7 +2,8 @@
 
 The proposals' list shows the open ones and the newest others, and links a page of a
 hundred for every hundred proposals (``proposals/list/<n>.html``); a player's page shows
-their latest changes of score and links their pages of a hundred (``players/<slug>/<n>``).
+the changes since their last full page of a hundred and links those pages
+(``players/<slug>/<n>``, each written once full).
 Kept page by page across each page's end, the site stays a full build, byte for byte.
 """
 
@@ -58,18 +59,21 @@ def test_the_proposals_are_listed_a_hundred_a_page(files: dict[str, str]) -> Non
     assert shown == [str(number) for number in range(460, 460 - LATEST, -1)]  # newest first
 
 
-def test_a_players_page_shows_the_latest_changes_and_links_every_page(
+def test_a_players_page_shows_the_newest_changes_and_links_every_full_page(
         files: dict[str, str], lines: Lines) -> None:
     count = len(changes_of(lines, "p0@example.org"))
-    assert count > LIST_PAGE
+    full = count // LIST_PAGE
+    assert full >= 1 and count - full * LIST_PAGE >= LATEST  # the newest: the last page's
     page = files[f"{PLAYER}.html"]
-    assert page.count("<tr><td>") == LATEST and f"The latest {LATEST} of {count}" in page
+    newest = count - full * LIST_PAGE
+    assert page.count("<tr><td>") == newest and f"The latest {newest} of {count}" in page
     pages = re.findall(r'href="\.\./(players/player-0/\d+\.html)">Page', page)
-    assert pages == [f"{PLAYER}/{n}.html" for n in range(1, -(-count // LIST_PAGE) + 1)]
-    rows = sum(files[path].count("<tr><td>") for path in pages)
-    assert rows == count
-    assert 'href="../../players/player-0/2.html">Page 2</a>' in files[f"{PLAYER}/1.html"]
-    assert f'href="../../{PLAYER}.html">Player 0</a>' in files[f"{PLAYER}/1.html"]
+    assert pages == [f"{PLAYER}/{n}.html" for n in range(1, full + 1)]
+    assert f"{PLAYER}/{full + 1}.html" not in files  # written once full, never before
+    assert sum(files[path].count("<tr><td>") for path in pages) == full * LIST_PAGE
+    last = files[f"{PLAYER}/{full}.html"]
+    assert f'href="../../{PLAYER}.html">Newer changes</a>' in last
+    assert f'href="../../{PLAYER}.html">Player 0</a>' in last
 
 
 def test_kept_across_each_pages_end_the_site_is_a_full_build(lines: Lines) -> None:
@@ -77,6 +81,6 @@ def test_kept_across_each_pages_end_the_site_is_a_full_build(lines: Lines) -> No
     closed = [n for n, line in enumerate(lines) if line["type"] == "VoteClosed"]
     changed = changes_of(lines, "p1@example.org")
     cuts = sorted({submitted[LIST_PAGE - 1], submitted[LIST_PAGE], submitted[LIST_PAGE] + 1,
-                   closed[LIST_PAGE], closed[LIST_PAGE] + 1, changed[LIST_PAGE],
-                   changed[LIST_PAGE] + 1, len(lines)})
+                   closed[LIST_PAGE], closed[LIST_PAGE] + 1, changed[LIST_PAGE - 1],
+                   changed[LIST_PAGE - 1] + 1, changed[LIST_PAGE], len(lines)})
     keep(lines, [cuts[0]] + [high - low for low, high in itertools.pairwise(cuts)])
