@@ -128,6 +128,9 @@ class KeptIndex:
         self.postings: dict[str, list[str]] = {}  # a word: its documents' ids, in order
         self.shards: dict[str, set[str]] = {}  # a shard's name: its words
         self.titles: dict[str, dict[str, list[str]]] = {}  # a bucket: {id: [title, page]}
+        # A word's documents as its shard writes them (JSON), kept: a common word's list
+        # grows with the game, and a new document mostly joins its end.
+        self.encoded: dict[str, str] = {}
 
     @classmethod
     def of(cls, game: GameArchive) -> tuple[KeptIndex, dict[str, bytes | None]]:
@@ -165,22 +168,37 @@ class KeptIndex:
         files: dict[str, bytes | None] = {}
         for name in sorted(shards):
             words = self.shards.get(name)
-            files[f"{FOLDER}/terms/{name}.js"] = _script("speakerbotTerms", name, {
-                term: self.postings[term] for term in words}) if words else None
+            files[f"{FOLDER}/terms/{name}.js"] = self._shard(name, words) if words else None
         for name in sorted(buckets):
             bucket = self.titles.get(name)
             files[f"{FOLDER}/docs/{name}.js"] = _script(
                 "speakerbotDocs", name, bucket) if bucket else None
         return files
 
+    def _shard(self, name: str, words: set[str]) -> bytes:
+        """Return a shard's file, as ``_script`` writes it, of the words' JSON kept."""
+        body = ",".join(f"{json.dumps(term)}:{self._encoded(term)}" for term in sorted(words))
+        return f"speakerbotTerms({json.dumps(name)},{{{body}}});\n".encode("ascii")
+
+    def _encoded(self, term: str) -> str:
+        found = self.encoded.get(term)
+        if found is None:
+            found = self.encoded[term] = json.dumps(self.postings[term], separators=(",", ":"))
+        return found
+
     def _post(self, term: str, doc_id: str) -> None:
         ids = self.postings.setdefault(term, [])
-        bisect.insort(ids, doc_id, key=_order)
+        place = bisect.bisect_right(ids, _order(doc_id), key=_order)
+        ids.insert(place, doc_id)
+        encoded = self.encoded.pop(term, None)
+        if encoded is not None and place == len(ids) - 1:
+            self.encoded[term] = f"{encoded[:-1]},{json.dumps(doc_id)}]"
         self.shards.setdefault(shard_name(term), set()).add(term)
 
     def _unpost(self, term: str, doc_id: str) -> None:
         ids = self.postings[term]
         del ids[bisect.bisect_left(ids, _order(doc_id), key=_order)]
+        self.encoded.pop(term, None)
         if not ids:
             del self.postings[term]
             shard = self.shards[shard_name(term)]
