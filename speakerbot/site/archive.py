@@ -275,6 +275,13 @@ class PlayerRecord:
     left_reason: str = ""
     changes: list[ScoreStep] = field(default_factory=list)
     series: list[tuple[datetime, Decimal]] = field(default_factory=list)
+    # The moments of ``series`` as POSIX seconds, for the chart to look a moment up in.
+    stamps: list[float] = field(default_factory=list, compare=False, repr=False)
+
+    def step(self, at: datetime, score: Decimal) -> None:
+        """Add a moment of the player's score (a change, a join) to their series."""
+        self.series.append((at, score))
+        self.stamps.append(at.timestamp())
 
     @property
     def page(self) -> str:

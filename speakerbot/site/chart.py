@@ -14,8 +14,7 @@ no random id, no date of drawing, so that one record always gives the same bytes
 from __future__ import annotations
 
 from bisect import bisect_right
-from datetime import datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 from html import escape
 
 from speakerbot.site.archive import GameArchive, PlayerRecord
@@ -33,7 +32,6 @@ SAMPLES = 120
 
 _PLOT_TOP, _PLOT_HEIGHT, _LEFT, _RIGHT = 40, 200, 52, 12
 _LEGEND_LINE = 18
-_HIGHEST = Decimal("Infinity")
 _COLOURS = ("#F44336", "#3F51B5", "#009688", "#FFC107", "#FF5722", "#9C27B0", "#03A9F4",
             "#8BC34A", "#FF9800", "#E91E63", "#2196F3", "#4CAF50", "#FFEB3B", "#673AB7",
             "#00BCD4", "#CDDC39", "#9E9E9E", "#607D8B")
@@ -59,9 +57,9 @@ def scores_chart(game: GameArchive) -> bytes | None:
     # Up to the latest change of any player's score (or a join, a leaving), not to the
     # last event: so the chart changes only with the scores, and a proposal or a CFJ need
     # not draw it again (the archive is kept page by page).
-    end = max((player.series[-1][0] for player in game.players.values() if player.series),
+    end = max((player.stamps[-1] for player in game.players.values() if player.stamps),
               default=None)
-    starts = [player.series[0][0] for player in players if player.series]
+    starts = [player.stamps[0] for player in players if player.stamps]
     if end is None or not starts:
         return None
     moments = _moments(players, min(starts), end)
@@ -74,15 +72,15 @@ def scores_chart(game: GameArchive) -> bytes | None:
              f"<style>text{{font-family:sans-serif;font-size:{SMALLEST_TYPE}px;"
              f"fill:#222}}.title{{font-size:{SMALLEST_TYPE + 3}px}}"
              f".legend text{{font-size:{SMALLEST_TYPE + 1}px}}"
-             "polyline{fill:none;stroke-width:1.5}</style>",
+             "path{fill:none;stroke-width:1.5}</style>",
              f'<rect width="{WIDTH}" height="{height}" fill="#f9f9f9"/>',
              f'<text class="title" x="{WIDTH // 2}" y="22" text-anchor="middle">'
              "Scores over time</text>", *frame.axes()]
+    across = {at: f"{frame.x(at):.1f}" for line in lines for at, _ in line}
     for index, (player, line) in enumerate(zip(players, lines, strict=True)):
         colour, dash = _style(index)
         if line:
-            points = " ".join(f"{frame.x(at):.1f},{frame.y(score):.1f}" for at, score in line)
-            parts.append(f'<polyline points="{points}" stroke="{colour}"{dash}/>')
+            parts.append(f'<path d="{_steps(line, across, frame)}" stroke="{colour}"{dash}/>')
         top = _PLOT_TOP + _PLOT_HEIGHT + 56 + _LEGEND_LINE * index
         parts.append(f'<g class="legend reactive activate-serie"><line x1="8" x2="30" '
                      f'y1="{top - 4}" y2="{top - 4}" stroke="{colour}" stroke-width="3"'
@@ -92,18 +90,16 @@ def scores_chart(game: GameArchive) -> bytes | None:
 
 
 class _Frame:
-    """Where a moment and a score fall on the plot."""
+    """Where a moment (POSIX seconds) and a score fall on the plot."""
 
-    def __init__(self, first: datetime, last: datetime, low: float, high: float) -> None:
-        self.first, self.span = first, max((last - first).total_seconds(), 1.0)
-        self.last = last
+    def __init__(self, first: float, last: float, low: float, high: float) -> None:
+        self.first, self.last, self.span = first, last, max(last - first, 1.0)
         self.low = min(low, 0.0)
         self.high = max(high, self.low + 1.0)
 
-    def x(self, at: datetime) -> float:
+    def x(self, at: float) -> float:
         """Return the abscissa of a moment."""
-        share = (at - self.first).total_seconds() / self.span
-        return _LEFT + share * (WIDTH - _LEFT - _RIGHT)
+        return _LEFT + (at - self.first) / self.span * (WIDTH - _LEFT - _RIGHT)
 
     def y(self, score: float) -> float:
         """Return the ordinate of a score."""
@@ -123,45 +119,56 @@ class _Frame:
                          f"{_number(score)}</text>")
         middle = self.first + (self.last - self.first) / 2
         for at, anchor in ((self.first, "start"), (middle, "middle"), (self.last, "end")):
+            day = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d")
             parts.append(f'<text x="{self.x(at):.1f}" y="{bottom + 18}" '
-                         f'text-anchor="{anchor}">{at.strftime("%Y-%m-%d")}</text>')
+                         f'text-anchor="{anchor}">{day}</text>')
         return parts
 
 
-def _moments(players: list[PlayerRecord], first: datetime, end: datetime) -> list[datetime]:
+def _moments(players: list[PlayerRecord], first: float, end: float) -> list[float]:
     """Return the moments the lines go through: every change while few, else evenly spread."""
-    if sum(len(player.series) for player in players) <= SAMPLES:
-        found = {at for player in players for at, _ in player.series}
+    if sum(len(player.stamps) for player in players) <= SAMPLES:
+        found = {at for player in players for at in player.stamps}
         return sorted(found | {end})
     step = (end - first) / (SAMPLES - 1)
     return [first + step * count for count in range(SAMPLES - 1)] + [end]
 
 
-def _line(player: PlayerRecord, moments: list[datetime],
-          end: datetime) -> list[tuple[datetime, float]]:
-    """Return a player's score as steps through ``moments``: it holds until it changes.
+def _line(player: PlayerRecord, moments: list[float], end: float) -> list[tuple[float, float]]:
+    """Return a player's score at each moment of ``moments`` where it differs from before.
 
-    The line runs from the player's joining to ``end`` (or to their leaving), so that a
-    player whose score has not changed for a while is still drawn up to the others.
+    The first is at the first moment after the player's joining, the last at ``end`` (or
+    at their leaving), so that a player whose score has not changed for a while is still
+    drawn up to the others. The score holds between two: the line is drawn as steps.
     """
-    series = player.series
+    series, stamps = player.series, player.stamps
     if not series:
         return []
-    stop = min(player.left_at or end, end)
-    points: list[tuple[datetime, float]] = []
-    last: Decimal | None = None
+    stop = min(player.left_at.timestamp(), end) if player.left_at else end
+    points: list[tuple[float, float]] = []
+    step, last = -1, None
     for at in moments:
-        if at < series[0][0] or at > stop:
+        if at < stamps[0] or at > stop:
             continue
-        # Compared as pairs, in C: after every step of the moment, whatever its score.
-        score = series[bisect_right(series, (at, _HIGHEST)) - 1][1]
-        if last is not None and score != last:
-            points.append((at, float(last)))
-        points.append((at, float(score)))
-        last = score
-    if points and last is not None and stop > points[-1][0]:
-        points.append((stop, float(last)))
+        # The step the score was left at by that moment; a step read once, when it is new.
+        found = bisect_right(stamps, at, lo=max(step, 0)) - 1
+        if found != step:
+            step, score = found, series[found][1]
+            if score != last:
+                points.append((at, float(score)))
+                last = score
+    if points and stop > points[-1][0]:
+        points.append((stop, points[-1][1]))
     return points
+
+
+def _steps(line: list[tuple[float, float]], across: dict[float, str], frame: _Frame) -> str:
+    """Return the SVG path of a line of steps: across to each moment, then up or down."""
+    (first, score), *rest = line
+    drawn = [f"M{across[first]} {frame.y(score):.1f}"]
+    for at, score in rest:
+        drawn.append(f"H{across[at]}V{frame.y(score):.1f}")
+    return "".join(drawn)
 
 
 def _style(index: int) -> tuple[str, str]:

@@ -323,7 +323,7 @@ class _Folder:
             player = PlayerRecord(event.address, event.name,
                                   slug(event.name, self.slugs, "player"), event.at,
                                   event.role.value)
-            player.series.append((event.at, player.score))
+            player.step(event.at, player.score)
             self.game.players[event.address] = player
         player.active, player.left_at, player.left_reason = True, None, ""
         entry.page = player.page
@@ -348,13 +348,13 @@ class _Folder:
         entry.page = page
         player.changes.append(ScoreStep(event.at, seq, event.delta, now.score, event.reason,
                                         page))
-        player.series.append((event.at, now.score))
+        player.step(event.at, now.score)
 
     def _new_game(self, seq: int, event: e.NewGameBegun, entry: Entry) -> None:
         for address, player in self.game.players.items():
             now = self.state.players.get(address)
             if now is not None and now.score != player.series[-1][1]:
-                player.series.append((event.at, now.score))
+                player.step(event.at, now.score)
 
     # --- rules ---------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from speakerbot.site.archive import (
     GameArchive,
     PlayerRecord,
     ProposalRecord,
+    RuleRecord,
     page_count,
 )
 from speakerbot.site.chart import charted, scores_chart
@@ -74,6 +75,18 @@ def last_moment(games: Sequence[GameArchive]) -> datetime:
     return max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class _RulePart:
+    """A rule's part of the ruleset as made, and what it was made from."""
+
+    rule: RuleRecord  # held, so that its id names no other rule while the part is kept
+    steps: int
+    page: str
+    changed: datetime | None
+    jump: str
+    section: str
+
+
 @dataclass
 class Keeping:
     """What a site kept page by page holds between updates, so as not to make it again.
@@ -83,7 +96,7 @@ class Keeping:
     """
 
     indexes: dict[int, KeptIndex] = field(default_factory=dict)
-    rules: dict[int, dict[tuple[Any, ...], tuple[str, str]]] = field(default_factory=dict)
+    rules: dict[int, dict[int, _RulePart]] = field(default_factory=dict)
 
 
 class SiteRenderer:
@@ -160,22 +173,24 @@ class SiteRenderer:
         macros = self.environment.get_template("_ruleset.html").module
         recent, root = self.recent_since, "../" * OWN_FILES["rules"].count("/")
         kept = self.kept.rules.setdefault(game.number, {})
-        made: dict[tuple[Any, ...], tuple[str, str]] = {}
+        made: dict[int, _RulePart] = {}
         for rule in game.rules.values():
             last = rule.history[-1]
             changed = last.at if last.kind not in ("initial", "imported") and (
                 last.at >= recent) else None
-            key = (rule.number, rule.title, rule.mutable, rule.text, rule.page, changed, root)
-            part = kept.get(key)
-            if part is None:
-                part = (str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
-                        str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
-            made[key] = part
+            # Every change of a rule's number, title or text is a step of its history.
+            part = kept.get(id(rule))
+            if part is None or part.steps != len(rule.history) or part.page != rule.page or (
+                    part.changed != changed):
+                part = _RulePart(rule, len(rule.history), rule.page, changed,
+                                 str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
+                                 str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
+            made[id(rule)] = part
         kept.clear()
         kept.update(made)
         return {"mechanics": mechanics_in_force(game),
-                "jump": Markup("".join(jump for jump, _ in made.values())),
-                "sections": Markup("".join(section for _, section in made.values()))}
+                "jump": Markup("".join([part.jump for part in made.values()])),
+                "sections": Markup("".join([part.section for part in made.values()]))}
 
     def top(self) -> dict[str, bytes]:
         """Render the site's own files beside the games': the games, the style (a home page)."""
