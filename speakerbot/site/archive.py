@@ -26,19 +26,27 @@ LIST_PAGE = 100
 LATEST = 20
 """How many of the newest items a list's first page shows before its pages."""
 
+CHANGES_PAGE = 50
+"""How many changes of score one page of a player's shows, once full.
+
+The player's page shows those since the last full page: half of this on average, each
+rendered again at every change of the player's score.
+"""
+
 
 def page_count(length: int) -> int:
     """Return how many pages of ``LIST_PAGE`` a list of ``length`` items takes (0: none)."""
     return -(-length // LIST_PAGE)
 
 
-def pages_filled(before: int, after: int) -> set[int]:
-    """Return the pages a list of full pages only gains as it grows from ``before`` items.
+def pages_filled(before: int, after: int, size: int) -> set[int]:
+    """Return the pages of ``size`` a list of full pages only gains as it grows.
 
-    Each page that fills, and the one before it, whose link to what follows moves from
-    the list's newest items to the page just filled (from 1).
+    Each page that fills as the list grows from ``before`` items to ``after``, and the one
+    before it, whose link to what follows moves from the list's newest items to the page
+    just filled (from 1).
     """
-    filled = set(range(before // LIST_PAGE + 1, after // LIST_PAGE + 1))
+    filled = set(range(before // size + 1, after // size + 1))
     return filled | {page - 1 for page in filled if page > 1}
 
 

@@ -25,6 +25,7 @@ from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
 from speakerbot.site.archive import (
+    CHANGES_PAGE,
     HISTORY_PAGE,
     LATEST,
     LIST_PAGE,
@@ -390,12 +391,13 @@ class _GamePages(_Page):
         """
         game, folder = self.archive, player.page.removesuffix(".html")
         proposed = game.proposed.get(player.address, [])
-        full = len(player.changes) // LIST_PAGE
-        start = max(0, min(full * LIST_PAGE, len(player.changes) - LATEST))
+        full = len(player.changes) // CHANGES_PAGE
+        start = max(0, min(full * CHANGES_PAGE, len(player.changes) - LATEST))
+        # The first and the latest full page: each links to the one before and after it.
+        pages = [(number, _list_path(folder, number)) for number in sorted({1, full}) if number]
         return player.page, self.page(
             "player.html", player.page, player=player, changes=player.changes[start:],
-            pages=[_list_path(folder, page) for page in range(1, full + 1)],
-            own=[game.proposals[number] for number in proposed[-LATEST:]],
+            pages=pages, own=[game.proposals[number] for number in proposed[-LATEST:]],
             proposed=len(proposed))
 
     def _changes_page(self, player: PlayerRecord, number: int) -> tuple[str, bytes]:
@@ -405,8 +407,8 @@ class _GamePages(_Page):
         """
         folder = player.page.removesuffix(".html")
         path = _list_path(folder, number)
-        changes = player.changes[(number - 1) * LIST_PAGE:number * LIST_PAGE]
-        full = len(player.changes) // LIST_PAGE
+        changes = player.changes[(number - 1) * CHANGES_PAGE:number * CHANGES_PAGE]
+        full = len(player.changes) // CHANGES_PAGE
         neighbours = _neighbours(folder, number, full)
         if number == full:
             neighbours["following"] = player.page

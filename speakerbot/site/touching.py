@@ -29,8 +29,8 @@ from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.site.archive import (
+    CHANGES_PAGE,
     HISTORY_PAGE,
-    LIST_PAGE,
     GameArchive,
     RuleRecord,
     page_count,
@@ -77,7 +77,7 @@ class Touched:
                    set(game.players), {id(rule): rule for rule in game.all_rules()}, True,
                    set(range(1, page_count(len(game.proposals)) + 1)),
                    {(address, page) for address, player in game.players.items()
-                    for page in range(1, len(player.changes) // LIST_PAGE + 1)})
+                    for page in range(1, len(player.changes) // CHANGES_PAGE + 1)})
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded],
             touch.own.update(("players", "chart"))
             changes = earlier[_CHANGES] if earlier is not None else 0
             touch.change_pages.update((address, page) for page in pages_filled(
-                changes, shown[_CHANGES]))
+                changes, shown[_CHANGES], CHANGES_PAGE))
     new = set(after.players) - set(before.players)
     if new and (not new.isdisjoint(mentions.before(game, before.entries)) if mentions
                 else _mentioned(game, new, before.entries)):

@@ -2,7 +2,7 @@
 
 The proposals' list shows the open ones and the newest others, and links a page of a
 hundred for every hundred proposals (``proposals/list/<n>.html``); a player's page shows
-the changes since their last full page of a hundred and links those pages
+the changes since their last full page of fifty and links the first and the latest
 (``players/<slug>/<n>``, each written once full).
 Kept page by page across each page's end, the site stays a full build, byte for byte.
 """
@@ -17,7 +17,7 @@ import pytest
 
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
-from speakerbot.site.archive import LATEST, LIST_PAGE
+from speakerbot.site.archive import CHANGES_PAGE, LATEST, LIST_PAGE
 from tests.site.records import voted_record
 from tests.site.test_incremental import keep
 
@@ -62,15 +62,19 @@ def test_the_proposals_are_listed_a_hundred_a_page(files: dict[str, str]) -> Non
 def test_a_players_page_shows_the_newest_changes_and_links_every_full_page(
         files: dict[str, str], lines: Lines) -> None:
     count = len(changes_of(lines, "p0@example.org"))
-    full = count // LIST_PAGE
-    assert full >= 1 and count - full * LIST_PAGE >= LATEST  # the newest: the last page's
+    full = count // CHANGES_PAGE
+    assert full >= 2 and count - full * CHANGES_PAGE >= LATEST  # the newest: the last page's
     page = files[f"{PLAYER}.html"]
-    newest = count - full * LIST_PAGE
+    newest = count - full * CHANGES_PAGE
     assert page.count("<tr><td>") == newest and f"The latest {newest} of {count}" in page
-    pages = re.findall(r'href="\.\./(players/player-0/\d+\.html)">Page', page)
-    assert pages == [f"{PLAYER}/{n}.html" for n in range(1, full + 1)]
+    linked = re.findall(r'href="\.\./(players/player-0/\d+\.html)">Page', page)
+    assert linked == [f"{PLAYER}/1.html", f"{PLAYER}/{full}.html"]  # the first, the latest
+    pages = [f"{PLAYER}/{n}.html" for n in range(1, full + 1)]
     assert f"{PLAYER}/{full + 1}.html" not in files  # written once full, never before
-    assert sum(files[path].count("<tr><td>") for path in pages) == full * LIST_PAGE
+    assert sum(files[path].count("<tr><td>") for path in pages) == full * CHANGES_PAGE
+    for number in range(1, full):  # each leads to the next
+        assert f'href="../../{PLAYER}/{number + 1}.html">Page {number + 1}</a>' in files[
+            f"{PLAYER}/{number}.html"]
     last = files[f"{PLAYER}/{full}.html"]
     assert f'href="../../{PLAYER}.html">Newer changes</a>' in last
     assert f'href="../../{PLAYER}.html">Player 0</a>' in last
@@ -81,6 +85,6 @@ def test_kept_across_each_pages_end_the_site_is_a_full_build(lines: Lines) -> No
     closed = [n for n, line in enumerate(lines) if line["type"] == "VoteClosed"]
     changed = changes_of(lines, "p1@example.org")
     cuts = sorted({submitted[LIST_PAGE - 1], submitted[LIST_PAGE], submitted[LIST_PAGE] + 1,
-                   closed[LIST_PAGE], closed[LIST_PAGE] + 1, changed[LIST_PAGE - 1],
-                   changed[LIST_PAGE - 1] + 1, changed[LIST_PAGE], len(lines)})
+                   closed[LIST_PAGE], closed[LIST_PAGE] + 1, changed[CHANGES_PAGE - 1],
+                   changed[CHANGES_PAGE - 1] + 1, changed[CHANGES_PAGE], len(lines)})
     keep(lines, [cuts[0]] + [high - low for low, high in itertools.pairwise(cuts)])
