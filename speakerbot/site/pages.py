@@ -9,6 +9,7 @@ Every link is relative, so the archive works under any address and from a folder
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -82,10 +83,17 @@ class _RulePart:
 
     rule: RuleRecord  # held, so that its id names no other rule while the part is kept
     steps: int
-    page: str
-    changed: datetime | None
+    changed: datetime | None  # the change it is marked for, while recent
     jump: str
     section: str
+
+
+@dataclass
+class _Ruleset:
+    """The parts of a game's ruleset as last made, and when their marks were made from."""
+
+    parts: dict[int, _RulePart] = field(default_factory=dict)  # by id(rule)
+    marked: list[tuple[datetime, int]] = field(default_factory=list)  # a heap
 
 
 @dataclass
@@ -97,7 +105,7 @@ class Keeping:
     """
 
     indexes: dict[int, KeptIndex] = field(default_factory=dict)
-    rules: dict[int, dict[int, _RulePart]] = field(default_factory=dict)
+    rules: dict[int, _Ruleset] = field(default_factory=dict)
 
 
 class SiteRenderer:
@@ -134,7 +142,7 @@ class SiteRenderer:
         # The chart is the same file in both copies, and the costliest to draw: drawn once;
         # so is what the ruleset shows (the same from both copies' rules/).
         chart = scores_chart(game) if "chart" in touch.own else None
-        ruleset = self._ruleset(game) if "rules" in touch.own else {}
+        ruleset = self._ruleset(game, touch) if "rules" in touch.own else {}
         found: dict[str, bytes | None] = {
             f"games/{game.folder}/{path}": content for path, content in _GamePages(
                 self.environment, game, past, self.common, nested=True).render(
@@ -164,34 +172,50 @@ class SiteRenderer:
         return held.refresh(touched_documents(game, touch.rules.values(), touch.proposals,
                                               touch.cfjs))
 
-    def _ruleset(self, game: GameArchive) -> dict[str, Any]:
+    def _ruleset(self, game: GameArchive, touch: Touched) -> dict[str, Any]:
         """Return what the ruleset shows: the mechanics, the rules to jump to, the rules.
 
         The ruleset is made again after every event (it marks the rules changed lately)
-        and holds every rule: each rule's part is made once, and again only when the rule
-        or its mark changes, so that its cost hardly grows with the ruleset.
+        and holds every rule: each rule's part is made once, and again only when an event
+        touches the rule or its mark runs out, so that its cost hardly grows with it.
         """
-        macros = self.environment.get_template("_ruleset.html").module
-        recent, root = self.recent_since, "../" * OWN_FILES["rules"].count("/")
-        kept = self.kept.rules.setdefault(game.number, {})
-        made: dict[int, _RulePart] = {}
+        held = self.kept.rules.get(game.number)
+        if held is None or touch.everything:
+            held = self.kept.rules[game.number] = _Ruleset()
+            again: list[RuleRecord] = list(game.rules.values())
+        else:
+            again = list(touch.rules.values())
+            while held.marked and held.marked[0][0] < self.recent_since:
+                part = held.parts.get(heapq.heappop(held.marked)[1])
+                if part is not None:
+                    again.append(part.rule)  # its mark runs out
+        for rule in again:
+            if game.rules.get(rule.number) is not rule:  # repealed, or renumbered since
+                held.parts.pop(id(rule), None)
+                continue
+            held.parts[id(rule)] = part = self._rule_part(rule)
+            if part.changed is not None:
+                heapq.heappush(held.marked, (part.changed, id(rule)))
+        ordered = []
         for rule in game.rules.values():
-            last = rule.history[-1]
-            changed = last.at if last.kind not in ("initial", "imported") and (
-                last.at >= recent) else None
+            part = held.parts.get(id(rule))
             # Every change of a rule's number, title or text is a step of its history.
-            part = kept.get(id(rule))
-            if part is None or part.steps != len(rule.history) or part.page != rule.page or (
-                    part.changed != changed):
-                part = _RulePart(rule, len(rule.history), rule.page, changed,
-                                 str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
-                                 str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
-            made[id(rule)] = part
-        kept.clear()
-        kept.update(made)
+            if part is None or part.steps != len(rule.history):
+                held.parts[id(rule)] = part = self._rule_part(rule)
+            ordered.append(part)
         return {"mechanics": mechanics_in_force(game),
-                "jump": Markup("".join([part.jump for part in made.values()])),
-                "sections": Markup("".join([part.section for part in made.values()]))}
+                "jump": Markup("".join([part.jump for part in ordered])),
+                "sections": Markup("".join([part.section for part in ordered]))}
+
+    def _rule_part(self, rule: RuleRecord) -> _RulePart:
+        """Make a rule's part of the ruleset (``_ruleset.html``) as it stands."""
+        macros = self.environment.get_template("_ruleset.html").module
+        root, last = "../" * OWN_FILES["rules"].count("/"), rule.history[-1]
+        changed = last.at if last.kind not in ("initial", "imported") and (
+            last.at >= self.recent_since) else None
+        return _RulePart(rule, len(rule.history), changed,
+                         str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
+                         str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
 
     def top(self) -> dict[str, bytes]:
         """Render the site's own files beside the games': the games, the style (a home page)."""
@@ -394,7 +418,8 @@ class _GamePages(_Page):
         full = len(player.changes) // CHANGES_PAGE
         start = max(0, min(full * CHANGES_PAGE, len(player.changes) - LATEST))
         # The first and the latest full page: each links to the one before and after it.
-        pages = [(number, _list_path(folder, number)) for number in sorted({1, full}) if number]
+        pages = [(number, _list_path(folder, number)) for number in sorted({1, full})] if (
+            full) else []
         return player.page, self.page(
             "player.html", player.page, player=player, changes=player.changes[start:],
             pages=pages, own=[game.proposals[number] for number in proposed[-LATEST:]],

@@ -15,6 +15,7 @@ import random
 import shutil
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,8 @@ from speakerbot.service import GameService
 from speakerbot.site import KeptSite, SiteUpdate, build_site, update_site, write_site
 from speakerbot.site.archive import HISTORY_PAGE
 from speakerbot.site.folding import RecordFold, read_games
+from tests.engine.harness import ALICE, amend, enact, repeal
 from tests.engine.harness import SPEAKER as HARNESS_SPEAKER
-from tests.engine.harness import amend, enact, repeal
 from tests.site.records import long_game, nomicam_game, public_lines, voted_record
 
 TEMPLATES = templates_dir() / "site"
@@ -287,3 +288,16 @@ def test_a_repealed_rules_page_moves_when_its_number_is_taken_again() -> None:
     assert f"rules/{hummed}-2.html" in files and f"rules/{hummed}.html" in files
     assert b"Players may sing." in files[f"rules/{hummed}.html"]
     assert b"Players may hum." in files[f"rules/{hummed}-2.html"]
+
+
+def test_a_rules_mark_of_a_change_runs_out_in_the_kept_ruleset() -> None:
+    """Rules changed lately are marked; two weeks on, the kept ruleset unmarks them too."""
+    game = nomicam_game(2)
+    for reason in ("tea", "more tea"):
+        game.later(timedelta(days=10))
+        game.ok(c.AdjustScore(HARNESS_SPEAKER, ALICE, Decimal(1), reason))
+    lines = public_lines([("g1", game)])
+    marked = '<span class="tag changed">changed 2026'
+    assert marked in full(lines[:-2])["rules/index.html"].decode()
+    files = keep(lines, [len(lines) - 2, 1, 1])
+    assert marked not in files["rules/index.html"].decode()
