@@ -343,6 +343,7 @@ class _GamePages(_Page):
         if "home" in touch.own:
             yield self._own("home", "home.html", latest=game.latest_closed(5),
                             open=game.open_proposals(), chart=bool(charted(game)),
+                            open_cfjs=[cfj for cfj in game.cfjs.values() if not cfj.judgement],
                             latest_history=self._history_path(self._history_count()))
         if "rules" in touch.own:
             yield self._own("rules", "rules.html", **ruleset)
