@@ -125,12 +125,13 @@ class KeptIndex:
     def __init__(self) -> None:
         self.documents: dict[str, Document] = {}
         self.words: dict[str, frozenset[str]] = {}  # a document's id: its words
-        self.postings: dict[str, list[str]] = {}  # a word: its documents' ids, in order
+        # A word: its documents' ids, in order, in blocks of a few hundred, and each block's
+        # JSON as its shard writes it (None: to make again). A common word's list grows
+        # with the game; a document changed or added makes again only its block's.
+        self.postings: dict[str, list[list[str]]] = {}
+        self.pieces: dict[str, list[str | None]] = {}
         self.shards: dict[str, set[str]] = {}  # a shard's name: its words
         self.titles: dict[str, dict[str, list[str]]] = {}  # a bucket: {id: [title, page]}
-        # A word's documents as its shard writes them (JSON), kept: a common word's list
-        # grows with the game, and a new document mostly joins its end.
-        self.encoded: dict[str, str] = {}
 
     @classmethod
     def of(cls, game: GameArchive) -> tuple[KeptIndex, dict[str, bytes | None]]:
@@ -181,30 +182,49 @@ class KeptIndex:
         return f"speakerbotTerms({json.dumps(name)},{{{body}}});\n".encode("ascii")
 
     def _encoded(self, term: str) -> str:
-        found = self.encoded.get(term)
-        if found is None:
-            found = self.encoded[term] = json.dumps(self.postings[term], separators=(",", ":"))
-        return found
+        """Return the JSON of a word's documents, of its blocks' as kept or made again."""
+        blocks, pieces = self.postings[term], self.pieces[term]
+        for index, piece in enumerate(pieces):
+            if piece is None:
+                pieces[index] = json.dumps(blocks[index], separators=(",", ":"))[1:-1]
+        return f"[{','.join(piece or '' for piece in pieces)}]"
 
     def _post(self, term: str, doc_id: str) -> None:
-        ids = self.postings.setdefault(term, [])
-        place = bisect.bisect_right(ids, _order(doc_id), key=_order)
-        ids.insert(place, doc_id)
-        encoded = self.encoded.pop(term, None)
-        if encoded is not None and place == len(ids) - 1:
-            self.encoded[term] = f"{encoded[:-1]},{json.dumps(doc_id)}]"
-        self.shards.setdefault(shard_name(term), set()).add(term)
+        blocks = self.postings.get(term)
+        if blocks is None:
+            self.postings[term], self.pieces[term] = [[doc_id]], [None]
+            self.shards.setdefault(shard_name(term), set()).add(term)
+            return
+        index = min(_block(blocks, doc_id), len(blocks) - 1)
+        block, pieces = blocks[index], self.pieces[term]
+        bisect.insort(block, doc_id, key=_order)
+        pieces[index] = None
+        if len(block) > 2 * _BLOCK:
+            blocks[index:index + 1] = [block[:_BLOCK], block[_BLOCK:]]
+            pieces[index:index + 1] = [None, None]
 
     def _unpost(self, term: str, doc_id: str) -> None:
-        ids = self.postings[term]
-        del ids[bisect.bisect_left(ids, _order(doc_id), key=_order)]
-        self.encoded.pop(term, None)
-        if not ids:
-            del self.postings[term]
+        blocks, pieces = self.postings[term], self.pieces[term]
+        index = _block(blocks, doc_id)
+        block = blocks[index]
+        del block[bisect.bisect_left(block, _order(doc_id), key=_order)]
+        pieces[index] = None
+        if not block:
+            del blocks[index], pieces[index]
+        if not blocks:
+            del self.postings[term], self.pieces[term]
             shard = self.shards[shard_name(term)]
             shard.discard(term)
             if not shard:
                 del self.shards[shard_name(term)]
+
+
+_BLOCK = 256
+
+
+def _block(blocks: list[list[str]], doc_id: str) -> int:
+    """Return the first of ``blocks`` whose last id sorts at or after ``doc_id``."""
+    return bisect.bisect_left(blocks, _order(doc_id), key=lambda block: _order(block[-1]))
 
 
 def touched_documents(game: GameArchive, rules: Iterable[RuleRecord], proposals: Iterable[int],

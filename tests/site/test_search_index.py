@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 from typing import Any
 
@@ -199,3 +200,24 @@ def test_the_kept_index_makes_what_the_whole_index_makes() -> None:
         assert held == index_files(current.values())
     assert set(kept.refresh(steps[-1])) == set()  # nothing new: no file made
     assert read(held["search/terms/te.js"])[2] == {"tea": ["c1", "o5", "p301"]}
+
+
+def test_a_common_words_long_list_is_kept_as_the_whole_index_makes_it() -> None:
+    """Hundreds of documents for one word, come and gone in any order: the same bytes."""
+    order = random.Random(3).sample(range(1, 800), 799)
+    kept = KeptIndex()
+    held: dict[str, bytes] = {}
+    current: dict[str, Document] = {}
+    steps = [[Document(f"p{n}", f"P{n}", f"proposals/{n}.html", f"common {n}")
+              for n in order[start:start + 200]] for start in range(0, 800, 200)]
+    steps.append([Document(f"p{n}", f"P{n}", f"proposals/{n}.html", f"rare {n}")
+                  for n in order[::3]])  # the word leaves a third of them
+    for step in steps:
+        for path, content in kept.refresh(step).items():
+            if content is None:
+                held.pop(path, None)
+            else:
+                held[path] = content
+        current.update((document.id, document) for document in step)
+        assert held == index_files(current.values())
+    assert len(read(held["search/terms/co.js"])[2]["common"]) == 799 - len(order[::3])
