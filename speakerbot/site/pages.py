@@ -9,7 +9,6 @@ Every link is relative, so the archive works under any address and from a folder
 
 from __future__ import annotations
 
-import heapq
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
 
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
@@ -35,12 +33,12 @@ from speakerbot.site.archive import (
     GameArchive,
     PlayerRecord,
     ProposalRecord,
-    RuleRecord,
     page_count,
 )
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
+from speakerbot.site.ruleset import KeptRuleset
 from speakerbot.site.search import KeptIndex, game_index, touched_documents
 from speakerbot.site.touching import Touched
 
@@ -77,35 +75,16 @@ def last_moment(games: Sequence[GameArchive]) -> datetime:
     return max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@dataclass(frozen=True)
-class _RulePart:
-    """A rule's part of the ruleset as made, and what it was made from."""
-
-    rule: RuleRecord  # held, so that its id names no other rule while the part is kept
-    steps: int
-    changed: datetime | None  # the change it is marked for, while recent
-    jump: str
-    section: str
-
-
-@dataclass
-class _Ruleset:
-    """The parts of a game's ruleset as last made, and when their marks were made from."""
-
-    parts: dict[int, _RulePart] = field(default_factory=dict)  # by id(rule)
-    marked: list[tuple[datetime, int]] = field(default_factory=list)  # a heap
-
-
 @dataclass
 class Keeping:
     """What a site kept page by page holds between updates, so as not to make it again.
 
     By game's number: the search index, kept as its documents change; each rule's part
-    of the ruleset (``SiteRenderer._ruleset``), kept as long as it reads the same.
+    of the ruleset (``KeptRuleset``), kept as long as it reads the same.
     """
 
     indexes: dict[int, KeptIndex] = field(default_factory=dict)
-    rules: dict[int, _Ruleset] = field(default_factory=dict)
+    rules: dict[int, KeptRuleset] = field(default_factory=dict)
 
 
 class SiteRenderer:
@@ -176,46 +155,15 @@ class SiteRenderer:
         """Return what the ruleset shows: the mechanics, the rules to jump to, the rules.
 
         The ruleset is made again after every event (it marks the rules changed lately)
-        and holds every rule: each rule's part is made once, and again only when an event
-        touches the rule or its mark runs out, so that its cost hardly grows with it.
+        and holds every rule: each rule's part is kept (``KeptRuleset``), so that its cost
+        hardly grows with it.
         """
         held = self.kept.rules.get(game.number)
         if held is None or touch.everything:
-            held = self.kept.rules[game.number] = _Ruleset()
-            again: list[RuleRecord] = list(game.rules.values())
-        else:
-            again = list(touch.rules.values())
-            while held.marked and held.marked[0][0] < self.recent_since:
-                part = held.parts.get(heapq.heappop(held.marked)[1])
-                if part is not None:
-                    again.append(part.rule)  # its mark runs out
-        for rule in again:
-            if game.rules.get(rule.number) is not rule:  # repealed, or renumbered since
-                held.parts.pop(id(rule), None)
-                continue
-            held.parts[id(rule)] = part = self._rule_part(rule)
-            if part.changed is not None:
-                heapq.heappush(held.marked, (part.changed, id(rule)))
-        ordered = []
-        for rule in game.rules.values():
-            part = held.parts.get(id(rule))
-            # Every change of a rule's number, title or text is a step of its history.
-            if part is None or part.steps != len(rule.history):
-                held.parts[id(rule)] = part = self._rule_part(rule)
-            ordered.append(part)
-        return {"mechanics": mechanics_in_force(game),
-                "jump": Markup("".join([part.jump for part in ordered])),
-                "sections": Markup("".join([part.section for part in ordered]))}
-
-    def _rule_part(self, rule: RuleRecord) -> _RulePart:
-        """Make a rule's part of the ruleset (``_ruleset.html``) as it stands."""
-        macros = self.environment.get_template("_ruleset.html").module
-        root, last = "../" * OWN_FILES["rules"].count("/"), rule.history[-1]
-        changed = last.at if last.kind not in ("initial", "imported") and (
-            last.at >= self.recent_since) else None
-        return _RulePart(rule, len(rule.history), changed,
-                         str(macros.jump(rule, changed, root)),  # type: ignore[attr-defined]
-                         str(macros.section(rule, changed, root)))  # type: ignore[attr-defined]
+            held = self.kept.rules[game.number] = KeptRuleset(
+                self.environment.get_template("_ruleset.html").module)
+        jump, sections = held.show(game, touch.rules.values(), self.recent_since)
+        return {"mechanics": mechanics_in_force(game), "jump": jump, "sections": sections}
 
     def top(self) -> dict[str, bytes]:
         """Render the site's own files beside the games': the games, the style (a home page)."""
