@@ -7,7 +7,6 @@ vote (``closed``): an open proposal holds nothing that depends on its ballots.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -316,9 +315,10 @@ class GameArchive:
     timeline: list[Entry] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
     # Kept as the record is folded, so that no page looks through every proposal: the
-    # proposals still open (in the order distributed), every close by its moment and
-    # number, and each proposer's proposals.
+    # proposals still open (in the order distributed), every proposal's number in that
+    # order, every close by its moment and number, and each proposer's proposals.
     open: dict[int, None] = field(default_factory=dict)
+    sequence: list[int] = field(default_factory=list)  # every proposal's number, in order
     closes: list[tuple[datetime, int]] = field(default_factory=list)
     proposed: dict[str, list[int]] = field(default_factory=dict)
     # How many times a rule's page has moved (a repealed rule's, when its number is taken
@@ -356,8 +356,8 @@ class GameArchive:
 
     def proposal_page(self, number: int) -> list[ProposalRecord]:
         """Return the proposals on page ``number`` (from 1) of the list, oldest first."""
-        return list(itertools.islice(self.proposals.values(), (number - 1) * LIST_PAGE,
-                                     number * LIST_PAGE))
+        return [self.proposals[found] for found in
+                self.sequence[(number - 1) * LIST_PAGE:number * LIST_PAGE]]
 
     def all_rules(self) -> list[RuleRecord]:
         """Return every rule, current and repealed, current ones first by number."""

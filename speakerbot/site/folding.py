@@ -265,6 +265,8 @@ class _Folder:
                   views: tuple[ClauseView, ...], entry: Entry) -> None:
         entry.page = f"proposals/{event.number}.html"
         game = self.game
+        if event.number not in game.proposals:
+            game.sequence.append(event.number)
         game.proposals[event.number] = ProposalRecord(
             event, seq, self.state.name_of(event.proposer), views, event.closes_at,
             place=len(game.proposals))

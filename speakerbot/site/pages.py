@@ -340,7 +340,7 @@ class _GamePages(_Page):
                 break
             if proposal.status != "open":
                 done.append(proposal)
-        numbers = list(game.proposals)
+        numbers = game.sequence
         pages = [(_list_path("proposals", page), numbers[(page - 1) * LIST_PAGE],
                   numbers[min(page * LIST_PAGE, len(numbers)) - 1])
                  for page in range(1, page_count(len(numbers)) + 1)]
