@@ -6,18 +6,23 @@ record (the fold, every page, the chart) and prints the time for a baseline of 5
 proposals beside the game of 500, the best of 3 runs each (and the first, which compiles
 the templates); the bound for 500 is 2 s. Writing the files and swapping them in is
 timed apart. Beside each, the archive kept page by page (``KeptSite``, as the daemon keeps
-it): the update after the game's last proposal is distributed and after its vote closes,
-folded, rendered and written into the live folder. ``--large N`` adds a game of N
-proposals among 50 players (2,400 give about 50,000 public events, in some 5 minutes of
-play; best of 1 run there).
+it): the update after a proposal is distributed and after its vote closes, folded,
+rendered and written into the live folder, the best of the game's last 3 of each.
+
+``--large N ...`` adds games of N proposals among 50 players (160 give about 3,500 public
+events, 2,400 about 50,000, 9,600 about 200,000; one build there). The engine could not
+play those in reasonable time: ``--segment`` proposals (200) are played, and told again
+with fresh numbers and moments up to N (``stretched``). The issue's aim: an update after
+a close under 0.2 s at 200,000 events, and no more than 1.3 times its cost at 3,500.
 
 Run: .venv/bin/python bench/site.py [--proposals N] [--baseline N] [--players N]
-     [--large N] [--large-players N]
+     [--large N ...] [--large-players N] [--segment N]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import tempfile
 import time
@@ -40,6 +45,11 @@ SPEAKER = "speaker@example.org"
 
 def play(proposals: int, players: int) -> list[dict[str, Any]]:
     """Return the public record of a nomicam game of ``proposals`` closed proposals."""
+    return list(chain.extend(chain.Head(), played(proposals, players)))
+
+
+def played(proposals: int, players: int) -> list[dict[str, Any]]:
+    """Return the public events of a nomicam game of ``proposals``, not yet chained."""
     rng = random.Random(5)
     draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
     now = datetime(2026, 1, 1, tzinfo=UTC)
@@ -90,7 +100,72 @@ def play(proposals: int, players: int) -> list[dict[str, Any]]:
                 item["salts"] = [[voter, f"{i:032x}"] for i, (voter, _) in
                                  enumerate(event.ballots)]
             data.append(item)
+    return data
+
+
+def stretched(proposals: int, players: int, segment: int) -> list[dict[str, Any]]:
+    """Return the public record of a game of ``proposals``, of which ``segment`` are played.
+
+    The engine copies its state for every command, and the state holds every proposal:
+    playing 10,000 proposals would take hours. So a game of ``segment`` proposals is played,
+    and what followed its first proposal is told again and again, each time with the
+    proposals, rules and CFJs numbered on and the moments moved on: a record each of whose
+    events the fold reads as the engine would have written it.
+    """
+    data = played(min(proposals, segment), players)
+    first = next(n for n, item in enumerate(data) if item["type"] == "ProposalSubmitted")
+    cycle, made = data[first:], min(proposals, segment)
+    step = sum(item["type"] == "ProposalSubmitted" for item in cycle)
+    cfjs = sum(item["type"] == "CfjCalled" for item in cycle)
+    lasted = _moment(cycle[-1]["at"]) - _moment(cycle[0]["at"]) + timedelta(hours=1, minutes=1)
+    copies = 0
+    while made < proposals:
+        copies += 1
+        taken = cycle[:next((n for n, item in enumerate(cycle) if item["type"] ==
+                             "ProposalSubmitted" and item["number"] >= cycle[0]["number"]
+                             + proposals - made), len(cycle))]
+        data.extend(_renumbered(item, copies * step, copies * cfjs, copies * lasted)
+                    for item in taken)
+        made += step
     return list(chain.extend(chain.Head(), data))
+
+
+_NUMBERED = {"ProposalSubmitted": ("number",), "VoteClosed": ("proposal",),
+             "RuleEnacted": ("number", "proposal"),
+             "RuleAmended": ("number", "new_number", "proposal"), "ScoreChanged": ("proposal",)}
+_TIMED = ("at", "closes_at", "deadline")
+
+
+def _renumbered(item: dict[str, Any], proposals: int, cfjs: int,
+                later: timedelta) -> dict[str, Any]:
+    """Return an event of the played game told again: numbered on, at a later moment.
+
+    Every rule the bench's proposals enact takes its proposal's number, and only those are
+    amended: a rule's number moves as its proposal's does.
+    """
+    item = dict(item)
+    for key in _NUMBERED.get(item["type"], ()):
+        if item.get(key) is not None:
+            item[key] += proposals
+    if item["type"] in ("CfjCalled",):
+        item["number"] += cfjs
+    elif item.get("cfj") is not None:
+        item["cfj"] += cfjs
+    for key in _TIMED:
+        if item.get(key):
+            item[key] = (_moment(item[key]) + later).isoformat()
+    if item["type"] == "ProposalSubmitted":
+        item["clauses"] = [{**clause, "rule": clause["rule"] + proposals}
+                           if clause.get("rule") is not None else clause
+                           for clause in item["clauses"]]
+    if item["type"] == "ScoreChanged" and item.get("proposal") is not None:
+        item["reason"] = item["reason"].replace(f"proposal {item['proposal'] - proposals} ",
+                                                f"proposal {item['proposal']} ")
+    return item
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text)
 
 
 def measure(lines: list[dict[str, Any]],
@@ -109,25 +184,26 @@ def measure(lines: list[dict[str, Any]],
     return times[0], min(times), min(writes), files
 
 
-def measure_updates(lines: list[dict[str, Any]], runs: int = 3) -> dict[str, float]:
+def measure_updates(lines: list[dict[str, Any]], cycles: int = 3) -> dict[str, float]:
     """Return the best time of keeping the site after one proposal and after one close.
 
-    The site is kept (``KeptSite``) up to the record's last proposal, then given that
-    proposal's line, then what followed up to its close, then the close's lines: the two
-    updates timed are the proposal's and the close's, each folded, rendered and written
-    into the live folder (``update_site``).
+    The site is kept (``KeptSite``) up to the distribution of the record's ``cycles``-th
+    last proposal, then given, for each of the last ``cycles`` proposals, its line, what
+    followed up to its close, and the close's lines up to the next proposal: the updates
+    timed are the proposal's and the close's, each folded, rendered and written into the
+    live folder (``update_site``). One build for every cycle: at 200,000 events a build
+    takes a minute.
     """
-    close = max(n for n, line in enumerate(lines) if line["type"] == "VoteClosed")
-    submitted = max(n for n, line in enumerate(lines[:close])
-                    if line["type"] == "ProposalSubmitted")
+    submitted = [n for n, line in enumerate(lines) if line["type"] == "ProposalSubmitted"]
     times: dict[str, list[float]] = {"proposal": [], "close": [], "files": []}
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "site"
-        for _ in range(runs):
-            site = KeptSite(templates_dir() / "site", name="Bench Nomic")
-            write_site(site.build(lines[:submitted]), target)
-            for name, piece in (("proposal", lines[submitted:submitted + 1]),
-                                ("", lines[submitted + 1:close]), ("close", lines[close:])):
+        site = KeptSite(templates_dir() / "site", name="Bench Nomic")
+        write_site(site.build(lines[:submitted[-cycles]]), target)
+        for start, stop in itertools.pairwise([*submitted[-cycles:], len(lines)]):
+            close = next(n for n in range(start, stop) if lines[n]["type"] == "VoteClosed")
+            for name, piece in (("proposal", lines[start:start + 1]),
+                                ("", lines[start + 1:close]), ("close", lines[close:stop])):
                 started = time.perf_counter()
                 update = site.update(piece)
                 update_site(update.files, target, removed=update.removed, record=update.record)
@@ -142,25 +218,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--proposals", type=int, default=500)
     parser.add_argument("--baseline", type=int, default=50)
-    parser.add_argument("--large", type=int, default=0, help="also a game of this many "
-                        "proposals among --large-players (2400: about 50,000 events)")
+    parser.add_argument("--large", type=int, nargs="*", default=[], help="also games of "
+                        "these many proposals among --large-players (160: about 3,500 "
+                        "events, 2400: 50,000, 9600: 200,000)")
     parser.add_argument("--players", type=int, default=10)
     parser.add_argument("--large-players", type=int, default=50)
+    parser.add_argument("--segment", type=int, default=200, help="a large game's proposals "
+                        "played; those beyond are told again, numbered on (stretched)")
     args = parser.parse_args()
-    for count in (args.baseline, args.proposals, *([args.large] if args.large else [])):
-        lines = play(count, args.large_players if count == args.large else args.players)
-        runs = 3 if count <= args.proposals else 1
+    for count in (args.baseline, args.proposals, *args.large):
+        large = count in args.large and count not in (args.baseline, args.proposals)
+        lines = (stretched(count, args.large_players, args.segment) if large
+                 else play(count, args.players))
+        runs = 1 if large else 3
         first, best, write, files = measure(lines, runs)
         size = sum(len(content) for content in files.values())
         bound = " (bound: 2 s)" if count == args.proposals else ""
         print(f"{count:>5} proposals, {len(lines):>6} public events: {len(files)} files "
               f"({size / 1e6:.1f} MB) built in {best:.2f} s{bound}, the first time "
               f"{first:.2f} s; written and swapped in {write:.2f} s", flush=True)
-        kept = measure_updates(lines, runs)
+        kept = measure_updates(lines)
         print(f"{'':>5} kept page by page: after one proposal {kept['proposal']:.3f} s, after "
               f"one close {kept['close']:.3f} s (at most {kept['files']:.0f} files written), "
               f"against {best + write:.2f} s built whole and swapped in", flush=True)
-
 
 if __name__ == "__main__":
     main()

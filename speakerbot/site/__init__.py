@@ -5,10 +5,11 @@
 reading its templates. ``write_site(files, target)`` writes them beside ``target`` and
 swaps them in whole. The modules: ``folding`` (the record into one ``GameArchive`` per
 game), ``archive`` (what the pages know), ``sayings`` (one line per event, as HISTORY
-says it), ``chart`` (scores over time, drawn by pygal), ``pages`` (the pages), ``writer``
+says it), ``chart`` (scores over time, an SVG), ``pages`` (the pages), ``writer``
 (the folder), ``incremental`` and ``touching`` (the site kept page by page as the
-record grows), ``search`` (the static index the search page reads), ``hosting`` (the
-index page of a host's games, beside their archives).
+record grows), ``search`` (the static index the search page reads), ``ruleset`` (the ruleset page's
+rules, each kept while it reads the same), ``hosting`` (the index page of a host's games,
+beside their archives).
 """
 
 from speakerbot.site.hosting import HostedGame, build_host_index

@@ -19,6 +19,48 @@ from speakerbot.engine.model import Clause, GameState, RuleSpec
 HISTORY_PAGE = 100
 """How many events one page of the timeline shows."""
 
+LIST_PAGE = 100
+"""How many items one page of a long list shows: proposals, a player's changes of score."""
+
+LATEST = 20
+"""How many of the newest items a list's first page shows before its pages."""
+
+CHANGES_PAGE = 50
+"""How many changes of score one page of a player's shows, once full.
+
+The player's page shows those since the last full page: half of this on average, each
+rendered again at every change of the player's score.
+"""
+
+
+def page_count(length: int) -> int:
+    """Return how many pages of ``LIST_PAGE`` a list of ``length`` items takes (0: none)."""
+    return -(-length // LIST_PAGE)
+
+
+def pages_filled(before: int, after: int, size: int) -> set[int]:
+    """Return the pages of ``size`` a list of full pages only gains as it grows.
+
+    Each page that fills as the list grows from ``before`` items to ``after``, and the one
+    before it, whose link to what follows moves from the list's newest items to the page
+    just filled (from 1).
+    """
+    filled = set(range(before // size + 1, after // size + 1))
+    return filled | {page - 1 for page in filled if page > 1}
+
+
+def pages_touched(before: int, after: int) -> set[int]:
+    """Return the pages of a list that grew from ``before`` items to ``after`` (from 1).
+
+    A page links to the next once it begins: the page before a new one changes too.
+    """
+    touched = set()
+    for index in range(before, after):
+        touched.add(index // LIST_PAGE + 1)
+        if index and index % LIST_PAGE == 0:
+            touched.add(index // LIST_PAGE)
+    return touched
+
 OWN_FILES: dict[str, str] = {
     "home": "index.html",
     "games": "games.html",
@@ -144,6 +186,7 @@ class ProposalRecord:
     score_changes: list[e.ScoreChanged] = field(default_factory=list)
     followed: list[Entry] = field(default_factory=list)
     non_voter_names: tuple[str, ...] = ()
+    place: int = 0  # how many proposals the game had before it: its place in the lists
 
     @property
     def number(self) -> int:
@@ -239,6 +282,13 @@ class PlayerRecord:
     left_reason: str = ""
     changes: list[ScoreStep] = field(default_factory=list)
     series: list[tuple[datetime, Decimal]] = field(default_factory=list)
+    # The moments of ``series`` as POSIX seconds, for the chart to look a moment up in.
+    stamps: list[float] = field(default_factory=list, compare=False, repr=False)
+
+    def step(self, at: datetime, score: Decimal) -> None:
+        """Add a moment of the player's score (a change, a join) to their series."""
+        self.series.append((at, score))
+        self.stamps.append(at.timestamp())
 
     @property
     def page(self) -> str:
@@ -264,6 +314,16 @@ class GameArchive:
     players: dict[str, PlayerRecord] = field(default_factory=dict)
     timeline: list[Entry] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
+    # Kept as the record is folded, so that no page looks through every proposal: the
+    # proposals still open (in the order distributed), every proposal's number in that
+    # order, every close by its moment and number, and each proposer's proposals.
+    open: dict[int, None] = field(default_factory=dict)
+    sequence: list[int] = field(default_factory=list)  # every proposal's number, in order
+    closes: list[tuple[datetime, int]] = field(default_factory=list)
+    proposed: dict[str, list[int]] = field(default_factory=dict)
+    # How many times a rule's page has moved (a repealed rule's, when its number is taken
+    # again): what links to it changes. Counted as folded, so not part of the game's equality.
+    page_moves: int = field(default=0, compare=False)
 
     @property
     def game_id(self) -> str:
@@ -285,6 +345,19 @@ class GameArchive:
         """Return the page of the player at ``address``, or "" for someone who never joined."""
         player = self.players.get(address)
         return player.page if player is not None else ""
+
+    def open_proposals(self) -> list[ProposalRecord]:
+        """Return the proposals open for voting, in the order they were distributed."""
+        return [self.proposals[number] for number in self.open]
+
+    def latest_closed(self, count: int) -> list[ProposalRecord]:
+        """Return the ``count`` proposals whose vote closed last, the latest first."""
+        return [self.proposals[number] for _, number in reversed(self.closes[-count:])]
+
+    def proposal_page(self, number: int) -> list[ProposalRecord]:
+        """Return the proposals on page ``number`` (from 1) of the list, oldest first."""
+        return [self.proposals[found] for found in
+                self.sequence[(number - 1) * LIST_PAGE:number * LIST_PAGE]]
 
     def all_rules(self) -> list[RuleRecord]:
         """Return every rule, current and repealed, current ones first by number."""

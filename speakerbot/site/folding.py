@@ -10,6 +10,7 @@ here can depend on a ballot before its vote closed.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import difflib
@@ -166,6 +167,8 @@ class _Folder:
         self.state = GameState()
         self.slugs: set[str] = set(RESERVED)  # the site's own names are never a player's
         self.closing: tuple[ProposalRecord, object] | None = None  # a close and its moment
+        self.placed: list[RuleRecord] | None = None  # rules put in or taken out lately
+        self.unsorted = False  # a rule was put before another of a higher number
 
     def take(self, seq: int, event: e.Event | None, kind: str) -> Entry:
         """Fold one line's event into the game; add it to the timeline and return its entry."""
@@ -208,24 +211,67 @@ class _Folder:
             now = state.players.get(address)
             if now is not None:
                 player.role, player.score, player.active = now.role.value, now.score, now.active
-        game.rules = dict(sorted(game.rules.items()))
-        pages: set[str] = set()
-        for rule in game.all_rules():
-            name = str(rule.number)
-            count = 1
-            while name in pages:
+        if self.placed is not None:
+            self._place_rules(self.placed)
+            self.placed = None
+
+    def _place_rules(self, placed: list[RuleRecord]) -> None:
+        """Give the rules placed lately their pages, the repealed theirs, the ruleset its order.
+
+        A current rule's page is its number; a repealed rule's too, unless a current rule
+        or a rule repealed before it holds that name (then ``<number>-2``, ``-3``, ...).
+        Only the rules an event placed and the repealed ones are named again, so that a
+        close does not go through the whole ruleset; a page that moves is counted
+        (``GameArchive.page_moves``), for the pages that link to it.
+        """
+        game = self.game
+        if self.unsorted:
+            game.rules = dict(sorted(game.rules.items()))
+            self.unsorted = False
+        for rule in placed:
+            if not rule.repealed:
+                self._page(rule, str(rule.number))
+        claimed: set[str] = set()
+        for rule in game.repealed:
+            name, count = str(rule.number), 1
+            while name in claimed or (count == 1 and rule.number in game.rules):
                 count += 1
                 name = f"{rule.number}-{count}"
-            pages.add(name)
-            rule.page = f"rules/{name}.html"
+            claimed.add(name)
+            self._page(rule, name)
+
+    def _page(self, rule: RuleRecord, name: str) -> None:
+        page = f"rules/{name}.html"
+        if rule.page and rule.page != page:
+            self.game.page_moves += 1
+        rule.page = page
+
+    def _place(self, number: int, rule: RuleRecord) -> None:
+        """Put ``rule`` in the ruleset under ``number``, to be given its page at the end."""
+        rules = self.game.rules
+        if number not in rules and rules and number < next(reversed(rules)):
+            self.unsorted = True  # the ruleset is in order of number once settled
+        rules[number] = rule
+        self._placed(rule)
+
+    def _placed(self, rule: RuleRecord) -> None:
+        if self.placed is None:
+            self.placed = []
+        self.placed.append(rule)
 
     # --- proposals ---------------------------------------------------------------------
 
     def _proposal(self, seq: int, event: e.ProposalSubmitted,
                   views: tuple[ClauseView, ...], entry: Entry) -> None:
         entry.page = f"proposals/{event.number}.html"
-        self.game.proposals[event.number] = ProposalRecord(
-            event, seq, self.state.name_of(event.proposer), views, event.closes_at)
+        game = self.game
+        if event.number not in game.proposals:
+            game.sequence.append(event.number)
+        game.proposals[event.number] = ProposalRecord(
+            event, seq, self.state.name_of(event.proposer), views, event.closes_at,
+            place=len(game.proposals))
+        game.open[event.number] = None
+        game.proposed.setdefault(event.proposer, []).append(event.number)
 
     def _extended(self, seq: int, event: e.VoteExtended, entry: Entry) -> None:
         record = self._on_proposal(event.proposal, entry)
@@ -237,6 +283,11 @@ class _Folder:
         record = self._on_proposal(event.proposal, entry)
         if record is None:
             return
+        closes = self.game.closes
+        if record.closed is not None:  # closed again: only its last close counts
+            closes.remove((record.closed.at, event.proposal))
+        bisect.insort(closes, (event.at, event.proposal))
+        self.game.open.pop(event.proposal, None)
         record.closed = event
         # The salts join the record in the close (parallel to the ballots); an older record
         # has none, and its ballots are shown without receipts.
@@ -256,6 +307,7 @@ class _Folder:
         record = self._on_proposal(event.proposal, entry)
         if record is not None:
             record.voided = event
+            self.game.open.pop(event.proposal, None)
 
     def _proposal_event(self, seq: int, event: Any, entry: Entry) -> None:
         """Link an event about a proposal (reminders, clause failures) to its page."""
@@ -273,7 +325,7 @@ class _Folder:
             player = PlayerRecord(event.address, event.name,
                                   slug(event.name, self.slugs, "player"), event.at,
                                   event.role.value)
-            player.series.append((event.at, player.score))
+            player.step(event.at, player.score)
             self.game.players[event.address] = player
         player.active, player.left_at, player.left_reason = True, None, ""
         entry.page = player.page
@@ -298,13 +350,13 @@ class _Folder:
         entry.page = page
         player.changes.append(ScoreStep(event.at, seq, event.delta, now.score, event.reason,
                                         page))
-        player.series.append((event.at, now.score))
+        player.step(event.at, now.score)
 
     def _new_game(self, seq: int, event: e.NewGameBegun, entry: Entry) -> None:
         for address, player in self.game.players.items():
             now = self.state.players.get(address)
             if now is not None and now.score != player.series[-1][1]:
-                player.series.append((event.at, now.score))
+                player.step(event.at, now.score)
 
     # --- rules ---------------------------------------------------------------------------
 
@@ -317,26 +369,30 @@ class _Folder:
                 steps = [RuleStep("imported", event.at, seq, note=line)
                          for line in spec.history] or [RuleStep("imported", event.at, seq)]
             rule = RuleRecord(spec.number, spec.text, spec.mutable, steps, title=spec.title)
-            self.game.rules[spec.number] = self.game.initial_rules[spec.number] = rule
+            self.game.initial_rules[spec.number] = rule
+            self._place(spec.number, rule)
 
     def _enacted(self, seq: int, event: e.RuleEnacted, entry: Entry) -> None:
         rule = RuleRecord(event.number, event.text, event.mutable, [RuleStep(
             "enacted", event.at, seq, event.proposal, event.by_speaker,
             diff=diff_lines("", event.text))], title=event.title)
-        self.game.rules[event.number] = entry.rule = rule
+        entry.rule = rule
+        self._place(event.number, rule)
 
     def _changed(self, seq: int, event: e.RuleAmended | e.RuleTransmuted | e.RuleRepealed,
                  kind: str, note: str = "", diff: tuple[DiffLine, ...] = ()) -> RuleRecord | None:
         """Take out the rule an event changes, with the change in its history (None: unknown)."""
         rule = self.game.rules.pop(event.number, None)
         if rule is not None:
+            self._placed(rule)  # the repealed rules' pages may move with it
             rule.history.append(RuleStep(kind, event.at, seq, event.proposal, event.by_speaker,
                                          note, diff))
         return rule
 
     def _renumber(self, rule: RuleRecord, number: int, entry: Entry) -> None:
         rule.number = number
-        self.game.rules[number] = entry.rule = rule
+        entry.rule = rule
+        self._place(number, rule)
 
     def _amended(self, seq: int, event: e.RuleAmended, entry: Entry) -> None:
         old = self.game.rules.get(event.number)

@@ -19,8 +19,8 @@ from typing import Any
 
 from speakerbot.site.archive import OWN_FILES
 from speakerbot.site.folding import RecordFold
-from speakerbot.site.pages import SiteRenderer, last_moment, record_bytes
-from speakerbot.site.touching import Touched, snapshot, touched
+from speakerbot.site.pages import Keeping, SiteRenderer, last_moment, record_bytes
+from speakerbot.site.touching import Mentions, Touched, snapshot, touched
 
 __all__ = ["KeptSite", "SiteUpdate"]
 
@@ -44,12 +44,16 @@ class KeptSite:
         self.templates = templates
         self.settings = {"name": name, "address": address, "url": url}
         self.record = RecordFold()
+        self.kept = Keeping()
+        self.mentions: dict[int, Mentions] = {}  # by game's number
         self.digests: dict[str, bytes] = {}
         self.now: datetime | None = None  # the record's latest moment, as the pages tell it
 
     def build(self, lines: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
         """Fold the whole record afresh and return every file of its site."""
         self.record = RecordFold()
+        self.kept = Keeping()
+        self.mentions = {}
         self.record.fold(lines)
         games = self.record.games
         self.now = last_moment(games)
@@ -75,7 +79,8 @@ class KeptSite:
             # A game began: every page of the last one now knows it is past, and every
             # page says how many games there are.
             return self._whole(site, record_bytes(lines))
-        touch = touched(current, before, [item for item in folded if item.game is current])
+        touch = touched(current, before, [item for item in folded if item.game is current],
+                        self.mentions.setdefault(current.number, Mentions()))
         if touch.everything:  # a rule's page moved, or a name every page may show
             return self._whole(site, record_bytes(lines))
         found = site.pages(current, touch)
@@ -111,7 +116,7 @@ class KeptSite:
     def _renderer(self) -> SiteRenderer:
         games = self.record.games
         now = self.now if self.now is not None else last_moment(games)
-        return SiteRenderer(self.templates, games, now=now, **self.settings)
+        return SiteRenderer(self.templates, games, now=now, kept=self.kept, **self.settings)
 
 
 def _digest(content: bytes) -> bytes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -23,14 +23,26 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.rereading import in_force
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.site.archive import HISTORY_PAGE, OWN_FILES, Entry, GameArchive, ProposalRecord
+from speakerbot.site.archive import (
+    CHANGES_PAGE,
+    HISTORY_PAGE,
+    LATEST,
+    LIST_PAGE,
+    OWN_FILES,
+    Entry,
+    GameArchive,
+    PlayerRecord,
+    ProposalRecord,
+    page_count,
+)
 from speakerbot.site.chart import charted, scores_chart
 from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
-from speakerbot.site.search import game_index
+from speakerbot.site.ruleset import KeptRuleset
+from speakerbot.site.search import KeptIndex, game_index, touched_documents
 from speakerbot.site.touching import Touched
 
-__all__ = ["HISTORY_PAGE", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
+__all__ = ["HISTORY_PAGE", "Keeping", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
 
 _SAFE_FOLDER = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -63,16 +75,31 @@ def last_moment(games: Sequence[GameArchive]) -> datetime:
     return max(stamps) if stamps else datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@dataclass
+class Keeping:
+    """What a site kept page by page holds between updates, so as not to make it again.
+
+    By game's number: the search index, kept as its documents change; each rule's part
+    of the ruleset (``KeptRuleset``), kept as long as it reads the same.
+    """
+
+    indexes: dict[int, KeptIndex] = field(default_factory=dict)
+    rules: dict[int, KeptRuleset] = field(default_factory=dict)
+
+
 class SiteRenderer:
     """Renders the pages of the games folded from a record, all of them or some."""
 
     def __init__(self, templates: Path, games: list[GameArchive], *, name: str,
-                 address: str, url: str, now: datetime) -> None:
+                 address: str, url: str, now: datetime, kept: Keeping | None = None) -> None:
         self.environment = _environment(str(templates))
         self.games = games
+        self.kept = kept if kept is not None else Keeping()
+        self.whole = kept is None  # each page made afresh, as build_site does
         _name_folders(games)
+        self.recent_since = now - RECENT
         self.common = {"site_name": name, "games": games, "game_address": address,
-                       "built_at": now, "recent_since": now - RECENT,
+                       "built_at": now, "recent_since": self.recent_since,
                        "site_url": url.rstrip("/")}
 
     def everything(self, lines: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
@@ -91,23 +118,52 @@ class SiteRenderer:
         Every game is under ``games/<folder>/``; the current one is at the root as well.
         """
         past = game is not self.games[-1]
-        # The chart is the same file in both copies, and the costliest to draw: drawn once.
+        # The chart is the same file in both copies, and the costliest to draw: drawn once;
+        # so is what the ruleset shows (the same from both copies' rules/).
         chart = scores_chart(game) if "chart" in touch.own else None
+        ruleset = self._ruleset(game, touch) if "rules" in touch.own else {}
         found: dict[str, bytes | None] = {
             f"games/{game.folder}/{path}": content for path, content in _GamePages(
-                self.environment, game, past, self.common, nested=True).render(touch, chart)}
+                self.environment, game, past, self.common, nested=True).render(
+                    touch, chart, ruleset)}
         if not past:
             # The current game is also at the root, where players bookmark it; mail links
             # to its games/<id>/ copy, which stays where it is once the next game begins.
             found.update(_GamePages(self.environment, game, past, self.common).render(
-                touch, chart))
+                touch, chart, ruleset))
         if "search" in touch.own:  # the index beside each copy of the game
-            index = game_index(game)
+            index = self._index(game, touch)
             found.update((f"games/{game.folder}/{path}", content)
                          for path, content in index.items())
             if not past:
                 found.update(index)
         return found
+
+    def _index(self, game: GameArchive, touch: Touched) -> dict[str, bytes | None]:
+        """Return the files of the game's search index that ``touch`` may change."""
+        if self.whole:
+            return dict(game_index(game))
+        held = self.kept.indexes.get(game.number)
+        if held is None or touch.everything:
+            held, files = KeptIndex.of(game)
+            self.kept.indexes[game.number] = held
+            return files
+        return held.refresh(touched_documents(game, touch.rules.values(), touch.proposals,
+                                              touch.cfjs))
+
+    def _ruleset(self, game: GameArchive, touch: Touched) -> dict[str, Any]:
+        """Return what the ruleset shows: the mechanics, the rules to jump to, the rules.
+
+        The ruleset is made again after every event (it marks the rules changed lately)
+        and holds every rule: each rule's part is kept (``KeptRuleset``), so that its cost
+        hardly grows with it.
+        """
+        held = self.kept.rules.get(game.number)
+        if held is None or touch.everything:
+            held = self.kept.rules[game.number] = KeptRuleset(
+                self.environment.get_template("_ruleset.html").module)
+        jump, sections = held.show(game, touch.rules.values(), self.recent_since)
+        return {"mechanics": mechanics_in_force(game), "jump": jump, "sections": sections}
 
     def top(self) -> dict[str, bytes]:
         """Render the site's own files beside the games': the games, the style (a home page)."""
@@ -155,6 +211,21 @@ def record_bytes(lines: Sequence[Mapping[str, Any]]) -> bytes:
     """
     return b"".join(json.dumps(line, separators=(",", ":")).encode("ascii") + b"\n"
                     for line in lines)
+
+
+def _list_path(folder: str, number: int) -> str:
+    """Return page ``number`` of a long list: ``proposals/list/3.html``, ``players/a/3.html``.
+
+    Under a folder of its own, whose names (numbers) no page of the game's takes.
+    """
+    return f"{folder}/list/{number}.html" if folder == "proposals" else f"{folder}/{number}.html"
+
+
+def _neighbours(folder: str, number: int, count: int) -> dict[str, str]:
+    """Return the pages a list's page ``number`` of ``count`` links to (``pager``)."""
+    return {"first": _list_path(folder, 1),
+            "previous": _list_path(folder, number - 1) if number > 1 else "",
+            "following": _list_path(folder, number + 1) if number < count else ""}
 
 
 def _name_folders(games: list[GameArchive]) -> None:
@@ -207,21 +278,23 @@ class _GamePages(_Page):
         super().__init__(environment, common, game, past, nested)
         self.archive = game
 
-    def render(self, touch: Touched, chart: bytes | None) -> Iterator[tuple[str, bytes | None]]:
+    def render(self, touch: Touched, chart: bytes | None,
+               ruleset: Mapping[str, Any]) -> Iterator[tuple[str, bytes | None]]:
         """Yield (path, bytes) for each page of ``touch``; None for a chart with no players.
 
-        ``chart`` is the game's chart (``scores_chart``), drawn when ``touch`` names it.
+        ``chart`` is the game's chart (``scores_chart``), drawn when ``touch`` names it;
+        ``ruleset`` what the ruleset shows (``SiteRenderer._ruleset``), when it names it.
         """
         game = self.archive
         if "chart" in touch.own:
             yield OWN_FILES["chart"], chart
         if "home" in touch.own:
-            closed = sorted((p for p in game.proposals.values() if p.closed is not None),
-                            key=lambda p: (p.ended_at, p.number), reverse=True)
-            yield self._own("home", "home.html", latest=closed[:5], chart=bool(charted(game)),
+            yield self._own("home", "home.html", latest=game.latest_closed(5),
+                            open=game.open_proposals(), chart=bool(charted(game)),
+                            open_cfjs=[cfj for cfj in game.cfjs.values() if not cfj.judgement],
                             latest_history=self._history_path(self._history_count()))
         if "rules" in touch.own:
-            yield self._own("rules", "rules.html", mechanics=mechanics_in_force(game))
+            yield self._own("rules", "rules.html", **ruleset)
         if "initial" in touch.own:
             yield self._own("initial", "initial.html")
         for rule in touch.rules.values():
@@ -236,24 +309,85 @@ class _GamePages(_Page):
     def _records(self, touch: Touched) -> Iterator[tuple[str, bytes]]:
         """Yield the pages of the proposals, CFJs and players of ``touch``, and their lists."""
         game = self.archive
-        for name in ("proposals", "cfjs", "players"):
+        if "proposals" in touch.own:
+            yield self._proposals()
+        for name in ("cfjs", "players"):
             if name in touch.own:
                 yield self._own(name, f"{name}.html")
         for number in sorted(touch.proposals & set(game.proposals)):
             path = f"proposals/{number}.html"
             yield path, self.page("proposal.html", path, proposal=game.proposals[number])
+        for number in sorted(touch.proposal_pages):
+            yield self._proposal_page(number)
         for number in sorted(touch.cfjs & set(game.cfjs)):
             path = f"cfjs/{number}.html"
             yield path, self.page("cfj.html", path, cfj=game.cfjs[number])
-        # Each player's proposals, gathered once rather than filtered on every page.
-        own: dict[str, list[ProposalRecord]] = {}
-        for proposal in game.proposals.values() if touch.players else ():
-            own.setdefault(proposal.submitted.proposer, []).append(proposal)
         for address in touch.players:
             player = game.players.get(address)
             if player is not None:
-                yield player.page, self.page("player.html", player.page, player=player,
-                                             own=own.get(address, []))
+                yield self._player(player)
+        for address, number in sorted(touch.change_pages):
+            player = game.players.get(address)
+            if player is not None:
+                yield self._changes_page(player, number)
+
+    def _proposals(self) -> tuple[str, bytes]:
+        """Render the list of proposals: the open ones, the newest others, the pages."""
+        game = self.archive
+        done: list[ProposalRecord] = []
+        for proposal in reversed(game.proposals.values()):
+            if len(done) == LATEST:
+                break
+            if proposal.status != "open":
+                done.append(proposal)
+        numbers = game.sequence
+        pages = [(_list_path("proposals", page), numbers[(page - 1) * LIST_PAGE],
+                  numbers[min(page * LIST_PAGE, len(numbers)) - 1])
+                 for page in range(1, page_count(len(numbers)) + 1)]
+        return self._own("proposals", "proposals.html", open=game.open_proposals(),
+                         done=done, inactive=len(numbers) - len(game.open), pages=pages)
+
+    def _proposal_page(self, number: int) -> tuple[str, bytes]:
+        """Render page ``number`` of every proposal (``proposals/list/<number>.html``)."""
+        count = page_count(len(self.archive.proposals))
+        path = _list_path("proposals", number)
+        return path, self.page("proposal_list.html", path, number=number,
+                               proposals=self.archive.proposal_page(number),
+                               **_neighbours("proposals", number, count))
+
+    def _player(self, player: PlayerRecord) -> tuple[str, bytes]:
+        """Render a player's page: their record, their newest changes and proposals.
+
+        The changes since the last full page of them (``players/<slug>/<n>``), at least
+        the latest ``LATEST``: a close writes this page, and a page of changes only once
+        it fills, rather than both each time.
+        """
+        game, folder = self.archive, player.page.removesuffix(".html")
+        proposed = game.proposed.get(player.address, [])
+        full = len(player.changes) // CHANGES_PAGE
+        start = max(0, min(full * CHANGES_PAGE, len(player.changes) - LATEST))
+        # The first and the latest full page: each links to the one before and after it.
+        pages = [(number, _list_path(folder, number)) for number in sorted({1, full})] if (
+            full) else []
+        return player.page, self.page(
+            "player.html", player.page, player=player, changes=player.changes[start:],
+            pages=pages, own=[game.proposals[number] for number in proposed[-LATEST:]],
+            proposed=len(proposed))
+
+    def _changes_page(self, player: PlayerRecord, number: int) -> tuple[str, bytes]:
+        """Render full page ``number`` of a player's changes of score (``players/<slug>/<n>``).
+
+        The last full page leads on to the player's page, which shows the newer changes.
+        """
+        folder = player.page.removesuffix(".html")
+        path = _list_path(folder, number)
+        changes = player.changes[(number - 1) * CHANGES_PAGE:number * CHANGES_PAGE]
+        full = len(player.changes) // CHANGES_PAGE
+        neighbours = _neighbours(folder, number, full)
+        if number == full:
+            neighbours["following"] = player.page
+        return path, self.page("player_changes.html", path, player=player, number=number,
+                               changes=changes, newest=number == full, **neighbours)
 
     def _own(self, name: str, template: str, **context: Any) -> tuple[str, bytes]:
         """Render one of the site's own pages (``OWN_FILES``) from ``template``."""

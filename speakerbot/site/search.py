@@ -24,6 +24,7 @@ CFJ, ``j4.2`` its second judgement.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 import re
@@ -31,9 +32,10 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from speakerbot.site.archive import GameArchive, RuleRecord
+from speakerbot.site.archive import CfjRecord, GameArchive, ProposalRecord, RuleRecord
 
-__all__ = ["Document", "documents", "game_index", "index_files", "shard_name", "terms"]
+__all__ = ["Document", "KeptIndex", "documents", "game_index", "index_files", "shard_name", "terms",
+           "touched_documents"]
 
 FOLDER = "search"
 """The index's folder, beside the game's ``search.html``."""
@@ -88,17 +90,9 @@ def documents(game: GameArchive) -> Iterator[Document]:
     for rule in game.all_rules():
         yield from _rule_documents(rule)
     for proposal in game.proposals.values():
-        sub = proposal.submitted
-        yield Document(f"p{sub.number}", f"Proposal {sub.number}: {sub.title}",
-                       f"proposals/{sub.number}.html", f"{sub.number}\n{sub.title}\n{sub.text}")
+        yield _proposal_document(proposal)
     for cfj in game.cfjs.values():
-        called, page = cfj.called, f"cfjs/{cfj.number}.html"
-        yield Document(f"c{cfj.number}", f"CFJ {cfj.number}: {_short(called.statement)}", page,
-                       f"{cfj.number}\n{called.statement}\n{called.arguments}")
-        for count, verdict in enumerate(cfj.verdicts, start=1):
-            yield Document(f"j{cfj.number}.{count}",
-                           f"CFJ {cfj.number}: {verdict.judgement}, by {verdict.name}", page,
-                           verdict.reasons)
+        yield from _cfj_documents(cfj)
 
 
 def index_files(found: Iterable[Document]) -> dict[str, bytes]:
@@ -117,6 +111,151 @@ def index_files(found: Iterable[Document]) -> dict[str, bytes]:
     files.update((f"{FOLDER}/docs/{name}.js", _script("speakerbotDocs", name, bucket))
                  for name, bucket in buckets.items())
     return dict(sorted(files.items()))
+
+
+class KeptIndex:
+    """The index of one game kept as its documents change: only changed files are made.
+
+    A close or a proposal changes a few documents; the index of the whole game is not
+    computed again for them. Each document's words and each word's documents are kept,
+    each word's in the order the files give them, so that a file made here has the bytes
+    ``index_files`` gives for the same documents.
+    """
+
+    def __init__(self) -> None:
+        self.documents: dict[str, Document] = {}
+        self.words: dict[str, frozenset[str]] = {}  # a document's id: its words
+        # A word: its documents' ids, in order, in blocks of a few hundred, and each block's
+        # JSON as its shard writes it (None: to make again). A common word's list grows
+        # with the game; a document changed or added makes again only its block's.
+        self.postings: dict[str, list[list[str]]] = {}
+        self.pieces: dict[str, list[str | None]] = {}
+        self.shards: dict[str, set[str]] = {}  # a shard's name: its words
+        self.titles: dict[str, dict[str, list[str]]] = {}  # a bucket: {id: [title, page]}
+
+    @classmethod
+    def of(cls, game: GameArchive) -> tuple[KeptIndex, dict[str, bytes | None]]:
+        """Index every document of ``game``; return the index kept and all its files."""
+        kept = cls()
+        return kept, kept.refresh(documents(game))
+
+    def refresh(self, found: Iterable[Document]) -> dict[str, bytes | None]:
+        """Take ``found`` (new or changed documents); return the files they change.
+
+        None for a file that no longer has anything in it.
+        """
+        shards: set[str] = set()
+        buckets: set[str] = set()
+        for document in found:
+            old = self.documents.get(document.id)
+            if old == document:
+                continue
+            was = self.words.get(document.id, frozenset())
+            now = was if old is not None and old.text == document.text else frozenset(
+                terms(document.text))
+            for term in was - now:
+                self._unpost(term, document.id)
+                shards.add(shard_name(term))
+            for term in now - was:
+                self._post(term, document.id)
+                shards.add(shard_name(term))
+            if old is not None and old.bucket != document.bucket:
+                del self.titles[old.bucket][old.id]
+                buckets.add(old.bucket)
+            self.titles.setdefault(document.bucket, {})[document.id] = [document.title,
+                                                                        document.page]
+            buckets.add(document.bucket)
+            self.documents[document.id], self.words[document.id] = document, now
+        files: dict[str, bytes | None] = {}
+        for name in sorted(shards):
+            words = self.shards.get(name)
+            files[f"{FOLDER}/terms/{name}.js"] = self._shard(name, words) if words else None
+        for name in sorted(buckets):
+            bucket = self.titles.get(name)
+            files[f"{FOLDER}/docs/{name}.js"] = _script(
+                "speakerbotDocs", name, bucket) if bucket else None
+        return files
+
+    def _shard(self, name: str, words: set[str]) -> bytes:
+        """Return a shard's file, as ``_script`` writes it, of the words' JSON kept."""
+        body = ",".join(f"{json.dumps(term)}:{self._encoded(term)}" for term in sorted(words))
+        return f"speakerbotTerms({json.dumps(name)},{{{body}}});\n".encode("ascii")
+
+    def _encoded(self, term: str) -> str:
+        """Return the JSON of a word's documents, of its blocks' as kept or made again."""
+        blocks, pieces = self.postings[term], self.pieces[term]
+        for index, piece in enumerate(pieces):
+            if piece is None:
+                pieces[index] = json.dumps(blocks[index], separators=(",", ":"))[1:-1]
+        return f"[{','.join(piece or '' for piece in pieces)}]"
+
+    def _post(self, term: str, doc_id: str) -> None:
+        blocks = self.postings.get(term)
+        if blocks is None:
+            self.postings[term], self.pieces[term] = [[doc_id]], [None]
+            self.shards.setdefault(shard_name(term), set()).add(term)
+            return
+        index = min(_block(blocks, doc_id), len(blocks) - 1)
+        block, pieces = blocks[index], self.pieces[term]
+        bisect.insort(block, doc_id, key=_order)
+        pieces[index] = None
+        if len(block) > 2 * _BLOCK:
+            blocks[index:index + 1] = [block[:_BLOCK], block[_BLOCK:]]
+            pieces[index:index + 1] = [None, None]
+
+    def _unpost(self, term: str, doc_id: str) -> None:
+        blocks, pieces = self.postings[term], self.pieces[term]
+        index = _block(blocks, doc_id)
+        block = blocks[index]
+        del block[bisect.bisect_left(block, _order(doc_id), key=_order)]
+        pieces[index] = None
+        if not block:
+            del blocks[index], pieces[index]
+        if not blocks:
+            del self.postings[term], self.pieces[term]
+            shard = self.shards[shard_name(term)]
+            shard.discard(term)
+            if not shard:
+                del self.shards[shard_name(term)]
+
+
+_BLOCK = 256
+
+
+def _block(blocks: list[list[str]], doc_id: str) -> int:
+    """Return the first of ``blocks`` whose last id sorts at or after ``doc_id``."""
+    return bisect.bisect_left(blocks, _order(doc_id), key=lambda block: _order(block[-1]))
+
+
+def touched_documents(game: GameArchive, rules: Iterable[RuleRecord], proposals: Iterable[int],
+                      cfjs: Iterable[int]) -> Iterator[Document]:
+    """Yield the documents of the given rules, proposals and CFJs of ``game`` as they stand."""
+    for rule in rules:
+        yield from _rule_documents(rule)
+    for number in proposals:
+        proposal = game.proposals.get(number)
+        if proposal is not None:
+            yield _proposal_document(proposal)
+    for number in cfjs:
+        cfj = game.cfjs.get(number)
+        if cfj is not None:
+            yield from _cfj_documents(cfj)
+
+
+def _proposal_document(proposal: ProposalRecord) -> Document:
+    sub = proposal.submitted
+    return Document(f"p{sub.number}", f"Proposal {sub.number}: {sub.title}",
+                    f"proposals/{sub.number}.html", f"{sub.number}\n{sub.title}\n{sub.text}")
+
+
+def _cfj_documents(cfj: CfjRecord) -> Iterator[Document]:
+    called, page = cfj.called, f"cfjs/{cfj.number}.html"
+    yield Document(f"c{cfj.number}", f"CFJ {cfj.number}: {_short(called.statement)}", page,
+                   f"{cfj.number}\n{called.statement}\n{called.arguments}")
+    for count, verdict in enumerate(cfj.verdicts, start=1):
+        yield Document(f"j{cfj.number}.{count}",
+                       f"CFJ {cfj.number}: {verdict.judgement}, by {verdict.name}", page,
+                       verdict.reasons)
 
 
 def _rule_documents(rule: RuleRecord) -> Iterator[Document]:

@@ -15,6 +15,9 @@ Each game's pages read, besides their own record:
 - a history page: its entries, and the next page's link once that page begins;
 - a proposal's page: its record and what followed its close; a player's: their record and
   their proposals' statuses; a CFJ's: its record; a rule's page and feed: its record;
+- a page of every proposal: its proposals, and the next page's link once that page
+  begins, as a history page; a page of a player's changes of score, written once full
+  (the player's page shows the newer ones): its changes, and the next one's link;
 - the lists of proposals, CFJs, players: every record of the kind.
 """
 
@@ -25,11 +28,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from speakerbot.engine import events as e
-from speakerbot.site.archive import HISTORY_PAGE, GameArchive, RuleRecord
+from speakerbot.site.archive import (
+    CHANGES_PAGE,
+    HISTORY_PAGE,
+    GameArchive,
+    RuleRecord,
+    page_count,
+    pages_filled,
+    pages_touched,
+)
 from speakerbot.site.feeds import NEWS
 from speakerbot.site.folding import Folded
 
-__all__ = ["ALWAYS", "Snapshot", "Touched", "snapshot", "touched"]
+__all__ = ["ALWAYS", "Mentions", "Snapshot", "Touched", "snapshot", "touched"]
 
 ALWAYS = frozenset({"home", "rules"})
 """The game's own pages (``OWN_FILES``) that change with any new event."""
@@ -53,6 +64,8 @@ class Touched:
     players: set[str] = field(default_factory=set)  # addresses (public ids)
     rules: dict[int, RuleRecord] = field(default_factory=dict)  # by id(): numbers change
     everything: bool = False
+    proposal_pages: set[int] = field(default_factory=set)  # of every proposal, from 1
+    change_pages: set[tuple[str, int]] = field(default_factory=set)  # a player's, from 1
 
     @classmethod
     def all_of(cls, game: GameArchive) -> Touched:
@@ -61,7 +74,10 @@ class Touched:
         return cls({"home", "rules", "initial", "proposals", "cfjs", "players", "feed",
                     "chart", "search"}, set(range(1, pages + 1)), set(game.proposals),
                    set(game.cfjs),
-                   set(game.players), {id(rule): rule for rule in game.all_rules()}, True)
+                   set(game.players), {id(rule): rule for rule in game.all_rules()}, True,
+                   set(range(1, page_count(len(game.proposals)) + 1)),
+                   {(address, page) for address, player in game.players.items()
+                    for page in range(1, len(player.changes) // CHANGES_PAGE + 1)})
 
 
 @dataclass(frozen=True)
@@ -70,31 +86,62 @@ class Snapshot:
 
     entries: int  # the timeline's length
     players: Mapping[str, tuple[Any, ...]]  # each player's record as their pages show it
-    rule_pages: Mapping[int, str]  # id(rule): its page
-    shared: tuple[Any, ...]  # what any page may read of the state: names, consent
+    page_moves: int  # how many times a rule's page has moved (``GameArchive.page_moves``)
+    shared: tuple[Any, ...]  # what any page may read of the state: consent, host, Judge
+    names: Mapping[str, str]  # each player's name in the state, by address
 
 
 def snapshot(game: GameArchive) -> Snapshot:
     """Return what the pages of ``game`` read of it as a whole, as it stands now."""
     return Snapshot(len(game.timeline), _players(game),
-                    {id(rule): rule.page for rule in game.all_rules()}, _shared(game))
+                    game.page_moves, _shared(game),
+                    {address: player.name for address, player in game.state.players.items()})
 
 
-def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded]) -> Touched:
-    """Return the pages of ``game`` that the ``folded`` lines (its own) may have changed."""
+class Mentions:
+    """Every value a game's lines have held so far, gathered once rather than at each join.
+
+    A newcomer changes other pages when their address was named before (``_mentioned``);
+    a kept site reads each line once for it, not the whole game at every join.
+    """
+
+    def __init__(self) -> None:
+        self.read = 0  # the game's lines gathered so far
+        self.values: set[str] = set()
+
+    def before(self, game: GameArchive, entries: int) -> set[str]:
+        """Return every text value among the game's first ``entries`` lines (and more)."""
+        for line in game.lines[self.read:entries]:
+            _gather(line, self.values)
+        self.read = max(self.read, entries)
+        return self.values
+
+
+def touched(game: GameArchive, before: Snapshot, folded: Iterable[Folded],
+            mentions: Mentions | None = None) -> Touched:
+    """Return the pages of ``game`` that the ``folded`` lines (its own) may have changed.
+
+    ``mentions``: the game's values gathered so far, kept by the caller between calls.
+    """
     after = snapshot(game)
-    if after.shared != before.shared or any(
-            after.rule_pages.get(key) != page for key, page in before.rule_pages.items()):
+    # A newcomer's name is news only to pages that named their address before (below).
+    renamed = any(after.names.get(address) != name for address, name in before.names.items())
+    if renamed or after.shared != before.shared or after.page_moves != before.page_moves:
         return Touched.all_of(game)  # a name or a rule's page that other pages show
     touch = Touched(set(ALWAYS))
     for item in folded:
         _by_event(game, item, touch)
     for address, shown in after.players.items():
-        if before.players.get(address) != shown:
+        earlier = before.players.get(address)
+        if earlier != shown:
             touch.players.add(address)
             touch.own.update(("players", "chart"))
+            changes = earlier[_CHANGES] if earlier is not None else 0
+            touch.change_pages.update((address, page) for page in pages_filled(
+                changes, shown[_CHANGES], CHANGES_PAGE))
     new = set(after.players) - set(before.players)
-    if new and _mentioned(game, new, before.entries):
+    if new and (not new.isdisjoint(mentions.before(game, before.entries)) if mentions
+                else _mentioned(game, new, before.entries)):
         return Touched.all_of(game)  # an address shown before as no one's becomes a link
     for index in range(before.entries, after.entries):
         touch.history.add(index // HISTORY_PAGE + 1)
@@ -120,8 +167,9 @@ def _by_event(game: GameArchive, item: Folded, touch: Touched) -> None:
         touch.proposals.add(number)
         touch.own.add("proposals")
         record = game.proposals.get(number)
-        if record is not None:  # the proposer's page lists it with its status
+        if record is not None:  # the proposer's page lists it with its status, as its page
             touch.players.add(record.submitted.proposer)
+            touch.proposal_pages.update(pages_touched(record.place, record.place + 1))
     elif isinstance(event, e.ScoreChanged) and event.proposal is not None:
         touch.proposals.add(event.proposal)
     elif isinstance(event, _CFJ_EVENTS):
@@ -130,6 +178,9 @@ def _by_event(game: GameArchive, item: Folded, touch: Touched) -> None:
     elif isinstance(event, e.PlayerJoined | e.PlayerLeft):
         touch.players.add(event.address)
         touch.own.add("players")
+
+
+_CHANGES = 6  # where a player's count of changes is in what ``_players`` says of them
 
 
 def _players(game: GameArchive) -> dict[str, tuple[Any, ...]]:
@@ -143,9 +194,7 @@ def _shared(game: GameArchive) -> tuple[Any, ...]:
     """Return what pages other than the home page read of the game's state at rendering."""
     state = game.state
     consent = bool(state.mechanics is not None and state.mechanics.speaker_consent)
-    names = tuple((address, player.name) for address, player in state.players.items())
-    return consent, names, state.host, state.host_name, state.named_judge, \
-        state.named_judge_name
+    return consent, state.host, state.host_name, state.named_judge, state.named_judge_name
 
 
 def _mentioned(game: GameArchive, addresses: set[str], entries: int) -> bool:
@@ -155,6 +204,18 @@ def _mentioned(game: GameArchive, addresses: set[str], entries: int) -> bool:
     before (a Judge, a host joining as a player) changes pages that are not theirs.
     """
     return any(_holds(line, addresses) for line in game.lines[:entries])
+
+
+def _gather(value: Any, values: set[str]) -> None:
+    """Add every text within ``value`` (a line, or a part of one) to ``values``."""
+    if isinstance(value, str):
+        values.add(value)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _gather(item, values)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _gather(item, values)
 
 
 def _holds(value: Any, addresses: set[str]) -> bool:

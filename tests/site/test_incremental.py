@@ -15,6 +15,7 @@ import random
 import shutil
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 
 from speakerbot.adapters.store import Store
 from speakerbot.config import parse_settings
+from speakerbot.engine import chain
 from speakerbot.engine import commands as c
 from speakerbot.entrypoints.site import SiteKeeper, render
 from speakerbot.resources import templates_dir
@@ -32,7 +34,8 @@ from speakerbot.service import GameService
 from speakerbot.site import KeptSite, SiteUpdate, build_site, update_site, write_site
 from speakerbot.site.archive import HISTORY_PAGE
 from speakerbot.site.folding import RecordFold, read_games
-from tests.engine.harness import amend, enact, repeal
+from tests.engine.harness import ALICE, amend, enact, repeal
+from tests.engine.harness import SPEAKER as HARNESS_SPEAKER
 from tests.site.records import long_game, nomicam_game, public_lines, voted_record
 
 TEMPLATES = templates_dir() / "site"
@@ -162,18 +165,21 @@ def test_a_close_writes_a_few_files_however_long_the_game() -> None:
         assert len(pages(short[kind])) == len(pages(long[kind])), kind
         assert len(short[kind] - pages(short[kind])) <= 4 >= len(long[kind] - pages(long[kind]))
     # Each twice (the root and games/<id>/): the proposal's page, its proposer's, the
-    # lists, the home page, the ruleset, a history page, the chart, the feed; for the
-    # close, the players whose scores changed and the rule it changed (page and feed).
+    # lists and the page of every proposal it is on, the home page, the ruleset, a history
+    # page, the chart, the feed; for the close, the players whose scores changed (a page
+    # of their changes only once it fills) and the rule it changed (page and feed).
     # The search index besides (search.py): the shards of the rule's changed words and its
     # bucket of titles, each twice.
     searched = {path for path in long["close"] if "search/" in path}
-    assert len(long["close"] - searched) <= 2 * 16 + 1, sorted(long["close"])
+    assert len(long["close"] - searched) <= 2 * 17 + 1, sorted(long["close"])
+    assert "proposals/list/4.html" in long["close"]
+    assert not {path for path in long["close"] if path.startswith("players/player-0/")}
     assert len(searched) <= 2 * 12, sorted(searched)
     assert not {path for path in long["proposal"] if "search/docs/r" in path}
     assert {"proposals/index.html", "games/long/feed.atom", "index.html",
             "scores.svg"} <= long["close"]
     proposed = {path for path in long["proposal"] if "search/" in path}
-    assert len(long["proposal"] - proposed) <= 2 * 9 + 1, sorted(long["proposal"])
+    assert len(long["proposal"] - proposed) <= 2 * 10 + 1, sorted(long["proposal"])
     assert len(proposed) <= 2 * 12, sorted(proposed)  # its words' shards, its bucket
     assert not any(path.startswith("rules/") and path != "rules/index.html"
                    for path in long["proposal"])
@@ -263,3 +269,35 @@ def test_a_failed_update_builds_the_archive_whole(
     assert keeper.refresh()
     write_site(render(service.settings, service.public_record()), tmp_path / "whole")
     assert tree(target) == tree(tmp_path / "whole")
+
+
+def test_a_repealed_rules_page_moves_when_its_number_is_taken_again() -> None:
+    """Every page linking to the repealed rule follows it to ``<number>-2``, kept as built."""
+    game = nomicam_game(2)
+    game.ok(c.EditRule(HARNESS_SPEAKER, enact("Players may hum.")))
+    hummed = max(game.state.rules)
+    game.ok(c.EditRule(HARNESS_SPEAKER, repeal(hummed)))
+    game.ok(c.EditRule(HARNESS_SPEAKER, enact("Players may sing.")))
+    data = [{key: value for key, value in line.items() if key not in ("seq", "prev", "hash")}
+            for line in public_lines([("g1", game)])]
+    # The engine never numbers a rule as one repealed: the record is told so by hand.
+    sung = max(n for n, item in enumerate(data) if item["type"] == "RuleEnacted")
+    data[sung]["number"] = hummed
+    lines = list(chain.extend(chain.Head(), data))
+    files = keep(lines, [sung, 1, len(lines) - sung - 1])
+    assert f"rules/{hummed}-2.html" in files and f"rules/{hummed}.html" in files
+    assert b"Players may sing." in files[f"rules/{hummed}.html"]
+    assert b"Players may hum." in files[f"rules/{hummed}-2.html"]
+
+
+def test_a_rules_mark_of_a_change_runs_out_in_the_kept_ruleset() -> None:
+    """Rules changed lately are marked; two weeks on, the kept ruleset unmarks them too."""
+    game = nomicam_game(2)
+    for reason in ("tea", "more tea"):
+        game.later(timedelta(days=10))
+        game.ok(c.AdjustScore(HARNESS_SPEAKER, ALICE, Decimal(1), reason))
+    lines = public_lines([("g1", game)])
+    marked = '<span class="tag changed">changed 2026'
+    assert marked in full(lines[:-2])["rules/index.html"].decode()
+    files = keep(lines, [len(lines) - 2, 1, 1])
+    assert marked not in files["rules/index.html"].decode()

@@ -50,7 +50,8 @@ def test_the_reserved_names_are_every_name_the_site_writes_itself(
     from speakerbot.site.archive import OWN_FILES, RESERVED
 
     data_page = re.compile(r"(rules|proposals|cfjs|history)/[0-9-]+\.html|players/[a-z0-9-]+\.html"
-                           r"|rules/[0-9-]+\.atom|search/(terms|docs)/[a-z0-9_-]+\.js")
+                           r"|rules/[0-9-]+\.atom|search/(terms|docs)/[a-z0-9_-]+\.js"
+                           r"|proposals/list/[0-9]+\.html|players/[a-z0-9-]+/[0-9]+\.html")
     for path in files:
         inside = re.sub(r"^games/[^/]+/", "", path)
         if inside not in OWN_FILES.values():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 from typing import Any
 
@@ -12,7 +13,15 @@ import pytest
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
 from speakerbot.site.folding import read_games
-from speakerbot.site.search import documents, game_index, shard_name, terms
+from speakerbot.site.search import (
+    Document,
+    KeptIndex,
+    documents,
+    game_index,
+    index_files,
+    shard_name,
+    terms,
+)
 from tests.engine.harness import CAROL
 from tests.site.records import public_lines
 from tests.site.search_game import REASONS, STATEMENT, TITLE, search_game
@@ -165,3 +174,50 @@ def test_the_page_carries_its_script_as_written(files: dict[str, bytes]) -> None
     for path, content in files.items():
         if path.endswith(".html") and path.count("/") <= 1 and "search" not in path:
             assert "<script" not in content.decode(), path  # no page but the search's
+
+
+def test_the_kept_index_makes_what_the_whole_index_makes() -> None:
+    """Documents added, changed, their words gone, given again: the same bytes."""
+    steps = [
+        [Document("p301", "Proposal 301: Tea", "proposals/301.html", "301 Tea for all")],
+        [Document("p302", "Proposal 302: Cake", "proposals/302.html", "302 cake for some"),
+         Document("r5", "Rule 5", "rules/5.html", "5 Players may drink tea")],
+        [Document("r5", "Rule 5: Tea", "rules/5.html", "5 Players may drink coffee"),
+         Document("o5", "Rule 5: Tea", "rules/5.html", "Players may drink tea")],
+        [Document("p302", "Proposal 302: Cake", "proposals/302.html", "302 cake for some")],
+        [Document("c1", "CFJ 1: Is tea cake?", "cfjs/1.html", "1 Is tea cake? Ünïcode")],
+    ]
+    kept = KeptIndex()
+    held: dict[str, bytes] = {}
+    current: dict[str, Document] = {}
+    for step in steps:
+        for path, content in kept.refresh(step).items():
+            if content is None:
+                held.pop(path, None)
+            else:
+                held[path] = content
+        current.update((document.id, document) for document in step)
+        assert held == index_files(current.values())
+    assert set(kept.refresh(steps[-1])) == set()  # nothing new: no file made
+    assert read(held["search/terms/te.js"])[2] == {"tea": ["c1", "o5", "p301"]}
+
+
+def test_a_common_words_long_list_is_kept_as_the_whole_index_makes_it() -> None:
+    """Hundreds of documents for one word, come and gone in any order: the same bytes."""
+    order = random.Random(3).sample(range(1, 800), 799)
+    kept = KeptIndex()
+    held: dict[str, bytes] = {}
+    current: dict[str, Document] = {}
+    steps = [[Document(f"p{n}", f"P{n}", f"proposals/{n}.html", f"common {n}")
+              for n in order[start:start + 200]] for start in range(0, 800, 200)]
+    steps.append([Document(f"p{n}", f"P{n}", f"proposals/{n}.html", f"rare {n}")
+                  for n in order[::3]])  # the word leaves a third of them
+    for step in steps:
+        for path, content in kept.refresh(step).items():
+            if content is None:
+                held.pop(path, None)
+            else:
+                held[path] = content
+        current.update((document.id, document) for document in step)
+        assert held == index_files(current.values())
+    assert len(read(held["search/terms/co.js"])[2]["common"]) == 799 - len(order[::3])
