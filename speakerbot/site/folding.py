@@ -13,19 +13,14 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
-import difflib
-import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
-from speakerbot.engine.edits import EDITS, edited_text
 from speakerbot.engine.evolve import evolve
-from speakerbot.engine.mechanics import PARAMETERS
-from speakerbot.engine.model import Clause, ClauseKind, GameState
+from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import receipt_line
 from speakerbot.mail.outbound.lookups import retitled_from
 from speakerbot.site.archive import (
@@ -45,8 +40,9 @@ from speakerbot.site.archive import (
     Verdict,
 )
 from speakerbot.site.sayings import say
+from speakerbot.site.texts import clause_views, diff_lines, slug
 
-__all__ = ["Folded", "RecordFold", "diff_lines", "read_games", "slug"]
+__all__ = ["Folded", "RecordFold", "read_games"]
 
 _CHAIN_KEYS = ("seq", "prev", "hash")
 # Events that begin an announcement of their own: what follows a close up to the next of
@@ -126,39 +122,6 @@ class RecordFold:
         return done
 
 
-def slug(text: str, taken: set[str], fallback: str) -> str:
-    """Return a file name made of ``text`` (lower-case ASCII letters, digits, hyphens).
-
-    Unique among ``taken`` (which it joins); ``fallback`` when nothing of ``text`` is left.
-    Names are the players' own words: nothing of them but letters and digits reaches a path.
-    """
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    base = re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")[:40].strip("-") or fallback
-    candidate, count = base, 1
-    while candidate in taken:
-        count += 1
-        candidate = f"{base}-{count}"
-    taken.add(candidate)
-    return candidate
-
-
-def diff_lines(old: str, new: str) -> tuple[DiffLine, ...]:
-    """Show how a rule's text changes, line by line: "-" removed, "+" added, " " kept.
-
-    Separate stretches of change are parted by a line marked "@" (the text between is
-    unchanged and left out).
-    """
-    found = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))
-    out: list[DiffLine] = []
-    for line in found[2:]:  # the first two name the files
-        if line.startswith("@@"):
-            if out:
-                out.append(DiffLine("@", "…"))
-            continue
-        out.append(DiffLine(line[:1], line[1:]))
-    return tuple(out)
-
-
 class _Folder:
     """Folds one game's events, gathering what its pages show."""
 
@@ -176,7 +139,7 @@ class _Folder:
             unread = Entry(seq, None, kind or "unknown", kind or "unknown")
             self.game.timeline.append(unread)
             return unread
-        views = _clause_views(event.clauses, self.state) if isinstance(
+        views = clause_views(event.clauses, self.state) if isinstance(
             event, e.ProposalSubmitted) else ()
         # The engine folds what it recorded; should a line not fit (an event about a
         # proposal the record lacks), the archive still shows it rather than fail.
@@ -471,32 +434,6 @@ class _Folder:
 
 def _renumbered(number: int, new_number: int) -> str:
     return f"renumbered from {number} to {new_number}" if new_number != number else ""
-
-
-def _clause_views(clauses: Sequence[Clause], before: GameState) -> tuple[ClauseView, ...]:
-    """Return what each clause would do, each edit's diff from the text the ones before leave.
-
-    The diffs are taken against the ruleset as it stood when the proposal was distributed,
-    as the distribution mail showed them.
-    """
-    texts: dict[int, str] = {}
-    views = []
-    for clause in clauses:
-        diff: tuple[DiffLine, ...] = ()
-        rule = before.rules.get(clause.rule) if clause.rule is not None else None
-        if rule is not None and (clause.kind is ClauseKind.AMEND or clause.kind in EDITS):
-            old = texts.get(rule.number, rule.text)
-            new = clause.text.strip() if clause.kind is ClauseKind.AMEND else edited_text(
-                old, clause)
-            texts[rule.number] = new
-            diff = diff_lines(old, new)
-        elif clause.kind is ClauseKind.ENACT:
-            diff = diff_lines("", clause.text.strip())
-        setting = ""
-        if clause.kind is ClauseKind.SET and clause.parameter in PARAMETERS:
-            setting = PARAMETERS[clause.parameter].description
-        views.append(ClauseView(clause, clause.describe(), setting, diff))
-    return tuple(views)
 
 
 _Handler = Callable[[_Folder, int, Any, Entry], None]
