@@ -56,6 +56,8 @@ def count_bounce(deps: Deps, batch: Batch, row: InboundRow, bounce: Bounce) -> s
         return f"sent to {address}'s return path but no failure report: nothing counted"
     deps.store.add_bounce(session, address=address, message=message, weight=weight,
                           detail=bounce.detail, at=row.received_at)
+    if batch.uow.bounced is not None:
+        batch.uow.bounced.add(address)
     score = deps.store.bounce_weight(session, address, row.received_at - WINDOW)
     said = f"a {bounce.kind} bounce of mail to {address} ({score / 10:g} points)"
     if score < 10 * deps.settings.limits.bounce_score:
@@ -75,6 +77,16 @@ def count_bounce(deps: Deps, batch: Batch, row: InboundRow, bounce: Bounce) -> s
 
 
 def heard_from(deps: Deps, batch: Batch, sender: str, authenticated: bool) -> None:
-    """Forget the bounces of an address that wrote to the game, authenticated."""
-    if authenticated and deps.store.has_bounces(sender, batch.uow.session):
-        deps.store.clear_bounces(batch.uow.session, sender)
+    """Forget the bounces of an address that wrote to the game, authenticated.
+
+    The addresses with bounces are read once per transaction (a batch of mail), not asked
+    about at every message: most games have none.
+    """
+    if not authenticated:
+        return
+    uow = batch.uow
+    if uow.bounced is None:
+        uow.bounced = deps.store.bounced(uow.session)
+    if sender in uow.bounced:
+        deps.store.clear_bounces(uow.session, sender)
+        uow.bounced.discard(sender)

@@ -82,6 +82,8 @@ class UnitOfWork:
         self.seeds_made: dict[str, bytes] = {}
         # The source of this transaction's draws (``luck``), made once.
         self.draws: SeededDraws | None = None
+        # The addresses with bounces counted against them, read once (service/bounces.py).
+        self.bounced: set[str] | None = None
         # Seeds read from the store in this transaction (None: not kept), read once each:
         # every decision asks whether the game's seed is held.
         self.seeds_read: dict[str, bytes | None] = {}

@@ -246,4 +246,4 @@ def test_a_bounce_naming_no_recipient_of_ours_counts_nothing(game: MailGame) -> 
     for mail in sent:
         bounce(game, mail, DAVE)  # never sent to Dave: his token is no recipient's
     assert unreachable(game) == set()
-    assert not game.service.store.has_bounces(DAVE)
+    assert DAVE not in game.service.store.bounced()

@@ -69,12 +69,11 @@ class AudienceStore(StoreBase):
         marked = session.execute(delete(Unreachable).where(Unreachable.address == address))
         return bool(getattr(counted, "rowcount", 0) or getattr(marked, "rowcount", 0))
 
-    def has_bounces(self, address: str, session: Session | None = None) -> bool:
-        """Whether anything is counted against ``address`` (read without a write lock)."""
+    def bounced(self, session: Session | None = None) -> set[str]:
+        """Return every address with a bounce counted against it, or marked unreachable."""
         with self._reading(session) as reading:
-            return reading.scalar(select(BounceMark.id).where(
-                BounceMark.address == address).limit(1)) is not None or reading.scalar(
-                select(Unreachable.address).where(Unreachable.address == address)) is not None
+            return set(reading.scalars(select(BounceMark.address).union(
+                select(Unreachable.address))))
 
     def mark_unreachable(self, session: Session, address: str, since: datetime) -> bool:
         """Mark a player unreachable; False when the mark was there already."""
