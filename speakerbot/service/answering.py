@@ -35,9 +35,13 @@ def answer_stranger(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail
         return
     body = deps.replies.renderer.render("stranger.txt", identity=deps.identity,
                                         open_registration=batch.state.open_registration)
-    reply = Outgoing("stranger", (sender,), "Not a player", body,
-                     f"stranger:{row.message_id}:{row.id}")
-    if fits(deps, reply, row):
+    send_stranger(deps, batch, row, Outgoing("stranger", (sender,), "Not a player", body,
+                                             f"stranger:{row.message_id}:{row.id}"))
+
+
+def send_stranger(deps: Deps, batch: Batch, row: InboundRow, reply: Outgoing) -> None:
+    """Queue an address that is no player its one mail of the day, if no larger than ``row``."""
+    if not stranger_answered(batch.uow, reply.recipients[0]) and fits(deps, reply, row):
         batch.outgoing.append(reply)
 
 

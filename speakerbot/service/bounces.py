@@ -49,7 +49,7 @@ def count_bounce(deps: Deps, batch: Batch, row: InboundRow, bounce: Bounce) -> s
         return "a bounce whose return path names no recipient of ours: nothing counted"
     message, address = named
     if bounce.kind == "delivered":
-        deps.store.clear_bounces(session, address)
+        forget(deps, batch, address)
         return f"a delivery report: {address} receives our mail"
     weight = WEIGHTS.get(bounce.kind)
     if weight is None:
@@ -88,5 +88,11 @@ def heard_from(deps: Deps, batch: Batch, sender: str, authenticated: bool) -> No
     if uow.bounced is None:
         uow.bounced = deps.store.bounced(uow.session)
     if sender in uow.bounced:
-        deps.store.clear_bounces(uow.session, sender)
-        uow.bounced.discard(sender)
+        forget(deps, batch, sender)
+
+
+def forget(deps: Deps, batch: Batch, address: str) -> None:
+    """Forget an address's bounces and its unreachable mark (it receives our mail)."""
+    deps.store.clear_bounces(batch.uow.session, address)
+    if batch.uow.bounced is not None:
+        batch.uow.bounced.discard(address)

@@ -11,10 +11,10 @@ from speakerbot.adapters.store import InboundRow
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.intake import Reading
 from speakerbot.mail.outbound.compose import Outgoing
-from speakerbot.service.answering import answer_stranger, fits, stranger_answered
+from speakerbot.service.answering import answer_stranger, send_stranger
 from speakerbot.service.confirmations import hold
 from speakerbot.service.deps import Deps
-from speakerbot.service.observing import AUDIENCE
+from speakerbot.service.observing import AUDIENCE, has_room
 from speakerbot.service.policy import routes_to_game
 from speakerbot.service.reading import is_known
 from speakerbot.service.unit_of_work import Batch
@@ -39,7 +39,8 @@ def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
         answer_stranger(deps, batch, row, mail)
         batch.note, batch.reason = "from an address of the game itself", "game-address"
         return True
-    observing = sender in deps.store.observers(batch.uow.session)
+    current = deps.store.observers(batch.uow.session)
+    observing = sender in current
     stop = isinstance(wanted[-1], lang.Unobserve)  # the last word is the sender's wish
     if parsed.errors or mail.problem or (stop and not observing):
         answer_stranger(deps, batch, row, mail)
@@ -50,8 +51,7 @@ def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
     elif not stop and observing:
         short_answer(deps, batch, row, sender, "You observe this game already. Send "
                      "UNOBSERVE to stop.", "Observing already")
-    elif not stop and len(deps.store.observers(batch.uow.session)) >= \
-            deps.settings.limits.max_observers:
+    elif not stop and not has_room(deps, current):
         short_answer(deps, batch, row, sender, "This game has as many observers as it takes; "
                      "nothing changes.", "No room for observers")
     else:
@@ -65,9 +65,5 @@ def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
 def short_answer(deps: Deps, batch: Batch, row: InboundRow, sender: str, text: str,
                  subject: str) -> None:
     """Send an address that is no player one short line, within the stranger's daily mail."""
-    if stranger_answered(batch.uow, sender):
-        return
-    reply = Outgoing("stranger", (sender,), subject, text + "\n",
-                     f"audience:{row.message_id}:{row.id}")
-    if fits(deps, reply, row):
-        batch.outgoing.append(reply)
+    send_stranger(deps, batch, row, Outgoing("stranger", (sender,), subject, text + "\n",
+                                             f"audience:{row.message_id}:{row.id}"))

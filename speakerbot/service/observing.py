@@ -11,7 +11,7 @@ with what they get already.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -58,7 +58,7 @@ def answer(deps: Deps, session: Session, state: GameState, sender: str, observe:
         return "You observe this game already.", False
     if not observe and not observing:
         return "You were not observing this game; nothing changes.", False
-    if observe and len(current) >= deps.settings.limits.max_observers:
+    if observe and not has_room(deps, current):
         return (f"Refused: this game has as many observers as it takes "
                 f"({deps.settings.limits.max_observers}, [limits] max_observers).", True)
     changes.append(Change(sender, observe))
@@ -66,6 +66,11 @@ def answer(deps: Deps, session: Session, state: GameState, sender: str, observe:
         return ("You now observe this game: its public mail (proposals, results, judgements, "
                 "digests) comes to you. Send UNOBSERVE to stop.", False)
     return "You no longer observe this game: nothing more will come to you.", False
+
+
+def has_room(deps: Deps, observers: Mapping[str, object]) -> bool:
+    """Whether the game takes one more observer (``[limits] max_observers``)."""
+    return len(observers) < deps.settings.limits.max_observers
 
 
 def carry_out(deps: Deps, session: Session, changes: Sequence[Change], when: datetime) -> None:

@@ -11,7 +11,7 @@ of its own: a chunk that fails later, or a crash, never sends an earlier chunk a
 relay that answers "too many recipients" part way through a chunk took the message for
 those before; the chunk shrinks to that many and the rest go at once, without backoff.
 
-With VERP (``return_path`` given, as the service always does), each recipient's copy goes in
+With VERP (``identity`` given, as the service always does), each recipient's copy goes in
 a transaction of its own, from a return path that names the message and the recipient, so
 that a bounce says whose mailbox failed; a chunk is then the recipients sent between two
 narrowings. An observer's copy carries ``List-Unsubscribe`` (``unsubscribe``), and an

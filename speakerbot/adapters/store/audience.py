@@ -63,11 +63,10 @@ class AudienceStore(StoreBase):
         return session.scalar(select(func.coalesce(func.sum(BounceMark.weight), 0)).where(
             BounceMark.address == address, BounceMark.at >= aware(since, "since"))) or 0
 
-    def clear_bounces(self, session: Session, address: str) -> bool:
-        """Forget ``address``'s bounces and its unreachable mark; True when there was any."""
-        counted = session.execute(delete(BounceMark).where(BounceMark.address == address))
-        marked = session.execute(delete(Unreachable).where(Unreachable.address == address))
-        return bool(getattr(counted, "rowcount", 0) or getattr(marked, "rowcount", 0))
+    def clear_bounces(self, session: Session, address: str) -> None:
+        """Forget ``address``'s bounces and its unreachable mark."""
+        session.execute(delete(BounceMark).where(BounceMark.address == address))
+        session.execute(delete(Unreachable).where(Unreachable.address == address))
 
     def bounced(self, session: Session | None = None) -> set[str]:
         """Return every address with a bounce counted against it, or marked unreachable."""
