@@ -8,6 +8,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any, TypeVar, cast
 
+from speakerbot.adapters.arrival import Arrival
 from speakerbot.adapters.store.schema import Confirmation
 
 _Row = TypeVar("_Row")
@@ -73,14 +74,9 @@ class Intake:
 
 
 @dataclass(frozen=True)
-class InboundItem:
+class InboundItem(Arrival):
     """One received message to store, with what intake read in it."""
 
-    raw: bytes
-    received_at: datetime
-    source: str
-    uidvalidity: int | None = None
-    uid: int | None = None
     intake: Intake | None = None
     set_aside: str | None = None
     reading: bytes | None = None
