@@ -30,11 +30,7 @@ class AudienceStore(StoreBase):
 
     def add_observer(self, session: Session, address: str, since: datetime) -> bool:
         """Make ``address`` an observer; False when it was one already."""
-        if session.get(Observer, address) is not None:
-            return False
-        session.add(Observer(address=address, since=aware(since, "since")))
-        session.flush()
-        return True
+        return _listed(session, Observer, address, since)
 
     def remove_observers(self, session: Session, addresses: Sequence[str]) -> list[str]:
         """Stop these addresses observing; return those that were observers."""
@@ -76,14 +72,24 @@ class AudienceStore(StoreBase):
 
     def mark_unreachable(self, session: Session, address: str, since: datetime) -> bool:
         """Mark a player unreachable; False when the mark was there already."""
-        if session.get(Unreachable, address) is not None:
-            return False
-        session.add(Unreachable(address=address, since=aware(since, "since")))
-        session.flush()
-        return True
+        return _listed(session, Unreachable, address, since)
 
     def unreachable(self, session: Session | None = None) -> dict[str, datetime]:
         """Return every player marked unreachable, and since when."""
         with self._reading(session) as reading:
             return {address: since for address, since in reading.execute(
                 select(Unreachable.address, Unreachable.since).order_by(Unreachable.since))}
+
+
+def _listed(session: Session, table: type[Observer | Unreachable], address: str,
+            since: datetime) -> bool:
+    """Put ``address`` in a list of addresses since a time; False when it was there already.
+
+    Observers and the unreachable mark are both such a list (one row an address), and an
+    address listed twice keeps the time it was first listed.
+    """
+    if session.get(table, address) is not None:
+        return False
+    session.add(table(address=address, since=aware(since, "since")))
+    session.flush()
+    return True

@@ -8,6 +8,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any, TypeVar, cast
 
+from speakerbot.adapters.arrival import Arrival
 from speakerbot.adapters.store.schema import Confirmation
 
 _Row = TypeVar("_Row")
@@ -73,14 +74,9 @@ class Intake:
 
 
 @dataclass(frozen=True)
-class InboundItem:
+class InboundItem(Arrival):
     """One received message to store, with what intake read in it."""
 
-    raw: bytes
-    received_at: datetime
-    source: str
-    uidvalidity: int | None = None
-    uid: int | None = None
     intake: Intake | None = None
     set_aside: str | None = None
     reading: bytes | None = None
@@ -131,8 +127,11 @@ class EventLinks:
 
 
 @dataclass(frozen=True)
-class OutgoingMail:
-    """A message to put in the outbox."""
+class OutboxMail:
+    """What every message of the outbox is, put in or read back: who sends what to whom, when.
+
+    ``inbound_id``: the stored message it answers, if any.
+    """
 
     message_id: str
     mail_from: str
@@ -141,6 +140,12 @@ class OutgoingMail:
     kind: str
     inbound_id: int | None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class OutgoingMail(OutboxMail):
+    """A message to put in the outbox."""
+
     priority: int = 0
     """Lower goes first among mail due at once (the service puts the game's business first)."""
     gathered_until: datetime | None = None
@@ -154,17 +159,10 @@ class OutgoingMail:
 
 
 @dataclass(frozen=True)
-class OutboxRow:
+class OutboxRow(OutboxMail):
     """A message in the outbox with its delivery state."""
 
     id: int
-    message_id: str
-    mail_from: str
-    recipients: tuple[str, ...]
-    raw: bytes
-    kind: str
-    inbound_id: int | None
-    created_at: datetime
     status: str
     attempts: int
     next_attempt_at: datetime
