@@ -27,6 +27,8 @@ ALICE, BOB, CAROL, DAVE, ERIN = (
     f"{n}@example.org" for n in ("alice", "bob", "carol", "dave", "erin")
 )
 NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave", ERIN: "Erin"}
+VOTERS = [ALICE, BOB, CAROL, DAVE, ERIN]  # the players of the nomicam games (nomicam())
+DAY = timedelta(days=1)
 
 # The mechanics of newer features that would change what tests of other behaviour see (a
 # debate before every vote in the turn-based presets): games keep them off unless a test
@@ -87,8 +89,7 @@ class RecordedDraws:
         self.lost: set[str] = set()  # seeds the test has the game forget
 
     def head(self) -> chain.Head:
-        lines = list(chain.public_lines_after(chain.Links(),
-                                              (event_to_json(ev) for ev in self.events)))
+        lines = record_lines(self.events)
         return chain.Head.of(lines[-1]) if lines else chain.Head()
 
     @property
@@ -111,7 +112,27 @@ class RecordedDraws:
         return commitment_of(seed)
 
 
-class Game:
+class Played:
+    """What every game here keeps: a state, its record (``events``) and a clock."""
+
+    state: GameState
+    events: list[e.Event]
+    now: datetime
+
+    @property
+    def source(self) -> RandomSource:
+        """Where the game's draws come from."""
+        raise NotImplementedError
+
+    def later(self, delta: timedelta) -> list[e.Event]:
+        """Let ``delta`` pass, then tick; the tick's events join the record and are returned."""
+        self.now += delta
+        self.state, events = tick(self.state, self.now, self.source)
+        self.events.extend(events)
+        return events
+
+
+class Game(Played):
     """One game, driven command by command, keeping the whole record."""
 
     def __init__(
@@ -182,12 +203,6 @@ class Game:
         assert snapshot == self.state, "a refused command changed the state"
         return rejection
 
-    def later(self, delta: timedelta) -> list[e.Event]:
-        self.now += delta
-        self.state, events = tick(self.state, self.now, self.source)
-        self.events.extend(events)
-        return events
-
     def step(self, delta: timedelta = timedelta(minutes=1)) -> None:
         """Let a little time pass without expecting anything to fall due."""
         assert self.later(delta) == []
@@ -257,7 +272,18 @@ class Game:
                 evolve(state, event)
 
 
-class DirectGame:
+def nomicam(preset: str = "nomicam", *, phrases: bool = False, provable: bool = False) -> Game:
+    """A game of ``preset`` (nomicam's unless named) with the five ``VOTERS`` as players."""
+    return Game(preset, VOTERS, phrases=phrases, provable=provable)
+
+
+def draws_of(g: Game) -> RecordedDraws:
+    """The seeds and draws of a provable game (``provable=True``)."""
+    assert isinstance(g.provable, RecordedDraws)
+    return g.provable
+
+
+class DirectGame(Played):
     """A game played on the engine directly, with none of ``Game``'s checks: quick at scale.
 
     Its draws are by chance from ``rng`` (they prove nothing); ``rng`` is a test's to use too.
@@ -269,19 +295,17 @@ class DirectGame:
         self.draws = SeededDraws.by_chance(self.rng.randrange)
         self.now = T0
         self.state = GameState()
-        self.record: list[e.Event] = []
+        self.events = []
+
+    @property
+    def source(self) -> RandomSource:
+        """Chance, from ``rng``."""
+        return self.draws
 
     def run(self, command: c.Command) -> list[e.Event]:
         """Apply ``command`` now; its events join the record and are returned."""
         self.state, events = apply(self.state, command, self.now, self.draws)
-        self.record.extend(events)
-        return events
-
-    def wait(self, delta: timedelta) -> list[e.Event]:
-        """Let ``delta`` pass, then tick; the tick's events join the record and are returned."""
-        self.now += delta
-        self.state, events = tick(self.state, self.now, self.draws)
-        self.record.extend(events)
+        self.events.extend(events)
         return events
 
 
@@ -307,3 +331,8 @@ def set_(parameter: str, value: str) -> Clause:
 
 def public_events(events: Iterable[e.Event]) -> list[dict[str, Any]]:
     return [event_to_json(event) for event in events if event.public]
+
+
+def record_lines(events: Iterable[e.Event]) -> list[dict[str, Any]]:
+    """The lines of the public record ``events`` make, linked as the store links them."""
+    return list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in events)))

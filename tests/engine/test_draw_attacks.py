@@ -14,14 +14,13 @@ again is tested through the service (tests/integration/test_draw_retry.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
 from speakerbot.engine import chain
 from speakerbot.engine import events as e
-from speakerbot.engine.codec import event_to_json
 from speakerbot.engine.draw_check import check_draws
 from speakerbot.engine.luck import SeededDraws, commitment_of
 from tests.engine.harness import (
@@ -31,6 +30,7 @@ from tests.engine.harness import (
     Game,
     RecordedDraws,
     enact,
+    record_lines,
 )
 from tests.support.draw_record import (
     ADDRESSES,
@@ -192,13 +192,13 @@ def test_a_die_a_lost_seed_left_to_chance_fails_the_check() -> None:
     g = Game("suber", [ALICE, BOB, CAROL], provable=True)
     number = g.propose(ALICE, enact("Players may sing."))
     g.votes(number, alice="FOR", bob="FOR")
-    head = list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in g.events)))
+    head = record_lines(g.events)
     g.provable = SeededDraws(head[-1]["seq"], head[-1]["hash"], lambda _: None,
                              lambda _: SEED_2, lambda count: count - 1)  # "a six, please"
     closing = g.votes(number, carol="FOR")
     [thrown] = g.of(e.DieThrown, closing)
     assert thrown.value == 6 and thrown.draw is None
-    lines = list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in g.events)))
+    lines = record_lines(g.events)
     assert lines[0]["commitment"]  # the game was provable from its start
     report = check_draws(lines)
     assert report.failures, f"a die thrown by chance in a seeded game verified: {report}"
@@ -216,12 +216,3 @@ def test_an_older_game_s_first_seed_is_not_committed_beside_a_lone_sealed_ballot
     assert any(isinstance(ev, e.BallotCast) for ev in decided)
     shown = [ev for ev in decided if ev.public]
     assert shown == [], f"a sealed ballot's decision added public lines: {shown}"
-
-
-def draws_of(g: Game) -> RecordedDraws:
-    assert isinstance(g.provable, RecordedDraws)
-    return g.provable
-
-
-def _lines(events: Sequence[e.Event]) -> Lines:
-    return list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in events)))

@@ -3,7 +3,6 @@ judges) and rurru (Heavens, a named Judge, no immutability, numbers from 300).""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 
 from speakerbot.engine import commands as c
@@ -13,6 +12,7 @@ from tests.engine.harness import (
     ALICE,
     BOB,
     CAROL,
+    DAY,
     SPEAKER,
     Game,
     amend,
@@ -20,7 +20,6 @@ from tests.engine.harness import (
     transmute,
 )
 
-DAY = timedelta(days=1)
 JUDGE = "lalc@example.org"
 
 

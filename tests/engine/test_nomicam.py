@@ -17,21 +17,16 @@ from tests.engine.harness import (
     BOB,
     CAROL,
     DAVE,
+    DAY,
     ERIN,
     SPEAKER,
-    Game,
+    VOTERS,
     amend,
     enact,
+    nomicam,
     set_,
     transmute,
 )
-
-VOTERS = [ALICE, BOB, CAROL, DAVE, ERIN]
-DAY = timedelta(days=1)
-
-
-def nomicam(preset: str = "nomicam") -> Game:
-    return Game(preset, VOTERS)
 
 
 def test_the_configured_speaker_is_named_in_rule_104_and_is_a_player_who_cannot_vote() -> None:

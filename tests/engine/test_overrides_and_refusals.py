@@ -19,22 +19,18 @@ from tests.engine.harness import (
     BOB,
     CAROL,
     DAVE,
+    DAY,
     ERIN,
     SPEAKER,
     T0,
     Game,
     amend,
     enact,
+    nomicam,
     repeal,
     set_,
     transmute,
 )
-
-DAY = timedelta(days=1)
-
-
-def nomicam() -> Game:
-    return Game("nomicam", [ALICE, BOB, CAROL, DAVE, ERIN])
 
 
 def test_every_override_is_recorded_public_and_carried_out() -> None:

@@ -22,11 +22,10 @@ from speakerbot.engine import pace_events as pe
 from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
-from tests.engine.harness import DirectGame
+from tests.engine.harness import DAY, DirectGame
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 SPEAKER = "speaker@example.org"
-DAY = timedelta(days=1)
 
 
 def _big_game(players: int, proposals: int) -> tuple[GameState, list[e.Event], list[str]]:
@@ -132,10 +131,10 @@ def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
             game.run(c.DeclareAbsence(player, game.now + timedelta(hours=hours), "",
                                       longest=30 * DAY))
         else:
-            game.wait(timedelta(hours=hours))
+            game.later(timedelta(hours=hours))
     for _ in range(40):  # every deadline passes, a tick every six hours
-        game.wait(timedelta(hours=6))
-    record, state = game.record, game.state
+        game.later(timedelta(hours=6))
+    record, state = game.events, game.state
 
     reminders = [ev for ev in record if isinstance(ev, pe.Reminded)]
     rounds = Counter((r.at, r.player) for r in reminders)

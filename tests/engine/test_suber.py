@@ -3,8 +3,6 @@ overrule, the 25-rule limit, and a whole game to 100 points."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Clause, ClauseKind, Judgement, ProposalStatus
@@ -12,6 +10,7 @@ from tests.engine.harness import (
     ALICE,
     BOB,
     CAROL,
+    DAY,
     SPEAKER,
     Game,
     amend,
@@ -20,8 +19,6 @@ from tests.engine.harness import (
     set_,
     transmute,
 )
-
-DAY = timedelta(days=1)
 
 
 def turn(g: Game) -> tuple[int, str]:

@@ -137,6 +137,6 @@ def voted_record(proposals: int, players: int = 5) -> list[dict[str, Any]]:
         for count, voter in enumerate(voters):
             game.run(c.CastBallot(voter, number,
                                   Choice.FOR if (n + count) % 3 else Choice.AGAINST))
-        game.wait(timedelta(hours=1, minutes=1))
+        game.later(timedelta(hours=1, minutes=1))
     return list(chain.extend(chain.Head(),
-                             [event_to_json(ev) for ev in game.record if ev.public]))
+                             [event_to_json(ev) for ev in game.events if ev.public]))
