@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 import random
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -20,15 +20,7 @@ from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.snapshot import decode_state, encode_state
 from speakerbot.mail.outbound.wording import refusal_text
 from speakerbot.presets import load_preset
-
-T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
-SPEAKER = "chuck@example.org"
-ALICE, BOB, CAROL, DAVE, ERIN = (
-    f"{n}@example.org" for n in ("alice", "bob", "carol", "dave", "erin")
-)
-NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave", ERIN: "Erin"}
-VOTERS = [ALICE, BOB, CAROL, DAVE, ERIN]  # the players of the nomicam games (nomicam())
-DAY = timedelta(days=1)
+from tests.engine.cast import NAMES, SPEAKER, T0, VOTERS
 
 # The mechanics of newer features that would change what tests of other behaviour see (a
 # debate before every vote in the turn-based presets): games keep them off unless a test

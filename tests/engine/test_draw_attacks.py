@@ -23,15 +23,8 @@ from speakerbot.engine import chain
 from speakerbot.engine import events as e
 from speakerbot.engine.draw_check import check_draws
 from speakerbot.engine.luck import SeededDraws, commitment_of
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    Game,
-    RecordedDraws,
-    enact,
-    record_lines,
-)
+from tests.engine.cast import ALICE, BOB, CAROL
+from tests.engine.harness import Game, RecordedDraws, enact, record_lines
 from tests.support.draw_record import (
     ADDRESSES,
     COMMITMENT_1,

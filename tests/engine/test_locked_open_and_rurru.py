@@ -8,17 +8,8 @@ from decimal import Decimal
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Judgement
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAY,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    transmute,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, amend, enact, transmute
 
 JUDGE = "lalc@example.org"
 

@@ -22,7 +22,8 @@ from speakerbot.engine import pace_events as pe
 from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
-from tests.engine.harness import DAY, DirectGame
+from tests.engine.cast import DAY
+from tests.engine.harness import DirectGame
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 SPEAKER = "speaker@example.org"

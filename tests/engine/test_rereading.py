@@ -20,19 +20,8 @@ from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.rereading import InForce, in_force
 from speakerbot.presets import load_preset
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAY,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    nomicam,
-    repeal,
-    set_,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, amend, enact, nomicam, repeal, set_
 
 WIN_150 = "The winner is the first player to achieve 150 (positive) points."
 QUORUM_25 = ("Quorum for a proposed rule change is defined to be 25% of Voters at the "

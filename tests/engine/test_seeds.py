@@ -12,19 +12,8 @@ from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.luck import SeededDraws, derive_index
 from speakerbot.engine.model import GameState
 from speakerbot.engine.seeds import CLOSED_VOTE, GAME_OVER, HOST_ASKED, NEW_GAME
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAY,
-    SPEAKER,
-    Game,
-    RecordedDraws,
-    draws_of,
-    enact,
-    nomicam,
-    record_lines,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, RecordedDraws, draws_of, enact, nomicam, record_lines
 
 
 def anchor_of(g: Game, after: int) -> str:

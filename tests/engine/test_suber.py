@@ -6,19 +6,8 @@ from __future__ import annotations
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Clause, ClauseKind, Judgement, ProposalStatus
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAY,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    repeal,
-    set_,
-    transmute,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, amend, enact, repeal, set_, transmute
 
 
 def turn(g: Game) -> tuple[int, str]:

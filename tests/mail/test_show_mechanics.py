@@ -30,8 +30,9 @@ from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.mail.outbound.sentences import news_line, record_line
 from speakerbot.resources import templates_dir
 from tests.engine import harness
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER
 from tests.engine.conftest import replay_every_game  # noqa: F401  (autouse: games replay)
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, Game
+from tests.engine.harness import Game
 
 RENDERER = Renderer(templates_dir())
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")

@@ -13,18 +13,8 @@ from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_to_json
 from speakerbot.engine.model import Choice, Judgement
 from speakerbot.presets import load_preset
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    SPEAKER,
-    DirectGame,
-    Game,
-    amend,
-    enact,
-    repeal,
-    transmute,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import DirectGame, Game, amend, enact, repeal, transmute
 
 SALT = "0123456789abcdef0123456789abcdef"
 

@@ -22,7 +22,7 @@ from speakerbot.site.search import (
     shard_name,
     terms,
 )
-from tests.engine.harness import CAROL
+from tests.engine.cast import CAROL
 from tests.site.records import public_lines
 from tests.site.search_game import REASONS, STATEMENT, TITLE, search_game
 

@@ -55,7 +55,8 @@ from speakerbot.mail.verp import bounce_address, message_ref
 from speakerbot.resources import templates_dir
 from speakerbot.service import applying
 from tests.engine import harness
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0
+from tests.engine.harness import Game, enact
 from tests.support import mailgame
 from tests.support.dsn import make_dsn
 from tests.support.mailgame import ballot_leaks
