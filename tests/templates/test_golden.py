@@ -54,7 +54,7 @@ from speakerbot.mail.outbound.wire import message_bytes_by_the_book
 from speakerbot.mail.verp import bounce_address, message_ref
 from speakerbot.resources import templates_dir
 from speakerbot.service import applying
-from tests.engine import harness
+from tests.engine import cast, harness
 from tests.engine.cast import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0
 from tests.engine.harness import Game, enact
 from tests.support import mailgame
@@ -805,11 +805,11 @@ LONG_STATEMENT = ("Rule 301, read together with rules 205 and 209, means that a 
 def test_long_titles_names_and_statements_fit_in_72_columns() -> None:
     renderer = RecordingRenderer(templates_dir())
     max_address = "max@example.org"
-    harness.NAMES[max_address] = LONG_NAME
+    cast.NAMES[max_address] = LONG_NAME
     try:
         s = Script("long", Game("nomicam", [ALICE, max_address]), CAMFORD, renderer)
     finally:
-        del harness.NAMES[max_address]
+        del cast.NAMES[max_address]
     harness.ALL_GAMES.remove(s.game)
     s.mail(max_address, f"PROPOSE: {LONG_TITLE}", "ENACT RULE:\nDice are fair.\n")
     s.mail(max_address, "vote", "VOTE 301 FOR\nSTATUS\n")
