@@ -24,6 +24,7 @@ from speakerbot.adapters.store import Store
 from speakerbot.presets import MAX_FILE_BYTES, PRESET_NAMES, FileFaults, read_ruleset_file
 from tests.cli.test_rulesets import ROOT
 from tests.support.commands import speakerbot as forked
+from tests.support.configs import game_config
 
 EXAMPLE_IMPORT = ROOT / "config" / "example-import.toml"
 SUBER = (ROOT / "data" / "rulesets" / "suber.toml").read_text()
@@ -207,36 +208,6 @@ def test_any_strings_and_comments_leave_a_fault_on_its_own_line(rules: tuple[str
             "you mean mutable?"], text
 
 
-# --------------------------------------------------------------------------- the config
-
-
-def config(folder: Path, ruleset: str) -> Path:
-    """A game's config in ``folder``: its ruleset as given, its database a SQLite file there."""
-    path = folder / "speakerbot.toml"
-    path.write_text(f"""
-[game]
-name = "Test Nomic"
-ruleset = "{ruleset}"
-address = "game@nomic.test"
-speaker = "chuck@nomic.test"
-speaker_name = "Chuck"
-
-[database]
-url = "sqlite:///{folder / 'game.db'}"
-
-[imap]
-host = "127.0.0.1"
-username = "game"
-password = "imap-password"
-
-[smtp]
-host = "127.0.0.1"
-port = 2525
-security = "none"
-""")
-    return path
-
-
 def padded(path: Path, text: str) -> int:
     """Write ``text`` and comments after it past ten megabytes; return the file's size."""
     with path.open("w") as stream:  # valid TOML all the way: only its size is wrong
@@ -271,7 +242,7 @@ def test_a_file_too_large_not_toml_or_not_utf8_is_one_fault_and_init_creates_not
     checked = speakerbot("rulesets", "check", "ours.toml", cwd=tmp_path)
     assert checked.returncode == 1
     assert checked.stdout.splitlines() == ["ours.toml: 1 fault", said]
-    init = speakerbot("-c", str(config(tmp_path, "ours.toml")), "init", cwd=tmp_path)
+    init = speakerbot("-c", str(game_config(tmp_path, "ours.toml")), "init", cwd=tmp_path)
     assert init.returncode == 2 and "ruleset file is refused" in init.stderr
     assert not (tmp_path / "game.db").exists()
 
@@ -284,7 +255,7 @@ def test_init_and_run_refuse_a_faulty_ruleset_with_the_same_lines(tmp_path: Path
     # The config names the file relative to its own folder, and runs from elsewhere.
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    result = speakerbot("-c", str(config(tmp_path, "ours.toml")), command, cwd=elsewhere)
+    result = speakerbot("-c", str(game_config(tmp_path, "ours.toml")), command, cwd=elsewhere)
     assert result.returncode != 0
     assert "ruleset file is refused" in result.stderr
     refused = [m.group(0) for m in fault_lines(result.stderr)]
@@ -301,7 +272,7 @@ def test_a_relative_ruleset_is_read_beside_the_config_wherever_init_runs(tmp_pat
         "win_points = 100", "win_points = 50", 1).replace(
         "achieve 100 (positive) points", "achieve 50 (positive) points", 1))
     (tmp_path / "ours.toml").write_text("not a ruleset")  # where the command runs: not read
-    settings = config(tmp_path / "conf", "ours.toml")
+    settings = game_config(tmp_path / "conf", "ours.toml")
     done = speakerbot("-c", str(settings), "init", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     [started] = events_in(tmp_path / "conf")
@@ -339,7 +310,7 @@ def test_import_of_a_faulty_snapshot_names_the_fault_and_creates_nothing(
     text = EXAMPLE_IMPORT.read_text()
     assert text.count(old) == 1, old
     (tmp_path / "snapshot.toml").write_text(text.replace(old, new))
-    result = speakerbot("-c", str(config(tmp_path, "suber")), "import", "snapshot.toml",
+    result = speakerbot("-c", str(game_config(tmp_path, "suber")), "import", "snapshot.toml",
                         cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert result.stderr.splitlines()[0] == "snapshot.toml: 1 fault"
@@ -351,7 +322,7 @@ def test_import_of_a_faulty_snapshot_names_the_fault_and_creates_nothing(
 
 def test_import_of_a_10_mb_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     size = padded(tmp_path / "snapshot.toml", EXAMPLE_IMPORT.read_text())
-    result = speakerbot("-c", str(config(tmp_path, "suber")), "import", "snapshot.toml",
+    result = speakerbot("-c", str(game_config(tmp_path, "suber")), "import", "snapshot.toml",
                         cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr.splitlines() == [
@@ -362,7 +333,7 @@ def test_import_of_a_10_mb_file_is_refused_before_it_is_read(tmp_path: Path) -> 
 
 def test_import_over_an_existing_game_is_refused_and_the_game_is_unchanged(
         tmp_path: Path) -> None:
-    settings = str(config(tmp_path, "suber"))
+    settings = str(game_config(tmp_path, "suber"))
     first = speakerbot("-c", settings, "import", str(EXAMPLE_IMPORT), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "6 players, next proposal 457" in first.stdout

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.configs import game_config
+
 # Every third-party package speakerbot depends on is imported only by the subcommands that
 # need it (the daemon, the store, the configuration, the archive, the tests' browser).
 HEAVY = ("sqlalchemy", "alembic", "apscheduler", "jinja2", "imapclient", "aiosmtpd",
@@ -76,24 +78,7 @@ NOT_FOR_QUERIES = ("apscheduler", "imapclient", "jinja2", "aiosmtpd", "psycopg",
 
 
 def test_a_query_imports_only_what_it_uses(tmp_path: Path) -> None:
-    config = tmp_path / "game.toml"
-    config.write_text(f"""
-[game]
-name = "Quick Nomic"
-ruleset = "nomicam"
-address = "game@quick.test"
-speaker = "chuck@quick.test"
-speaker_name = "Chuck"
-admin_password = "pw"
-
-[database]
-url = "sqlite:///{tmp_path / 'game.db'}"
-
-[smtp]
-host = "127.0.0.1"
-port = 2525
-security = "none"
-""")
+    config = game_config(tmp_path, "nomicam")
     started = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), "init"],
                              capture_output=True, text=True, timeout=60)
     assert started.returncode == 0, started.stderr

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import random
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -14,18 +15,12 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json, event_to_json
-from speakerbot.engine.luck import RandomSource, commitment_of, derive_index
+from speakerbot.engine.luck import RandomSource, SeededDraws, commitment_of, derive_index
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.snapshot import decode_state, encode_state
 from speakerbot.mail.outbound.wording import refusal_text
 from speakerbot.presets import load_preset
-
-T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
-SPEAKER = "chuck@example.org"
-ALICE, BOB, CAROL, DAVE, ERIN = (
-    f"{n}@example.org" for n in ("alice", "bob", "carol", "dave", "erin")
-)
-NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave", ERIN: "Erin"}
+from tests.engine.cast import NAMES, SPEAKER, T0, VOTERS
 
 # The mechanics of newer features that would change what tests of other behaviour see (a
 # debate before every vote in the turn-based presets): games keep them off unless a test
@@ -86,8 +81,7 @@ class RecordedDraws:
         self.lost: set[str] = set()  # seeds the test has the game forget
 
     def head(self) -> chain.Head:
-        lines = list(chain.public_lines_after(chain.Links(),
-                                              (event_to_json(ev) for ev in self.events)))
+        lines = record_lines(self.events)
         return chain.Head.of(lines[-1]) if lines else chain.Head()
 
     @property
@@ -110,7 +104,27 @@ class RecordedDraws:
         return commitment_of(seed)
 
 
-class Game:
+class Played:
+    """What every game here keeps: a state, its record (``events``) and a clock."""
+
+    state: GameState
+    events: list[e.Event]
+    now: datetime
+
+    @property
+    def source(self) -> RandomSource:
+        """Where the game's draws come from."""
+        raise NotImplementedError
+
+    def later(self, delta: timedelta) -> list[e.Event]:
+        """Let ``delta`` pass, then tick; the tick's events join the record and are returned."""
+        self.now += delta
+        self.state, events = tick(self.state, self.now, self.source)
+        self.events.extend(events)
+        return events
+
+
+class Game(Played):
     """One game, driven command by command, keeping the whole record."""
 
     def __init__(
@@ -181,12 +195,6 @@ class Game:
         assert snapshot == self.state, "a refused command changed the state"
         return rejection
 
-    def later(self, delta: timedelta) -> list[e.Event]:
-        self.now += delta
-        self.state, events = tick(self.state, self.now, self.source)
-        self.events.extend(events)
-        return events
-
     def step(self, delta: timedelta = timedelta(minutes=1)) -> None:
         """Let a little time pass without expecting anything to fall due."""
         assert self.later(delta) == []
@@ -256,6 +264,43 @@ class Game:
                 evolve(state, event)
 
 
+def nomicam(preset: str = "nomicam", *, phrases: bool = False, provable: bool = False) -> Game:
+    """A game of ``preset`` (nomicam's unless named) with the five ``VOTERS`` as players."""
+    return Game(preset, VOTERS, phrases=phrases, provable=provable)
+
+
+def draws_of(g: Game) -> RecordedDraws:
+    """The seeds and draws of a provable game (``provable=True``)."""
+    assert isinstance(g.provable, RecordedDraws)
+    return g.provable
+
+
+class DirectGame(Played):
+    """A game played on the engine directly, with none of ``Game``'s checks: quick at scale.
+
+    Its draws are by chance from ``rng`` (they prove nothing); ``rng`` is a test's to use too.
+    """
+
+    def __init__(self, seed: int) -> None:
+        """An empty game at ``T0`` whose chance is ``random.Random(seed)``."""
+        self.rng = random.Random(seed)
+        self.draws = SeededDraws.by_chance(self.rng.randrange)
+        self.now = T0
+        self.state = GameState()
+        self.events = []
+
+    @property
+    def source(self) -> RandomSource:
+        """Chance, from ``rng``."""
+        return self.draws
+
+    def run(self, command: c.Command) -> list[e.Event]:
+        """Apply ``command`` now; its events join the record and are returned."""
+        self.state, events = apply(self.state, command, self.now, self.draws)
+        self.events.extend(events)
+        return events
+
+
 def enact(text: str, immutable: bool = False) -> Clause:
     return Clause(ClauseKind.ENACT, None, text, immutable)
 
@@ -278,3 +323,8 @@ def set_(parameter: str, value: str) -> Clause:
 
 def public_events(events: Iterable[e.Event]) -> list[dict[str, Any]]:
     return [event_to_json(event) for event in events if event.public]
+
+
+def record_lines(events: Iterable[e.Event]) -> list[dict[str, Any]]:
+    """The lines of the public record ``events`` make, linked as the store links them."""
+    return list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in events)))

@@ -14,9 +14,8 @@ from speakerbot.engine import events as e
 from speakerbot.engine.debate import MAX_ARGUMENT, turn_order, waiting_for
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, T0, Game, amend, enact
-
-DAY = timedelta(days=1)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER, T0
+from tests.engine.harness import Game, amend, enact
 
 
 @pytest.mark.parametrize(("preset", "debate", "in_order"), [

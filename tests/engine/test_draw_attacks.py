@@ -14,65 +14,34 @@ again is tested through the service (tests/integration/test_draw_retry.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
 from speakerbot.engine import chain
 from speakerbot.engine import events as e
-from speakerbot.engine.codec import event_to_json
 from speakerbot.engine.draw_check import check_draws
-from speakerbot.engine.luck import SeededDraws, commitment_of, derive_index
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    Game,
-    RecordedDraws,
-    enact,
-)
+from speakerbot.engine.luck import SeededDraws, commitment_of
+from tests.engine.cast import ALICE, BOB, CAROL
+from tests.engine.harness import Game, RecordedDraws, enact, record_lines
 from tests.support.draw_record import (
     ADDRESSES,
     COMMITMENT_1,
     COMMITMENT_2,
-    IDS,
+    FACES,
     SEED_1,
     SEED_2,
     RecordBuilder,
+    made,
 )
 
-FACES = [str(face) for face in range(1, 7)]
 Lines = list[dict[str, Any]]
-
-
-def _opening(record: RecordBuilder, commitment: str = COMMITMENT_1) -> None:
-    """Lines 1-6: the game (committing ``commitment``), three players, proposal 301 closed."""
-    record.add({"type": "GameStarted", "host": ADDRESSES[0], "host_name": "Host",
-                "named_judge": "", "named_judge_name": "", "record_version": 1,
-                "commitment": commitment})
-    for name, address in zip(IDS[1:], ADDRESSES[1:], strict=True):
-        record.add({"type": "PlayerJoined", "address": address, "name": name})
-    record.add({"type": "ProposalSubmitted", "number": 301, "author": ADDRESSES[1]})
-    record.add({"type": "VoteClosed", "proposal": 301})
-
-
-def _die(record: RecordBuilder, draw: dict[str, Any]) -> None:
-    record.add({"type": "DieThrown", "player": ADDRESSES[1], "sides": 6,
-                "value": int(draw["outcome"]), "draw": draw})
 
 
 def _reveal(record: RecordBuilder, seed: bytes, following: str = "") -> None:
     record.add({"type": "SeedRevealed", "commitment": commitment_of(seed), "seed": seed.hex(),
                 "next_commitment": following, "reason": "a voting period closed"})
-
-
-def _made(seed: bytes, anchor: dict[str, Any], label: str,
-          candidates: Sequence[str]) -> dict[str, Any]:
-    """A draw as the derivation makes it from ``seed``, anchored to the line ``anchor``."""
-    index = derive_index(seed, anchor["hash"], label, len(candidates))
-    return {"label": label, "candidates": list(candidates), "outcome": candidates[index],
-            "after": anchor["seq"], "commitment": commitment_of(seed)}
 
 
 def _assert_rejected(lines: Lines, problem: str) -> None:
@@ -82,6 +51,19 @@ def _assert_rejected(lines: Lines, problem: str) -> None:
     assert [failure.problem for failure in report.failures if problem in failure.problem], \
         f"a chosen draw verified, or failed for another reason: {report}"
     assert len(report.failures) == 1, report
+
+
+def _unlike_honest(record: RecordBuilder, forgeries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The first of ``forgeries`` whose face is not the honest die's: the one a host keeps."""
+    honest = made(SEED_1, record.lines[-1], "die:301", FACES)
+    return next(draw for draw in forgeries if draw["outcome"] != honest["outcome"])
+
+
+def _assert_die_rejected(record: RecordBuilder, chosen: dict[str, Any], problem: str) -> None:
+    """The ``chosen`` die thrown and seed 1 revealed: the check fails the die for ``problem``."""
+    record.die(chosen)
+    _reveal(record, SEED_1)
+    _assert_rejected(record.lines, problem)
 
 
 def _honest(lines: Lines) -> Lines:
@@ -95,21 +77,17 @@ def _honest(lines: Lines) -> Lines:
 def test_a_die_label_chosen_among_many_fails() -> None:
     """The label is the record's: die:301/1, die:301/2... tried until the die suits fail."""
     record = RecordBuilder()
-    _opening(record)
-    honest = _made(SEED_1, record.lines[-1], "die:301", FACES)
-    chosen = next(draw for draw in (_made(SEED_1, record.lines[-1], f"die:301/{k}", FACES)
-                                    for k in range(1, 200))
-                  if draw["outcome"] != honest["outcome"])
-    _die(record, chosen)
-    _reveal(record, SEED_1)
-    _assert_rejected(record.lines, "its label is not 'die:301'")
+    record.opening()
+    chosen = _unlike_honest(record, (made(SEED_1, record.lines[-1], f"die:301/{k}", FACES)
+                                     for k in range(1, 200)))
+    _assert_die_rejected(record, chosen, "its label is not 'die:301'")
 
 
 def test_the_honest_die_of_the_attacks_record_verifies() -> None:
     """The records above and below differ from an honest one by the forgery alone."""
     record = RecordBuilder()
-    _opening(record)
-    _die(record, _made(SEED_1, record.lines[-1], "die:301", FACES))
+    record.opening()
+    record.die(made(SEED_1, record.lines[-1], "die:301", FACES))
     _reveal(record, SEED_1)
     assert check_draws(_honest(record.lines)).verified == 1
 
@@ -119,24 +97,20 @@ def test_the_honest_die_of_the_attacks_record_verifies() -> None:
 def test_attack_a_die_anchored_to_an_older_line_verifies() -> None:
     """``after`` may be any earlier line: pick the one that gives another face."""
     record = RecordBuilder()
-    _opening(record)
-    honest = _made(SEED_1, record.lines[-1], "die:301", FACES)
-    chosen = next(draw for draw in (_made(SEED_1, line, "die:301", FACES)
-                                    for line in record.lines[:-1])
-                  if draw["outcome"] != honest["outcome"])
+    record.opening()
+    chosen = _unlike_honest(record, (made(SEED_1, line, "die:301", FACES)
+                                     for line in record.lines[:-1]))
     assert chosen["after"] < record.lines[-1]["seq"]
-    _die(record, chosen)
-    _reveal(record, SEED_1)
-    _assert_rejected(record.lines, "anchor")
+    _assert_die_rejected(record, chosen, "anchor")
 
 
 def test_a_draw_with_a_superseded_seed_fails() -> None:
     """Two seeds committed: the draw uses the replaced one, whichever suits, and verifies."""
     record = RecordBuilder()
-    _opening(record)
+    record.opening()
     record.add({"type": "SeedCommitted", "commitment": COMMITMENT_2, "replaces": COMMITMENT_1})
     # The game draws with seed 2 from here on; the host draws with seed 1 instead.
-    _die(record, _made(SEED_1, record.lines[-1], "die:301", FACES))
+    record.die(made(SEED_1, record.lines[-1], "die:301", FACES))
     record.add({"type": "SeedRevealed", "commitment": COMMITMENT_1, "seed": SEED_1.hex(),
                 "next_commitment": "", "reason": "the host asked"})
     # The reveal of the replaced seed fails too: it is not the game's current one.
@@ -151,9 +125,9 @@ def test_a_draw_with_a_superseded_seed_fails() -> None:
 def test_a_judge_drawn_among_the_judge_alone_fails() -> None:
     """The candidates are the event's drawn_from: one candidate, no luck, fails."""
     record = RecordBuilder()
-    _opening(record)
+    record.opening()
     wanted = ADDRESSES[3]
-    draw = _made(SEED_1, record.lines[-1], "judge:cfj-1", [wanted])
+    draw = made(SEED_1, record.lines[-1], "judge:cfj-1", [wanted])
     record.add({"type": "JudgeAssigned", "cfj": 1, "judge": wanted, "how": "a random Voter",
                 "deadline": None, "drawn_from": list(ADDRESSES[2:]), "draw": draw})
     _reveal(record, SEED_1)
@@ -163,14 +137,14 @@ def test_a_judge_drawn_among_the_judge_alone_fails() -> None:
 def test_a_judge_drawn_among_candidates_reordered_fails() -> None:
     """The index is the seed's, the order the event's: the wanted Judge put there fails."""
     record = RecordBuilder()
-    _opening(record)
+    record.opening()
     voters = list(ADDRESSES[1:])
-    honest = _made(SEED_1, record.lines[-1], "judge:cfj-1", voters)
+    honest = made(SEED_1, record.lines[-1], "judge:cfj-1", voters)
     wanted = next(voter for voter in voters if voter != honest["outcome"])
     index = voters.index(honest["outcome"])
     order = [v for v in voters if v != wanted]
     order.insert(index, wanted)
-    draw = _made(SEED_1, record.lines[-1], "judge:cfj-1", order)
+    draw = made(SEED_1, record.lines[-1], "judge:cfj-1", order)
     assert draw["outcome"] == wanted
     record.add({"type": "JudgeAssigned", "cfj": 1, "judge": wanted, "how": "a random Voter",
                 "deadline": None, "drawn_from": voters, "draw": draw})
@@ -181,12 +155,12 @@ def test_a_judge_drawn_among_candidates_reordered_fails() -> None:
 def test_one_label_drawn_twice_with_two_outcomes_fails_the_second() -> None:
     """A label is drawn once in a game: die:301 thrown twice, each from its own anchor."""
     record = RecordBuilder()
-    _opening(record)
-    first = _made(SEED_1, record.lines[-1], "die:301", FACES)
-    _die(record, first)
+    record.opening()
+    first = made(SEED_1, record.lines[-1], "die:301", FACES)
+    record.die(first)
     record.add({"type": "ProposalSubmitted", "number": 302, "author": ADDRESSES[2]})
-    second = _made(SEED_1, record.lines[-1], "die:301", FACES)
-    _die(record, second)
+    second = made(SEED_1, record.lines[-1], "die:301", FACES)
+    record.die(second)
     _reveal(record, SEED_1)
     assert check_draws(record.lines).verified == 1  # the first throw
     _assert_rejected(record.lines, "die:301 was drawn before in this game")
@@ -196,9 +170,9 @@ def test_one_label_drawn_twice_with_two_outcomes_fails_the_second() -> None:
 def test_a_draw_on_an_event_no_draw_decides_fails() -> None:
     """A ScoreChanged carrying a draw is no draw verified but a failure."""
     record = RecordBuilder()
-    _opening(record)
+    record.opening()
     record.add({"type": "ScoreChanged", "player": ADDRESSES[1], "delta": "6",
-                "reason": "luck", "draw": _made(SEED_1, record.lines[-1], "die:999", FACES)})
+                "reason": "luck", "draw": made(SEED_1, record.lines[-1], "die:999", FACES)})
     _reveal(record, SEED_1)
     _assert_rejected(record.lines, "a ScoreChanged decides no draw")
 
@@ -211,13 +185,13 @@ def test_a_die_a_lost_seed_left_to_chance_fails_the_check() -> None:
     g = Game("suber", [ALICE, BOB, CAROL], provable=True)
     number = g.propose(ALICE, enact("Players may sing."))
     g.votes(number, alice="FOR", bob="FOR")
-    head = list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in g.events)))
+    head = record_lines(g.events)
     g.provable = SeededDraws(head[-1]["seq"], head[-1]["hash"], lambda _: None,
                              lambda _: SEED_2, lambda count: count - 1)  # "a six, please"
     closing = g.votes(number, carol="FOR")
     [thrown] = g.of(e.DieThrown, closing)
     assert thrown.value == 6 and thrown.draw is None
-    lines = list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in g.events)))
+    lines = record_lines(g.events)
     assert lines[0]["commitment"]  # the game was provable from its start
     report = check_draws(lines)
     assert report.failures, f"a die thrown by chance in a seeded game verified: {report}"
@@ -235,12 +209,3 @@ def test_an_older_game_s_first_seed_is_not_committed_beside_a_lone_sealed_ballot
     assert any(isinstance(ev, e.BallotCast) for ev in decided)
     shown = [ev for ev in decided if ev.public]
     assert shown == [], f"a sealed ballot's decision added public lines: {shown}"
-
-
-def draws_of(g: Game) -> RecordedDraws:
-    assert isinstance(g.provable, RecordedDraws)
-    return g.provable
-
-
-def _lines(events: Sequence[e.Event]) -> Lines:
-    return list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in events)))

@@ -9,9 +9,8 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import Judgement
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game, set_
-
-DAY = timedelta(days=1)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, set_
 
 
 def test_a_judge_may_forfeit_even_when_no_other_judge_can_be_selected() -> None:

@@ -22,7 +22,8 @@ from speakerbot.engine.edits import MAX_RULE_BYTES, edited_size, edited_text, sp
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.refusals import Refusal
 from speakerbot.mail.outbound.wording import refusal_text
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, SPEAKER, Game, amend, enact
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, SPEAKER
+from tests.engine.harness import Game, amend, enact
 
 K = ClauseKind
 

@@ -14,7 +14,8 @@ from speakerbot.engine.edits import check_edit, edited_text, inserted_piece, spa
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.refusals import GameError, Refusal
 from speakerbot.mail.outbound.wording import clause_failure_text, refusal_words
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, SPEAKER, Game, transmute
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, SPEAKER
+from tests.engine.harness import Game, transmute
 
 K = ClauseKind
 FAST = settings(max_examples=150, deadline=None,

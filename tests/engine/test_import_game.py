@@ -34,7 +34,8 @@ from speakerbot.engine.starting import IMPORTED_SCORE, ruleset_digest
 from speakerbot.presets import load_preset
 from speakerbot.presets.located import read_located
 from speakerbot.presets.snapshot import Importer, Snapshot, read_snapshot
-from tests.engine.harness import ALL_GAMES, OTHER_BEHAVIOUR, SPEAKER, T0, Dice, Game
+from tests.engine.cast import SPEAKER, T0
+from tests.engine.harness import ALL_GAMES, OTHER_BEHAVIOUR, Dice, Game
 from tests.support.file_edits import edited
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "config" / "example-import.toml").read_text(

@@ -3,24 +3,14 @@ judges) and rurru (Heavens, a named Judge, no immutability, numbers from 300).""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Judgement
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    transmute,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, amend, enact, transmute
 
-DAY = timedelta(days=1)
 JUDGE = "lalc@example.org"
 
 

@@ -10,7 +10,8 @@ from speakerbot.engine import events as e
 from speakerbot.engine.model import GameState, Player, Role
 from speakerbot.engine.refusals import Facts, Refusal
 from speakerbot.mail.outbound.wording import clause_failure_text, refusal_words, when
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, SPEAKER, Game, amend, enact, repeal
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, SPEAKER
+from tests.engine.harness import Game, amend, enact, repeal
 
 
 def test_the_scoreboard_is_best_first_then_by_name_whatever_its_case() -> None:

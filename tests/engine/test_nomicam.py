@@ -12,26 +12,8 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import Choice, Judgement, ProposalStatus, Role
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAVE,
-    ERIN,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    set_,
-    transmute,
-)
-
-VOTERS = [ALICE, BOB, CAROL, DAVE, ERIN]
-DAY = timedelta(days=1)
-
-
-def nomicam(preset: str = "nomicam") -> Game:
-    return Game(preset, VOTERS)
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, DAY, ERIN, SPEAKER, VOTERS
+from tests.engine.harness import amend, enact, nomicam, set_, transmute
 
 
 def test_the_configured_speaker_is_named_in_rule_104_and_is_a_player_who_cannot_vote() -> None:

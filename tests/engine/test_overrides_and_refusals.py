@@ -14,27 +14,8 @@ from speakerbot.engine import events as e
 from speakerbot.engine.model import Choice, Clause, ClauseKind, Judgement, ProposalStatus
 from speakerbot.mail.outbound.wording import clause_failure_text, refusal_text
 from speakerbot.presets import load_preset
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAVE,
-    ERIN,
-    SPEAKER,
-    T0,
-    Game,
-    amend,
-    enact,
-    repeal,
-    set_,
-    transmute,
-)
-
-DAY = timedelta(days=1)
-
-
-def nomicam() -> Game:
-    return Game("nomicam", [ALICE, BOB, CAROL, DAVE, ERIN])
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, DAY, ERIN, SPEAKER, T0
+from tests.engine.harness import Game, amend, enact, nomicam, repeal, set_, transmute
 
 
 def test_every_override_is_recorded_public_and_carried_out() -> None:

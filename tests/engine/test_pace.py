@@ -9,9 +9,9 @@ from speakerbot.engine import events as e
 from speakerbot.engine import next_deadline
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import ProposalStatus
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, SPEAKER, Game
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, DAY, SPEAKER
+from tests.engine.harness import Game
 
-DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
 # Tests of the pace keep the debate out of the way: the vote starts with the proposal.
 TURNS = {"turn_period": "3d"}

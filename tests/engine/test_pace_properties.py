@@ -14,7 +14,8 @@ from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import Choice, GameState
 from speakerbot.engine.pace import turn_deadline
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, Dice, Game
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER
+from tests.engine.harness import Dice, Game
 
 PLAYERS = [ALICE, BOB, CAROL, DAVE, ERIN]
 FAST = settings(max_examples=60, deadline=None,

@@ -18,7 +18,8 @@ from speakerbot.engine.mechanics import Adoption, CountBasis, Mechanics
 from speakerbot.engine.model import Choice, Judgement
 from speakerbot.engine.tally import count_vote
 from speakerbot.presets import PRESET_NAMES, load_preset
-from tests.engine.harness import SPEAKER, Dice, Game, amend, enact, public_events, repeal, set_
+from tests.engine.cast import SPEAKER
+from tests.engine.harness import Dice, Game, amend, enact, public_events, repeal, set_
 
 PLAYERS = [f"p{i}@example.org" for i in range(8)]
 FAST = settings(max_examples=60, deadline=None,

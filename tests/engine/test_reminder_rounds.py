@@ -22,10 +22,11 @@ from speakerbot.engine import pace_events as pe
 from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice
 from speakerbot.presets import load_preset
+from tests.engine.cast import DAY
+from tests.engine.harness import DirectGame
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 SPEAKER = "speaker@example.org"
-DAY = timedelta(days=1)
 
 
 def _big_game(players: int, proposals: int) -> tuple[GameState, list[e.Event], list[str]]:
@@ -113,39 +114,28 @@ _ACTIONS = st.lists(st.tuples(
 @given(actions=_ACTIONS, seed=st.integers(0, 1000))
 def test_every_owed_vote_and_judgement_is_reminded_once_in_one_mail_per_round(
         actions: list[tuple[str, int, int, int]], seed: int) -> None:
-    rng = random.Random(seed)
-    draws = SeededDraws.by_chance(rng.randrange)  # proves nothing
-    now = T0
-    state, record = GameState(), []
-
-    def do(command: c.Command) -> None:
-        nonlocal state
-        state, events = apply(state, command, now, draws)
-        record.extend(events)
-
-    do(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker", mechanics={
+    game = DirectGame(seed)
+    game.run(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker", mechanics={
         "win_points": "1000000", "voting_period": "3d", "judge_period": "3d",
         "reminder_before": "1d", "judge_policy": "random"}))
     for i, player in enumerate(PLAYERS):
-        do(c.AddPlayer(SPEAKER, player, f"Player {i}"))
+        game.run(c.AddPlayer(SPEAKER, player, f"Player {i}"))
     for action, who, number, hours in actions:
         player = PLAYERS[who]
         if action == "propose":
-            do(c.Propose(player, "A proposal", "Text."))
+            game.run(c.Propose(player, "A proposal", "Text."))
         elif action == "vote":
-            do(c.CastBallot(player, 301 + number, Choice.FOR))
+            game.run(c.CastBallot(player, 301 + number, Choice.FOR))
         elif action == "cfj":
-            do(c.CallForJudgement(player, "Is it so?"))
+            game.run(c.CallForJudgement(player, "Is it so?"))
         elif action == "away":
-            do(c.DeclareAbsence(player, now + timedelta(hours=hours), "", longest=30 * DAY))
+            game.run(c.DeclareAbsence(player, game.now + timedelta(hours=hours), "",
+                                      longest=30 * DAY))
         else:
-            now += timedelta(hours=hours)
-            state, events = tick(state, now, draws)
-            record.extend(events)
+            game.later(timedelta(hours=hours))
     for _ in range(40):  # every deadline passes, a tick every six hours
-        now += timedelta(hours=6)
-        state, events = tick(state, now, draws)
-        record.extend(events)
+        game.later(timedelta(hours=6))
+    record, state = game.events, game.state
 
     reminders = [ev for ev in record if isinstance(ev, pe.Reminded)]
     rounds = Counter((r.at, r.player) for r in reminders)

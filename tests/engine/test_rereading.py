@@ -20,21 +20,9 @@ from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.rereading import InForce, in_force
 from speakerbot.presets import load_preset
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAVE,
-    ERIN,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    repeal,
-    set_,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, amend, enact, nomicam, repeal, set_
 
-DAY = timedelta(days=1)
 WIN_150 = "The winner is the first player to achieve 150 (positive) points."
 QUORUM_25 = ("Quorum for a proposed rule change is defined to be 25% of Voters at the "
              "beginning of the prescribed voting period for that proposal.")
@@ -42,10 +30,6 @@ QUORUM_25 = ("Quorum for a proposed rule change is defined to be 25% of Voters a
 
 def suber(phrases: bool = True) -> Game:
     return Game("suber", [ALICE, BOB, CAROL], phrases=phrases)
-
-
-def nomicam() -> Game:
-    return Game("nomicam", [ALICE, BOB, CAROL, DAVE, ERIN], phrases=True)
 
 
 def adopt_in_turn(g: Game, *clauses: Clause) -> tuple[int, list[e.Event]]:
@@ -90,7 +74,7 @@ def test_an_amended_winning_score_is_read_and_played_by() -> None:
 
 
 def test_a_replace_edit_of_the_voting_period_times_the_next_proposal() -> None:
-    g = nomicam()
+    g = nomicam(phrases=True)
     number, events = adopt_open(g, Clause(ClauseKind.REPLACE, 205, old="one week",
                                           new="three days"))
     [changed] = g.of(e.MechanicChanged, events)
@@ -102,7 +86,7 @@ def test_a_replace_edit_of_the_voting_period_times_the_next_proposal() -> None:
 
 
 def test_an_amended_quorum_is_the_next_votes_quorum() -> None:
-    g = nomicam()
+    g = nomicam(phrases=True)
     _, events = adopt_open(g, amend(201, QUORUM_25))
     [changed] = g.of(e.MechanicChanged, events)
     assert (changed.mechanic, changed.old, changed.new, changed.rule) == (
@@ -153,7 +137,7 @@ def test_the_speakers_own_edit_of_a_source_rule_is_read_too() -> None:
 
 
 def test_only_the_mechanic_whose_words_moved_changes_in_a_rule_of_two() -> None:
-    g = nomicam()
+    g = nomicam(phrases=True)
     _, events = adopt_open(g, Clause(ClauseKind.REPLACE, 211, old="shall receive 10 points",
                                      new="shall receive 15 points"))
     assert [(m.mechanic, m.old, m.new, m.rule) for m in g.of(e.MechanicChanged, events)] == [
@@ -238,7 +222,7 @@ def test_a_set_beside_the_repeal_of_the_source_needs_no_notice() -> None:
 
 
 def test_a_set_beside_two_edits_of_the_rule_wins_over_what_they_leave() -> None:
-    g = nomicam()
+    g = nomicam(phrases=True)
     _, events = adopt_open(g, Clause(ClauseKind.REPLACE, 205, old="one week", new="three days"),
                            Clause(ClauseKind.REPLACE, 205, old="three days", new="two days"),
                            set_("voting_period", "5d"))

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
 from decimal import Decimal
 
-from speakerbot.engine import chain
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
@@ -14,30 +12,13 @@ from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.luck import SeededDraws, derive_index
 from speakerbot.engine.model import GameState
 from speakerbot.engine.seeds import CLOSED_VOTE, GAME_OVER, HOST_ASKED, NEW_GAME
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    DAVE,
-    ERIN,
-    SPEAKER,
-    Game,
-    RecordedDraws,
-    enact,
-)
-
-DAY = timedelta(days=1)
-VOTERS = [ALICE, BOB, CAROL, DAVE, ERIN]
-
-
-def draws_of(g: Game) -> RecordedDraws:
-    assert isinstance(g.provable, RecordedDraws)
-    return g.provable
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, RecordedDraws, draws_of, enact, nomicam, record_lines
 
 
 def anchor_of(g: Game, after: int) -> str:
     """The hash of the public record's line numbered ``after``."""
-    lines = list(chain.public_lines_after(chain.Links(), (event_to_json(ev) for ev in g.events)))
+    lines = record_lines(g.events)
     return str(lines[after - 1]["hash"])
 
 
@@ -79,7 +60,7 @@ def test_a_die_is_drawn_from_the_committed_seed_and_the_seed_revealed_with_the_r
 
 
 def test_a_vote_closed_with_no_draw_reveals_nothing() -> None:
-    g = Game("nomicam", VOTERS, provable=True)
+    g = nomicam(provable=True)
     number = g.propose(ALICE, enact("Quiet."))
     g.votes(number, alice="FOR", bob="FOR", carol="FOR")
     closed = g.later(7 * DAY)
@@ -87,7 +68,7 @@ def test_a_vote_closed_with_no_draw_reveals_nothing() -> None:
 
 
 def test_random_judges_are_labelled_per_cfj_and_revealed_when_a_vote_closes() -> None:
-    g = Game("nomicam", VOTERS, provable=True)
+    g = nomicam(provable=True)
     number = g.propose(ALICE, enact("Something."))
     g.ok(c.CallForJudgement(SPEAKER, "Proposal 301 is legal."))
     first = g.last(e.JudgeAssigned)
@@ -106,7 +87,7 @@ def test_random_judges_are_labelled_per_cfj_and_revealed_when_a_vote_closes() ->
 
 
 def test_the_new_speaker_among_winners_is_drawn_and_the_seed_revealed_for_the_new_game() -> None:
-    g = Game("nomicam", VOTERS, provable=True)
+    g = nomicam(provable=True)
     g.ok(c.AdjustScore(SPEAKER, "Alice", Decimal(90), "head start"))
     g.ok(c.AdjustScore(SPEAKER, "bob@example.org", Decimal(95), "head start"))
     number = g.propose(ALICE)

@@ -8,7 +8,8 @@ import dataclasses
 from speakerbot.engine import commands as c
 from speakerbot.engine import replay
 from speakerbot.engine.model import Choice, GameState, ProposalStatus, RuleChange
-from tests.engine.harness import ALICE, BOB, CAROL, Game
+from tests.engine.cast import ALICE, BOB, CAROL
+from tests.engine.harness import Game
 
 IMMUTABLE = (str, int, bool, type(None))
 

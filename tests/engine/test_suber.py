@@ -3,25 +3,11 @@ overrule, the 25-rule limit, and a whole game to 100 points."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Clause, ClauseKind, Judgement, ProposalStatus
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    SPEAKER,
-    Game,
-    amend,
-    enact,
-    repeal,
-    set_,
-    transmute,
-)
-
-DAY = timedelta(days=1)
+from tests.engine.cast import ALICE, BOB, CAROL, DAY, SPEAKER
+from tests.engine.harness import Game, amend, enact, repeal, set_, transmute
 
 
 def turn(g: Game) -> tuple[int, str]:

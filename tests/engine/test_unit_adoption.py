@@ -22,7 +22,8 @@ from speakerbot.mail.outbound.wording import clause_failure_text
 from speakerbot.resources import templates_dir
 from speakerbot.site.folding import read_games
 from tests.engine import harness
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, SPEAKER, Game
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, SPEAKER
+from tests.engine.harness import Game
 from tests.engine.test_unit_edits import app, ins, rep
 
 K = ClauseKind

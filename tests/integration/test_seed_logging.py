@@ -25,7 +25,7 @@ from speakerbot.engine.luck import commitment_of
 from speakerbot.entrypoints.cli import THIRD_PARTY_LOGGERS, configure_logging
 from speakerbot.service import GameService
 from speakerbot.service.unit_of_work import MASTER_KEY, SEED_KEY
-from tests.engine.harness import ALICE, BOB, CAROL
+from tests.engine.cast import ALICE, BOB, CAROL
 from tests.support.mailgame import T0, Clock, MailGame, make_settings
 
 

@@ -24,7 +24,7 @@ from speakerbot.engine.refusals import Refusal
 from speakerbot.mail.inbound.authentication import AuthPolicy, authenticate
 from speakerbot.mail.inbound.headers import parse_sender, read_headers
 from speakerbot.presets import load_preset
-from tests.engine.harness import T0
+from tests.engine.cast import T0
 
 DOMAIN = "nomic.test"
 LOOK_ALIKES = "\u0131\u0130\u212b\u00c5\u00e5"  # fold to non-ASCII, or not at all

@@ -21,7 +21,8 @@ from speakerbot.mail.outbound.compose import Renderer
 from speakerbot.mail.outbound.sentences import SENTENCES
 from speakerbot.resources import templates_dir
 from tests.engine import harness
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import Game
 from tests.support.mailgame import ballot_leaks
 
 RENDERER = Renderer(templates_dir())

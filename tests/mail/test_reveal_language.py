@@ -9,7 +9,8 @@ from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.translate import translate
 from speakerbot.mail.outbound.wording import refusal_text
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import Game
 
 PASSWORD = "PASSWORD kettle-42\n"
 

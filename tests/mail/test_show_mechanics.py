@@ -29,9 +29,10 @@ from speakerbot.mail.outbound.announcements import Announcer
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.mail.outbound.sentences import news_line, record_line
 from speakerbot.resources import templates_dir
-from tests.engine import harness
+from tests.engine import cast, harness
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER
 from tests.engine.conftest import replay_every_game  # noqa: F401  (autouse: games replay)
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, Game
+from tests.engine.harness import Game
 
 RENDERER = Renderer(templates_dir())
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
@@ -124,18 +125,18 @@ def test_the_answer_lists_every_mechanic_with_its_origin_in_72_columns() -> None
 
 def test_the_sentences_name_the_mechanic_the_rule_and_the_words() -> None:
     g = Game("suber", [ALICE, BOB, CAROL], phrases=True)
-    changed = e.MechanicChanged(harness.T0, "win_points", "100", "150", 301,
+    changed = e.MechanicChanged(cast.T0, "win_points", "100", "150", 301,
                                 "achieve 150 (positive) points", 301)
     for line in (news_line(changed, g.state), record_line(changed, g.state.name_of)):
         assert line is not None
         for part in ("win_points", "150", "100", "rule 301", "“achieve 150 (positive) points”"):
             assert part in line, line
-    moved = e.MechanicChanged(harness.T0, "win_points", "80", "80", 303, "achieve 80 points",
+    moved = e.MechanicChanged(cast.T0, "win_points", "80", "80", 303, "achieve 80 points",
                               303)
     assert "now comes from rule 303" in news_line(moved, g.state)
 
     why = "two values: 150 and 200"
-    not_read = e.MechanicNotRead(harness.T0, "win_points", 301, why, 301)
+    not_read = e.MechanicNotRead(cast.T0, "win_points", 301, why, 301)
     mailed = news_line(not_read, g.state)
     recorded = record_line(not_read, g.state.name_of)
     assert recorded is not None

@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from speakerbot.engine import GameState, apply, chain, tick
+from speakerbot.engine import chain
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_to_json
-from speakerbot.engine.luck import SeededDraws
 from speakerbot.engine.model import Choice, Judgement
 from speakerbot.presets import load_preset
-from tests.engine.harness import (
-    ALICE,
-    BOB,
-    CAROL,
-    SPEAKER,
-    T0,
-    Game,
-    amend,
-    enact,
-    repeal,
-    transmute,
-)
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import DirectGame, Game, amend, enact, repeal, transmute
 
 SALT = "0123456789abcdef0123456789abcdef"
 
@@ -122,32 +110,23 @@ def voted_record(proposals: int, players: int = 5) -> list[dict[str, Any]]:
     Played on the engine directly (no harness checks), to be long and quick: every
     proposal amends or enacts a rule, and every player votes.
     """
-    rng = random.Random(5)
-    draws = SeededDraws.by_chance(rng.randrange)
-    now = T0
-    state, record = GameState(), []
-
-    def run(command: c.Command) -> None:
-        nonlocal state
-        state, events = apply(state, command, now, draws)
-        record.extend(events)
-
-    run(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker", game_id="long",
-                    mechanics={"win_points": "1000000", "voting_period": "1h"}))
+    game = DirectGame(5)
+    game.run(c.StartGame(SPEAKER, load_preset("nomicam"), "Speaker", game_id="long",
+                         mechanics={"win_points": "1000000", "voting_period": "1h"}))
     voters = [f"p{n}@example.org" for n in range(players)]
     for n, voter in enumerate(voters):
-        run(c.AddPlayer(SPEAKER, voter, f"Player {n}"))
+        game.run(c.AddPlayer(SPEAKER, voter, f"Player {n}"))
     for n in range(proposals):
         # Only rules of its own are amended: an initial one may set a mechanic.
-        own = [rule for rule in state.rules.values() if rule.text.startswith("New rule")]
-        target = rng.choice(own) if own else None
-        run(c.Propose(voters[n % players], f"Proposal {n}", "Its text.", (
+        own = [rule for rule in game.state.rules.values() if rule.text.startswith("New rule")]
+        target = game.rng.choice(own) if own else None
+        game.run(c.Propose(voters[n % players], f"Proposal {n}", "Its text.", (
             amend(target.number, f"{target.text} Amended {n}.") if n % 2 and target else
             enact(f"New rule {n}."),)))
-        number = max(state.proposals)
+        number = max(game.state.proposals)
         for count, voter in enumerate(voters):
-            run(c.CastBallot(voter, number, Choice.FOR if (n + count) % 3 else Choice.AGAINST))
-        now += timedelta(hours=1, minutes=1)
-        state, events = tick(state, now, draws)
-        record.extend(events)
-    return list(chain.extend(chain.Head(), [event_to_json(ev) for ev in record if ev.public]))
+            game.run(c.CastBallot(voter, number,
+                                  Choice.FOR if (n + count) % 3 else Choice.AGAINST))
+        game.later(timedelta(hours=1, minutes=1))
+    return list(chain.extend(chain.Head(),
+                             [event_to_json(ev) for ev in game.events if ev.public]))

@@ -7,7 +7,8 @@ from datetime import timedelta
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Judgement
-from tests.engine.harness import ALICE, BOB, CAROL, Game, amend
+from tests.engine.cast import ALICE, BOB, CAROL
+from tests.engine.harness import Game, amend
 
 FIRST = "All players begin with 0 points. Points may be bartered for marmalade."
 SECOND = "All players begin with 0 points. Points may be swapped for xylophones."

@@ -14,7 +14,8 @@ from speakerbot.engine import events as e
 from speakerbot.engine.luck import SeededDraws, commitment_of
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game, enact
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import Game, enact
 from tests.site.records import public_lines
 
 SEEDS = [bytes([n]) * 32 for n in range(1, 5)]

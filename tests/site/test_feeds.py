@@ -14,7 +14,8 @@ from speakerbot.engine import events as e
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
 from speakerbot.site.feeds import FEED_SIZE, NEWS
-from tests.engine.harness import ALICE, BOB, CAROL, Game, amend
+from tests.engine.cast import ALICE, BOB, CAROL
+from tests.engine.harness import Game, amend
 from tests.site.records import nomicam_game, public_lines
 
 TEMPLATES = templates_dir() / "site"

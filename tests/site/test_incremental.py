@@ -34,8 +34,9 @@ from speakerbot.service import GameService
 from speakerbot.site import KeptSite, SiteUpdate, build_site, update_site, write_site
 from speakerbot.site.archive import HISTORY_PAGE
 from speakerbot.site.folding import RecordFold, read_games
-from tests.engine.harness import ALICE, amend, enact, repeal
-from tests.engine.harness import SPEAKER as HARNESS_SPEAKER
+from tests.engine.cast import ALICE
+from tests.engine.cast import SPEAKER as HARNESS_SPEAKER
+from tests.engine.harness import amend, enact, repeal
 from tests.site.records import long_game, nomicam_game, public_lines, voted_record
 
 TEMPLATES = templates_dir() / "site"

@@ -15,7 +15,8 @@ from speakerbot.engine import commands as c
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game, amend
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import Game, amend
 from tests.site.records import public_lines
 
 

@@ -15,7 +15,8 @@ import pytest
 from speakerbot.engine import commands as c
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
-from tests.engine.harness import ALICE, SPEAKER, Game, enact
+from tests.engine.cast import ALICE, SPEAKER
+from tests.engine.harness import Game, enact
 from tests.site.records import public_lines
 
 TEMPLATES = templates_dir() / "site"

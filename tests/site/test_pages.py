@@ -17,7 +17,8 @@ from speakerbot.engine import commands as c
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
 from speakerbot.site.archive import HISTORY_PAGE
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game, enact
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import Game, enact
 from tests.site.records import SALT, nomicam_game, public_lines
 
 TEMPLATES = templates_dir() / "site"

@@ -22,7 +22,7 @@ from speakerbot.site.search import (
     shard_name,
     terms,
 )
-from tests.engine.harness import CAROL
+from tests.engine.cast import CAROL
 from tests.site.records import public_lines
 from tests.site.search_game import REASONS, STATEMENT, TITLE, search_game
 
@@ -176,6 +176,22 @@ def test_the_page_carries_its_script_as_written(files: dict[str, bytes]) -> None
             assert "<script" not in content.decode(), path  # no page but the search's
 
 
+def _kept_through(kept: KeptIndex, steps: list[list[Document]]) -> dict[str, bytes]:
+    """Refresh ``kept`` with each step in turn, asserting after each that the files it holds
+    are the whole index of every document given so far; return those files."""
+    held: dict[str, bytes] = {}
+    current: dict[str, Document] = {}
+    for step in steps:
+        for path, content in kept.refresh(step).items():
+            if content is None:
+                held.pop(path, None)
+            else:
+                held[path] = content
+        current.update((document.id, document) for document in step)
+        assert held == index_files(current.values())
+    return held
+
+
 def test_the_kept_index_makes_what_the_whole_index_makes() -> None:
     """Documents added, changed, their words gone, given again: the same bytes."""
     steps = [
@@ -188,16 +204,7 @@ def test_the_kept_index_makes_what_the_whole_index_makes() -> None:
         [Document("c1", "CFJ 1: Is tea cake?", "cfjs/1.html", "1 Is tea cake? Ünïcode")],
     ]
     kept = KeptIndex()
-    held: dict[str, bytes] = {}
-    current: dict[str, Document] = {}
-    for step in steps:
-        for path, content in kept.refresh(step).items():
-            if content is None:
-                held.pop(path, None)
-            else:
-                held[path] = content
-        current.update((document.id, document) for document in step)
-        assert held == index_files(current.values())
+    held = _kept_through(kept, steps)
     assert set(kept.refresh(steps[-1])) == set()  # nothing new: no file made
     assert read(held["search/terms/te.js"])[2] == {"tea": ["c1", "o5", "p301"]}
 
@@ -205,19 +212,9 @@ def test_the_kept_index_makes_what_the_whole_index_makes() -> None:
 def test_a_common_words_long_list_is_kept_as_the_whole_index_makes_it() -> None:
     """Hundreds of documents for one word, come and gone in any order: the same bytes."""
     order = random.Random(3).sample(range(1, 800), 799)
-    kept = KeptIndex()
-    held: dict[str, bytes] = {}
-    current: dict[str, Document] = {}
     steps = [[Document(f"p{n}", f"P{n}", f"proposals/{n}.html", f"common {n}")
               for n in order[start:start + 200]] for start in range(0, 800, 200)]
     steps.append([Document(f"p{n}", f"P{n}", f"proposals/{n}.html", f"rare {n}")
                   for n in order[::3]])  # the word leaves a third of them
-    for step in steps:
-        for path, content in kept.refresh(step).items():
-            if content is None:
-                held.pop(path, None)
-            else:
-                held[path] = content
-        current.update((document.id, document) for document in step)
-        assert held == index_files(current.values())
+    held = _kept_through(KeptIndex(), steps)
     assert len(read(held["search/terms/co.js"])[2]["common"]) == 799 - len(order[::3])

@@ -18,7 +18,8 @@ import pytest
 from speakerbot.engine import commands as c
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
-from tests.engine.harness import BOB, SPEAKER, T0, Game
+from tests.engine.cast import BOB, SPEAKER, T0
+from tests.engine.harness import Game
 from tests.site.records import nomicam_game, public_lines
 
 TEMPLATES = templates_dir() / "site"

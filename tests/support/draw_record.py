@@ -22,6 +22,7 @@ COMMITMENT_2 = commitment_of(SEED_2)
 ADDRESSES = ("host@camford.example", "alice@camford.example", "bob@camford.example",
              "carol@camford.example")
 IDS = ("Host", "Alice", "Bob", "Carol")
+FACES = [str(face) for face in range(1, 7)]
 
 Shown = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
@@ -43,10 +44,34 @@ class RecordBuilder:
 
     def draw(self, label: str, candidates: Sequence[str], seed: bytes) -> dict[str, Any]:
         """Return a draw made now with ``seed``, anchored to the last line so far."""
-        after = self.lines[-1]
-        index = derive_index(seed, after["hash"], label, len(candidates))
-        return {"label": label, "candidates": list(candidates), "outcome": candidates[index],
-                "after": after["seq"], "commitment": commitment_of(seed)}
+        return made(seed, self.lines[-1], label, candidates)
+
+    def opening(self, names: Sequence[str] = ADDRESSES,
+                commitment: str = COMMITMENT_1) -> None:
+        """Lines 1-6: the game (committing ``commitment``), three players, proposal 301 closed.
+
+        ``names`` are the host's and the players' as the lines show them.
+        """
+        self.add({"type": "GameStarted", "host": names[0], "host_name": "Host",
+                  "named_judge": "", "named_judge_name": "", "record_version": 1,
+                  "commitment": commitment})
+        for name, address in zip(IDS[1:], names[1:], strict=True):
+            self.add({"type": "PlayerJoined", "address": address, "name": name})
+        self.add({"type": "ProposalSubmitted", "number": 301, "author": names[1]})
+        self.add({"type": "VoteClosed", "proposal": 301})
+
+    def die(self, draw: Mapping[str, Any], player: str = ADDRESSES[1]) -> None:
+        """Add ``player``'s throw of a six-sided die, its face the one ``draw`` gives."""
+        self.add({"type": "DieThrown", "player": player, "sides": 6,
+                  "value": int(draw["outcome"]), "draw": draw})
+
+
+def made(seed: bytes, anchor: Mapping[str, Any], label: str,
+         candidates: Sequence[str]) -> dict[str, Any]:
+    """Return a draw as the derivation makes it from ``seed``, anchored to the line ``anchor``."""
+    index = derive_index(seed, anchor["hash"], label, len(candidates))
+    return {"label": label, "candidates": list(candidates), "outcome": candidates[index],
+            "after": anchor["seq"], "commitment": commitment_of(seed)}
 
 
 def game(names: Sequence[str] = ADDRESSES, shown: Shown = dict) -> list[dict[str, Any]]:
@@ -58,16 +83,8 @@ def game(names: Sequence[str] = ADDRESSES, shown: Shown = dict) -> list[dict[str
     2, awaiting its reveal). Each draw is anchored to the line before its own.
     """
     record = RecordBuilder(shown)
-    record.add({"type": "GameStarted", "host": names[0], "host_name": "Host",
-                "named_judge": "", "named_judge_name": "", "record_version": 1,
-                "commitment": COMMITMENT_1})
-    for name, address in zip(IDS[1:], names[1:], strict=True):
-        record.add({"type": "PlayerJoined", "address": address, "name": name})
-    record.add({"type": "ProposalSubmitted", "number": 301, "author": names[1]})
-    record.add({"type": "VoteClosed", "proposal": 301})
-    die = record.draw("die:301", [str(face) for face in range(1, 7)], SEED_1)
-    record.add({"type": "DieThrown", "player": names[1], "sides": 6,
-                "value": int(die["outcome"]), "draw": die})
+    record.opening(names)
+    record.die(record.draw("die:301", FACES, SEED_1), names[1])
     judge = record.draw("judge:cfj-1", list(names[2:]), SEED_1)
     record.add({"type": "JudgeAssigned", "cfj": 1, "judge": judge["outcome"],
                 "how": "a random Voter", "deadline": None, "drawn_from": list(names[2:]),

@@ -19,7 +19,8 @@ from speakerbot.engine.seeds import CLOSED_VOTE, HOST_ASKED
 from speakerbot.mail.outbound.announcements import Announcer, public_recipients
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.resources import templates_dir
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, SPEAKER, Game, enact
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, SPEAKER
+from tests.engine.harness import Game, enact
 
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
 SEEDS = [bytes([n]) * 32 for n in range(1, 5)]

@@ -16,7 +16,8 @@ from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.model import GameState
 from speakerbot.engine.seeds import CLOSED_VOTE, GAME_OVER, HOST_ASKED
 from speakerbot.mail.outbound.sentences import news_line, record_line
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, NAMES, T0, Game
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, NAMES, T0
+from tests.engine.harness import Game
 
 SEED = "5e" * 32
 COMMITMENT = "c0" * 32

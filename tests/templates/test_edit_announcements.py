@@ -15,7 +15,8 @@ from speakerbot.mail.outbound.announcements import Announcer, public_recipients,
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.presets import load_preset
 from speakerbot.resources import templates_dir
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, Game
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE
+from tests.engine.harness import Game
 
 K = ClauseKind
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")

@@ -17,6 +17,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -53,8 +54,9 @@ from speakerbot.mail.outbound.wire import message_bytes_by_the_book
 from speakerbot.mail.verp import bounce_address, message_ref
 from speakerbot.resources import templates_dir
 from speakerbot.service import applying
-from tests.engine import harness
-from tests.engine.harness import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0, Game, enact
+from tests.engine import cast, harness
+from tests.engine.cast import ALICE, BOB, CAROL, DAVE, ERIN, SPEAKER, T0
+from tests.engine.harness import Game, enact
 from tests.support import mailgame
 from tests.support.dsn import make_dsn
 from tests.support.mailgame import ballot_leaks
@@ -476,12 +478,23 @@ def _drawn_masked(body: str) -> str:
                   body, flags=re.MULTILINE)
 
 
-def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
-    """The answers to SHOW PROPOSAL, SHOW RULE, SHOW CFJ and HISTORY, before and after a close."""
+@contextmanager
+def service_game(renderer: RecordingRenderer, folder: Path,
+                 **options: Any) -> Iterator[mailgame.MailGame]:
+    """A nomicam game of Alice and Bob on the real service in a new ``folder``, its replies
+    rendered by ``renderer``, closed when done; ``options`` as ``MailGame`` takes them."""
     folder.mkdir()
-    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB])
+    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB], **options)
     game.service.replies.renderer = renderer
     try:
+        yield game
+    finally:
+        game.close()
+
+
+def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """The answers to SHOW PROPOSAL, SHOW RULE, SHOW CFJ and HISTORY, before and after a close."""
+    with service_game(renderer, folder) as game:
         game.send(mailgame.ALICE, "PROPOSE: Three days",
                   'Amend Rule 205 by replacing "one week" with "three days".\n')
         game.send(mailgame.BOB, "CFJ: Rule 205 is too slow", "")
@@ -492,8 +505,6 @@ def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.M
         asked.append(game.send(mailgame.BOB, "lookups", "SHOW PROPOSAL 301\nSHOW RULE 205\n"
                                "HISTORY 6\nSHOW RULE 999\nSHOW MECHANICS\n"))
         return [mail for received in asked for mail in game.replies_to(received.message_id)]
-    finally:
-        game.close()
 
 
 def new_game_announcement(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
@@ -522,11 +533,7 @@ def imported_announcement(renderer: RecordingRenderer, folder: Path) -> list[mai
 
 def unreachable_notice(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
     """The host told that a player's mail bounces (``[limits] bounce_score`` reached)."""
-    folder.mkdir()
-    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB],
-                             limits={"bounce_score": 1})
-    game.service.replies.renderer = renderer
-    try:
+    with service_game(renderer, folder, limits={"bounce_score": 1}) as game:
         game.send(mailgame.ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
         [distribution] = [mail for mail in game.outbox()
                           if mail.subject.endswith("Proposal 301: Tea")]
@@ -539,18 +546,13 @@ def unreachable_notice(renderer: RecordingRenderer, folder: Path) -> list[mailga
                              game.clock.now, source="test")
         game.process()
         return game.outbox()[start:]
-    finally:
-        game.close()
 
 
 def several_held(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
     """A request listing several held messages, each with its own code."""
-    folder.mkdir()
     codes = itertools.count(1)
-    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB])
-    game.service.new_secret = lambda: f"{next(codes):032x}"
-    game.service.replies.renderer = renderer
-    try:
+    with service_game(renderer, folder) as game:
+        game.service.new_secret = lambda: f"{next(codes):032x}"
         game.send(mailgame.ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
         for subject, body in (("hello", "VOTE 301 AGAINST\n"), ("my vote", "VOTE 301 FOR\n"),
                               ("bye", "FORFEIT\n")):
@@ -558,17 +560,11 @@ def several_held(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mai
         game.clock.now += timedelta(minutes=10)
         game.service.tick()
         return [mail for mail in game.outbox() if mail.row.kind == "confirm"][-1:]
-    finally:
-        game.close()
 
 
 def gathered_announcements(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
     """Announcements beyond ``[limits] public_per_hour``, gathered at the end of the hour."""
-    folder.mkdir()
-    game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB],
-                             limits={"public_per_hour": 1})
-    game.service.replies.renderer = renderer
-    try:
+    with service_game(renderer, folder, limits={"public_per_hour": 1}) as game:
         game.clock.now += timedelta(hours=2)
         game.service.tick()  # the game's start, gathered: the hour's one public message
         for n, reason in enumerate(("first to arrive", "baked a cake", "brought tea")):
@@ -579,8 +575,6 @@ def gathered_announcements(renderer: RecordingRenderer, folder: Path) -> list[ma
         game.clock.now += timedelta(hours=1)
         game.service.tick()
         return game.outbox()[start:]
-    finally:
-        game.close()
 
 
 def trust_notices(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
@@ -588,11 +582,8 @@ def trust_notices(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Ma
     codes = itertools.count(1)
     out: list[mailgame.Mail] = []
     for mode in ("confirm", "refuse"):
-        game = mailgame.MailGame(folder / mode, "nomicam", [mailgame.ALICE, mailgame.BOB],
-                                 auth={"unauthenticated": mode})
-        game.service.new_secret = lambda: f"{next(codes):032x}"
-        game.service.replies.renderer = renderer
-        try:
+        with service_game(renderer, folder / mode, auth={"unauthenticated": mode}) as game:
+            game.service.new_secret = lambda: f"{next(codes):032x}"
             start = len(game.outbox())
             game.send(mailgame.ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
             game.send(mailgame.BOB, "my vote", "VOTE 301 FOR\n", authenticated=False)
@@ -605,8 +596,6 @@ def trust_notices(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Ma
                     game.send(mailgame.SPEAKER, "fix", "PASSWORD guess\nADMIN DIGEST\n")
             out += [mail for mail in game.outbox()[start:] if mail.row.kind != "announcement"
                     and mail.subject.split("] ", 1)[1] not in ("Re: PROPOSE: Tea", "Re: fix")]
-        finally:
-            game.close()
     return out
 
 
@@ -816,11 +805,11 @@ LONG_STATEMENT = ("Rule 301, read together with rules 205 and 209, means that a 
 def test_long_titles_names_and_statements_fit_in_72_columns() -> None:
     renderer = RecordingRenderer(templates_dir())
     max_address = "max@example.org"
-    harness.NAMES[max_address] = LONG_NAME
+    cast.NAMES[max_address] = LONG_NAME
     try:
         s = Script("long", Game("nomicam", [ALICE, max_address]), CAMFORD, renderer)
     finally:
-        del harness.NAMES[max_address]
+        del cast.NAMES[max_address]
     harness.ALL_GAMES.remove(s.game)
     s.mail(max_address, f"PROPOSE: {LONG_TITLE}", "ENACT RULE:\nDice are fair.\n")
     s.mail(max_address, "vote", "VOTE 301 FOR\nSTATUS\n")

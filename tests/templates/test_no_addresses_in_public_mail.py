@@ -18,7 +18,8 @@ from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 from speakerbot.mail.outbound.lookups import describe_event
 from speakerbot.mail.outbound.naming import without_addresses
 from speakerbot.resources import templates_dir
-from tests.engine.harness import ALICE, BOB, CAROL, SPEAKER, Game
+from tests.engine.cast import ALICE, BOB, CAROL, SPEAKER
+from tests.engine.harness import Game
 
 CAMFORD = GameIdentity("Camford Nomic", "nomic@camford.example")
 NAMES = {"bob@example.org": "Bob"}

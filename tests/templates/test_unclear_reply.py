@@ -6,7 +6,8 @@ from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.outbound.compose import Renderer
 from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, not_understood_in
 from speakerbot.resources import templates_dir
-from tests.engine.harness import ALICE, BOB, Game
+from tests.engine.cast import ALICE, BOB
+from tests.engine.harness import Game
 
 BODY = """PROPOSE Better votes
 Votes should count more.
