@@ -49,6 +49,7 @@ from speakerbot.mail.inbound.language.natural_edits import (
     counted_after_an_edit,
     read_edits,
 )
+from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_text import (
     MARKER,
     Cursor,
@@ -60,78 +61,25 @@ from speakerbot.mail.inbound.language.natural_text import (
     unmarked,
     unquote,
 )
-from speakerbot.mail.inbound.language.natural_units import ORDINAL, UNIT
+from speakerbot.mail.inbound.language.natural_units import CARDINAL, ORDINAL, UNIT
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
 
-NATURAL_FORMS: tuple[tuple[str, str], ...] = (
-    ('Amend Rule <n> by replacing "<old>" with "<new>"',
-     'Amend Rule 205 by replacing "one week" with "three days"'),
-    ('Amend Rule <n> by deleting "<text>"', 'Amend Rule 205 by deleting " or longer"'),
-    ("Amend Rule <n> by appending the following paragraph: <text>",
-     "Amend Rule 205 by appending: Votes may be changed."),
-    ('Amend Rule <n> by inserting "<text>" before|after "<anchor>"',
-     'Amend Rule 205 by inserting " calendar" after "three"'),
-    ("Amend Rule <n> to read as follows: <text>",
-     "Amend Rule 205 to read: Voting lasts three days."),
-    ("Repeal Rule <n>", "Repeal Rule 105"),
-    ('Enact a new rule[ titled "<title>"] with the following text: <text>',
-     "Enact a new rule: Dice are rolled by the Speaker."),
-    ("Transmute Rule <n>[ to mutable|immutable]", "Transmute Rule 105"),
-    ('Amend Rule <n> by replacing the paragraph beginning "<start>" with: <text>',
-     'Amend R5 by replacing the paragraph beginning "Ties" with: Ties pass.'),
-    ("Amend Rule <n> by replacing the first|second|...|last paragraph with: <text>",
-     "Amend Rule 205 by replacing the last paragraph with: Ties fail."),
-    ("Replace the last paragraph of Rule <n> with: <text>",
-     "Replace the last paragraph of Rule 205 with: Ties fail."),
-    ('Amend R<n> by appending the following to the paragraph beginning "<s>": <text>',
-     'Amend R5 by appending to the paragraph beginning "T": X.'),
-    ("Amend R<n> by appending the following sentence to the last paragraph: <text>",
-     "Amend R5 by adding the following sentence to the last paragraph: X."),
-    ('Amend Rule <n> by deleting the paragraph beginning "<start>"',
-     'Amend Rule 205 by deleting the paragraph beginning "Ties"'),
-    ("Amend Rule <n> by deleting the paragraph: <text>",
-     "Amend Rule 205 by deleting the paragraph: Ties fail."),
-    ('Amend Rule <n> by deleting the sentence beginning "<start>"',
-     'Amend Rule 205 by deleting the sentence beginning "Votes may"'),
-    ('Amend Rule <n> by deleting the list item "<item>"',
-     'Amend Rule 205 by deleting the list item "the Speaker"'),
-    ('Amend Rule <n> by adding the sentence "<text>" (to its last paragraph)',
-     'Amend Rule 205 by adding the sentence "Ties fail."'),
-    ('Amend Rule <n> by inserting the following list item after "<item>": <text>',
-     'Amend R5 by inserting the following list item after "- a;": - b;'),
-    ('In Rule <n>, insert the following line between the line "<a>" and "<b>":',
-     'In R5, insert the following line between the line "a" and "b": c'),
-    ("Amend Rule <n> by prepending the following text: <text>",
-     "Amend Rule 205 by prepending the following text: About votes."),
-    ('Retitle Rule <n> to "<title>"', 'Retitle Rule 205 to "Voting"'),
-    ('Amend Rule <n> by changing its title to "<title>"',
-     'Amend Rule 205 by changing its title to "Voting"'),
-    ('Create a new power-<p> rule, "<title>": <text>',
-     'Create a new power-2 rule, "Dice": Dice are fair.'),
-    ('Create a rule titled "<title>" with Power <p> and this text: <text>',
-     'Create a rule titled "Dice" with Power 2 and this text: Dice roll.'),
-    ('Enact a new rule with title "<title>" and the following text: <text>',
-     'Enact a new rule with title "Dice" and the following text: Dice roll.'),
-    ('Enact a Rule "<title>" with the following text: <text>',
-     'Enact a Rule "Dice" with the following text: Dice are fair.'),
-    ('Amend R<n> "<title>" to replace "<old>" with "<new>"',
-     'Amend R205 "Voting" to replace "one week" with "three days"'),
-    ("Amend <n> by <edits>", 'Amend 205 by replacing "one week" with "three days"'),
-    ('Amend the following rules by replacing every instance of "<old>" with "<new>":',
-     'Amend the following rules by replacing "a" everywhere with "b": 5'),
-    ('Amend Rule <n> by changing the text "<old>" to read "<new>"',
-     'Amend Rule 205 by changing the text "one week" to read "three days"'),
-    ("Amend Rule <n> (<title>) as follows: <edits as list items below>",
-     'Amend Rule 205 by, as a single amendment, deleting " or longer"'),
-    ("Amend Rule <n> by replacing the text reading: <old block> with: <new block>",
-     'Amend R5 by replacing the text reading: "one week" with: "a day"'),
-)  # fmt: skip
-"""The forms players write in prose, with an example of each: read by HELP and the docs."""
-
 _TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"))?"
-_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}"
+# A title written bare right after the number ("rule 2551 Auction End with"): words in
+# Title Case, none a part of a rule ("Section 3") or a word of the form ("By", "To").
+_NAME_WORD = (
+    r"(?i:(?!(?:by|with|to|as|and|or|in|of|the|from|so|then|if|unless|when|where|which"
+    r"|section|subsection|paragraph|subparagraph|part|item|clause|sentence|line|list|article"
+    r"|chapter|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
+    r"(?-i:[A-Z][\w'’-]*+)"
+)
+_NAMED = (
+    rf"(?:\s++{_NAME_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}{_NAME_WORD})"
+    r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
+)
+_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:{_NAMED}|{_TITLE})"
 _AMEND = rf"amend\s++{_RULE}\s*+,?\s*+"
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (
@@ -152,7 +100,8 @@ _BY = (
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{_TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
-    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}}){_TITLE}{_SCOPE}{_BY}(?P<body>.*)"
+    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:{_NAMED}|{_TITLE})"
+    rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
 _IN_RULE = form(rf"in\s++{_RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
@@ -196,12 +145,21 @@ _ENACT = form(
     rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _RETITLE = form(rf"retitle\s++{_RULE}\s*+,?\s*+(?:to|as)\s++(?P<q>{Q}){END}")
+_A_PART = (
+    rf"the\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q})"
+    rf"|(?:the\s++)?{UNIT}\s++{CARDINAL}\b"
+)
 # "Replace the last paragraph of Rule 5 with: ...": the edit, its rule named after its part.
 _PART_OF_RULE = form(
     r"(?P<verb>replace|delete|remove|strike|append\s++(?:the\s++following(?:\s++\w+)?\s++)?to"
     r"|add\s++(?:the\s++following(?:\s++\w+)?\s++)?to)\s++"
-    rf"(?P<part>the\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q}))"
-    rf"\s++(?:of|in|from)\s++{_RULE}\s*+,?\s*+(?P<rest>.*)"
+    rf"(?P<part>{_A_PART})\s++(?:of|in|from)\s++(?:the\s++)?{_RULE}\s*+,?\s*+(?P<rest>.*)"
+)
+# "At the end of paragraph four of Rule 5, append the following sentence: ...", and "At
+# the end of Rule 5, append ...": the place first, then the edit.
+_AT_THE_END = form(
+    rf"at\s++the\s++end\s++of\s++(?:(?P<part>{_A_PART})\s++(?:of|in)\s++)?(?:the\s++)?{_RULE}"
+    r"\s*+,?\s*+(?P<verb>append|add)\b(?P<rest>.*)"
 )
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
 _EVERY_RULE = form(
@@ -362,6 +320,21 @@ def _part_of_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     return clauses if clauses and all(c.unit for c in clauses) and len(clauses) == 1 else None
 
 
+def _at_the_end(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``At the end of [<part> of] Rule 5, append ...`` as ``appending ... to <part>``."""
+    match = _AT_THE_END.fullmatch(head)
+    if match is None:
+        return None
+    rest = match["rest"]
+    if match["part"] is None:
+        clauses = read_edits(cursor, _rule(match), f"{match['verb']}{rest}")
+        ok = clauses and all(c.kind is ClauseKind.APPEND and not c.unit for c in clauses)
+    else:
+        clauses = read_edits(cursor, _rule(match), f"{match['verb']} to {match['part']}{rest}")
+        ok = clauses and all(c.unit for c in clauses)
+    return clauses if ok and clauses and len(clauses) == 1 else None
+
+
 def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     """Read ``Amend the following rules ... by replacing every instance of "X" with "Y":``.
 
@@ -413,7 +386,7 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     if numbers is not None:
         return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
     start = cursor.index
-    for reader in (_every_rule, _part_of_rule):
+    for reader in (_every_rule, _part_of_rule, _at_the_end):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)

@@ -32,6 +32,7 @@ _STARTS_CLAUSE = form(
     r"|create\s+an?\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b|in\s+(?:rule\s+#?|r)[0-9]"
     r"|(?:remove|delete|strike|append|replace)\s.*?\b(?:rule\s+#?|r)[0-9]"
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
+    r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
@@ -196,6 +197,10 @@ class Cursor:
             index += 1
         taken: list[str] = []
         indented = index < len(lines) and indent(lines[index][1]) > self.indent
+        quoted = None if indented else self._quoted(index)
+        if quoted is not None:
+            self.index = quoted[1]
+            return quoted[0]
         if strict and not indented:
             return ""
         while index < len(lines):
@@ -212,6 +217,38 @@ class Cursor:
             index += 1
         self.index = index
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _quoted(self, index: int) -> tuple[str, int] | None:
+        """Read a text in double quotes from line ``index``, blank lines and all, to its close.
+
+        Returns the text and the index after it. The quotation must open the line and close
+        at the end of a line (a full stop or semicolon after it aside), with no quote inside;
+        one never closed is taken only when it is one paragraph running to the end of the
+        proposal (so it cannot have been closed elsewhere). None otherwise: the lines are
+        then read as before.
+        """
+        lines = self.lines
+        if index >= len(lines) or lines[index][1].strip()[:1] not in "\"“":
+            return None
+        taken: list[str] = []
+        limit = min(len(lines), index + _MAX_BRACED_LINES)
+        quotes = 0
+        for at in range(index, limit):
+            text = lines[at][1]
+            if at > index and (is_end_rule(text) or starts_clause(text)):
+                return None
+            taken.append(text)
+            quotes += sum(text.count(mark) for mark in "\"“”")
+            if quotes >= 2:
+                closed = text.rstrip().rstrip(".;,")
+                if quotes > 2 or closed[-1:] not in "\"”" or at == index:
+                    return None  # a quote inside, or one line: read as before
+                body = textwrap.dedent("\n".join(taken)).strip().rstrip(".;,").strip()
+                return body[1:-1].strip(), at + 1
+        body = textwrap.dedent("\n".join(taken)).strip()
+        if limit < len(lines) or any(not line.strip() for line in body.split("\n")):
+            return None  # never closed: one paragraph, to the end, or a guess
+        return body[1:].strip(), limit
 
     def text(self, inline: str | None, quoted: str | None) -> str:
         """Return the text of a form: quoted, given after the colon, or the block below."""

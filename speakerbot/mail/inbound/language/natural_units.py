@@ -37,12 +37,16 @@ from collections.abc import Iterable
 from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__ = ["ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
+__all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
             "final": -1}  # fmt: skip
 ORDINAL = "(?:" + "|".join(ORDINALS) + ")"
+# "paragraph four": a place counted in words (a figure may be a label: "paragraph 4" is not).
+CARDINALS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+CARDINAL = "(?:" + "|".join(CARDINALS) + ")"
 UNIT = r"(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)"
 _BEGINNING_WORDS = (
     r"(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
@@ -51,8 +55,9 @@ _BEGINNING_WORDS = (
 _BEGINNING = rf"(?:{_BEGINNING_WORDS})?"
 _OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
 _PART = (
-    rf"the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
-    rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q})){_OF_RULE}"
+    rf"(?:the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
+    rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q}))"
+    rf"|(?:the\s++)?(?P<card_unit>{UNIT})\s++(?P<cardinal>{CARDINAL})\b){_OF_RULE}"
 )
 _FOLLOWING = r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|sentences?|words?|paragraph))?\s*+)"
 # A quotation (after a colon or not) is the text when the sentence ends or goes on after it.
@@ -125,6 +130,9 @@ def _part(match: re.Match[str]) -> tuple[str, str, int, bool]:
     groups = match.groupdict()
     if groups.get("ordinal"):
         return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"]), False
+    if groups.get("cardinal"):
+        number = CARDINALS[_as_matched(groups["cardinal"], CARDINALS)]
+        return unit_of(groups["card_unit"]), "", number, False
     if groups.get("anchor") is not None:
         whole = groups.get("beginning") is None
         return unit_of(groups["unit"]), unquote(groups["anchor"]), 0, whole

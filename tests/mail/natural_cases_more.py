@@ -1,0 +1,110 @@
+"""More of issue 26's wordings, met on proposals the reader had not seen, with their clauses.
+
+Each form has five or more examples, written for these tests (not copied from a corpus).
+The ``after`` column is the text of :data:`~tests.mail.natural_cases.RULE` once the
+clauses are applied by the engine ("" where the rule is another or nothing is edited).
+Read by ``test_natural_more.py``.
+"""
+
+from __future__ import annotations
+
+from speakerbot.mail.inbound.language.results import Clause, ClauseKind
+from tests.mail.natural_cases import AP, FIRST, LAST, LIST, RULE, Case, P, R, S, part, rule_of
+
+__all__ = ["MORE_CASES", "MORE_NEAR_MISSES", "RULE"]
+
+BARE_TITLES: list[Case] = [
+    # the rule's title written bare after its number, before "with", "by" or "to"
+    ("bare-title-part-of", "Replace the first paragraph of rule 5 Voting Rules with the "
+     "following:\n\n  Voting lasts a day.", [part(R, P, nth=1, text="Voting lasts a day.")],
+     rule_of("Voting lasts a day.", LIST, LAST)),
+    ("bare-title-amend-by", 'Amend Rule 5 Voting by replacing "one week" with "two weeks".',
+     [Clause(R, 5, old="one week", new="two weeks")],
+     rule_of("Voting lasts two weeks. Votes may be changed.", LIST, LAST)),
+    ("bare-title-of-the-rule", "Delete the last paragraph of the rule 5 Ties and Votes.",
+     [part(R, P, nth=-1)], rule_of(FIRST, LIST)),
+    ("bare-title-comma", "Amend Rule 5 Voting Periods, by deleting the last sentence.",
+     [part(R, S, nth=-1)], rule_of(FIRST, LIST)),
+    ("bare-title-to-read", "Amend Rule 5 Voting to read as follows:\n\n  Votes are final.",
+     [Clause(ClauseKind.AMEND, 5, "Votes are final.")], ""),
+    ("bare-title-apostrophe", "Replace the last paragraph of Rule 5 Speaker's Ties with:\n"
+     "  Ties pass.", [part(R, P, nth=-1, text="Ties pass.")], rule_of(FIRST, LIST, "Ties pass.")),
+]  # fmt: skip
+
+AT_THE_END: list[Case] = [
+    # At the end of <part> of Rule N, append ...
+    ("at-end-of-paragraph-two", "At the end of paragraph two of Rule 5, append the following "
+     "sentence: Judges may not.", [part(AP, P, nth=2, text="Judges may not.")],
+     rule_of(FIRST, LIST, "Judges may not.", LAST)),
+    ("at-end-of-first-paragraph", 'At the end of the first paragraph of Rule 5 ("Voting"), add '
+     'the following sentence:\n  "Late votes are void."', [part(AP, P, nth=1,
+     text="Late votes are void.")], rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+    ("at-end-of-paragraph-beginning", 'At the end of the paragraph beginning "Ties" in Rule 5,'
+     " append:\n\n  Really.", [part(AP, P, "Ties", text="Really.")],
+     rule_of(FIRST, LIST, "Ties fail. Really.")),
+    ("at-end-of-rule", "At the end of Rule 5, append the following paragraph:\n\n"
+     "  The Speaker counts.", [Clause(AP, 5, "The Speaker counts.")],
+     RULE + "\n\nThe Speaker counts."),
+    ("at-end-of-the-rule-titled", 'At the end of the rule 5 "Voting", add the following text:'
+     "\n{\nThe Speaker counts.\n}", [Clause(AP, 5, "The Speaker counts.")],
+     RULE + "\n\nThe Speaker counts."),
+    ("at-end-of-paragraph-three", "At the end of paragraph three of R5, append the following "
+     "sentence\n  Unless the Speaker says otherwise.", [part(AP, P, nth=3,
+     text="Unless the Speaker says otherwise.")],
+     rule_of(FIRST, LIST, "Ties fail. Unless the Speaker says otherwise.")),
+]  # fmt: skip
+
+CARDINALS: list[Case] = [
+    # a part counted in words after its kind: "paragraph two"
+    ("paragraph-two", "Amend Rule 5 by replacing paragraph two with:\n\n  Anyone may vote.",
+     [part(R, P, nth=2, text="Anyone may vote.")], rule_of(FIRST, "Anyone may vote.", LAST)),
+    ("delete-paragraph-three", "Amend Rule 5 by deleting paragraph three.",
+     [part(R, P, nth=3)], rule_of(FIRST, LIST)),
+    ("replace-paragraph-one-of", "Replace paragraph one of Rule 5 with: Voting is open.",
+     [part(R, P, nth=1, text="Voting is open.")], rule_of("Voting is open.", LIST, LAST)),
+    ("sentence-two", 'In Rule 5, replace sentence two with "Votes are final."',
+     [part(R, S, nth=2, text="Votes are final.")],
+     rule_of("Voting lasts one week. Votes are final.", LIST, LAST)),
+    ("append-to-paragraph-one", "Amend Rule 5 by appending the following sentence to paragraph"
+     " one: Early votes count.", [part(AP, P, nth=1, text="Early votes count.")],
+     rule_of(FIRST + " Early votes count.", LIST, LAST)),
+]  # fmt: skip
+
+QUOTED_BLOCKS: list[Case] = [
+    # a text in quotes over several paragraphs, after a colon or "the following sentence"
+    ("quoted-paragraphs", 'Amend Rule 5 by replacing the last paragraph with:\n\n"Ties fail.'
+     '\n\nThe Speaker breaks no tie."', [part(R, P, nth=-1, text="Ties fail.\n\nThe Speaker "
+     "breaks no tie.")], rule_of(FIRST, LIST, "Ties fail.", "The Speaker breaks no tie.")),
+    ("quoted-paragraphs-curly", "Amend Rule 5 to read:\n“Votes are open.\n\nTies fail.”",
+     [Clause(ClauseKind.AMEND, 5, "Votes are open.\n\nTies fail.")], ""),
+    ("quoted-list", 'Replace the second paragraph of Rule 5 with the following:\n\n"These may '
+     'vote:\n\n1. players;\n\n2. judges."', [part(R, P, nth=2, text="These may vote:\n\n1. "
+     "players;\n\n2. judges.")], rule_of(FIRST, "These may vote:", "1. players;", "2. judges.",
+                                       LAST)),
+    ("quoted-after-sentence", 'Amend Rule 5 by appending the following sentence to the last '
+     'paragraph\n"Unless the Speaker\nsays otherwise."', [part(AP, P, nth=-1, text="Unless the "
+     "Speaker\nsays otherwise.")], rule_of(FIRST, LIST, "Ties fail. Unless the Speaker\nsays "
+     "otherwise.")),
+    ("quoted-full-stop-after", 'Enact a new rule with the following text:\n"Dice are fair.\n\n'
+     'Dice are rolled by the Speaker.".', [Clause(ClauseKind.ENACT, None, "Dice are fair.\n\n"
+     "Dice are rolled by the Speaker.")], ""),
+    ("quoted-never-closed", 'Amend Rule 5 by appending the following sentence to the first '
+     'paragraph\n"Early votes count.', [part(AP, P, nth=1, text="Early votes count.")],
+     rule_of(FIRST + " Early votes count.", LIST, LAST)),
+]  # fmt: skip
+
+MORE_CASES = BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS
+
+MORE_NEAR_MISSES: list[tuple[str, str]] = [
+    # "Section 3" after the number is a part of the rule, not its title.
+    ("section-after-number", "Amend Rule 5 Section 3 by deleting the last paragraph."),
+    ("part-word-after-number", "Replace the first paragraph of Rule 5 Paragraph B with: x"),
+    # A figure may be a paragraph's label, not its place.
+    ("paragraph-figure", "At the end of paragraph 4 of Rule 5, append the following sentence: x"),
+    # At the end of a paragraph, a block: a new paragraph, or joined?
+    ("at-end-block", "At the end of the last paragraph of Rule 5, append:\n\n  Really."),
+    # A quote never closed with more after it: where does the text end?
+    ("quote-open-then-more", 'Amend Rule 5 by appending the following sentence to the last '
+     'paragraph\n"Ties fail.\n\nThe Speaker rejoices.'),
+    ("at-end-then-insert", 'At the end of Rule 5, append "x" and insert "y" after "z".'),
+]  # fmt: skip
