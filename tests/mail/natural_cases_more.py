@@ -93,7 +93,55 @@ QUOTED_BLOCKS: list[Case] = [
      rule_of(FIRST + " Early votes count.", LIST, LAST)),
 ]  # fmt: skip
 
-MORE_CASES = BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS
+JOINED: list[Case] = [
+    # text put "at the end of" a paragraph, or "the following text" appended to it, joins it
+    ("adding-at-end-of-first", 'Amend Rule 5 by adding at the end of the first paragraph "Late'
+     ' votes are void."', [part(AP, P, nth=1, text="Late votes are void.")],
+     rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+    ("text-to-its-first", "Amend Rule 5 (Voting) by appending the following text to its first "
+     "paragraph:\n  Late votes are void.", [part(AP, P, nth=1, text="Late votes are void.")],
+     rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+    ("at-end-of-last-block", "At the end of the last paragraph of Rule 5, append:\n\n  Really.",
+     [part(AP, P, nth=-1, text="Really.")], rule_of(FIRST, LIST, "Ties fail. Really.")),
+    ("append-text-at-end-of-last", "Amend R5 by appending the following text at the end of the"
+     " last paragraph: Really.", [part(AP, P, nth=-1, text="Really.")],
+     rule_of(FIRST, LIST, "Ties fail. Really.")),
+    ("in-rule-add-text-to-third", 'In Rule 5, add the following text to the third paragraph: '
+     '"Really."', [part(AP, P, nth=3, text="Really.")], rule_of(FIRST, LIST, "Ties fail. Really.")),
+    ("replacing-its-last", "Amend Rule 5 (Voting) by replacing its last paragraph with:\n"
+     "  Ties pass.", [part(R, P, nth=-1, text="Ties pass.")], rule_of(FIRST, LIST, "Ties pass.")),
+]  # fmt: skip
+
+QUOTES_AND_BRACES: list[Case] = [
+    # a brace after the head with no colon; quotation marks that differ; single quotes
+    ("enact-brace-no-colon", 'Enact a Power-1 rule titled "Dice" with the following text {\n'
+     "  Dice are fair.\n}", [Clause(ClauseKind.ENACT, None, "Dice are fair.", title="Dice")], ""),
+    ("to-read-brace-no-colon", "Amend Rule 5 to read {\n  Votes are final.\n}",
+     [Clause(ClauseKind.AMEND, 5, "Votes are final.")], ""),
+    ("replace-paragraph-brace", "Amend Rule 5 by replacing the last paragraph with {\n"
+     "  Ties pass.\n}", [part(R, P, nth=-1, text="Ties pass.")],
+     rule_of(FIRST, LIST, "Ties pass.")),
+    ("mixed-quote-marks", 'Amend Rule 5 by replacing "one week” with "two weeks”.',
+     [Clause(R, 5, old="one week", new="two weeks")],
+     rule_of("Voting lasts two weeks. Votes may be changed.", LIST, LAST)),
+    ("mixed-quote-title", 'Create a rule titled "Dice, Rule 5,” with the following text: {\n'
+     "  Dice are fair.\n}", [Clause(ClauseKind.ENACT, None, "Dice are fair.",
+                                   title="Dice, Rule 5,")], ""),
+    ("single-quotes-around-double", "Amend Rule 5 by removing the text '(syn. \"vote\")'.",
+     [Clause(R, 5, old='(syn. "vote")', new="")], ""),
+    ("single-quotes-replace", "Amend Rule 5 by replacing 'a \"tie\"' with 'a \"draw\"'.",
+     [Clause(R, 5, old='a "tie"', new='a "draw"')], ""),
+    ("replacing-semicolon", "Amend Rule 5 (Voting) by replacing;\n\n  Ties fail.\n\nwith:\n\n"
+     "  Ties pass.", [Clause(R, 5, old="Ties fail.", new="Ties pass.")],
+     rule_of(FIRST, LIST, "Ties pass.")),
+    ("prepending-the-paragraph", "Amend Rule 5 by prepending the paragraph:\n\n  About votes.",
+     [part(ClauseKind.INSERT, P, nth=1, text="About votes.", position="before")],
+     rule_of("About votes.", FIRST, LIST, LAST)),
+    ("appending-the-paragraph", "Amend Rule 5 by appending the paragraph:\n\n  About votes.",
+     [Clause(AP, 5, "About votes.")], RULE + "\n\nAbout votes."),
+]  # fmt: skip
+
+MORE_CASES = BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED + QUOTES_AND_BRACES
 
 MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.
@@ -101,8 +149,17 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
     ("part-word-after-number", "Replace the first paragraph of Rule 5 Paragraph B with: x"),
     # A figure may be a paragraph's label, not its place.
     ("paragraph-figure", "At the end of paragraph 4 of Rule 5, append the following sentence: x"),
-    # At the end of a paragraph, a block: a new paragraph, or joined?
-    ("at-end-block", "At the end of the last paragraph of Rule 5, append:\n\n  Really."),
+    # Two paragraphs put at the end of a paragraph: joined to it, or new ones?
+    ("at-end-paragraphs", "At the end of the last paragraph of Rule 5, append:\n\n  Really."
+     "\n\n  Truly."),
+    ("text-to-paragraph-paragraphs", "Amend Rule 5 by appending the following text to its first"
+     " paragraph:\n\n  Really.\n\n  Truly."),
+    # A list item is not joined by "the following text": onto the item, or a new item?
+    ("text-to-item", "Amend Rule 5 by appending the following text to the last list item: x"),
+    # A semicolon for a colon takes only an indented block (a sentence may go on).
+    ("replacing-semicolon-unindented", "Amend Rule 5 by replacing;\nVotes\nwith:\nBallots"),
+    # Single quotes around a text with no double quote: an apostrophe is too like them.
+    ("single-quotes-plain", "Amend Rule 5 by deleting 'one week'."),
     # A quote never closed with more after it: where does the text end?
     ("quote-open-then-more", 'Amend Rule 5 by appending the following sentence to the last '
      'paragraph\n"Ties fail.\n\nThe Speaker rejoices.'),

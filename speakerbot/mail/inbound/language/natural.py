@@ -51,6 +51,7 @@ from speakerbot.mail.inbound.language.natural_edits import (
 )
 from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_text import (
+    COLON,
     MARKER,
     Cursor,
     Lines,
@@ -110,11 +111,11 @@ _GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
 _TO_READ = form(
     rf"{_AMEND}(?:by\s++(?:changing|amending)\s++it\s++)?(?:so\s++as\s++)?to\s++read\s*+,?"
     r"(?:\s*+in\s++(?:its\s++)?(?:entirety|full|whole))?(?:\s*+as\s++follows)?"
-    rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _WHOLE_TEXT = form(
     rf"{_AMEND}by\s++replacing\s++(?:its|the(?:\s++entire|\s++whole)?)\s++text(?:\s++of\s++the\s++rule)?"
-    rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _REMOVE_FROM = form(
     rf"(?:remove|delete|strike)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
@@ -122,7 +123,7 @@ _REMOVE_FROM = form(
 )
 _APPEND_TO = form(
     rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{_RULE}"
-    rf"\s*+(?::\s*+(?P<text>.*)|{END})"
+    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|{END})"
 )
 _REPLACE_IN = form(
     rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{_RULE}\s*+,?\s*+"
@@ -142,11 +143,11 @@ _ENACT = form(
     r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
     r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
     r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
-    rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _RETITLE = form(rf"retitle\s++{_RULE}\s*+,?\s*+(?:to|as)\s++(?P<q>{Q}){END}")
 _A_PART = (
-    rf"the\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q})"
+    rf"(?:the|its)\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q})"
     rf"|(?:the\s++)?{UNIT}\s++{CARDINAL}\b"
 )
 # "Replace the last paragraph of Rule 5 with: ...": the edit, its rule named after its part.
@@ -330,7 +331,8 @@ def _at_the_end(cursor: Cursor, head: str) -> list[Clause] | None:
         clauses = read_edits(cursor, _rule(match), f"{match['verb']}{rest}")
         ok = clauses and all(c.kind is ClauseKind.APPEND and not c.unit for c in clauses)
     else:
-        clauses = read_edits(cursor, _rule(match), f"{match['verb']} to {match['part']}{rest}")
+        clauses = read_edits(cursor, _rule(match),
+                             f"{match['verb']} at the end of {match['part']}{rest}")
         ok = clauses and all(c.unit for c in clauses)
     return clauses if ok and clauses and len(clauses) == 1 else None
 

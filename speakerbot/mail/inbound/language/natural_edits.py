@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.natural_units import UNIT_FORMS, unit_clause
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
@@ -44,7 +44,7 @@ FOLLOWING = (
     r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|paragraph|sentence|list\s++item|item|words?))?)"
 )
 _POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|following|preceding)"
-_COLON_TEXT = r"\s*+:\s*+(?P<text>.*)"
+_COLON_TEXT = rf"\s*+{COLON}\s*+(?P<text>.*)"
 
 _READING = r"(?:(?:reading|that\s++reads|which\s++reads)\s*+)?"
 _REPLACE = form(
@@ -65,7 +65,8 @@ _INSERT_FIRST = form(
     rf"(?:{FOLLOWING}\s*+)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 _APPEND = form(
-    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+)?(?:as\s++a\s++new\s++paragraph\s*+)?"
+    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+|(?:the|a)\s++(?:new\s++)?paragraph\s*+)?"
+    r"(?:as\s++a\s++new\s++paragraph\s*+)?"
     r"(?:(?:to\s++the\s++end|at\s++the\s++end|to\s++it)(?:\s++of\s++(?:the|that|this)\s++rule)?\s*+)?"
     rf"(?:,?\s*+after\s++the\s++(?:final|last)\s++sentence\s*+,?\s*+(?:{FOLLOWING}\s*+)?)?"
     rf"(?:{_COLON_TEXT}|(?P<q>{Q}))"
@@ -78,7 +79,7 @@ _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by
 _END = form(END)
 
 _REPLACE_BLOCK = form(
-    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}{_READING}(?P<colon>:)?\s*+"
+    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}{_READING}(?:(?P<colon>:)|;)?\s*+"
 )
 _DELETE_BLOCK = form(
     rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}"

@@ -17,8 +17,15 @@ __all__: list[str] = []
 Lines = tuple[tuple[int, str], ...]
 
 MARKER = re.compile(r"\s*(?:\(?[0-9]{1,3}[.)]|\(?[A-Za-z][.)]|\([A-Za-z0-9]{1,4}\)|[-*•])\s+")
-Q = r"(?:\"[^\"]*\"|“[^”\"]*[”\"]|”[^”\"]*”)"
-"""A quotation in straight or curly double quotes (no double quote inside)."""
+Q = (
+    r"(?:\"[^\"”“]*[\"”]|“[^”\"]*[”\"]|”[^”\"]*”|\"[^\"]*\""
+    r"|'[^'\n\"]*+\"[^'\n]*+')"
+)
+"""A quotation in straight or curly double quotes (no double quote inside; the two marks may
+differ, as mail clients make them), or in single quotes around a text holding a double quote
+(``'(syn. "consent")'``)."""
+COLON = r"(?::|(?=\{))"
+"""A colon before a text, or none before a text in braces (``with the following text {``)."""
 
 
 def form(pattern: str) -> re.Pattern[str]:
@@ -67,6 +74,8 @@ def unquote(text: str) -> str:
         inner = text[1:-1]
         if not any(mark in inner for mark in "\"“”"):
             return inner
+    if len(text) >= 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
+        return text[1:-1]  # single quotes are only taken around a double quote (see Q)
     return text
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
@@ -55,16 +55,17 @@ _BEGINNING_WORDS = (
 _BEGINNING = rf"(?:{_BEGINNING_WORDS})?"
 _OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
 _PART = (
-    rf"(?:the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
+    rf"(?:(?:the|its)\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
     rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q}))"
     rf"|(?:the\s++)?(?P<card_unit>{UNIT})\s++(?P<cardinal>{CARDINAL})\b){_OF_RULE}"
 )
 _FOLLOWING = r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|sentences?|words?|paragraph))?\s*+)"
 # A quotation (after a colon or not) is the text when the sentence ends or goes on after it.
 _TEXT = (
-    rf"(?:\s*+:?\s*+(?P<q>{Q})(?=\s*+[.;,]?\s*+(?:$|and\b|then\b))|\s*+:\s*+(?P<text>.*)"
+    rf"(?:\s*+:?\s*+(?P<q>{Q})(?=\s*+[.;,]?\s*+(?:$|and\b|then\b))|\s*+{COLON}\s*+(?P<text>.*)"
     r"|(?P<below>\s*+$))"
 )
+_A_PARAGRAPH = r"(?:(?:the|a)\s++(?:new\s++)?paragraph\s*+)"
 _INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?P<new_unit>{UNIT})"
 
 UNIT_FORMS: dict[str, re.Pattern[str]] = {
@@ -88,7 +89,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+between\s++{_PART}\s*+,?\s*+and\s++"
         rf"(?:the\s++{UNIT}\s++{_BEGINNING})?{Q}\s*+,?{_TEXT}"),
     "prepend": form(
-        rf"prepend(?:ing)?\s*+,?\s*+{_FOLLOWING}?(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
+        rf"prepend(?:ing)?\s*+,?\s*+(?:{_FOLLOWING}|{_A_PARAGRAPH})?"
+        rf"(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
     "retitle": form(
         r"(?:(?:chang|amend)(?:ing|e)\s++its\s++title\s++to(?:\s++read)?|retitl(?:ing|e)\s++it"
         rf"(?:\s++to)?)\s*+:?\s*+(?P<q>{Q})"),
@@ -164,6 +166,8 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
 
 _NEW_PARAGRAPH = re.compile(r"following\s++(?:new\s++)?paragraph", re.IGNORECASE)
 _SENTENCE = re.compile(r"sentence", re.IGNORECASE)
+# Text put "at the end of" a paragraph, or "the following text" appended to it, joins it.
+_JOINED = re.compile(r"\bat\s++the\s++end\s++of\b|\btext\b", re.IGNORECASE)
 
 
 def _form_words(match: re.Match[str]) -> str:
@@ -190,7 +194,12 @@ def _append(cursor: Cursor, rule: int, match: re.Match[str],
         return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position="after",
                       unit=unit, nth=number, whole=whole) if text else None
     if number and not _SENTENCE.search(words):
-        return None  # "appending to the last paragraph: <block>": a new one, or joined?
+        if unit != "paragraph" or not _JOINED.search(words):
+            return None  # "appending to the last paragraph: <block>": a new one, or joined?
+        text = _text(cursor, match)
+        if not text or any(not line.strip() for line in text.split("\n")):
+            return None  # paragraphs joined to a paragraph: which is meant is unclear
+        return Clause(ClauseKind.APPEND, rule, text, unit=unit, nth=number)
     return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
                   unit=unit, nth=number, whole=whole)
 
