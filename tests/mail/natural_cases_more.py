@@ -141,7 +141,100 @@ QUOTES_AND_BRACES: list[Case] = [
      [Clause(AP, 5, "About votes.")], RULE + "\n\nAbout votes."),
 ]  # fmt: skip
 
-MORE_CASES = BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED + QUOTES_AND_BRACES
+EN, AM, RT, RP = ClauseKind.ENACT, ClauseKind.AMEND, ClauseKind.RETITLE, ClauseKind.REPEAL
+IN = ClauseKind.INSERT
+
+HEADS: list[Case] = [
+    # an enactment's power before its title, and "Enact the following rule"
+    ("enact-power-then-title", 'Create a new rule with Power 2, titled "Dice", with the '
+     "following text:\n\n  Dice are fair.", [Clause(EN, None, "Dice are fair.", title="Dice")], ""),
+    ("enact-power-and-the-title", 'Enact a new rule with power 1.5 and the title "Dice", '
+     "reading:\n\n  Dice are fair.", [Clause(EN, None, "Dice are fair.", title="Dice")], ""),
+    ("enact-power-equals-and-title", 'Enact a new Rule with Power=3 and title "Dice" with the '
+     "text:\n  Dice are fair.", [Clause(EN, None, "Dice are fair.", title="Dice")], ""),
+    ("enact-the-following", 'Enact the following rule, titled "Dice", with Power 1:\n\n'
+     "  Dice are fair.", [Clause(EN, None, "Dice are fair.", title="Dice")], ""),
+    ("create-the-following-new", "Create the following new rule:\n{\nDice are fair.\n}",
+     [Clause(EN, None, "Dice are fair.")], ""),
+    # the passive: "Rule N is hereby amended ..."
+    ("passive-amended-by", 'Rule 5 (Voting) is amended by replacing "one week" with "a day".',
+     [Clause(R, 5, old="one week", new="a day")],
+     rule_of("Voting lasts a day. Votes may be changed.", LIST, LAST)),
+    ("passive-hereby-repealed", "Rule 2143 is hereby repealed.", [Clause(RP, 2143)], ""),
+    ("passive-to-read", "Rule 5 shall be amended to read:\n\n  Votes are final.",
+     [Clause(AM, 5, "Votes are final.")], ""),
+    ("passive-retitled", 'Rule 5, "Voting", is hereby retitled "Votes".',
+     [Clause(RT, 5, "Votes")], ""),
+    ("passive-deleting-part", "R5 is amended by deleting the last paragraph.",
+     [part(R, P, nth=-1)], rule_of(FIRST, LIST)),
+    # a title in single quotes; "Amend the text of Rule N to read"; "to read" words in any order
+    ("single-quoted-title", "Amend Rule 5, 'Voting', by deleting the last sentence.",
+     [part(R, S, nth=-1)], rule_of(FIRST, LIST)),
+    ("text-of-rule-to-read", "Amend the text of Rule 5 to read:\n\n  Votes are final.",
+     [Clause(AM, 5, "Votes are final.")], ""),
+    ("to-read-as-follows-in-full", "Amend Rule 5 to read as follows, in full:\n\n  Votes.",
+     [Clause(AM, 5, "Votes.")], ""),
+    ("to-read-in-full-as-follows", "Amend Rule 5 (Voting) to read in its entirety as follows:\n"
+     "  Votes.", [Clause(AM, 5, "Votes.")], ""),
+    ("text-of-r-to-read-quoted", 'Amend the text of R5 to read "Votes."',
+     [Clause(AM, 5, "Votes.")], ""),
+]  # fmt: skip
+
+RETITLINGS: list[Case] = [
+    ("retitle-no-to", 'Retitle Rule 5 "Votes".', [Clause(RT, 5, "Votes")], ""),
+    ("change-the-title-of", 'Change the title of Rule 5 to "Votes".', [Clause(RT, 5, "Votes")],
+     ""),
+    ("amend-the-title-of", 'Amend the title of Rule 5 (Voting) to read "Votes"',
+     [Clause(RT, 5, "Votes")], ""),
+    ("rename-rule", "Rename Rule 5 to “Votes”.", [Clause(RT, 5, "Votes")], ""),
+    ("set-the-title-of", 'Set the title of R5 to "Votes".', [Clause(RT, 5, "Votes")], ""),
+]  # fmt: skip
+
+INSERTIONS: list[Case] = [
+    # "adding|appending" what "inserting" puts; "the following" after a part: a part of its kind
+    ("adding-after-quote", 'Amend Rule 5 by adding " calendar" after "one"',
+     [Clause(IN, 5, " calendar", anchor="one", position="after")],
+     rule_of("Voting lasts one calendar week. Votes may be changed.", LIST, LAST)),
+    ("inserting-the-text-after-the-text", 'Amend Rule 5 by inserting the text " calendar" '
+     'after the text "one".', [Clause(IN, 5, " calendar", anchor="one", position="after")],
+     rule_of("Voting lasts one calendar week. Votes may be changed.", LIST, LAST)),
+    ("adding-paragraph-after-beginning", "Amend Rule 5 by adding the following paragraph after "
+     'the paragraph beginning "Voting":\n\n  Judges may not vote.', [part(IN, P, "Voting",
+     text="Judges may not vote.", position="after")],
+     rule_of(FIRST, "Judges may not vote.", LIST, LAST)),
+    ("inserting-the-following-after-first", "Amend Rule 5 by inserting the following after the"
+     " first paragraph:\n\n  Judges may not vote.", [part(IN, P, nth=1,
+     text="Judges may not vote.", position="after")],
+     rule_of(FIRST, "Judges may not vote.", LIST, LAST)),
+    ("inserting-text-after-item", "Amend Rule 5 by inserting the following text immediately "
+     'after the list item beginning "- players":\n\n  - judges;', [part(IN, "item",
+     "- players", text="- judges;", position="after")], rule_of(FIRST, "The following "
+     "persons may vote:\n- players;\n- judges;\n- the Speaker.", LAST)),
+    ("appending-following-before-last", "Amend Rule 5 by appending the following before the "
+     "last paragraph: Judges may not vote.", [part(IN, P, nth=-1, text="Judges may not vote.",
+     position="before")], rule_of(FIRST, LIST, "Judges may not vote.", LAST)),
+]  # fmt: skip
+
+EVERYWHERE: list[Case] = [
+    # "everywhere" after the new text, when it is the sentence's one edit
+    ("with-everywhere-it-appears", 'Amend Rule 5 by replacing "o" with "0" everywhere it '
+     "appears.", [Clause(R, 5, old="o", new="0", every=True)], ""),
+    ("with-wherever-it-appears", 'Amend Rule 5 by replacing "week" with "month" wherever it '
+     "appears", [Clause(R, 5, old="week", new="month", every=True)],
+     rule_of("Voting lasts one month. Votes may be changed.", LIST, LAST)),
+    ("with-throughout", 'Amend Rule 5 by replacing "Votes" with "Ballots" throughout.',
+     [Clause(R, 5, old="Votes", new="Ballots", every=True)],
+     rule_of("Voting lasts one week. Ballots may be changed.", LIST, LAST)),
+    ("changing-everywhere-comma", 'Amend Rule 5 by changing "fail" to "pass", everywhere it '
+     "occurs.", [Clause(R, 5, old="fail", new="pass", every=True)],
+     rule_of(FIRST, LIST, "Ties pass.")),
+    ("in-rule-throughout-the-rule", 'In Rule 5, replace "Ties" with "Draws" throughout the '
+     "rule.", [Clause(R, 5, old="Ties", new="Draws", every=True)],
+     rule_of(FIRST, LIST, "Draws fail.")),
+]  # fmt: skip
+
+MORE_CASES = (BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED + QUOTES_AND_BRACES
+              + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE)
 
 MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.
@@ -163,5 +256,12 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # A quote never closed with more after it: where does the text end?
     ("quote-open-then-more", 'Amend Rule 5 by appending the following sentence to the last '
      'paragraph\n"Ties fail.\n\nThe Speaker rejoices.'),
+    # "everywhere" after one pair of several: does it reach the others?
+    ("everywhere-after-pairs", 'Amend Rule 5 by replacing "a" with "b" and "c" with "d" '
+     "everywhere it appears."),
+    ("everywhere-then-more", 'Amend Rule 5 by replacing "a" with "b" everywhere, and deleting '
+     '"c".'),
+    # The passive of a change no form makes.
+    ("passive-transmuted-power", "Rule 5 is hereby amended by changing its power to 2."),
     ("at-end-then-insert", 'At the end of Rule 5, append "x" and insert "y" after "z".'),
 ]  # fmt: skip

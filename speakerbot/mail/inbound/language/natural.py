@@ -15,8 +15,12 @@ or ``-``):
   ``Replace "X" in Rule N with "Y"``;
 - ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
   P][ with the following text]: <text>`` (a power is the game's own business: it is not
-  kept; the title is), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle Rule N to
-  "T"``;
+  kept; the title is; the power may come first, and ``the following rule`` for ``a new
+  rule``), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle|Rename Rule N [to]
+  "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
+- the passive: ``Rule N is [hereby] amended ...``, ``... repealed``, ``... retitled "T"``,
+  read as ``Amend|Repeal|Retitle Rule N ...``;
+- ``At the end of [<part> of] Rule N, append ...``: the place first, then the edit;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
   named after the part: ``Replace the last paragraph of Rule N with: <text>``;
@@ -27,7 +31,9 @@ or ``-``):
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
-line, the next clause or ``END RULE``. A title written bare (``Amend Rule 2464,
+line, the next clause or ``END RULE``. A title written bare right after the number, in
+Title Case and naming no part of a rule (``rule 2551 Auction End with``), is a title
+wherever a title may stand. A title written bare between commas (``Amend Rule 2464,
 Tournaments, by``) or a part of the rule (``section 2``) is taken only before edits that
 find their place by quoted text; never before ``to read``, appending, ``every occurrence``
 or a part named by its place, which it could change the meaning of. A rule named by its
@@ -67,7 +73,7 @@ from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
 
-_TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"))?"
+_TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"|'[^'\n]{1,100}'))?"
 # A title written bare right after the number ("rule 2551 Auction End with"): words in
 # Title Case, none a part of a rule ("Section 3") or a word of the form ("By", "To").
 _NAME_WORD = (
@@ -109,8 +115,9 @@ _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)"
 _GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
 
 _TO_READ = form(
-    rf"{_AMEND}(?:by\s++(?:changing|amending)\s++it\s++)?(?:so\s++as\s++)?to\s++read\s*+,?"
-    r"(?:\s*+in\s++(?:its\s++)?(?:entirety|full|whole))?(?:\s*+as\s++follows)?"
+    rf"amend\s++(?:the\s++text\s++of\s++)?{_RULE}\s*+,?\s*+"
+    r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:so\s++as\s++)?to\s++read"
+    r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _WHOLE_TEXT = form(
@@ -137,15 +144,25 @@ _REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
 _TRANSMUTE = form(
     rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
-    r"(?:enact|create)\s++an?\s++(?:new\s++)?(?P<immutable>immutable\s++)?(?:[\w.=-]+\s++){0,2}?"
-    r"rule\s*+,?\s*+(?:(?:titled|entitled|named|called|with\s++(?:the\s++)?title)\s++"
+    r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
+    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
+    r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
     rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
     r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
     r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
     r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
-_RETITLE = form(rf"retitle\s++{_RULE}\s*+,?\s*+(?:to|as)\s++(?P<q>{Q}){END}")
+_RETITLE = form(
+    r"(?:retitle\s++|rename\s++|(?:change|amend|set)\s++the\s++title\s++of\s++)"
+    rf"{_RULE}\s*+,?\s*+(?:(?:to|as)(?:\s++read)?\s*+:?\s*+)?(?P<q>{Q}){END}"
+)
+# "Rule 5 is hereby amended by ...": read as "Amend Rule 5 by ..." (and repealed, retitled).
+_PASSIVE = form(
+    rf"{_RULE}\s*+,?\s*+(?:is|shall\s++be)\s++(?:hereby\s++)?(?P<verb>amended|repealed|retitled)"
+    r"\b(?P<rest>.*)"
+)
+_ACTIVE = {"amended": "amend", "repealed": "repeal", "retitled": "retitle"}
 _A_PART = (
     rf"(?:the|its)\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q})"
     rf"|(?:the\s++)?{UNIT}\s++{CARDINAL}\b"
@@ -384,6 +401,10 @@ def _repealed(head: str) -> list[int] | None:
 
 
 def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
+    passive = _PASSIVE.fullmatch(head)
+    if passive is not None:
+        verb = _ACTIVE[passive["verb"].lower()]
+        head = f"{verb} rule {passive['rule']}{passive['rest']}"
     numbers = _repealed(head)
     if numbers is not None:
         return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)

@@ -3,9 +3,11 @@
 One sentence may make several edits, each checked in turn and none guessed:
 
 - ``replacing [every occurrence of] [the text] "X" with "Y"`` (also ``changing "X" to
-  [read] "Y"``), and more pairs after it: ``, and "C" with "D"``;
+  [read] "Y"``), and more pairs after it: ``, and "C" with "D"``; ``wherever it appears``
+  after "Y" only when that pair is the sentence's one edit;
 - ``deleting "X"`` (or removing, striking), and more after it: ``, "Y" and "Z"``;
-- ``inserting "T" (before|after|following|prior to) "X"``, and more pairs after it;
+- ``(inserting|adding) [the text] "T" (before|after|following|prior to) "X"``, and more
+  pairs after it;
 - ``appending[ the following (text|paragraph|sentence)][ to the end of the rule]: <text>``;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`;
@@ -37,7 +39,8 @@ KIND_OF_TEXT = (
 )
 EVERY = r"(?P<every>(?:every|each|all)\s++(?:occurrences?|instances?)\s++of\s++)?"
 EVERY_AFTER = (
-    r"(?P<every2>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)|everywhere"
+    r"(?P<every2>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)"
+    r"|everywhere(?:\s++(?:it|that\s++it)\s++(?:appears|occurs))?"
     r"|throughout(?:\s++the\s++rule)?)\s*+,?)?"
 )
 FOLLOWING = (
@@ -47,17 +50,24 @@ _POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|followin
 _COLON_TEXT = rf"\s*+{COLON}\s*+(?P<text>.*)"
 
 _READING = r"(?:(?:reading|that\s++reads|which\s++reads)\s*+)?"
+# "replacing "X" with "Y" wherever it appears": only as the sentence's one edit (see read_edits).
+_EVERY_LAST = (
+    r"(?P<every3>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)|everywhere(?:\s++(?:it|that"
+    r"\s++it)\s++(?:appears|occurs))?|throughout(?:\s++the\s++rule)?|in\s++each\s++place"
+    r"\s++it\s++(?:appears|occurs)))?"
+)
 _REPLACE = form(
     rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}{_READING}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
     rf"\s*+(?:with|to\s++read|to|by)\s*+{KIND_OF_TEXT}"
-    rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
+    rf"(?:(?P<new>{Q}){_EVERY_LAST}|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
 )
 _DELETE = form(
     rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
     r"(?:\s++from\s++(?:it|the\s++rule|th(?:at|is)\s++rule))?"
 )
 _INSERT = form(
-    rf"insert(?:ing)?\s++(?:(?P<q>{Q})|(?P<following>{FOLLOWING}))\s*+,?\s*+{_POSITION}\s++"
+    rf"(?:insert|add|append)(?:ing)?\s++(?:{KIND_OF_TEXT}(?P<q>{Q})|(?P<following>{FOLLOWING}))"
+    rf"\s*+,?\s*+{_POSITION}\s++"
     rf"{KIND_OF_TEXT}(?P<anchor>{Q})(?:\s*+,?{_COLON_TEXT})?"
 )
 _INSERT_FIRST = form(
@@ -103,7 +113,7 @@ _MORE = {"replace": ("more-replace", _MORE_REPLACE), "delete": ("more-delete", _
 
 def _every(match: re.Match[str]) -> bool:
     groups = match.groupdict()
-    return bool(groups.get("every") or groups.get("every2"))
+    return bool(groups.get("every") or groups.get("every2") or groups.get("every3"))
 
 
 def _position(words: str) -> str:
@@ -169,8 +179,9 @@ def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
         if previous is not None and name.startswith("more") and clauses[-1].every:
             return None  # does "every" reach the pairs after the first? Unclear.
         clause = _clause(cursor, rule, name, match)
-        if clause is None:
-            return None
+        if clause is None or (match.groupdict().get("every3") and (
+                clauses or not _END.fullmatch(body, match.end()))):
+            return None  # "everywhere" after a pair among others: does it reach them all?
         clauses.append(clause)
         if match.groupdict().get("text") is not None or _END.fullmatch(body, match.end()):
             return clauses

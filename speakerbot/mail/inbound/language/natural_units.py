@@ -17,16 +17,22 @@ whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text 
 - ``adding the sentence "X"`` → APPEND to the last paragraph (a sentence added to a rule
   joins its last paragraph, as players mean it; a new paragraph is ``appending``);
 - ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
-  after ``the paragraph beginning "X"``) → INSERT a new part; ``inserting the following
+  after ``the paragraph beginning "X"``) → INSERT a new part; also ``adding`` or
+  ``appending``, and ``the following[ text]`` before or after a part named, which puts a
+  new part of that kind; ``inserting the following
   line between the line "A" and the line "B"`` is taken as after A (the rule is not at
   hand to check that B follows A);
-- ``prepending the following text: <text>`` → INSERT a paragraph before the first;
+- ``appending the following text to the first paragraph``, ``adding at the end of the
+  first paragraph "X"`` → APPEND joined to that paragraph (one paragraph of text only);
+- ``prepending the following text: <text>`` (or ``the paragraph:``) → INSERT a paragraph
+  before the first;
 - ``changing its title to "T"`` (or ``retitling it "T"``) → RETITLE;
 - ``amending its text to[ read]: <text>`` → AMEND (after a retitling: ``changing its title
   to "T" and amending its text to:``).
 
-A part named both by an ordinal and a quotation, or an inserted part of another kind than
-the part it goes next to, is unclear: none is read.
+A part is also counted in words after its kind (``paragraph four``) or named with ``its``
+(``its first paragraph``). A part named both by an ordinal and a quotation, or an inserted
+part of another kind than the part it goes next to, is unclear: none is read.
 """
 
 from __future__ import annotations
@@ -66,6 +72,12 @@ _TEXT = (
     r"|(?P<below>\s*+$))"
 )
 _A_PARAGRAPH = r"(?:(?:the|a)\s++(?:new\s++)?paragraph\s*+)"
+# "inserting the following after the first paragraph": a new part of the kind named after it
+# (never before a quotation: "inserting the following after "X"" puts text, not a part).
+_SAME_UNIT = (
+    r"(?P<same>the\s++following(?:\s++(?:new\s++)?text)?)"
+    r"(?=\s*+,?\s*+(?:immediately\s++)?(?:before|after)\s++[^\"“”'\s])"
+)
 _INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?P<new_unit>{UNIT})"
 
 UNIT_FORMS: dict[str, re.Pattern[str]] = {
@@ -83,7 +95,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         rf"(?:add|append)(?:ing)?\s++the\s++(?:new\s++)?sentence\s*+,?\s*+:?\s*+(?P<q>{Q})"
         r"(?:\s*+(?:to|at)\s++the\s++end(?:\s++of\s++(?:the|this|that)\s++rule)?)?"),
     "part-insert": form(
-        rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+(?:immediately\s++)?(?P<position>before|after)"
+        rf"(?:insert|add|append)(?:ing)?\s++(?:{_INSERTED}|{_SAME_UNIT})\s*+,?\s*+"
+        r"(?:immediately\s++)?(?P<position>before|after)"
         rf"\s++(?:{_PART}|(?P<bare>{Q}))\s*+,?{_TEXT}"),
     "part-between": form(
         rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+between\s++{_PART}\s*+,?\s*+and\s++"
@@ -151,12 +164,13 @@ def _text(cursor: Cursor, match: re.Match[str]) -> str:
 
 def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
     """Build an INSERT of a new part next to the part named (``between``: after the first)."""
-    new_unit = unit_of(match["new_unit"])
     position = "after" if name == "part-between" else match["position"].lower()
     if match.groupdict().get("bare") is not None:
+        new_unit = unit_of(match["new_unit"])
         unit, anchor, number, whole = new_unit, unquote(match["bare"]), 0, True
     else:
         unit, anchor, number, whole = _part(match)
+        new_unit = unit if match.groupdict().get("same") else unit_of(match["new_unit"])
     if unit != new_unit:
         return None  # "the following line after the paragraph ...": which is meant?
     text = _text(cursor, match)
