@@ -233,8 +233,46 @@ EVERYWHERE: list[Case] = [
      rule_of(FIRST, LIST, "Draws fail.")),
 ]  # fmt: skip
 
+WHOLE_TEXTS: list[Case] = [
+    # a rule's whole new text, in other words
+    ("so-that-it-reads", "Amend Rule 5 so that it reads:\n\n  Votes are final.",
+     [Clause(AM, 5, "Votes are final.")], ""),
+    ("so-that-it-shall-read", "Amend Rule 5 (Voting) so that it shall read:\n  Votes.",
+     [Clause(AM, 5, "Votes.")], ""),
+    ("replacing-its-entire-text", "Amend Rule 5 by replacing its entire text with:\n\n  Votes.",
+     [Clause(AM, 5, "Votes.")], ""),
+    ("replace-the-text-of", "Replace the text of Rule 5 with:\n\n  Votes are final.",
+     [Clause(AM, 5, "Votes are final.")], ""),
+    ("replace-the-entire-text-of", 'Replace the entire text of Rule 5 ("Voting") with the '
+     "following:\n{\nVotes.\n}", [Clause(AM, 5, "Votes.")], ""),
+    ("enact-of-power", 'Enact a new Rule of Power 2.0, entitled "Dice", with the following '
+     "text:\n\n  Dice are fair.", [Clause(EN, None, "Dice are fair.", title="Dice")], ""),
+]  # fmt: skip
+
+PLACES: list[Case] = [
+    # "to the end of" a part; "as a new paragraph" after a part; "a paragraph reading"
+    ("to-the-end-of-first", "Amend Rule 5 by appending the following sentence to the end of the"
+     ' first paragraph: "Late votes are void."', [part(AP, P, nth=1,
+     text="Late votes are void.")], rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+    ("to-the-end-of-item", 'Amend Rule 5 by adding the following text to the end of the list '
+     'item beginning "- players": " and judges;"', [part(AP, "item", "- players",
+     text=" and judges;")], ""),
+    ("as-a-new-paragraph-after", "Amend Rule 5 by inserting the following text as a new "
+     "paragraph after the first paragraph:\n\n  Judges may not vote.", [part(IN, P, nth=1,
+     text="Judges may not vote.", position="after")],
+     rule_of(FIRST, "Judges may not vote.", LIST, LAST)),
+    ("as-a-separate-paragraph-before", "Amend Rule 5 by adding the following, as a separate "
+     'paragraph, before the paragraph beginning "Ties": Judges may not vote.', [part(IN, P,
+     "Ties", text="Judges may not vote.", position="before")],
+     rule_of(FIRST, LIST, "Judges may not vote.", LAST)),
+    ("adding-a-paragraph-reading", "Amend Rule 5 by adding a paragraph reading:\n\n  Votes.",
+     [Clause(AP, 5, "Votes.")], RULE + "\n\nVotes."),
+    ("adding-a-new-paragraph-as-follows", "Amend Rule 5 by adding a new paragraph as follows:"
+     "\n\n  Votes.", [Clause(AP, 5, "Votes.")], RULE + "\n\nVotes."),
+]  # fmt: skip
+
 MORE_CASES = (BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED + QUOTES_AND_BRACES
-              + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE)
+              + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE + WHOLE_TEXTS + PLACES)
 
 MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.
@@ -263,5 +301,8 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
      '"c".'),
     # The passive of a change no form makes.
     ("passive-transmuted-power", "Rule 5 is hereby amended by changing its power to 2."),
+    # A new part "as a new line" next to a paragraph: which is meant?
+    ("as-a-new-line-after-paragraph", "Amend Rule 5 by inserting the following as a new line "
+     "after the first paragraph: x"),
     ("at-end-then-insert", 'At the end of Rule 5, append "x" and insert "y" after "z".'),
 ]  # fmt: skip

@@ -116,12 +116,15 @@ _GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
 
 _TO_READ = form(
     rf"amend\s++(?:the\s++text\s++of\s++)?{_RULE}\s*+,?\s*+"
-    r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:so\s++as\s++)?to\s++read"
+    r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:(?:so\s++as\s++)?to\s++read"
+    r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
     r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _WHOLE_TEXT = form(
-    rf"{_AMEND}by\s++replacing\s++(?:its|the(?:\s++entire|\s++whole)?)\s++text(?:\s++of\s++the\s++rule)?"
+    rf"(?:{_AMEND}by\s++replacing\s++(?:its|the)(?:\s++entire|\s++whole)?\s++text"
+    r"(?:\s++of\s++the\s++rule)?|replace\s++the\s++(?:entire\s++|whole\s++)?text\s++of\s++"
+    rf"{_RULE.replace('(?P<rule>', '(?P<rule2>')}(?:\s*+,)?)"
     rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _REMOVE_FROM = form(
@@ -145,7 +148,7 @@ _TRANSMUTE = form(
     rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
     r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
-    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
+    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at|of)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
     r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
     rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
     r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
@@ -215,7 +218,8 @@ class Read:
 
 
 def _rule(match: re.Match[str]) -> int:
-    return int(match.group("rule"))
+    groups = match.groupdict()
+    return int(groups.get("rule") or groups["rule2"])
 
 
 def _anchored(clause: Clause) -> bool:

@@ -75,7 +75,8 @@ _INSERT_FIRST = form(
     rf"(?:{FOLLOWING}\s*+)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 _APPEND = form(
-    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+|(?:the|a)\s++(?:new\s++)?paragraph\s*+)?"
+    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+|(?:the|a)\s++(?:new\s++)?paragraph\s*+"
+    r"(?:reading\s*+|as\s++follows\s*+)?)?"
     r"(?:as\s++a\s++new\s++paragraph\s*+)?"
     r"(?:(?:to\s++the\s++end|at\s++the\s++end|to\s++it)(?:\s++of\s++(?:the|that|this)\s++rule)?\s*+)?"
     rf"(?:,?\s*+after\s++the\s++(?:final|last)\s++sentence\s*+,?\s*+(?:{FOLLOWING}\s*+)?)?"

@@ -76,6 +76,7 @@ _A_PARAGRAPH = r"(?:(?:the|a)\s++(?:new\s++)?paragraph\s*+)"
 # (never before a quotation: "inserting the following after "X"" puts text, not a part).
 _SAME_UNIT = (
     r"(?P<same>the\s++following(?:\s++(?:new\s++)?text)?)"
+    rf"(?:\s*+,?\s*+as\s++an?\s++(?:new\s++|separate\s++)?(?P<as_unit>{UNIT}))?"
     r"(?=\s*+,?\s*+(?:immediately\s++)?(?:before|after)\s++[^\"“”'\s])"
 )
 _INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?P<new_unit>{UNIT})"
@@ -89,7 +90,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         r"(?P<text>.*)"),
     "part-delete": form(rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{_PART}"),
     "part-append": form(
-        rf"(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to|at\s++the\s++end\s++of)\s++{_PART}"
+        rf"(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to(?:\s++the\s++end\s++of)?|at\s++the\s++end\s++of)"
+        rf"\s++{_PART}"
         rf"\s*+,?\s*+{_FOLLOWING}?{_TEXT}"),
     "sentence-add": form(
         rf"(?:add|append)(?:ing)?\s++the\s++(?:new\s++)?sentence\s*+,?\s*+:?\s*+(?P<q>{Q})"
@@ -170,7 +172,8 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
         unit, anchor, number, whole = new_unit, unquote(match["bare"]), 0, True
     else:
         unit, anchor, number, whole = _part(match)
-        new_unit = unit if match.groupdict().get("same") else unit_of(match["new_unit"])
+        new_unit = unit_of(match["new_unit"] or match["as_unit"] or match["ord_unit"]
+                           or match["unit"] or match["card_unit"])
     if unit != new_unit:
         return None  # "the following line after the paragraph ...": which is meant?
     text = _text(cursor, match)
