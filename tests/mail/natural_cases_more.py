@@ -271,8 +271,43 @@ PLACES: list[Case] = [
      "\n\n  Votes.", [Clause(AP, 5, "Votes.")], RULE + "\n\nVotes."),
 ]  # fmt: skip
 
+REPEALS: list[Case] = [
+    # "Repeal the following rules:" with the rules after the colon or listed below
+    ("repeal-following-inline", "Repeal the following rules: 2143, 2144 and 2145.",
+     [Clause(RP, 2143), Clause(RP, 2144), Clause(RP, 2145)], ""),
+    ("repeal-each-of-listed", "Repeal each of the following rules:\n* Rule 7 (Dice)\n"
+     "* Rule 9 (Coins)", [Clause(RP, 7), Clause(RP, 9)], ""),
+    ("repeal-following-indented", "Repeal the following rules:\n\n  R7\n  R9, R11",
+     [Clause(RP, 7), Clause(RP, 9), Clause(RP, 11)], ""),
+    ("repeal-following-titles", 'Repeal the following rules: Rule 7 ("Dice"), Rule 9 ("Coins")',
+     [Clause(RP, 7), Clause(RP, 9)], ""),
+    ("repeal-following-numbered", "Repeal the following rules:\n1. 2143\n2. 2144",
+     [Clause(RP, 2143), Clause(RP, 2144)], ""),
+]  # fmt: skip
+
+SMALLER: list[Case] = [
+    # a rule's revision after its number; "with the sentence"; "the text of" a part;
+    # "the text" before each new text; a retitling "from" the old title
+    ("revision-number", 'Amend Rule 5/12 (Voting) by replacing "one week" with "a day".',
+     [Clause(R, 5, old="one week", new="a day")],
+     rule_of("Voting lasts a day. Votes may be changed.", LIST, LAST)),
+    ("with-the-sentence", 'Amend Rule 5 by replacing the sentence beginning "Votes may" with '
+     'the sentence "Votes are final."', [part(R, S, "Votes may", text="Votes are final.")],
+     rule_of("Voting lasts one week. Votes are final.", LIST, LAST)),
+    ("the-text-of-the-part", 'Amend Rule 5 by replacing the text of the last paragraph with '
+     '"Ties pass."', [part(R, P, nth=-1, text="Ties pass.")], rule_of(FIRST, LIST, "Ties pass.")),
+    ("more-with-the-text", 'Amend Rule 5 by replacing the text "one" with the text "two" and '
+     'the text "fail" with the text "pass".', [Clause(R, 5, old="one", new="two"),
+     Clause(R, 5, old="fail", new="pass")],
+     rule_of("Voting lasts two week. Votes may be changed.", LIST, "Ties pass.")),
+    ("retitle-from-to", 'Retitle Rule 5 from "Voting" to "Votes".', [Clause(RT, 5, "Votes")], ""),
+    ("changing-title-from-to", 'Amend Rule 5 by changing its title from "Voting" to "Votes".',
+     [Clause(RT, 5, "Votes")], ""),
+]  # fmt: skip
+
 MORE_CASES = (BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED + QUOTES_AND_BRACES
-              + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE + WHOLE_TEXTS + PLACES)
+              + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE + WHOLE_TEXTS + PLACES + REPEALS
+              + SMALLER)
 
 MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.
@@ -304,5 +339,10 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # A new part "as a new line" next to a paragraph: which is meant?
     ("as-a-new-line-after-paragraph", "Amend Rule 5 by inserting the following as a new line "
      "after the first paragraph: x"),
+    # A list of rules with anything else in it: the host reads it.
+    ("repeal-following-not-rules", "Repeal the following rules: 2143, and any rule about dice."),
+    # "with the paragraph beginning": a place, not the new text.
+    ("with-the-paragraph-beginning", 'Amend Rule 5 by replacing the paragraph beginning "Ties" '
+     'with the paragraph beginning "Votes".'),
     ("at-end-then-insert", 'At the end of Rule 5, append "x" and insert "y" after "z".'),
 ]  # fmt: skip

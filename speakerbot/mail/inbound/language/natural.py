@@ -86,7 +86,7 @@ _NAMED = (
     rf"(?:\s++{_NAME_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}{_NAME_WORD})"
     r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
 )
-_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:{_NAMED}|{_TITLE})"
+_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?(?:{_NAMED}|{_TITLE})"
 _AMEND = rf"amend\s++{_RULE}\s*+,?\s*+"
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (
@@ -107,7 +107,8 @@ _BY = (
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{_TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
-    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:{_NAMED}|{_TITLE})"
+    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?"
+    rf"(?:{_NAMED}|{_TITLE})"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
 _IN_RULE = form(rf"in\s++{_RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
@@ -143,6 +144,9 @@ _REPEAL = form(rf"repeal\s++{_RULE}{END}")
 # "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
 _REPEAL_FIRST = form(r"repeal\s++rules?\s++(?=#?[0-9])|repeal\s++(?=r#?[0-9])")
 _REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}")
+_REPEAL_FOLLOWING = form(
+    r"repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\s*+:\s*+(?P<rules>.*)"
+)
 _REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
 _TRANSMUTE = form(
     rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
@@ -158,7 +162,8 @@ _ENACT = form(
 )
 _RETITLE = form(
     r"(?:retitle\s++|rename\s++|(?:change|amend|set)\s++the\s++title\s++of\s++)"
-    rf"{_RULE}\s*+,?\s*+(?:(?:to|as)(?:\s++read)?\s*+:?\s*+)?(?P<q>{Q}){END}"
+    rf"{_RULE}\s*+,?\s*+(?:from\s++{Q}\s*+,?\s*+)?(?:(?:to|as)(?:\s++read)?\s*+:?\s*+)?"
+    rf"(?P<q>{Q}){END}"
 )
 # "Rule 5 is hereby amended by ...": read as "Amend Rule 5 by ..." (and repealed, retitled).
 _PASSIVE = form(
@@ -196,6 +201,7 @@ _SPEAKS_OF_CHANGE = form(
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
     r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
+    r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
     r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
@@ -370,17 +376,34 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     edits = read_edits(cursor, 0, match["body"].rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    listed = match["rules"].strip() or cursor.block()
+    rules = _listed_rules(match["rules"].strip() or cursor.block())
+    return [replace(c, rule=rule) for rule in rules for c in edits] or None
+
+
+def _listed_rules(listed: str) -> list[int]:
+    """Return the rules listed, one or more a line (``Rule 1 ("A"), 2 and R3``), or [].
+
+    [] when anything listed is not a rule: the list is then the host's to read.
+    """
     rules: list[int] = []
     for line in listed.split("\n"):
         at, text = 0, unmarked(line) if line.strip() else ""
         while at < len(text):
             number = _LISTED_RULE.match(text, at)
             if number is None or number.end() == at:
-                return None
+                return []
             rules.append(_rule(number))
             at = number.end()
-    return [replace(c, rule=rule) for rule in dict.fromkeys(rules) for c in edits] or None
+    return list(dict.fromkeys(rules))
+
+
+def _repeal_following(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Repeal [each of] the following rules:`` and the rules, after it or listed below."""
+    match = _REPEAL_FOLLOWING.fullmatch(head)
+    if match is None:
+        return None
+    rules = _listed_rules(match["rules"].strip() or cursor.block())
+    return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
 
 
 def _repealed(head: str) -> list[int] | None:
@@ -413,7 +436,7 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     if numbers is not None:
         return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
     start = cursor.index
-    for reader in (_every_rule, _part_of_rule, _at_the_end):
+    for reader in (_every_rule, _part_of_rule, _at_the_end, _repeal_following):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)

@@ -83,7 +83,8 @@ _APPEND = form(
     rf"(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 # More of the same edit after the first, its verb understood: "and "C" with "D"".
-_MORE_REPLACE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})\s*+(?:with|to)\s++(?P<new>{Q})")
+_MORE_REPLACE = form(
+    rf"{KIND_OF_TEXT}(?P<old>{Q})\s*+(?:with|to)\s++{KIND_OF_TEXT}(?P<new>{Q})")
 _MORE_DELETE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})")
 _MORE_INSERT = form(rf"(?P<q>{Q})\s*+,?\s*+{_POSITION}\s++{KIND_OF_TEXT}(?P<anchor>{Q})")
 _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by\s++)?", re.I)

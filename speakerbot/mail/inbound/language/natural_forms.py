@@ -86,6 +86,8 @@ NATURAL_FORMS: tuple[tuple[str, str], ...] = (
      "Amend R5 by inserting the following after the first paragraph: X."),
     ("Replace the text of Rule <n> with: <text> (also so that it reads:)",
      "Replace the text of Rule 205 with: Voting lasts three days."),
+    ("Repeal the following rules: <n>, <m> (or listed below)",
+     "Repeal the following rules: 105"),
     ("Amend Rule <n> (<title>) as follows: <edits as list items below>",
      'Amend Rule 205 by, as a single amendment, deleting " or longer"'),
     ("Amend Rule <n> by replacing the text reading: <old block> with: <new block>",

@@ -36,6 +36,7 @@ def form(pattern: str) -> re.Pattern[str]:
 _STARTS_CLAUSE = form(
     r"(?:amend|repeal|transmute|retitle|rename)\s+(?:rules?\b|r[0-9])|amend\s+#?[0-9]"
     r"|amend\s+the\s+text\s+of\s+(?:rule\b|r[0-9])"
+    r"|repeal\s+(?:each\s+of\s+)?the\s+following\s+rules\b"
     r"|(?:change|amend|set)\s+the\s+title\s+of\s+(?:rule\b|r[0-9])"
     r"|(?:enact|create)\s+the\s+following\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b"
     r"|(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:is|shall\s+be)\s+(?:hereby\s+)?"

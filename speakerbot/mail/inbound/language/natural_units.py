@@ -83,8 +83,9 @@ _INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?
 
 UNIT_FORMS: dict[str, re.Pattern[str]] = {
     "part-replace": form(
-        rf"(?:replac|chang)(?:ing|e)\s++{_PART}\s*+,?\s*+(?:with|to\s++read|by)\s*+"
-        rf"(?:{_FOLLOWING}|the\s++following\s++{UNIT}\s*+)?{_TEXT}"),
+        rf"(?:replac|chang)(?:ing|e)\s++(?:the\s++text\s++of\s++)?{_PART}\s*+,?\s*+"
+        rf"(?:with|to\s++read|by)\s*+(?:{_FOLLOWING}|the\s++(?:following|new)\s++{UNIT}\s*+"
+        rf"|the\s++{UNIT}(?=\s*+:?\s*+{Q}))?{_TEXT}"),
     "part-delete-block": form(
         rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?P<unit>{UNIT})\s*+:\s*+"
         r"(?P<text>.*)"),
@@ -107,8 +108,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         rf"prepend(?:ing)?\s*+,?\s*+(?:{_FOLLOWING}|{_A_PARAGRAPH})?"
         rf"(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
     "retitle": form(
-        r"(?:(?:chang|amend)(?:ing|e)\s++its\s++title\s++to(?:\s++read)?|retitl(?:ing|e)\s++it"
-        rf"(?:\s++to)?)\s*+:?\s*+(?P<q>{Q})"),
+        r"(?:(?:chang|amend)(?:ing|e)\s++its\s++title\s++(?:from\s++"
+        rf"{Q}\s*+,?\s*+)?to(?:\s++read)?|retitl(?:ing|e)\s++it(?:\s++to)?)\s*+:?\s*+(?P<q>{Q})"),
     "amend-text": form(
         r"(?:amend|chang)(?:ing|e)\s++its\s++text\s++to(?:\s++read)?(?:\s++as\s++follows)?"
         r"\s*+:\s*+(?P<text>.*)"),
