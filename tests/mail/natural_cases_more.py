@@ -305,9 +305,33 @@ SMALLER: list[Case] = [
      [Clause(RT, 5, "Votes")], ""),
 ]  # fmt: skip
 
-MORE_CASES = (BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED + QUOTES_AND_BRACES
-              + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE + WHOLE_TEXTS + PLACES + REPEALS
-              + SMALLER)
+LISTS_APART: list[Case] = [
+    # the edits listed below a heading, with blank lines between the items
+    ("as-follows-letters-apart", 'Amend Rule 5 (Voting) as follows:\n\na. Replace "one week" '
+     'with "a day".\n\nb. Delete the last paragraph.', [Clause(R, 5, old="one week",
+     new="a day"), part(R, P, nth=-1)], rule_of("Voting lasts a day. Votes may be changed.",
+                                                 LIST)),
+    ("by-figures-apart", 'Amend Rule 5 by:\n\n1. replacing "fail" with "pass";\n\n2. deleting'
+     ' " may be changed"; and\n\n3. appending "Really."', [Clause(R, 5, old="fail", new="pass"),
+     Clause(R, 5, old=" may be changed", new=""), Clause(AP, 5, "Really.")], ""),
+    ("bullets-apart-indented", 'Amend Rule 5 by:\n\n  * replacing "one" with "two";\n\n'
+     '  * replacing "fail" with "pass".', [Clause(R, 5, old="one", new="two"),
+     Clause(R, 5, old="fail", new="pass")],
+     rule_of("Voting lasts two week. Votes may be changed.", LIST, "Ties pass.")),
+    ("single-amendment-apart", 'Amend Rule 5 by, as a single amendment:\n\n(a) deleting "one '
+     'week"\n\n(b) deleting "Ties fail."', [Clause(R, 5, old="one week", new=""),
+     Clause(R, 5, old="Ties fail.", new="")], ""),
+    ("apart-then-other-list", 'Amend Rule 5 by:\n\n- deleting "one"\n\n- deleting "two"\n\n'
+     "1. This numbered note is not an edit.", [Clause(R, 5, old="one", new=""),
+     Clause(R, 5, old="two", new="")], ""),
+    ("apart-then-next-change", 'Amend Rule 5 by:\n\n- deleting "one"\n\n- deleting "two"\n\n'
+     "- Repeal Rule 6.", [Clause(R, 5, old="one", new=""), Clause(R, 5, old="two", new=""),
+     Clause(RP, 6)], ""),
+]  # fmt: skip
+
+MORE_CASES = (LISTS_APART + BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED
+              + QUOTES_AND_BRACES + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE + WHOLE_TEXTS
+              + PLACES + REPEALS + SMALLER)
 
 MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.
@@ -344,5 +368,8 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "with the paragraph beginning": a place, not the new text.
     ("with-the-paragraph-beginning", 'Amend Rule 5 by replacing the paragraph beginning "Ties" '
      'with the paragraph beginning "Votes".'),
+    # An item apart that is no edit: the list is the host's.
+    ("item-apart-not-an-edit", 'Amend Rule 5 as follows:\n\na. Replace "a" with "b".\n\n'
+     "b. Renumber the list."),
     ("at-end-then-insert", 'At the end of Rule 5, append "x" and insert "y" after "z".'),
 ]  # fmt: skip

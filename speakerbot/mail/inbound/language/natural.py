@@ -77,7 +77,8 @@ _TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"|'[^'\n]{1,100}')
 # A title written bare right after the number ("rule 2551 Auction End with"): words in
 # Title Case, none a part of a rule ("Section 3") or a word of the form ("By", "To").
 _NAME_WORD = (
-    r"(?i:(?!(?:by|with|to|as|and|or|in|of|the|from|so|then|if|unless|when|where|which"
+    r"(?i:(?!(?:by|with|to|as|and|or|in|of|the|from|so|then|if|unless|when|where|which|only"
+    r"|provided|after|before|once|upon|until|except|effective|immediately"
     r"|section|subsection|paragraph|subparagraph|part|item|clause|sentence|line|list|article"
     r"|chapter|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
     r"(?-i:[A-Z][\w'’-]*+)"
@@ -273,7 +274,7 @@ def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     read past the list.
     """
     items: list[str] = []
-    for line in cursor.block().split("\n"):
+    for line in cursor.listed().split("\n"):
         if MARKER.match(line):
             items.append(unmarked(line))
         elif items and line.strip():

@@ -94,6 +94,17 @@ def _unquote_block(text: str) -> str:
     return first + ("\n" + textwrap.dedent(rest) if rest else "")
 
 
+def _marker_kind(line: str) -> str:
+    """Return the kind of a line's list marker: "figure", "letter" or "bullet" ("" if none)."""
+    match = MARKER.match(line)
+    if match is None:
+        return ""
+    marker = match.group().strip()
+    if any(char.isdigit() for char in marker):
+        return "figure"
+    return "letter" if any(char.isalpha() for char in marker) else "bullet"
+
+
 def _open_quote(text: str) -> bool:
     """Tell whether ``text`` leaves a double quote open (so the quote runs on to later lines)."""
     straight = text.count('"') % 2 == 1
@@ -264,6 +275,36 @@ class Cursor:
         if limit < len(lines) or any(not line.strip() for line in body.split("\n")):
             return None  # never closed: one paragraph, to the end, or a guess
         return body[1:].strip(), limit
+
+    def listed(self) -> str:
+        """Read a list below a colon, its items one to a line or apart with blank lines between.
+
+        After the block (see :meth:`block`), the next item goes on the list if it stands at
+        the first item's indentation with a marker of the same kind (a figure, a letter or a
+        bullet) and opens no clause.
+        """
+        index = self._next_written(self.index)
+        first = self.lines[index][1] if index < len(self.lines) else ""
+        kind, column = _marker_kind(first), indent(first)
+        text = self.block()
+        while text and kind:
+            index = self._next_written(self.index)
+            line = self.lines[index][1] if index < len(self.lines) else ""
+            if (_marker_kind(line) != kind or indent(line) != column or starts_clause(line)
+                    or is_end_rule(line)):
+                break
+            self.index = index
+            more = self.block()
+            if not more:
+                break
+            text += "\n" + more
+        return text
+
+    def _next_written(self, index: int) -> int:
+        """Return the index of the first line from ``index`` that is not blank (or the end)."""
+        while index < len(self.lines) and not self.lines[index][1].strip():
+            index += 1
+        return index
 
     def text(self, inline: str | None, quoted: str | None) -> str:
         """Return the text of a form: quoted, given after the colon, or the block below."""
