@@ -56,6 +56,13 @@ from speakerbot.mail.inbound.language.natural_edits import (
     read_edits,
 )
 from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
+from speakerbot.mail.inbound.language.natural_names import (
+    NAMED,
+    RULE,
+    TITLE,
+    listed_rules,
+    rule_number,
+)
 from speakerbot.mail.inbound.language.natural_text import (
     COLON,
     MARKER,
@@ -73,22 +80,7 @@ from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
 
-_TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"|'[^'\n]{1,100}'))?"
-# A title written bare right after the number ("rule 2551 Auction End with"): words in
-# Title Case, none a part of a rule ("Section 3") or a word of the form ("By", "To").
-_NAME_WORD = (
-    r"(?i:(?!(?:by|with|to|as|and|or|in|of|the|from|so|then|if|unless|when|where|which|only"
-    r"|provided|after|before|once|upon|until|except|effective|immediately"
-    r"|section|subsection|paragraph|subparagraph|part|item|clause|sentence|line|list|article"
-    r"|chapter|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
-    r"(?-i:[A-Z][\w'’-]*+)"
-)
-_NAMED = (
-    rf"(?:\s++{_NAME_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}{_NAME_WORD})"
-    r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
-)
-_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?(?:{_NAMED}|{_TITLE})"
-_AMEND = rf"amend\s++{_RULE}\s*+,?\s*+"
+_AMEND = rf"amend\s++{RULE}\s*+,?\s*+"
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (
     r"\s*+,\s*+(?-i:(?!(?:If|Unless|When|Provided|Only)\b)[A-Z][\w'’.-]*"
@@ -106,18 +98,18 @@ _BY = (
     r"|(?=as\s++follows\s*+:\s*+$))"
 )
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
-_NUMBER = rf"#?(?=[0-9]{{1,9}}{_TITLE}\s*+,?\s*+by\b)"
+_NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
     rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?"
-    rf"(?:{_NAMED}|{_TITLE})"
+    rf"(?:{NAMED}|{TITLE})"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
-_IN_RULE = form(rf"in\s++{_RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
+_IN_RULE = form(rf"in\s++{RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
 _GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
 
 _TO_READ = form(
-    rf"amend\s++(?:the\s++text\s++of\s++)?{_RULE}\s*+,?\s*+"
+    rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}\s*+,?\s*+"
     r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:(?:so\s++as\s++)?to\s++read"
     r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
     r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
@@ -126,31 +118,31 @@ _TO_READ = form(
 _WHOLE_TEXT = form(
     rf"(?:{_AMEND}by\s++replacing\s++(?:its|the)(?:\s++entire|\s++whole)?\s++text"
     r"(?:\s++of\s++the\s++rule)?|replace\s++the\s++(?:entire\s++|whole\s++)?text\s++of\s++"
-    rf"{_RULE.replace('(?P<rule>', '(?P<rule2>')}(?:\s*+,)?)"
+    rf"{RULE.replace('(?P<rule>', '(?P<rule2>')}(?:\s*+,)?)"
     rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _REMOVE_FROM = form(
     rf"(?:remove|delete|strike)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
-    rf"\s*+(?:from|in)\s++{_RULE}{END}"
+    rf"\s*+(?:from|in)\s++{RULE}{END}"
 )
 _APPEND_TO = form(
-    rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{_RULE}"
+    rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{RULE}"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|{END})"
 )
 _REPLACE_IN = form(
-    rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{_RULE}\s*+,?\s*+"
+    rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{RULE}\s*+,?\s*+"
     rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
-_REPEAL = form(rf"repeal\s++{_RULE}{END}")
+_REPEAL = form(rf"repeal\s++{RULE}{END}")
 # "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
 _REPEAL_FIRST = form(r"repeal\s++rules?\s++(?=#?[0-9])|repeal\s++(?=r#?[0-9])")
-_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}")
+_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}")
 _REPEAL_FOLLOWING = form(
     r"repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\s*+:\s*+(?P<rules>.*)"
 )
 _REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
 _TRANSMUTE = form(
-    rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
+    rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
     r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
     r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at|of)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
@@ -163,12 +155,12 @@ _ENACT = form(
 )
 _RETITLE = form(
     r"(?:retitle\s++|rename\s++|(?:change|amend|set)\s++the\s++title\s++of\s++)"
-    rf"{_RULE}\s*+,?\s*+(?:from\s++{Q}\s*+,?\s*+)?(?:(?:to|as)(?:\s++read)?\s*+:?\s*+)?"
+    rf"{RULE}\s*+,?\s*+(?:from\s++{Q}\s*+,?\s*+)?(?:(?:to|as)(?:\s++read)?\s*+:?\s*+)?"
     rf"(?P<q>{Q}){END}"
 )
 # "Rule 5 is hereby amended by ...": read as "Amend Rule 5 by ..." (and repealed, retitled).
 _PASSIVE = form(
-    rf"{_RULE}\s*+,?\s*+(?:is|shall\s++be)\s++(?:hereby\s++)?(?P<verb>amended|repealed|retitled)"
+    rf"{RULE}\s*+,?\s*+(?:is|shall\s++be)\s++(?:hereby\s++)?(?P<verb>amended|repealed|retitled)"
     r"\b(?P<rest>.*)"
 )
 _ACTIVE = {"amended": "amend", "repealed": "repeal", "retitled": "retitle"}
@@ -180,21 +172,18 @@ _A_PART = (
 _PART_OF_RULE = form(
     r"(?P<verb>replace|delete|remove|strike|append\s++(?:the\s++following(?:\s++\w+)?\s++)?to"
     r"|add\s++(?:the\s++following(?:\s++\w+)?\s++)?to)\s++"
-    rf"(?P<part>{_A_PART})\s++(?:of|in|from)\s++(?:the\s++)?{_RULE}\s*+,?\s*+(?P<rest>.*)"
+    rf"(?P<part>{_A_PART})\s++(?:of|in|from)\s++(?:the\s++)?{RULE}\s*+,?\s*+(?P<rest>.*)"
 )
 # "At the end of paragraph four of Rule 5, append the following sentence: ...", and "At
 # the end of Rule 5, append ...": the place first, then the edit.
 _AT_THE_END = form(
-    rf"at\s++the\s++end\s++of\s++(?:(?P<part>{_A_PART})\s++(?:of|in)\s++)?(?:the\s++)?{_RULE}"
+    rf"at\s++the\s++end\s++of\s++(?:(?P<part>{_A_PART})\s++(?:of|in)\s++)?(?:the\s++)?{RULE}"
     r"\s*+,?\s*+(?P<verb>append|add)\b(?P<rest>.*)"
 )
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
 _EVERY_RULE = form(
     r"amend\s++the\s++following\s++rules\s*+,?\s*+(?:in\s++the\s++order\s++(?:listed|given)"
     r"\s*+,?\s*+)?by\s++(?P<body>[^:]*+):\s*+(?P<rules>.*)"
-)
-_LISTED_RULE = form(
-    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
 )
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
@@ -224,11 +213,6 @@ class Read:
     next: int
 
 
-def _rule(match: re.Match[str]) -> int:
-    groups = match.groupdict()
-    return int(groups.get("rule") or groups["rule2"])
-
-
 def _anchored(clause: Clause) -> bool:
     """Tell whether an edit finds its place by quoted text alone (so a part named is moot).
 
@@ -249,8 +233,8 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
         if match is not None:
             body = match["body"]
             if _LIST_BELOW.fullmatch(body):  # "Amend Rule 5 by:" and the edits as items below
-                return _listed(cursor, _rule(match)) if not match["scope"] else None
-            clauses = read_edits(cursor, _rule(match), body)
+                return _listed(cursor, rule_number(match)) if not match["scope"] else None
+            clauses = read_edits(cursor, rule_number(match), body)
             if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
                 return None
             return clauses
@@ -298,30 +282,31 @@ def _whole(cursor: Cursor, head: str) -> Clause | None:
     for pattern in (_TO_READ, _WHOLE_TEXT):
         match = pattern.fullmatch(head)
         if match is not None:
-            return Clause(ClauseKind.AMEND, _rule(match), cursor.text(match["text"], match["q"]))
+            text = cursor.text(match["text"], match["q"])
+            return Clause(ClauseKind.AMEND, rule_number(match), text)
     match = _REMOVE_FROM.fullmatch(head)
     if match is not None:
         every = bool(match["every"] or match["every2"])
-        return Clause(ClauseKind.REPLACE, _rule(match), old=unquote(match["old"]), new="",
+        return Clause(ClauseKind.REPLACE, rule_number(match), old=unquote(match["old"]), new="",
                       every=every)
     match = _REPLACE_IN.fullmatch(head)
     if match is not None:
         every = bool(match["every"] or match["every2"])
-        return Clause(ClauseKind.REPLACE, _rule(match), old=unquote(match["old"]),
+        return Clause(ClauseKind.REPLACE, rule_number(match), old=unquote(match["old"]),
                       new=unquote(match["new"]), every=every)
     match = _APPEND_TO.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.APPEND, _rule(match), cursor.text(match["text"], match["q"]))
+        return Clause(ClauseKind.APPEND, rule_number(match), cursor.text(match["text"], match["q"]))
     return None
 
 
 def _other_forms(cursor: Cursor, head: str) -> Clause | None:
     match = _REPEAL.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.REPEAL, _rule(match))
+        return Clause(ClauseKind.REPEAL, rule_number(match))
     match = _TRANSMUTE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.TRANSMUTE, _rule(match), (match["target"] or "").lower())
+        return Clause(ClauseKind.TRANSMUTE, rule_number(match), (match["target"] or "").lower())
     match = _ENACT.fullmatch(head)
     if match is not None:
         text = cursor.text(match["text"], match["q"])
@@ -330,7 +315,7 @@ def _other_forms(cursor: Cursor, head: str) -> Clause | None:
                       title=" ".join(title.split()))
     match = _RETITLE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.RETITLE, _rule(match), " ".join(unquote(match["q"]).split()))
+        return Clause(ClauseKind.RETITLE, rule_number(match), " ".join(unquote(match["q"]).split()))
     return _whole(cursor, head)
 
 
@@ -345,7 +330,7 @@ def _part_of_rule(cursor: Cursor, head: str) -> list[Clause] | None:
         body = f"{verb} to {match['part']} {match['rest']}"
     else:
         body = f"{verb} {match['part']} {match['rest']}"
-    clauses = read_edits(cursor, _rule(match), body)
+    clauses = read_edits(cursor, rule_number(match), body)
     return clauses if clauses and all(c.unit for c in clauses) and len(clauses) == 1 else None
 
 
@@ -356,10 +341,10 @@ def _at_the_end(cursor: Cursor, head: str) -> list[Clause] | None:
         return None
     rest = match["rest"]
     if match["part"] is None:
-        clauses = read_edits(cursor, _rule(match), f"{match['verb']}{rest}")
+        clauses = read_edits(cursor, rule_number(match), f"{match['verb']}{rest}")
         ok = clauses and all(c.kind is ClauseKind.APPEND and not c.unit for c in clauses)
     else:
-        clauses = read_edits(cursor, _rule(match),
+        clauses = read_edits(cursor, rule_number(match),
                              f"{match['verb']} at the end of {match['part']}{rest}")
         ok = clauses and all(c.unit for c in clauses)
     return clauses if ok and clauses and len(clauses) == 1 else None
@@ -377,25 +362,8 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     edits = read_edits(cursor, 0, match["body"].rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    rules = _listed_rules(match["rules"].strip() or cursor.block())
+    rules = listed_rules(match["rules"].strip() or cursor.block())
     return [replace(c, rule=rule) for rule in rules for c in edits] or None
-
-
-def _listed_rules(listed: str) -> list[int]:
-    """Return the rules listed, one or more a line (``Rule 1 ("A"), 2 and R3``), or [].
-
-    [] when anything listed is not a rule: the list is then the host's to read.
-    """
-    rules: list[int] = []
-    for line in listed.split("\n"):
-        at, text = 0, unmarked(line) if line.strip() else ""
-        while at < len(text):
-            number = _LISTED_RULE.match(text, at)
-            if number is None or number.end() == at:
-                return []
-            rules.append(_rule(number))
-            at = number.end()
-    return list(dict.fromkeys(rules))
 
 
 def _repeal_following(cursor: Cursor, head: str) -> list[Clause] | None:
@@ -403,7 +371,7 @@ def _repeal_following(cursor: Cursor, head: str) -> list[Clause] | None:
     match = _REPEAL_FOLLOWING.fullmatch(head)
     if match is None:
         return None
-    rules = _listed_rules(match["rules"].strip() or cursor.block())
+    rules = listed_rules(match["rules"].strip() or cursor.block())
     return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
 
 
@@ -419,7 +387,7 @@ def _repealed(head: str) -> list[int] | None:
         match = _REPEALED.match(head, at)
         if match is None:
             return None
-        numbers.append(_rule(match))
+        numbers.append(rule_number(match))
         if len(numbers) > 1 and re.fullmatch(END, head[match.end() :]):
             return list(dict.fromkeys(numbers))
         joined = _REPEAL_AND.match(head, match.end())
