@@ -329,9 +329,29 @@ LISTS_APART: list[Case] = [
      Clause(RP, 6)], ""),
 ]  # fmt: skip
 
-MORE_CASES = (LISTS_APART + BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS + JOINED
-              + QUOTES_AND_BRACES + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE + WHOLE_TEXTS
-              + PLACES + REPEALS + SMALLER)
+PART_TEXTS: list[Case] = [
+    # "replacing the paragraph:" <block> "with:" <block>: the part's text replaced as text
+    ("replacing-the-paragraph-block", "Amend Rule 5 by replacing the paragraph:\n\n  Ties fail."
+     "\n\nwith:\n\n  Ties pass.", [Clause(R, 5, old="Ties fail.", new="Ties pass.")],
+     rule_of(FIRST, LIST, "Ties pass.")),
+    ("replacing-the-sentence-block", "Amend Rule 5 by replacing the sentence:\n  Votes may be "
+     "changed.\nwith the sentence:\n  Votes are final.", [Clause(R, 5,
+     old="Votes may be changed.", new="Votes are final.")],
+     rule_of("Voting lasts one week. Votes are final.", LIST, LAST)),
+    ("replacing-the-item-block", "In Rule 5, replace the list item:\n{\n- players;\n}\nwith:\n"
+     "{\n- all players;\n}", [Clause(R, 5, old="- players;", new="- all players;")],
+     rule_of(FIRST, "The following persons may vote:\n- all players;\n- the Speaker.", LAST)),
+    ("replacing-this-paragraph", "Amend Rule 5 (Voting) by replacing this paragraph:\n\n"
+     "  Ties fail.\n\nwith this paragraph:\n\n  Ties are re-voted.", [Clause(R, 5,
+     old="Ties fail.", new="Ties are re-voted.")], rule_of(FIRST, LIST, "Ties are re-voted.")),
+    ("replacing-the-line-block", "Amend Rule 5 by replacing the line:\n  - the Speaker.\nwith "
+     "the line:\n  - the host.", [Clause(R, 5, old="- the Speaker.", new="- the host.")],
+     rule_of(FIRST, "The following persons may vote:\n- players;\n- the host.", LAST)),
+]  # fmt: skip
+
+MORE_CASES = (PART_TEXTS + LISTS_APART + BARE_TITLES + AT_THE_END + CARDINALS + QUOTED_BLOCKS
+              + JOINED + QUOTES_AND_BRACES + HEADS + RETITLINGS + INSERTIONS + EVERYWHERE
+              + WHOLE_TEXTS + PLACES + REPEALS + SMALLER)
 
 MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.

@@ -90,8 +90,11 @@ _MORE_INSERT = form(rf"(?P<q>{Q})\s*+,?\s*+{_POSITION}\s++{KIND_OF_TEXT}(?P<anch
 _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by\s++)?", re.I)
 _END = form(END)
 
+# "replacing the paragraph:" <block> "with:" <block>: the text of the part, replaced as text.
+_THE_PART = r"(?:(?:the|this)\s++(?:paragraph|sentence|(?:list\s++)?item|line)\s*+)"
 _REPLACE_BLOCK = form(
-    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}{_READING}(?:(?P<colon>:)|;)?\s*+"
+    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?(?:{_THE_PART}(?=:)|{KIND_OF_TEXT}{_READING})"
+    r"(?:(?P<colon>:)|;)?\s*+"
 )
 _DELETE_BLOCK = form(
     rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}"
@@ -99,7 +102,7 @@ _DELETE_BLOCK = form(
 )
 _WITH_LINE = form(
     r"\s*+(?:with|by|to(?:\s++read)?(?:\s++as\s++follows)?)\s*+"
-    rf"(?:{FOLLOWING}\s*+|{KIND_OF_TEXT})(?::\s*+(?P<text>.*)|(?P<brace>\{{.*))?"
+    rf"(?:{FOLLOWING}\s*+|{_THE_PART}(?=:)|{KIND_OF_TEXT})(?::\s*+(?P<text>.*)|(?P<brace>\{{.*))?"
 )
 
 _FIRST = ("replace", "delete", "insert", "insert-first", "append")
