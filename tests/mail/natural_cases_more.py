@@ -357,6 +357,10 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
     # "Section 3" after the number is a part of the rule, not its title.
     ("section-after-number", "Amend Rule 5 Section 3 by deleting the last paragraph."),
     ("part-word-after-number", "Replace the first paragraph of Rule 5 Paragraph B with: x"),
+    # "Title" after the number names what is changed, not the rule's title.
+    ("title-word-after-number", "Amend Rule 5 Title to read: Votes"),
+    ("power-word-after-number", "Amend Rule 5 Power to read: 2"),
+    ("condition-word-after-number", "Repeal Rule 5 Only After Midnight."),
     # A figure may be a paragraph's label, not its place.
     ("paragraph-figure", "At the end of paragraph 4 of Rule 5, append the following sentence: x"),
     # Two paragraphs put at the end of a paragraph: joined to it, or new ones?

@@ -20,7 +20,8 @@ _NAME_WORD = (
     r"(?i:(?!(?:by|with|to|as|and|or|in|of|the|from|so|then|if|unless|when|where|which|only"
     r"|provided|after|before|once|upon|until|except|effective|immediately"
     r"|section|subsection|paragraph|subparagraph|part|item|clause|sentence|line|list|article"
-    r"|chapter|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
+    r"|chapter|bullet|point|number|annex|appendix|schedule|table|title|text|power|heading"
+    r"|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
     r"(?-i:[A-Z][\w'’-]*+)"
 )
 NAMED = (
