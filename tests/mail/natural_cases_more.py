@@ -265,6 +265,9 @@ PLACES: list[Case] = [
      'paragraph, before the paragraph beginning "Ties": Judges may not vote.', [part(IN, P,
      "Ties", text="Judges may not vote.", position="before")],
      rule_of(FIRST, LIST, "Judges may not vote.", LAST)),
+    ("inserting-at-the-end-of-first", "Amend Rule 5 by inserting the following text at the end"
+     ' of the first paragraph: "Late votes are void."', [part(AP, P, nth=1,
+     text="Late votes are void.")], rule_of(FIRST + " Late votes are void.", LIST, LAST)),
     ("adding-a-paragraph-reading", "Amend Rule 5 by adding a paragraph reading:\n\n  Votes.",
      [Clause(AP, 5, "Votes.")], RULE + "\n\nVotes."),
     ("adding-a-new-paragraph-as-follows", "Amend Rule 5 by adding a new paragraph as follows:"

@@ -91,8 +91,8 @@ UNIT_FORMS: dict[str, re.Pattern[str]] = {
         r"(?P<text>.*)"),
     "part-delete": form(rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{_PART}"),
     "part-append": form(
-        rf"(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to(?:\s++the\s++end\s++of)?|at\s++the\s++end\s++of)"
-        rf"\s++{_PART}"
+        rf"(?:(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to(?:\s++the\s++end\s++of)?|at\s++the\s++end"
+        rf"\s++of)|insert(?:ing)?\s*+{_FOLLOWING}?(?:at|to)\s++the\s++end\s++of)\s++{_PART}"
         rf"\s*+,?\s*+{_FOLLOWING}?{_TEXT}"),
     "sentence-add": form(
         rf"(?:add|append)(?:ing)?\s++the\s++(?:new\s++)?sentence\s*+,?\s*+:?\s*+(?P<q>{Q})"
