@@ -19,9 +19,8 @@ whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text 
 - ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
   after ``the paragraph beginning "X"``) → INSERT a new part; also ``adding`` or
   ``appending``, and ``the following[ text]`` before or after a part named, which puts a
-  new part of that kind; ``inserting the following
-  line between the line "A" and the line "B"`` is taken as after A (the rule is not at
-  hand to check that B follows A);
+  new part of that kind; ``inserting the following line between the line "A" and the
+  line "B"`` is taken as after A (the rule is not at hand to check that B follows A);
 - ``appending the following text to the first paragraph``, ``adding at the end of the
   first paragraph "X"`` → APPEND joined to that paragraph (one paragraph of text only);
 - ``prepending the following text: <text>`` (or ``the paragraph:``) → INSERT a paragraph
