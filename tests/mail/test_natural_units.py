@@ -74,8 +74,6 @@ NEAR_MISSES: list[tuple[str, str]] = [
      "second paragraph."),
     ("place-after-a-text-edit", 'Amend Rule 5 by replacing "a." with "b" and deleting the last '
      "sentence."),
-    ("paragraph-four", 'At the end of paragraph four of the rule 1607 "Distribution", append '
-     "the following sentence: x"),
 ]  # fmt: skip
 
 

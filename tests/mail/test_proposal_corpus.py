@@ -213,7 +213,7 @@ def test_none_refused_for_wording() -> None:
     assert refused == []
 
 
-EXACT_AT_LEAST = 68
+EXACT_AT_LEAST = 70
 """The share understood exactly, as reached (issue 13): it may rise, never fall."""
 
 

@@ -15,8 +15,12 @@ or ``-``):
   ``Replace "X" in Rule N with "Y"``;
 - ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
   P][ with the following text]: <text>`` (a power is the game's own business: it is not
-  kept; the title is), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle Rule N to
-  "T"``;
+  kept; the title is; the power may come first, and ``the following rule`` for ``a new
+  rule``), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle|Rename Rule N [to]
+  "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
+- the passive: ``Rule N is [hereby] amended ...``, ``... repealed``, ``... retitled "T"``,
+  read as ``Amend|Repeal|Retitle Rule N ...``;
+- ``At the end of [<part> of] Rule N, append ...``: the place first, then the edit;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
   named after the part: ``Replace the last paragraph of Rule N with: <text>``;
@@ -27,7 +31,9 @@ or ``-``):
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
-line, the next clause or ``END RULE``. A title written bare (``Amend Rule 2464,
+line, the next clause or ``END RULE``. A title written bare right after the number, in
+Title Case and naming no part of a rule (``rule 2551 Auction End with``), is a title
+wherever a title may stand. A title written bare between commas (``Amend Rule 2464,
 Tournaments, by``) or a part of the rule (``section 2``) is taken only before edits that
 find their place by quoted text; never before ``to read``, appending, ``every occurrence``
 or a part named by its place, which it could change the meaning of. A rule named by its
@@ -49,7 +55,16 @@ from speakerbot.mail.inbound.language.natural_edits import (
     counted_after_an_edit,
     read_edits,
 )
+from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
+from speakerbot.mail.inbound.language.natural_names import (
+    NAMED,
+    RULE,
+    TITLE,
+    listed_rules,
+    rule_number,
+)
 from speakerbot.mail.inbound.language.natural_text import (
+    COLON,
     MARKER,
     Cursor,
     Lines,
@@ -60,79 +75,12 @@ from speakerbot.mail.inbound.language.natural_text import (
     unmarked,
     unquote,
 )
-from speakerbot.mail.inbound.language.natural_units import ORDINAL, UNIT
+from speakerbot.mail.inbound.language.natural_units import CARDINAL, ORDINAL, UNIT
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
 
-NATURAL_FORMS: tuple[tuple[str, str], ...] = (
-    ('Amend Rule <n> by replacing "<old>" with "<new>"',
-     'Amend Rule 205 by replacing "one week" with "three days"'),
-    ('Amend Rule <n> by deleting "<text>"', 'Amend Rule 205 by deleting " or longer"'),
-    ("Amend Rule <n> by appending the following paragraph: <text>",
-     "Amend Rule 205 by appending: Votes may be changed."),
-    ('Amend Rule <n> by inserting "<text>" before|after "<anchor>"',
-     'Amend Rule 205 by inserting " calendar" after "three"'),
-    ("Amend Rule <n> to read as follows: <text>",
-     "Amend Rule 205 to read: Voting lasts three days."),
-    ("Repeal Rule <n>", "Repeal Rule 105"),
-    ('Enact a new rule[ titled "<title>"] with the following text: <text>',
-     "Enact a new rule: Dice are rolled by the Speaker."),
-    ("Transmute Rule <n>[ to mutable|immutable]", "Transmute Rule 105"),
-    ('Amend Rule <n> by replacing the paragraph beginning "<start>" with: <text>',
-     'Amend R5 by replacing the paragraph beginning "Ties" with: Ties pass.'),
-    ("Amend Rule <n> by replacing the first|second|...|last paragraph with: <text>",
-     "Amend Rule 205 by replacing the last paragraph with: Ties fail."),
-    ("Replace the last paragraph of Rule <n> with: <text>",
-     "Replace the last paragraph of Rule 205 with: Ties fail."),
-    ('Amend R<n> by appending the following to the paragraph beginning "<s>": <text>',
-     'Amend R5 by appending to the paragraph beginning "T": X.'),
-    ("Amend R<n> by appending the following sentence to the last paragraph: <text>",
-     "Amend R5 by adding the following sentence to the last paragraph: X."),
-    ('Amend Rule <n> by deleting the paragraph beginning "<start>"',
-     'Amend Rule 205 by deleting the paragraph beginning "Ties"'),
-    ("Amend Rule <n> by deleting the paragraph: <text>",
-     "Amend Rule 205 by deleting the paragraph: Ties fail."),
-    ('Amend Rule <n> by deleting the sentence beginning "<start>"',
-     'Amend Rule 205 by deleting the sentence beginning "Votes may"'),
-    ('Amend Rule <n> by deleting the list item "<item>"',
-     'Amend Rule 205 by deleting the list item "the Speaker"'),
-    ('Amend Rule <n> by adding the sentence "<text>" (to its last paragraph)',
-     'Amend Rule 205 by adding the sentence "Ties fail."'),
-    ('Amend Rule <n> by inserting the following list item after "<item>": <text>',
-     'Amend R5 by inserting the following list item after "- a;": - b;'),
-    ('In Rule <n>, insert the following line between the line "<a>" and "<b>":',
-     'In R5, insert the following line between the line "a" and "b": c'),
-    ("Amend Rule <n> by prepending the following text: <text>",
-     "Amend Rule 205 by prepending the following text: About votes."),
-    ('Retitle Rule <n> to "<title>"', 'Retitle Rule 205 to "Voting"'),
-    ('Amend Rule <n> by changing its title to "<title>"',
-     'Amend Rule 205 by changing its title to "Voting"'),
-    ('Create a new power-<p> rule, "<title>": <text>',
-     'Create a new power-2 rule, "Dice": Dice are fair.'),
-    ('Create a rule titled "<title>" with Power <p> and this text: <text>',
-     'Create a rule titled "Dice" with Power 2 and this text: Dice roll.'),
-    ('Enact a new rule with title "<title>" and the following text: <text>',
-     'Enact a new rule with title "Dice" and the following text: Dice roll.'),
-    ('Enact a Rule "<title>" with the following text: <text>',
-     'Enact a Rule "Dice" with the following text: Dice are fair.'),
-    ('Amend R<n> "<title>" to replace "<old>" with "<new>"',
-     'Amend R205 "Voting" to replace "one week" with "three days"'),
-    ("Amend <n> by <edits>", 'Amend 205 by replacing "one week" with "three days"'),
-    ('Amend the following rules by replacing every instance of "<old>" with "<new>":',
-     'Amend the following rules by replacing "a" everywhere with "b": 5'),
-    ('Amend Rule <n> by changing the text "<old>" to read "<new>"',
-     'Amend Rule 205 by changing the text "one week" to read "three days"'),
-    ("Amend Rule <n> (<title>) as follows: <edits as list items below>",
-     'Amend Rule 205 by, as a single amendment, deleting " or longer"'),
-    ("Amend Rule <n> by replacing the text reading: <old block> with: <new block>",
-     'Amend R5 by replacing the text reading: "one week" with: "a day"'),
-)  # fmt: skip
-"""The forms players write in prose, with an example of each: read by HELP and the docs."""
-
-_TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"))?"
-_RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}"
-_AMEND = rf"amend\s++{_RULE}\s*+,?\s*+"
+_AMEND = rf"amend\s++{RULE}\s*+,?\s*+"
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (
     r"\s*+,\s*+(?-i:(?!(?:If|Unless|When|Provided|Only)\b)[A-Z][\w'’.-]*"
@@ -150,66 +98,92 @@ _BY = (
     r"|(?=as\s++follows\s*+:\s*+$))"
 )
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
-_NUMBER = rf"#?(?=[0-9]{{1,9}}{_TITLE}\s*+,?\s*+by\b)"
+_NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
-    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}}){_TITLE}{_SCOPE}{_BY}(?P<body>.*)"
+    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?"
+    rf"(?:{NAMED}|{TITLE})"
+    rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
-_IN_RULE = form(rf"in\s++{_RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
+_IN_RULE = form(rf"in\s++{RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
 _GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
 
 _TO_READ = form(
-    rf"{_AMEND}(?:by\s++(?:changing|amending)\s++it\s++)?(?:so\s++as\s++)?to\s++read\s*+,?"
-    r"(?:\s*+in\s++(?:its\s++)?(?:entirety|full|whole))?(?:\s*+as\s++follows)?"
-    rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}\s*+,?\s*+"
+    r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:(?:so\s++as\s++)?to\s++read"
+    r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
+    r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
+    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _WHOLE_TEXT = form(
-    rf"{_AMEND}by\s++replacing\s++(?:its|the(?:\s++entire|\s++whole)?)\s++text(?:\s++of\s++the\s++rule)?"
-    rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"(?:{_AMEND}by\s++replacing\s++(?:its|the)(?:\s++entire|\s++whole)?\s++text"
+    r"(?:\s++of\s++the\s++rule)?|replace\s++the\s++(?:entire\s++|whole\s++)?text\s++of\s++"
+    rf"{RULE.replace('(?P<rule>', '(?P<rule2>')}(?:\s*+,)?)"
+    rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _REMOVE_FROM = form(
     rf"(?:remove|delete|strike)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
-    rf"\s*+(?:from|in)\s++{_RULE}{END}"
+    rf"\s*+(?:from|in)\s++{RULE}{END}"
 )
 _APPEND_TO = form(
-    rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{_RULE}"
-    rf"\s*+(?::\s*+(?P<text>.*)|{END})"
+    rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{RULE}"
+    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|{END})"
 )
 _REPLACE_IN = form(
-    rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{_RULE}\s*+,?\s*+"
+    rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{RULE}\s*+,?\s*+"
     rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
-_REPEAL = form(rf"repeal\s++{_RULE}{END}")
+_REPEAL = form(rf"repeal\s++{RULE}{END}")
 # "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
 _REPEAL_FIRST = form(r"repeal\s++rules?\s++(?=#?[0-9])|repeal\s++(?=r#?[0-9])")
-_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}")
+_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}")
+_REPEAL_FOLLOWING = form(
+    r"repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\s*+:\s*+(?P<rules>.*)"
+)
 _REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
 _TRANSMUTE = form(
-    rf"transmute\s++{_RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
+    rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
-    r"(?:enact|create)\s++an?\s++(?:new\s++)?(?P<immutable>immutable\s++)?(?:[\w.=-]+\s++){0,2}?"
-    r"rule\s*+,?\s*+(?:(?:titled|entitled|named|called|with\s++(?:the\s++)?title)\s++"
+    r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
+    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at|of)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
+    r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
     rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
     r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
     r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
     r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
-    rf"\s*+(?::\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
-_RETITLE = form(rf"retitle\s++{_RULE}\s*+,?\s*+(?:to|as)\s++(?P<q>{Q}){END}")
+_RETITLE = form(
+    r"(?:retitle\s++|rename\s++|(?:change|amend|set)\s++the\s++title\s++of\s++)"
+    rf"{RULE}\s*+,?\s*+(?:from\s++{Q}\s*+,?\s*+)?(?:(?:to|as)(?:\s++read)?\s*+:?\s*+)?"
+    rf"(?P<q>{Q}){END}"
+)
+# "Rule 5 is hereby amended by ...": read as "Amend Rule 5 by ..." (and repealed, retitled).
+_PASSIVE = form(
+    rf"{RULE}\s*+,?\s*+(?:is|shall\s++be)\s++(?:hereby\s++)?(?P<verb>amended|repealed|retitled)"
+    r"\b(?P<rest>.*)"
+)
+_ACTIVE = {"amended": "amend", "repealed": "repeal", "retitled": "retitle"}
+_A_PART = (
+    rf"(?:the|its)\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q})"
+    rf"|(?:the\s++)?{UNIT}\s++{CARDINAL}\b"
+)
 # "Replace the last paragraph of Rule 5 with: ...": the edit, its rule named after its part.
 _PART_OF_RULE = form(
     r"(?P<verb>replace|delete|remove|strike|append\s++(?:the\s++following(?:\s++\w+)?\s++)?to"
     r"|add\s++(?:the\s++following(?:\s++\w+)?\s++)?to)\s++"
-    rf"(?P<part>the\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q}))"
-    rf"\s++(?:of|in|from)\s++{_RULE}\s*+,?\s*+(?P<rest>.*)"
+    rf"(?P<part>{_A_PART})\s++(?:of|in|from)\s++(?:the\s++)?{RULE}\s*+,?\s*+(?P<rest>.*)"
+)
+# "At the end of paragraph four of Rule 5, append the following sentence: ...", and "At
+# the end of Rule 5, append ...": the place first, then the edit.
+_AT_THE_END = form(
+    rf"at\s++the\s++end\s++of\s++(?:(?P<part>{_A_PART})\s++(?:of|in)\s++)?(?:the\s++)?{RULE}"
+    r"\s*+,?\s*+(?P<verb>append|add)\b(?P<rest>.*)"
 )
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
 _EVERY_RULE = form(
     r"amend\s++the\s++following\s++rules\s*+,?\s*+(?:in\s++the\s++order\s++(?:listed|given)"
     r"\s*+,?\s*+)?by\s++(?P<body>[^:]*+):\s*+(?P<rules>.*)"
-)
-_LISTED_RULE = form(
-    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){_TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
 )
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
@@ -217,6 +191,7 @@ _SPEAKS_OF_CHANGE = form(
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
     r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
+    r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
     r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
@@ -236,10 +211,6 @@ class Read:
 
     clauses: tuple[Clause, ...]
     next: int
-
-
-def _rule(match: re.Match[str]) -> int:
-    return int(match.group("rule"))
 
 
 def _anchored(clause: Clause) -> bool:
@@ -262,8 +233,8 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
         if match is not None:
             body = match["body"]
             if _LIST_BELOW.fullmatch(body):  # "Amend Rule 5 by:" and the edits as items below
-                return _listed(cursor, _rule(match)) if not match["scope"] else None
-            clauses = read_edits(cursor, _rule(match), body)
+                return _listed(cursor, rule_number(match)) if not match["scope"] else None
+            clauses = read_edits(cursor, rule_number(match), body)
             if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
                 return None
             return clauses
@@ -287,7 +258,7 @@ def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     read past the list.
     """
     items: list[str] = []
-    for line in cursor.block().split("\n"):
+    for line in cursor.listed().split("\n"):
         if MARKER.match(line):
             items.append(unmarked(line))
         elif items and line.strip():
@@ -311,30 +282,31 @@ def _whole(cursor: Cursor, head: str) -> Clause | None:
     for pattern in (_TO_READ, _WHOLE_TEXT):
         match = pattern.fullmatch(head)
         if match is not None:
-            return Clause(ClauseKind.AMEND, _rule(match), cursor.text(match["text"], match["q"]))
+            text = cursor.text(match["text"], match["q"])
+            return Clause(ClauseKind.AMEND, rule_number(match), text)
     match = _REMOVE_FROM.fullmatch(head)
     if match is not None:
         every = bool(match["every"] or match["every2"])
-        return Clause(ClauseKind.REPLACE, _rule(match), old=unquote(match["old"]), new="",
+        return Clause(ClauseKind.REPLACE, rule_number(match), old=unquote(match["old"]), new="",
                       every=every)
     match = _REPLACE_IN.fullmatch(head)
     if match is not None:
         every = bool(match["every"] or match["every2"])
-        return Clause(ClauseKind.REPLACE, _rule(match), old=unquote(match["old"]),
+        return Clause(ClauseKind.REPLACE, rule_number(match), old=unquote(match["old"]),
                       new=unquote(match["new"]), every=every)
     match = _APPEND_TO.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.APPEND, _rule(match), cursor.text(match["text"], match["q"]))
+        return Clause(ClauseKind.APPEND, rule_number(match), cursor.text(match["text"], match["q"]))
     return None
 
 
 def _other_forms(cursor: Cursor, head: str) -> Clause | None:
     match = _REPEAL.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.REPEAL, _rule(match))
+        return Clause(ClauseKind.REPEAL, rule_number(match))
     match = _TRANSMUTE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.TRANSMUTE, _rule(match), (match["target"] or "").lower())
+        return Clause(ClauseKind.TRANSMUTE, rule_number(match), (match["target"] or "").lower())
     match = _ENACT.fullmatch(head)
     if match is not None:
         text = cursor.text(match["text"], match["q"])
@@ -343,7 +315,7 @@ def _other_forms(cursor: Cursor, head: str) -> Clause | None:
                       title=" ".join(title.split()))
     match = _RETITLE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.RETITLE, _rule(match), " ".join(unquote(match["q"]).split()))
+        return Clause(ClauseKind.RETITLE, rule_number(match), " ".join(unquote(match["q"]).split()))
     return _whole(cursor, head)
 
 
@@ -358,8 +330,24 @@ def _part_of_rule(cursor: Cursor, head: str) -> list[Clause] | None:
         body = f"{verb} to {match['part']} {match['rest']}"
     else:
         body = f"{verb} {match['part']} {match['rest']}"
-    clauses = read_edits(cursor, _rule(match), body)
+    clauses = read_edits(cursor, rule_number(match), body)
     return clauses if clauses and all(c.unit for c in clauses) and len(clauses) == 1 else None
+
+
+def _at_the_end(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``At the end of [<part> of] Rule 5, append ...`` as ``appending ... to <part>``."""
+    match = _AT_THE_END.fullmatch(head)
+    if match is None:
+        return None
+    rest = match["rest"]
+    if match["part"] is None:
+        clauses = read_edits(cursor, rule_number(match), f"{match['verb']}{rest}")
+        ok = clauses and all(c.kind is ClauseKind.APPEND and not c.unit for c in clauses)
+    else:
+        clauses = read_edits(cursor, rule_number(match),
+                             f"{match['verb']} at the end of {match['part']}{rest}")
+        ok = clauses and all(c.unit for c in clauses)
+    return clauses if ok and clauses and len(clauses) == 1 else None
 
 
 def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
@@ -374,17 +362,17 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     edits = read_edits(cursor, 0, match["body"].rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    listed = match["rules"].strip() or cursor.block()
-    rules: list[int] = []
-    for line in listed.split("\n"):
-        at, text = 0, unmarked(line) if line.strip() else ""
-        while at < len(text):
-            number = _LISTED_RULE.match(text, at)
-            if number is None or number.end() == at:
-                return None
-            rules.append(_rule(number))
-            at = number.end()
-    return [replace(c, rule=rule) for rule in dict.fromkeys(rules) for c in edits] or None
+    rules = listed_rules(match["rules"].strip() or cursor.block())
+    return [replace(c, rule=rule) for rule in rules for c in edits] or None
+
+
+def _repeal_following(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Repeal [each of] the following rules:`` and the rules, after it or listed below."""
+    match = _REPEAL_FOLLOWING.fullmatch(head)
+    if match is None:
+        return None
+    rules = listed_rules(match["rules"].strip() or cursor.block())
+    return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
 
 
 def _repealed(head: str) -> list[int] | None:
@@ -399,7 +387,7 @@ def _repealed(head: str) -> list[int] | None:
         match = _REPEALED.match(head, at)
         if match is None:
             return None
-        numbers.append(_rule(match))
+        numbers.append(rule_number(match))
         if len(numbers) > 1 and re.fullmatch(END, head[match.end() :]):
             return list(dict.fromkeys(numbers))
         joined = _REPEAL_AND.match(head, match.end())
@@ -409,11 +397,15 @@ def _repealed(head: str) -> list[int] | None:
 
 
 def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
+    passive = _PASSIVE.fullmatch(head)
+    if passive is not None:
+        verb = _ACTIVE[passive["verb"].lower()]
+        head = f"{verb} rule {passive['rule']}{passive['rest']}"
     numbers = _repealed(head)
     if numbers is not None:
         return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
     start = cursor.index
-    for reader in (_every_rule, _part_of_rule):
+    for reader in (_every_rule, _part_of_rule, _at_the_end, _repeal_following):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)

@@ -3,9 +3,11 @@
 One sentence may make several edits, each checked in turn and none guessed:
 
 - ``replacing [every occurrence of] [the text] "X" with "Y"`` (also ``changing "X" to
-  [read] "Y"``), and more pairs after it: ``, and "C" with "D"``;
+  [read] "Y"``), and more pairs after it: ``, and "C" with "D"``; ``wherever it appears``
+  after "Y" only when that pair is the sentence's one edit;
 - ``deleting "X"`` (or removing, striking), and more after it: ``, "Y" and "Z"``;
-- ``inserting "T" (before|after|following|prior to) "X"``, and more pairs after it;
+- ``(inserting|adding) [the text] "T" (before|after|following|prior to) "X"``, and more
+  pairs after it;
 - ``appending[ the following (text|paragraph|sentence)][ to the end of the rule]: <text>``;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`;
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.natural_units import UNIT_FORMS, unit_clause
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
@@ -37,27 +39,35 @@ KIND_OF_TEXT = (
 )
 EVERY = r"(?P<every>(?:every|each|all)\s++(?:occurrences?|instances?)\s++of\s++)?"
 EVERY_AFTER = (
-    r"(?P<every2>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)|everywhere"
+    r"(?P<every2>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)"
+    r"|everywhere(?:\s++(?:it|that\s++it)\s++(?:appears|occurs))?"
     r"|throughout(?:\s++the\s++rule)?)\s*+,?)?"
 )
 FOLLOWING = (
     r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|paragraph|sentence|list\s++item|item|words?))?)"
 )
 _POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|following|preceding)"
-_COLON_TEXT = r"\s*+:\s*+(?P<text>.*)"
+_COLON_TEXT = rf"\s*+{COLON}\s*+(?P<text>.*)"
 
 _READING = r"(?:(?:reading|that\s++reads|which\s++reads)\s*+)?"
+# "replacing "X" with "Y" wherever it appears": only as the sentence's one edit (see read_edits).
+_EVERY_LAST = (
+    r"(?P<every3>\s*+,?\s*+(?:wherever\s++it\s++(?:appears|occurs)|everywhere(?:\s++(?:it|that"
+    r"\s++it)\s++(?:appears|occurs))?|throughout(?:\s++the\s++rule)?|in\s++each\s++place"
+    r"\s++it\s++(?:appears|occurs)))?"
+)
 _REPLACE = form(
     rf"(?:replac|chang)(?:ing|e)\s++{EVERY}{KIND_OF_TEXT}{_READING}(?::\s*+)?(?P<old>{Q}){EVERY_AFTER}"
     rf"\s*+(?:with|to\s++read|to|by)\s*+{KIND_OF_TEXT}"
-    rf"(?:(?P<new>{Q})|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
+    rf"(?:(?P<new>{Q}){_EVERY_LAST}|(?:{FOLLOWING}\s*+)?{_COLON_TEXT})"
 )
 _DELETE = form(
     rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
     r"(?:\s++from\s++(?:it|the\s++rule|th(?:at|is)\s++rule))?"
 )
 _INSERT = form(
-    rf"insert(?:ing)?\s++(?:(?P<q>{Q})|(?P<following>{FOLLOWING}))\s*+,?\s*+{_POSITION}\s++"
+    rf"(?:insert|add|append)(?:ing)?\s++(?:{KIND_OF_TEXT}(?P<q>{Q})|(?P<following>{FOLLOWING}))"
+    rf"\s*+,?\s*+{_POSITION}\s++"
     rf"{KIND_OF_TEXT}(?P<anchor>{Q})(?:\s*+,?{_COLON_TEXT})?"
 )
 _INSERT_FIRST = form(
@@ -65,20 +75,26 @@ _INSERT_FIRST = form(
     rf"(?:{FOLLOWING}\s*+)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 _APPEND = form(
-    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+)?(?:as\s++a\s++new\s++paragraph\s*+)?"
+    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+|(?:the|a)\s++(?:new\s++)?paragraph\s*+"
+    r"(?:reading\s*+|as\s++follows\s*+)?)?"
+    r"(?:as\s++a\s++new\s++paragraph\s*+)?"
     r"(?:(?:to\s++the\s++end|at\s++the\s++end|to\s++it)(?:\s++of\s++(?:the|that|this)\s++rule)?\s*+)?"
     rf"(?:,?\s*+after\s++the\s++(?:final|last)\s++sentence\s*+,?\s*+(?:{FOLLOWING}\s*+)?)?"
     rf"(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 # More of the same edit after the first, its verb understood: "and "C" with "D"".
-_MORE_REPLACE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})\s*+(?:with|to)\s++(?P<new>{Q})")
+_MORE_REPLACE = form(
+    rf"{KIND_OF_TEXT}(?P<old>{Q})\s*+(?:with|to)\s++{KIND_OF_TEXT}(?P<new>{Q})")
 _MORE_DELETE = form(rf"{KIND_OF_TEXT}(?P<old>{Q})")
 _MORE_INSERT = form(rf"(?P<q>{Q})\s*+,?\s*+{_POSITION}\s++{KIND_OF_TEXT}(?P<anchor>{Q})")
 _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by\s++)?", re.I)
 _END = form(END)
 
+# "replacing the paragraph:" <block> "with:" <block>: the text of the part, replaced as text.
+_THE_PART = r"(?:(?:the|this)\s++(?:paragraph|sentence|(?:list\s++)?item|line)\s*+)"
 _REPLACE_BLOCK = form(
-    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}{_READING}(?P<colon>:)?\s*+"
+    rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?(?:{_THE_PART}(?=:)|{KIND_OF_TEXT}{_READING})"
+    r"(?:(?P<colon>:)|;)?\s*+"
 )
 _DELETE_BLOCK = form(
     rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}"
@@ -86,7 +102,7 @@ _DELETE_BLOCK = form(
 )
 _WITH_LINE = form(
     r"\s*+(?:with|by|to(?:\s++read)?(?:\s++as\s++follows)?)\s*+"
-    rf"(?:{FOLLOWING}\s*+|{KIND_OF_TEXT})(?::\s*+(?P<text>.*)|(?P<brace>\{{.*))?"
+    rf"(?:{FOLLOWING}\s*+|{_THE_PART}(?=:)|{KIND_OF_TEXT})(?::\s*+(?P<text>.*)|(?P<brace>\{{.*))?"
 )
 
 _FIRST = ("replace", "delete", "insert", "insert-first", "append")
@@ -102,7 +118,7 @@ _MORE = {"replace": ("more-replace", _MORE_REPLACE), "delete": ("more-delete", _
 
 def _every(match: re.Match[str]) -> bool:
     groups = match.groupdict()
-    return bool(groups.get("every") or groups.get("every2"))
+    return bool(groups.get("every") or groups.get("every2") or groups.get("every3"))
 
 
 def _position(words: str) -> str:
@@ -168,8 +184,9 @@ def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
         if previous is not None and name.startswith("more") and clauses[-1].every:
             return None  # does "every" reach the pairs after the first? Unclear.
         clause = _clause(cursor, rule, name, match)
-        if clause is None:
-            return None
+        if clause is None or (match.groupdict().get("every3") and (
+                clauses or not _END.fullmatch(body, match.end()))):
+            return None  # "everywhere" after a pair among others: does it reach them all?
         clauses.append(clause)
         if match.groupdict().get("text") is not None or _END.fullmatch(body, match.end()):
             return clauses

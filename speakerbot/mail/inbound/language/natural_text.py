@@ -17,8 +17,15 @@ __all__: list[str] = []
 Lines = tuple[tuple[int, str], ...]
 
 MARKER = re.compile(r"\s*(?:\(?[0-9]{1,3}[.)]|\(?[A-Za-z][.)]|\([A-Za-z0-9]{1,4}\)|[-*•])\s+")
-Q = r"(?:\"[^\"]*\"|“[^”\"]*[”\"]|”[^”\"]*”)"
-"""A quotation in straight or curly double quotes (no double quote inside)."""
+Q = (
+    r"(?:\"[^\"”“]*[\"”]|“[^”\"]*[”\"]|”[^”\"]*”|\"[^\"]*\""
+    r"|'[^'\n\"]*+\"[^'\n]*+')"
+)
+"""A quotation in straight or curly double quotes (no double quote inside; the two marks may
+differ, as mail clients make them), or in single quotes around a text holding a double quote
+(``'(syn. "consent")'``)."""
+COLON = r"(?::|(?=\{))"
+"""A colon before a text, or none before a text in braces (``with the following text {``)."""
 
 
 def form(pattern: str) -> re.Pattern[str]:
@@ -27,11 +34,18 @@ def form(pattern: str) -> re.Pattern[str]:
 
 
 _STARTS_CLAUSE = form(
-    r"(?:amend|repeal|transmute|retitle)\s+(?:rules?\b|r[0-9])|amend\s+#?[0-9]"
+    r"(?:amend|repeal|transmute|retitle|rename)\s+(?:rules?\b|r[0-9])|amend\s+#?[0-9]"
+    r"|amend\s+the\s+text\s+of\s+(?:rule\b|r[0-9])"
+    r"|repeal\s+(?:each\s+of\s+)?the\s+following\s+rules\b"
+    r"|(?:change|amend|set)\s+the\s+title\s+of\s+(?:rule\b|r[0-9])"
+    r"|(?:enact|create)\s+the\s+following\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b"
+    r"|(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:is|shall\s+be)\s+(?:hereby\s+)?"
+    r"(?:amended|repealed|retitled)\b"
     r"|amend\s+the\s+following\s+rules\b|enact\s+(?:an?\s|(?:immutable\s+)?rule\b)"
     r"|create\s+an?\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b|in\s+(?:rule\s+#?|r)[0-9]"
     r"|(?:remove|delete|strike|append|replace)\s.*?\b(?:rule\s+#?|r)[0-9]"
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
+    r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
@@ -66,6 +80,8 @@ def unquote(text: str) -> str:
         inner = text[1:-1]
         if not any(mark in inner for mark in "\"“”"):
             return inner
+    if len(text) >= 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
+        return text[1:-1]  # single quotes are only taken around a double quote (see Q)
     return text
 
 
@@ -76,6 +92,17 @@ def _unquote_block(text: str) -> str:
         return text
     first, _, rest = inner.partition("\n")
     return first + ("\n" + textwrap.dedent(rest) if rest else "")
+
+
+def _marker_kind(line: str) -> str:
+    """Return the kind of a line's list marker: "figure", "letter" or "bullet" ("" if none)."""
+    match = MARKER.match(line)
+    if match is None:
+        return ""
+    marker = match.group().strip()
+    if any(char.isdigit() for char in marker):
+        return "figure"
+    return "letter" if any(char.isalpha() for char in marker) else "bullet"
 
 
 def _open_quote(text: str) -> bool:
@@ -196,6 +223,10 @@ class Cursor:
             index += 1
         taken: list[str] = []
         indented = index < len(lines) and indent(lines[index][1]) > self.indent
+        quoted = None if indented else self._quoted(index)
+        if quoted is not None:
+            self.index = quoted[1]
+            return quoted[0]
         if strict and not indented:
             return ""
         while index < len(lines):
@@ -212,6 +243,68 @@ class Cursor:
             index += 1
         self.index = index
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _quoted(self, index: int) -> tuple[str, int] | None:
+        """Read a text in double quotes from line ``index``, blank lines and all, to its close.
+
+        Returns the text and the index after it. The quotation must open the line and close
+        at the end of a line (a full stop or semicolon after it aside), with no quote inside;
+        one never closed is taken only when it is one paragraph running to the end of the
+        proposal (so it cannot have been closed elsewhere). None otherwise: the lines are
+        then read as before.
+        """
+        lines = self.lines
+        if index >= len(lines) or lines[index][1].strip()[:1] not in "\"“":
+            return None
+        taken: list[str] = []
+        limit = min(len(lines), index + _MAX_BRACED_LINES)
+        quotes = 0
+        for at in range(index, limit):
+            text = lines[at][1]
+            if at > index and (is_end_rule(text) or starts_clause(text)):
+                return None
+            taken.append(text)
+            quotes += sum(text.count(mark) for mark in "\"“”")
+            if quotes >= 2:
+                closed = text.rstrip().rstrip(".;,")
+                if quotes > 2 or closed[-1:] not in "\"”" or at == index:
+                    return None  # a quote inside, or one line: read as before
+                body = textwrap.dedent("\n".join(taken)).strip().rstrip(".;,").strip()
+                return body[1:-1].strip(), at + 1
+        body = textwrap.dedent("\n".join(taken)).strip()
+        if limit < len(lines) or any(not line.strip() for line in body.split("\n")):
+            return None  # never closed: one paragraph, to the end, or a guess
+        return body[1:].strip(), limit
+
+    def listed(self) -> str:
+        """Read a list below a colon, its items one to a line or apart with blank lines between.
+
+        After the block (see :meth:`block`), the next item goes on the list if it stands at
+        the first item's indentation with a marker of the same kind (a figure, a letter or a
+        bullet) and opens no clause.
+        """
+        index = self._next_written(self.index)
+        first = self.lines[index][1] if index < len(self.lines) else ""
+        kind, column = _marker_kind(first), indent(first)
+        text = self.block()
+        while text and kind:
+            index = self._next_written(self.index)
+            line = self.lines[index][1] if index < len(self.lines) else ""
+            if (_marker_kind(line) != kind or indent(line) != column or starts_clause(line)
+                    or is_end_rule(line)):
+                break
+            self.index = index
+            more = self.block()
+            if not more:
+                break
+            text += "\n" + more
+        return text
+
+    def _next_written(self, index: int) -> int:
+        """Return the index of the first line from ``index`` that is not blank (or the end)."""
+        while index < len(self.lines) and not self.lines[index][1].strip():
+            index += 1
+        return index
 
     def text(self, inline: str | None, quoted: str | None) -> str:
         """Return the text of a form: quoted, given after the colon, or the block below."""

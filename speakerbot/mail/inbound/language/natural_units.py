@@ -17,16 +17,21 @@ whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text 
 - ``adding the sentence "X"`` → APPEND to the last paragraph (a sentence added to a rule
   joins its last paragraph, as players mean it; a new paragraph is ``appending``);
 - ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
-  after ``the paragraph beginning "X"``) → INSERT a new part; ``inserting the following
-  line between the line "A" and the line "B"`` is taken as after A (the rule is not at
-  hand to check that B follows A);
-- ``prepending the following text: <text>`` → INSERT a paragraph before the first;
+  after ``the paragraph beginning "X"``) → INSERT a new part; also ``adding`` or
+  ``appending``, and ``the following[ text]`` before or after a part named, which puts a
+  new part of that kind; ``inserting the following line between the line "A" and the
+  line "B"`` is taken as after A (the rule is not at hand to check that B follows A);
+- ``appending the following text to the first paragraph``, ``adding at the end of the
+  first paragraph "X"`` → APPEND joined to that paragraph (one paragraph of text only);
+- ``prepending the following text: <text>`` (or ``the paragraph:``) → INSERT a paragraph
+  before the first;
 - ``changing its title to "T"`` (or ``retitling it "T"``) → RETITLE;
 - ``amending its text to[ read]: <text>`` → AMEND (after a retitling: ``changing its title
   to "T" and amending its text to:``).
 
-A part named both by an ordinal and a quotation, or an inserted part of another kind than
-the part it goes next to, is unclear: none is read.
+A part is also counted in words after its kind (``paragraph four``) or named with ``its``
+(``its first paragraph``). A part named both by an ordinal and a quotation, or an inserted
+part of another kind than the part it goes next to, is unclear: none is read.
 """
 
 from __future__ import annotations
@@ -34,15 +39,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__ = ["ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
+__all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
             "final": -1}  # fmt: skip
 ORDINAL = "(?:" + "|".join(ORDINALS) + ")"
+# "paragraph four": a place counted in words (a figure may be a label: "paragraph 4" is not).
+CARDINALS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+CARDINAL = "(?:" + "|".join(CARDINALS) + ")"
 UNIT = r"(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)"
 _BEGINNING_WORDS = (
     r"(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
@@ -51,42 +60,55 @@ _BEGINNING_WORDS = (
 _BEGINNING = rf"(?:{_BEGINNING_WORDS})?"
 _OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
 _PART = (
-    rf"the\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
-    rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q})){_OF_RULE}"
+    rf"(?:(?:the|its)\s++(?:(?P<ordinal>{ORDINAL})\s++(?P<ord_unit>{UNIT})|(?!sentence\s*+{Q})"
+    rf"(?P<unit>{UNIT})\s++(?P<beginning>{_BEGINNING_WORDS})?(?P<anchor>{Q}))"
+    rf"|(?:the\s++)?(?P<card_unit>{UNIT})\s++(?P<cardinal>{CARDINAL})\b){_OF_RULE}"
 )
 _FOLLOWING = r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|sentences?|words?|paragraph))?\s*+)"
 # A quotation (after a colon or not) is the text when the sentence ends or goes on after it.
 _TEXT = (
-    rf"(?:\s*+:?\s*+(?P<q>{Q})(?=\s*+[.;,]?\s*+(?:$|and\b|then\b))|\s*+:\s*+(?P<text>.*)"
+    rf"(?:\s*+:?\s*+(?P<q>{Q})(?=\s*+[.;,]?\s*+(?:$|and\b|then\b))|\s*+{COLON}\s*+(?P<text>.*)"
     r"|(?P<below>\s*+$))"
+)
+_A_PARAGRAPH = r"(?:(?:the|a)\s++(?:new\s++)?paragraph\s*+)"
+# "inserting the following after the first paragraph": a new part of the kind named after it
+# (never before a quotation: "inserting the following after "X"" puts text, not a part).
+_SAME_UNIT = (
+    r"(?P<same>the\s++following(?:\s++(?:new\s++)?text)?)"
+    rf"(?:\s*+,?\s*+as\s++an?\s++(?:new\s++|separate\s++)?(?P<as_unit>{UNIT}))?"
+    r"(?=\s*+,?\s*+(?:immediately\s++)?(?:before|after)\s++[^\"“”'\s])"
 )
 _INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?P<new_unit>{UNIT})"
 
 UNIT_FORMS: dict[str, re.Pattern[str]] = {
     "part-replace": form(
-        rf"(?:replac|chang)(?:ing|e)\s++{_PART}\s*+,?\s*+(?:with|to\s++read|by)\s*+"
-        rf"(?:{_FOLLOWING}|the\s++following\s++{UNIT}\s*+)?{_TEXT}"),
+        rf"(?:replac|chang)(?:ing|e)\s++(?:the\s++text\s++of\s++)?{_PART}\s*+,?\s*+"
+        rf"(?:with|to\s++read|by)\s*+(?:{_FOLLOWING}|the\s++(?:following|new)\s++{UNIT}\s*+"
+        rf"|the\s++{UNIT}(?=\s*+:?\s*+{Q}))?{_TEXT}"),
     "part-delete-block": form(
         rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?P<unit>{UNIT})\s*+:\s*+"
         r"(?P<text>.*)"),
     "part-delete": form(rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{_PART}"),
     "part-append": form(
-        rf"(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to|at\s++the\s++end\s++of)\s++{_PART}"
+        rf"(?:(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to(?:\s++the\s++end\s++of)?|at\s++the\s++end"
+        rf"\s++of)|insert(?:ing)?\s*+{_FOLLOWING}?(?:at|to)\s++the\s++end\s++of)\s++{_PART}"
         rf"\s*+,?\s*+{_FOLLOWING}?{_TEXT}"),
     "sentence-add": form(
         rf"(?:add|append)(?:ing)?\s++the\s++(?:new\s++)?sentence\s*+,?\s*+:?\s*+(?P<q>{Q})"
         r"(?:\s*+(?:to|at)\s++the\s++end(?:\s++of\s++(?:the|this|that)\s++rule)?)?"),
     "part-insert": form(
-        rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+(?:immediately\s++)?(?P<position>before|after)"
+        rf"(?:insert|add|append)(?:ing)?\s++(?:{_INSERTED}|{_SAME_UNIT})\s*+,?\s*+"
+        r"(?:immediately\s++)?(?P<position>before|after)"
         rf"\s++(?:{_PART}|(?P<bare>{Q}))\s*+,?{_TEXT}"),
     "part-between": form(
         rf"insert(?:ing)?\s++{_INSERTED}\s*+,?\s*+between\s++{_PART}\s*+,?\s*+and\s++"
         rf"(?:the\s++{UNIT}\s++{_BEGINNING})?{Q}\s*+,?{_TEXT}"),
     "prepend": form(
-        rf"prepend(?:ing)?\s*+,?\s*+{_FOLLOWING}?(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
+        rf"prepend(?:ing)?\s*+,?\s*+(?:{_FOLLOWING}|{_A_PARAGRAPH})?"
+        rf"(?:to\s++(?:the|this|that)\s++rule\s*+)?{_TEXT}"),
     "retitle": form(
-        r"(?:(?:chang|amend)(?:ing|e)\s++its\s++title\s++to(?:\s++read)?|retitl(?:ing|e)\s++it"
-        rf"(?:\s++to)?)\s*+:?\s*+(?P<q>{Q})"),
+        r"(?:(?:chang|amend)(?:ing|e)\s++its\s++title\s++(?:from\s++"
+        rf"{Q}\s*+,?\s*+)?to(?:\s++read)?|retitl(?:ing|e)\s++it(?:\s++to)?)\s*+:?\s*+(?P<q>{Q})"),
     "amend-text": form(
         r"(?:amend|chang)(?:ing|e)\s++its\s++text\s++to(?:\s++read)?(?:\s++as\s++follows)?"
         r"\s*+:\s*+(?P<text>.*)"),
@@ -125,6 +147,9 @@ def _part(match: re.Match[str]) -> tuple[str, str, int, bool]:
     groups = match.groupdict()
     if groups.get("ordinal"):
         return unit_of(groups["ord_unit"]), "", nth(groups["ordinal"]), False
+    if groups.get("cardinal"):
+        number = CARDINALS[_as_matched(groups["cardinal"], CARDINALS)]
+        return unit_of(groups["card_unit"]), "", number, False
     if groups.get("anchor") is not None:
         whole = groups.get("beginning") is None
         return unit_of(groups["unit"]), unquote(groups["anchor"]), 0, whole
@@ -141,12 +166,14 @@ def _text(cursor: Cursor, match: re.Match[str]) -> str:
 
 def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
     """Build an INSERT of a new part next to the part named (``between``: after the first)."""
-    new_unit = unit_of(match["new_unit"])
     position = "after" if name == "part-between" else match["position"].lower()
     if match.groupdict().get("bare") is not None:
+        new_unit = unit_of(match["new_unit"])
         unit, anchor, number, whole = new_unit, unquote(match["bare"]), 0, True
     else:
         unit, anchor, number, whole = _part(match)
+        new_unit = unit_of(match["new_unit"] or match["as_unit"] or match["ord_unit"]
+                           or match["unit"] or match["card_unit"])
     if unit != new_unit:
         return None  # "the following line after the paragraph ...": which is meant?
     text = _text(cursor, match)
@@ -156,6 +183,8 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
 
 _NEW_PARAGRAPH = re.compile(r"following\s++(?:new\s++)?paragraph", re.IGNORECASE)
 _SENTENCE = re.compile(r"sentence", re.IGNORECASE)
+# Text put "at the end of" a paragraph, or "the following text" appended to it, joins it.
+_JOINED = re.compile(r"\bat\s++the\s++end\s++of\b|\btext\b", re.IGNORECASE)
 
 
 def _form_words(match: re.Match[str]) -> str:
@@ -182,7 +211,12 @@ def _append(cursor: Cursor, rule: int, match: re.Match[str],
         return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position="after",
                       unit=unit, nth=number, whole=whole) if text else None
     if number and not _SENTENCE.search(words):
-        return None  # "appending to the last paragraph: <block>": a new one, or joined?
+        if unit != "paragraph" or not _JOINED.search(words):
+            return None  # "appending to the last paragraph: <block>": a new one, or joined?
+        text = _text(cursor, match)
+        if not text or any(not line.strip() for line in text.split("\n")):
+            return None  # paragraphs joined to a paragraph: which is meant is unclear
+        return Clause(ClauseKind.APPEND, rule, text, unit=unit, nth=number)
     return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
                   unit=unit, nth=number, whole=whole)
 

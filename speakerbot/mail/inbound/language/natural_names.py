@@ -1,0 +1,57 @@
+"""How players name a rule in a change: ``Rule 2143``, ``R2143/12``, and the title after it.
+
+A title follows the number in parentheses, in quotes (double, or single), or written bare
+in Title Case (``rule 2551 Auction End with``): the reader keeps the number and leaves the
+title aside.
+"""
+
+from __future__ import annotations
+
+import re
+
+from speakerbot.mail.inbound.language.natural_text import Q, form, unmarked
+
+__all__ = ["LISTED_RULE", "NAMED", "RULE", "TITLE", "listed_rules", "rule_number"]
+
+TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"|'[^'\n]{1,100}'))?"
+# A title written bare right after the number ("rule 2551 Auction End with"): words in
+# Title Case, none a part of a rule ("Section 3") or a word of the form ("By", "To").
+_NAME_WORD = (
+    r"(?i:(?!(?:by|with|to|as|and|or|in|of|the|from|so|then|if|unless|when|where|which|only"
+    r"|provided|after|before|once|upon|until|except|effective|immediately"
+    r"|section|subsection|paragraph|subparagraph|part|item|clause|sentence|line|list|article"
+    r"|chapter|bullet|point|number|annex|appendix|schedule|table|title|text|power|heading"
+    r"|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
+    r"(?-i:[A-Z][\w'’-]*+)"
+)
+NAMED = (
+    rf"(?:\s++{_NAME_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}{_NAME_WORD})"
+    r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
+)
+RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?(?:{NAMED}|{TITLE})"
+LISTED_RULE = form(
+    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
+)
+
+
+def rule_number(match: re.Match[str]) -> int:
+    """Return the number of the rule a form's match names (its ``rule`` or ``rule2``)."""
+    groups = match.groupdict()
+    return int(groups.get("rule") or groups["rule2"])
+
+
+def listed_rules(listed: str) -> list[int]:
+    """Return the rules listed, one or more a line (``Rule 1 ("A"), 2 and R3``), or [].
+
+    [] when anything listed is not a rule: the list is then the host's to read.
+    """
+    rules: list[int] = []
+    for line in listed.split("\n"):
+        at, text = 0, unmarked(line) if line.strip() else ""
+        while at < len(text):
+            number = LISTED_RULE.match(text, at)
+            if number is None or number.end() == at:
+                return []
+            rules.append(rule_number(number))
+            at = number.end()
+    return list(dict.fromkeys(rules))
