@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from speakerbot.engine.model import Clause, ClauseKind
 from speakerbot.engine.refusals import Facts, GameError, Refusal
-from speakerbot.engine.units import splice
+from speakerbot.engine.units import paragraph_separator, splice
 
 MAX_RULE_BYTES = 65_536
 """The longest a rule's text may be, in UTF-8 bytes, unless the host sets another bound."""
@@ -29,7 +29,6 @@ EDITS = (ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
 POSITIONS = ("before", "after")
 # Text that closes up against what it follows: no space is put before it.
 _CLOSING = ",.;:!?)]}'\""
-_PARAGRAPH = "\n\n"
 
 
 def spans(text: str, needle: str) -> list[tuple[int, int]]:
@@ -109,8 +108,7 @@ def check_edit(number: int, text: str, clause: Clause,
         _check_found(number, text, clause.anchor, False,
                      Refusal.ANCHOR_NOT_FOUND, Refusal.ANCHOR_NOT_UNIQUE)
     check_rule_size(number, edited_size(text, clause), max_bytes)
-    if edited_text(text, clause).strip() == text.strip():
-        raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
+    _check_changed(number, text, edited_text(text, clause))
 
 
 def _check_unit_edit(number: int, text: str, clause: Clause, max_bytes: int) -> None:
@@ -121,8 +119,15 @@ def _check_unit_edit(number: int, text: str, clause: Clause, max_bytes: int) -> 
         raise GameError(Refusal.BAD_POSITION, Facts(number=number, text=clause.position))
     start, end, put = splice(number, text, clause)
     check_rule_size(number, _spliced_size(text, start, end, put), max_bytes)
-    if (text[:start] + put + text[end:]).strip() == text.strip():
+    _check_changed(number, text, text[:start] + put + text[end:])
+
+
+def _check_changed(number: int, text: str, edited: str) -> None:
+    """Refuse an edit that changes nothing, or leaves the rule with no text (that is a repeal)."""
+    if edited.strip() == text.strip():
         raise GameError(Refusal.EDIT_NO_CHANGE, Facts(number=number))
+    if not edited.strip():
+        raise GameError(Refusal.RULE_LEFT_EMPTY, Facts(number=number))
 
 
 def _spliced_size(text: str, start: int, end: int, put: str) -> int:
@@ -193,11 +198,11 @@ def edited_text(text: str, clause: Clause) -> str:
 
 
 def appended_piece(text: str, added: str) -> str:
-    """Return what APPEND adds after the rule's text: a new paragraph."""
+    """Return what APPEND adds after the rule's text: a new paragraph, set off as the rule's are."""
     added = added.strip()
     if not added:
         return ""
-    return (_PARAGRAPH if text.strip() else "") + added
+    return (paragraph_separator(text) if text.strip() else "") + added
 
 
 def _replaced(text: str, clause: Clause) -> str:

@@ -83,6 +83,7 @@ class Refusal(StrEnum):
     ANCHOR_NOT_UNIQUE = "anchor-not-unique"
     BAD_POSITION = "bad-position"
     EDIT_NO_CHANGE = "edit-no-change"
+    RULE_LEFT_EMPTY = "rule-left-empty"
     UNIT_NOT_FOUND = "unit-not-found"
     UNIT_NOT_UNIQUE = "unit-not-unique"
     UNIT_AFTER_EDIT = "unit-after-edit"

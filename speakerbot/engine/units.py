@@ -1,12 +1,16 @@
 """The parts of a rule's text an edit works on: paragraphs, sentences, list items and lines.
 
-A paragraph is split from the next by a blank line; a sentence ends, within its paragraph,
-with ``.``, ``!`` or ``?`` (and any closing quotes or brackets) followed by white space, or at
-the paragraph's end, but not at a list marker's full stop nor before a small letter
-("e.g. the Speaker"); a list item is a line that begins with a list marker (``-``, ``*``,
-``1.``, ``(a)``, ``a)``, ``i.``...) with the lines after it indented past its marker; a line
-is any line that is not blank. Each part is a span of the text without the white space
-around it, so that the text between two parts is their separator.
+A paragraph is split from the next by a blank line; but a text with no blank line whose
+every line ends a sentence is written a paragraph to a line (as Suber's and Rurru's rules
+are), and there each line is a paragraph, so that "the last paragraph" of such a rule is its
+last line and not the whole rule. A sentence ends, within its paragraph, with ``.``, ``!`` or
+``?`` (and any closing quotes or brackets) followed by white space, or at the paragraph's
+end, but not at a list marker's full stop, nor before a small letter ("e.g. the Speaker"),
+nor after an abbreviation that never ends one ("cf.", "e.g.", "i.e."); a list item is a
+line that begins with a list marker (``-``, ``*``, ``1.``, ``(a)``, ``a)``, ``i.``...)
+with the lines after it indented past its marker; a line is any line that is not blank.
+Each part is a span of the text without the white space around it, so that the text between
+two parts is their separator.
 
 An edit chooses one part by its beginning (``anchor``; with ``whole``, by its whole text) or
 by its place (``nth``) and is made as a splice: a span of the text and what replaces it
@@ -33,6 +37,11 @@ Span = tuple[int, int]
 _MARKER = re.compile(r"(?:[-*\u2022\u2013]|\d{1,4}(?:\.\d{1,4}){0,3}[.)]|\(\w{1,6}\)"
                      r"|[A-Za-z][.)]|[ivxlcIVXLC]{1,6}[.)])(?=\s|$)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]}\u201d\u2019]*(?=\s|$)")
+# A line that ends a sentence (a colon or semicolon too: a list's lead-in, an item).
+_LINE_END = re.compile(r"[.!?:;][\"')\]}\u201d\u2019]*$")
+# Abbreviations whose full stop ends no sentence, whatever follows them (lower case).
+_ABBREVIATIONS = frozenset({"cf", "e.g", "i.e", "viz", "vs", "approx", "incl", "resp"})
+_ABBREVIATION_REACH = 8
 # The next character, on this line or the next (possessive: no backtracking).
 _FOLLOWING = re.compile(r"[ \t\r\f\v]*+\n?+[ \t\r\f\v]*+(\S)")
 _MARKER_REACH = 40  # the longest marker _MARKER can match, with room to spare
@@ -82,10 +91,13 @@ def _lines(text: str) -> list[Span]:
 
 
 def _paragraphs(text: str) -> list[Span]:
-    """Return the spans of the runs of lines that are not blank."""
+    """Return the spans of the runs of lines that are not blank (or the lines: a line each)."""
+    lines = _lines(text)
+    if _a_paragraph_a_line(text, lines):
+        return [span for span in lines if span[0] < span[1]]
     spans: list[Span] = []
     current: Span | None = None
-    for left, right in _lines(text):
+    for left, right in lines:
         if left == right:
             current = None
             continue
@@ -97,6 +109,27 @@ def _paragraphs(text: str) -> list[Span]:
     return spans
 
 
+def _a_paragraph_a_line(text: str, lines: list[Span]) -> bool:
+    """Tell whether a text is written a paragraph to a line.
+
+    So it is when it has more than one line, no blank line between two of them, and every
+    line ends a sentence: the lines of a paragraph wrapped at a width do not.
+    """
+    kept = [span for span in lines if span[0] < span[1]]
+    if len(kept) < 2 or any(left == right for left, right in lines
+                            if kept[0][0] < left < kept[-1][0]):
+        return False
+    return all(_LINE_END.search(text, left, right) for left, right in kept)
+
+
+def paragraph_separator(text: str) -> str:
+    """Return what stands between two paragraphs of ``text``: a blank line, or a line break.
+
+    A line break in a text written a paragraph to a line: a new paragraph keeps its way.
+    """
+    return "\n" if _a_paragraph_a_line(text, _lines(text)) else _SEPARATORS["paragraph"]
+
+
 def _sentences(text: str) -> list[Span]:
     """Return the spans of the sentences of every paragraph, in one pass over the lines.
 
@@ -105,9 +138,11 @@ def _sentences(text: str) -> list[Span]:
     """
     spans: list[Span] = []
     begin, last = -1, -1  # where the open sentence begins (-1: none); the last line's end
-    for left, right in _lines(text):
+    lines = _lines(text)
+    a_line_each = _a_paragraph_a_line(text, lines)  # then a line's end ends its sentence
+    for left, right in lines:
         marked = _marker_end(text, (left, right)) if left < right else -1
-        if begin >= 0 and left == right:
+        if begin >= 0 and (left == right or a_line_each):
             spans.append((begin, last))
             begin = -1
         if left == right:
@@ -131,9 +166,18 @@ def _next_visible(text: str, index: int, end: int) -> int:
 
 
 def _ends_sentence(text: str, stop: int) -> bool:
-    """Tell whether the stop that ends at ``stop`` ends its sentence: not before a small letter."""
+    """Tell whether the stop that ends at ``stop`` ends its sentence.
+
+    It does not before a small letter, nor after an abbreviation ("cf. Rule 2466").
+    """
     following = _FOLLOWING.match(text, stop)
-    return following is None or not following.group(1).islower()
+    if following is not None and following.group(1).islower():
+        return False
+    word = text[max(0, stop - _ABBREVIATION_REACH):stop].rstrip(_CLOSERS)
+    if not word.endswith("."):
+        return True
+    word = word[:-1].rsplit(None, 1)[-1] if word[:-1].strip() else ""
+    return word.lstrip("(\"'\u201c\u2018[").lower() not in _ABBREVIATIONS
 
 
 def _marker_end(text: str, line: Span) -> int:
@@ -258,9 +302,10 @@ def splice(number: int, text: str, clause: Clause) -> tuple[int, int, str]:
     if clause.kind is ClauseKind.APPEND:
         if clause.unit == "paragraph" and any(item[1] == end for item in _parts(text, "item")):
             # A paragraph that ends in a list item: the sentence is not the item's.
-            return end, end, _SEPARATORS["paragraph"] + added
+            return end, end, paragraph_separator(text) + added
         return end, end, ("" if added[:1] in _CLOSERS + ",;:" + _ENDS else " ") + added
-    separator = _SEPARATORS[clause.unit]
+    separator = (paragraph_separator(text) if clause.unit == "paragraph"
+                 else _SEPARATORS[clause.unit])
     if separator == "\n":  # a new line keeps the indentation of the one it stands by
         line_start = text.rfind("\n", 0, start) + 1
         separator += text[line_start:start]

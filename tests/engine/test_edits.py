@@ -48,7 +48,8 @@ APPLIED = [
     (replace(1, "one week", ""), "The period is. A week is seven days.\nEach player has one vote."),
     (replace(1, "days. Each", "days.\n\nEach"),  # found with its line break as any whitespace
      "The period is one week. A week is seven days.\n\nEach player has one vote."),
-    (append(1, "  Votes are public.\n"), RULE + "\n\nVotes are public."),
+    # RULE is written a paragraph to a line (each line ends a sentence): a new one keeps its way
+    (append(1, "  Votes are public.\n"), RULE + "\nVotes are public."),
     (insert(1, "at least", "before", "one week"),
      "The period is at least one week. A week is seven days.\nEach player has one vote."),
     (insert(1, ", or longer", "after", "one week"),

@@ -106,6 +106,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
                           "it stands once"),
     R.BAD_POSITION: ("text can be inserted before or after other text, not {text!r}", ""),
     R.EDIT_NO_CHANGE: ("the change to rule {number} would make no difference", ""),
+    R.RULE_LEFT_EMPTY: ("the change would leave rule {number} with no text",
+                        "to remove rule {number}, repeal it: Repeal Rule {number}"),
     R.UNIT_NOT_FOUND: ("{unit_missing}", "SHOW RULE {number} shows its text as it stands"),
     R.UNIT_NOT_UNIQUE: ("{count} {units} of rule {number} begin {quoted}, so the change does "
                         "not say which", "quote more of its beginning"),
