@@ -16,10 +16,15 @@ from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause
 from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, S, part, replaced
+from tests.mail.natural_cases_more import MORE_CASES, MORE_NEAR_MISSES
 from tests.mail.test_natural_forms import read
 
+ALL_CASES = CASES + MORE_CASES
+"""Both tables of examples: issue 26's forms and those met later on unseen proposals."""
 
-@pytest.mark.parametrize(("text", "expected"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:3] for c in ALL_CASES],
+                         ids=[c[0] for c in ALL_CASES])
 def test_issue_26_form(text: str, expected: list[Clause]) -> None:
     """Each wording is read as exactly its clauses, and nothing of it is left over."""
     proposal = read(text)
@@ -28,13 +33,13 @@ def test_issue_26_form(text: str, expected: list[Clause]) -> None:
 
 
 def test_every_case_has_a_distinct_id() -> None:
-    ids = [case[0] for case in CASES]
+    ids = [case[0] for case in ALL_CASES]
     assert len(ids) == len(set(ids))
 
 
 def test_an_after_text_is_a_change_of_the_rule() -> None:
     """The ``after`` column differs from RULE wherever it is written (a typo would not)."""
-    for name, _, _, after in CASES:
+    for name, _, _, after in ALL_CASES:
         assert after != RULE, name
 
 
@@ -77,7 +82,8 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("text", [n[1] for n in NEAR_MISSES], ids=[n[0] for n in NEAR_MISSES])
+@pytest.mark.parametrize("text", [n[1] for n in NEAR_MISSES + MORE_NEAR_MISSES],
+                         ids=[n[0] for n in NEAR_MISSES + MORE_NEAR_MISSES])
 def test_near_miss_stays_informal_and_is_quoted_back(text: str) -> None:
     """A wording that could mean two changes makes no clause; the reply quotes its line."""
     proposal = read(f"Preamble.\n{text}\nRationale.")
@@ -178,7 +184,7 @@ def _edits(clauses: list[Clause]) -> bool:
     return all(c.rule == 5 and c.kind in (R, AP, IN) for c in clauses)
 
 
-TODAY = [case for case in CASES if case[3] and _edits(case[2])]
+TODAY = [case for case in ALL_CASES if case[3] and _edits(case[2])]
 
 
 @pytest.mark.parametrize(("clauses", "after"), [c[2:] for c in TODAY], ids=[c[0] for c in TODAY])
