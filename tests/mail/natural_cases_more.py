@@ -299,6 +299,18 @@ REPEALS: list[Case] = [
      [Clause(RP, 7), Clause(RP, 9)], ""),
     ("repeal-following-numbered", "Repeal the following rules:\n1. 2143\n2. 2144",
      [Clause(RP, 2143), Clause(RP, 2144)], ""),
+    # the order they are repealed in named (it changes nothing); the rules apart or wrapped
+    ("repeal-each-in-order-apart", "Repeal each of the following rules, in ascending numerical "
+     "order by ID:\n\n* Rule 7 (Dice)\n\n* Rule 9 (Coins)", [Clause(RP, 7), Clause(RP, 9)], ""),
+    ("repeal-in-order-listed-wrapped", "Repeal the following rules in the order they are listed:"
+     " R7 (Dice\nRolling), R9 (Coins), and\nR11 (Cards).", [Clause(RP, 7), Clause(RP, 9),
+     Clause(RP, 11)], ""),
+    ("repeal-in-numerical-order", "Repeal the following rules, in numerical order: 2143 and "
+     "2144.", [Clause(RP, 2143), Clause(RP, 2144)], ""),
+    ("repeal-in-given-order-below", "Repeal the following rules in the given order:\n  - R12 "
+     "(Bank)\n  - R3 (Votes)", [Clause(RP, 12), Clause(RP, 3)], ""),
+    ("repeal-in-order-listed-numbered-apart", "Repeal each of the following rules, in the order"
+     " listed:\n\n1. Rule 40\n\n2. Rule 41", [Clause(RP, 40), Clause(RP, 41)], ""),
 ]  # fmt: skip
 
 SMALLER: list[Case] = [
@@ -405,6 +417,10 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
      "after the first paragraph: x"),
     # A list of rules with anything else in it: the host reads it.
     ("repeal-following-not-rules", "Repeal the following rules: 2143, and any rule about dice."),
+    # "1.2" is no two rules; an order that is someone's choice is no order of the list.
+    ("repeal-rules-decimal", "Repeal Rules 1.2 and 3."),
+    ("repeal-in-an-order-chosen", "Repeal the following rules in an order the Speaker picks: "
+     "1, 2"),
     # "with the paragraph beginning": a place, not the new text.
     ("with-the-paragraph-beginning", 'Amend Rule 5 by replacing the paragraph beginning "Ties" '
      'with the paragraph beginning "Votes".'),

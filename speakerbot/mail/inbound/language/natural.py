@@ -134,13 +134,17 @@ _REPLACE_IN = form(
     rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
 _REPEAL = form(rf"repeal\s++{RULE}{END}")
-# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
-_REPEAL_FIRST = form(r"repeal\s++rules?\s++(?=#?[0-9])|repeal\s++(?=r#?[0-9])")
-_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}")
-_REPEAL_FOLLOWING = form(
-    r"repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\s*+:\s*+(?P<rules>.*)"
+# The order rules are repealed in changes nothing: "in ascending numerical order by ID".
+_IN_ORDER = (
+    r"(?:\s*+,?\s*+in\s++(?:the\s++)?(?:(?:ascending|descending|numerical|numeric|given|listed)"
+    r"\s++){0,3}order(?:\s++(?:they\s++are\s++)?(?:listed|given)|\s++by\s++(?:id|number))?)?"
 )
-_REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
+# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2", and "Repeal [each of] the
+# following rules:" with the rules after the colon or listed below.
+_REPEAL_RULES = form(
+    rf"repeal\s++(?:(?P<following>(?:each\s++of\s++)?the\s++following\s++rules{_IN_ORDER}\s*+:)"
+    rf"|rules?\s++(?=#?[0-9])|(?=r#?[0-9]))\s*+(?P<rules>.*?){END}"
+)
 _TRANSMUTE = form(
     rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
 _ENACT = form(
@@ -362,38 +366,34 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     edits = read_edits(cursor, 0, match["body"].rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    rules = listed_rules(match["rules"].strip() or cursor.block())
+    rules = _rules_after(cursor, match["rules"])
     return [replace(c, rule=rule) for rule in rules for c in edits] or None
 
 
-def _repeal_following(cursor: Cursor, head: str) -> list[Clause] | None:
-    """Read ``Repeal [each of] the following rules:`` and the rules, after it or listed below."""
-    match = _REPEAL_FOLLOWING.fullmatch(head)
+def _repeals(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Repeal Rules 1, 2 and 3`` (two or more) and ``Repeal the following rules:``."""
+    # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
+    match = None if head.startswith("REPEAL RULE ") else _REPEAL_RULES.fullmatch(head)
     if match is None:
         return None
-    rules = listed_rules(match["rules"].strip() or cursor.block())
+    if match["following"]:
+        rules = _rules_after(cursor, match["rules"])
+    else:
+        rules = listed_rules(match["rules"])
+        rules = rules if len(rules) > 1 else []
     return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
 
 
-def _repealed(head: str) -> list[int] | None:
-    """Read ``Repeal Rules 1, 2 and 3`` or ``Repeal Rule 1 ("A") and Rule 2``: two or more."""
-    # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
-    first = None if head.startswith("REPEAL RULE ") else _REPEAL_FIRST.match(head)
-    if first is None:
-        return None
-    numbers: list[int] = []
-    at = first.end()
-    while True:
-        match = _REPEALED.match(head, at)
-        if match is None:
-            return None
-        numbers.append(rule_number(match))
-        if len(numbers) > 1 and re.fullmatch(END, head[match.end() :]):
-            return list(dict.fromkeys(numbers))
-        joined = _REPEAL_AND.match(head, match.end())
-        if joined is None:
-            return None
-        at = joined.end()
+def _rules_after(cursor: Cursor, after_colon: str) -> list[int]:
+    """Return the rules listed after a colon (to the end of its paragraph) or below it."""
+    after_colon = after_colon.strip()
+    if not after_colon:
+        return listed_rules(cursor.listed())
+    rules = listed_rules(after_colon)
+    if rules:
+        return rules
+    # The list wrapped by the mail client, a title perhaps broken in two: one line.
+    return listed_rules(" ".join(f"{after_colon}\n{cursor.block()}".split("\n")))
 
 
 def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
@@ -401,11 +401,8 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     if passive is not None:
         verb = _ACTIVE[passive["verb"].lower()]
         head = f"{verb} rule {passive['rule']}{passive['rest']}"
-    numbers = _repealed(head)
-    if numbers is not None:
-        return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
     start = cursor.index
-    for reader in (_every_rule, _part_of_rule, _at_the_end, _repeal_following):
+    for reader in (_repeals, _every_rule, _part_of_rule, _at_the_end):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)

@@ -29,8 +29,10 @@ NAMED = (
     r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
 )
 RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?(?:{NAMED}|{TITLE})"
+# Rules apart by a comma, a semicolon or "and" ("1.2" is no two rules); a full stop only last.
 LISTED_RULE = form(
-    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
+    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}"
+    r"\s*+(?:[,;]\s*+(?:and\s++)?|and\s++|\.?\s*+$)"
 )
 
 
