@@ -100,13 +100,20 @@ _BY = (
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
-    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?"
+    rf"amend\s++(?:the\s++text\s++of\s++)?(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
+    r"(?:/[0-9]{1,4})?"
     rf"(?:{NAMED}|{TITLE})"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
 _IN_RULE = form(rf"in\s++{RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
-_GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
+# Right after a change to a rule (blank lines between), its edits may go on: "and by
+# replacing ...", "and removing:", and a gerund alone ("replacing" <block> "with" <block>).
+_EDIT_VERB = r"(?:replac|delet|remov|strik|add|append|insert|prepend)"
+_GOES_ON = form(
+    rf"(?:(?:and|also)\s++(?:also\s++)?(?:by\s++|(?={_EDIT_VERB}))|by\s++(?={_EDIT_VERB}ing\b)"
+    rf"|(?={_EDIT_VERB}ing\b))(?P<body>.*)"
+)
 
 _TO_READ = form(
     rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}\s*+,?\s*+"
@@ -114,6 +121,11 @@ _TO_READ = form(
     r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
     r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+)
+# "Amend Rule 5 to be titled "T" and to read in full:": a retitling, then the new text.
+_TITLED_TO_READ = form(
+    rf"amend\s++{RULE}\s*+,?\s*+to\s++be\s++(?:re)?titled\s++(?P<title>{Q})\s*+,?\s*+"
+    r"and\s++(?P<rest>(?:so\s++as\s++)?to\s++read\b.*)"
 )
 _WHOLE_TEXT = form(
     rf"(?:{_AMEND}by\s++replacing\s++(?:its|the)(?:\s++entire|\s++whole)?\s++text"
@@ -147,12 +159,15 @@ _REPEAL_RULES = form(
 )
 _TRANSMUTE = form(
     rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
+# A rule's power: "with power 2", "of Power: 2", "at P=0.5" (the power is not kept).
+_POWER = r"(?:power\s*+[=:]?|p\s*+=)\s*+[0-9.]+"
 _ENACT = form(
     r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
-    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at|of)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
+    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+"
+    rf"(?:(?:with|at|of)\s++{_POWER}\s*+,?\s*+"
     r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
     rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
-    r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
+    rf"(?:(?:with|at)\s++{_POWER}\s*+,?\s*+(?:and\s++)?)?"
     r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
     r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
@@ -185,12 +200,13 @@ _AT_THE_END = form(
     r"\s*+,?\s*+(?P<verb>append|add)\b(?P<rest>.*)"
 )
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
+# ... and "Amend Rules 5 (A), 6 and 7, in the given order, by replacing every instance of ...".
 _EVERY_RULE = form(
-    r"amend\s++the\s++following\s++rules\s*+,?\s*+(?:in\s++the\s++order\s++(?:listed|given)"
-    r"\s*+,?\s*+)?by\s++(?P<body>[^:]*+):\s*+(?P<rules>.*)"
+    rf"amend\s++(?:the\s++following\s++rules{_IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
+    rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?){_IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
 )
 _SPEAKS_OF_CHANGE = form(
-    r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
+    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
@@ -304,6 +320,19 @@ def _whole(cursor: Cursor, head: str) -> Clause | None:
     return None
 
 
+def _titled_to_read(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Amend Rule 5 to be titled "T" and to read:`` as RETITLE, then AMEND."""
+    match = _TITLED_TO_READ.fullmatch(head)
+    if match is None:
+        return None
+    rule = rule_number(match)
+    amend = _whole(cursor, f"amend rule {rule} {match['rest']}")
+    if amend is None or amend.kind is not ClauseKind.AMEND:
+        return None
+    title = " ".join(unquote(match["title"]).split())
+    return [Clause(ClauseKind.RETITLE, rule, title), amend]
+
+
 def _other_forms(cursor: Cursor, head: str) -> Clause | None:
     match = _REPEAL.fullmatch(head)
     if match is not None:
@@ -363,10 +392,11 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     match = _EVERY_RULE.fullmatch(head)
     if match is None:
         return None
-    edits = read_edits(cursor, 0, match["body"].rstrip())
+    named = match["named"] is not None
+    edits = read_edits(cursor, 0, (match["edits"] if named else match["body"]).rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    rules = _rules_after(cursor, match["rules"])
+    rules = listed_rules(match["named"]) if named else _rules_after(cursor, match["rules"])
     return [replace(c, rule=rule) for rule in rules for c in edits] or None
 
 
@@ -402,7 +432,7 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
         verb = _ACTIVE[passive["verb"].lower()]
         head = f"{verb} rule {passive['rule']}{passive['rest']}"
     start = cursor.index
-    for reader in (_repeals, _every_rule, _part_of_rule, _at_the_end):
+    for reader in (_repeals, _every_rule, _titled_to_read, _part_of_rule, _at_the_end):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)

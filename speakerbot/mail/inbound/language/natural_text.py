@@ -47,6 +47,7 @@ _STARTS_CLAUSE = form(
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
+_ONE_QUOTATION = re.compile(rf"(?P<q>{Q})[.;,]?")
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
 _MAX_QUOTED_LINES = 50
@@ -228,7 +229,7 @@ class Cursor:
             self.index = quoted[1]
             return quoted[0]
         if strict and not indented:
-            return ""
+            return self._one_quotation(index)
         while index < len(lines):
             text = lines[index][1]
             if is_end_rule(text) or (stop is not None and stop(text)):
@@ -275,6 +276,20 @@ class Cursor:
         if limit < len(lines) or any(not line.strip() for line in body.split("\n")):
             return None  # never closed: one paragraph, to the end, or a guess
         return body[1:].strip(), limit
+
+    def _one_quotation(self, index: int) -> str:
+        """Return the text of line ``index`` if the line is one quotation ("" if not).
+
+        A line that is all one quotation is a text however it stands: nothing of a sentence
+        going on could look like it. The reading moves past it.
+        """
+        if index >= len(self.lines):
+            return ""
+        match = _ONE_QUOTATION.fullmatch(self.lines[index][1].strip())
+        if match is None:
+            return ""
+        self.index = index + 1
+        return unquote(match["q"])
 
     def listed(self) -> str:
         """Read a list below a colon, its items one to a line or apart with blank lines between.
