@@ -17,10 +17,11 @@ from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause
 from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, S, part, replaced
 from tests.mail.natural_cases_more import MORE_CASES, MORE_NEAR_MISSES
+from tests.mail.natural_cases_unseen import UNSEEN_CASES, UNSEEN_NEAR_MISSES
 from tests.mail.test_natural_forms import read
 
-ALL_CASES = CASES + MORE_CASES
-"""Both tables of examples: issue 26's forms and those met later on unseen proposals."""
+ALL_CASES = CASES + MORE_CASES + UNSEEN_CASES
+"""Every table of examples: issue 26's forms and those met later on unseen proposals."""
 
 
 @pytest.mark.parametrize(("text", "expected"), [c[1:3] for c in ALL_CASES],
@@ -82,8 +83,11 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("text", [n[1] for n in NEAR_MISSES + MORE_NEAR_MISSES],
-                         ids=[n[0] for n in NEAR_MISSES + MORE_NEAR_MISSES])
+ALL_NEAR_MISSES = NEAR_MISSES + MORE_NEAR_MISSES + UNSEEN_NEAR_MISSES
+
+
+@pytest.mark.parametrize("text", [n[1] for n in ALL_NEAR_MISSES],
+                         ids=[n[0] for n in ALL_NEAR_MISSES])
 def test_near_miss_stays_informal_and_is_quoted_back(text: str) -> None:
     """A wording that could mean two changes makes no clause; the reply quotes its line."""
     proposal = read(f"Preamble.\n{text}\nRationale.")

@@ -9,21 +9,24 @@ or ``-``):
   :mod:`~speakerbot.mail.inbound.language.natural_edits`) replace, delete, insert or append
   text: ``by replacing "X" with "Y" and "C" with "D"``, ``by replacing:`` <block> ``with:``
   <block> → REPLACE, INSERT, APPEND; also ``Amend Rule N by:`` with the edits as list items;
-- ``and by <edits>`` or ``Also amend the same rule by <edits>`` right after a change to a
-  rule: more edits of that rule;
+- ``and by <edits>``, ``and removing:`` (an edit's verb after ``and``), a gerund alone
+  (``replacing`` <block> ``with`` <block>) or ``Also amend the same rule by <edits>``
+  right after a change to a rule: more edits of that rule;
 - ``Remove "X" from Rule N``, ``Append the following paragraph to Rule N: <text>``,
   ``Replace "X" in Rule N with "Y"``;
-- ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
-  P][ with the following text]: <text>`` (a power is the game's own business: it is not
-  kept; the title is; the power may come first, and ``the following rule`` for ``a new
-  rule``), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle|Rename Rule N [to]
-  "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
+- ``Repeal [each of the following] Rule[s] N[, M and K][, in <an> order]``, ``Enact|Create a
+  [new] rule[ titled "T"][ with power P|at P=P][ with the following text]: <text>`` (a
+  power is the game's own business: it is not kept; the title is; the power may come first,
+  and ``the following rule`` for ``a new rule``), ``Transmute Rule N[ to (mutable|immutable)]``,
+  ``Retitle|Rename Rule N [to] "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
 - the passive: ``Rule N is [hereby] amended ...``, ``... repealed``, ``... retitled "T"``,
   read as ``Amend|Repeal|Retitle Rule N ...``;
 - ``At the end of [<part> of] Rule N, append ...``: the place first, then the edit;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
   named after the part: ``Replace the last paragraph of Rule N with: <text>``;
+- ``Amend Rule N to be titled "T" and to read:`` (RETITLE, then AMEND), ``Amend the text of
+  Rule N by``, ``Amend Rules N, M in the given order by replacing every instance of ...``;
 - ``Amend N by``, ``Amend RN "T" to replace ...``, ``Amend Rule N (T) as follows:`` and
   ``by, as a single amendment:`` with the edits as list items below, and ``Amend the
   following rules, in the order listed, by replacing every instance of "X" with "Y": <rules>``
@@ -57,11 +60,13 @@ from speakerbot.mail.inbound.language.natural_edits import (
 )
 from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_names import (
+    IN_ORDER,
     NAMED,
     RULE,
     TITLE,
     listed_rules,
     rule_number,
+    rules_after,
 )
 from speakerbot.mail.inbound.language.natural_text import (
     COLON,
@@ -109,7 +114,7 @@ _IN_RULE = form(rf"in\s++{RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
 # Right after a change to a rule (blank lines between), its edits may go on: "and by
 # replacing ...", "and removing:", and a gerund alone ("replacing" <block> "with" <block>).
-_EDIT_VERB = r"(?:replac|delet|remov|strik|add|append|insert|prepend)"
+_EDIT_VERB = r"(?:replac|chang|delet|remov|strik|add|append|insert|prepend)"
 _GOES_ON = form(
     rf"(?:(?:and|also)\s++(?:also\s++)?(?:by\s++|(?={_EDIT_VERB}))|by\s++(?={_EDIT_VERB}ing\b)"
     rf"|(?={_EDIT_VERB}ing\b))(?P<body>.*)"
@@ -146,15 +151,10 @@ _REPLACE_IN = form(
     rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
 _REPEAL = form(rf"repeal\s++{RULE}{END}")
-# The order rules are repealed in changes nothing: "in ascending numerical order by ID".
-_IN_ORDER = (
-    r"(?:\s*+,?\s*+in\s++(?:the\s++)?(?:(?:ascending|descending|numerical|numeric|given|listed)"
-    r"\s++){0,3}order(?:\s++(?:they\s++are\s++)?(?:listed|given)|\s++by\s++(?:id|number))?)?"
-)
 # "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2", and "Repeal [each of] the
 # following rules:" with the rules after the colon or listed below.
 _REPEAL_RULES = form(
-    rf"repeal\s++(?:(?P<following>(?:each\s++of\s++)?the\s++following\s++rules{_IN_ORDER}\s*+:)"
+    rf"repeal\s++(?:(?P<following>(?:each\s++of\s++)?the\s++following\s++rules{IN_ORDER}\s*+:)"
     rf"|rules?\s++(?=#?[0-9])|(?=r#?[0-9]))\s*+(?P<rules>.*?){END}"
 )
 _TRANSMUTE = form(
@@ -166,7 +166,7 @@ _ENACT = form(
     r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+"
     rf"(?:(?:with|at|of)\s++{_POWER}\s*+,?\s*+"
     r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
-    rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
+    rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|at\b|:))?"
     rf"(?:(?:with|at)\s++{_POWER}\s*+,?\s*+(?:and\s++)?)?"
     r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
     r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
@@ -202,8 +202,8 @@ _AT_THE_END = form(
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
 # ... and "Amend Rules 5 (A), 6 and 7, in the given order, by replacing every instance of ...".
 _EVERY_RULE = form(
-    rf"amend\s++(?:the\s++following\s++rules{_IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
-    rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?){_IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
+    rf"amend\s++(?:the\s++following\s++rules{IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
+    rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?){IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
 )
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
@@ -213,7 +213,7 @@ _SPEAKS_OF_CHANGE = form(
     r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
     r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
     r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|delet|insert|append|remov|strik"
+    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
     r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
     r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
@@ -396,7 +396,7 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     edits = read_edits(cursor, 0, (match["edits"] if named else match["body"]).rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    rules = listed_rules(match["named"]) if named else _rules_after(cursor, match["rules"])
+    rules = listed_rules(match["named"]) if named else rules_after(cursor, match["rules"])
     return [replace(c, rule=rule) for rule in rules for c in edits] or None
 
 
@@ -407,23 +407,11 @@ def _repeals(cursor: Cursor, head: str) -> list[Clause] | None:
     if match is None:
         return None
     if match["following"]:
-        rules = _rules_after(cursor, match["rules"])
+        rules = rules_after(cursor, match["rules"])
     else:
         rules = listed_rules(match["rules"])
         rules = rules if len(rules) > 1 else []
     return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
-
-
-def _rules_after(cursor: Cursor, after_colon: str) -> list[int]:
-    """Return the rules listed after a colon (to the end of its paragraph) or below it."""
-    after_colon = after_colon.strip()
-    if not after_colon:
-        return listed_rules(cursor.listed())
-    rules = listed_rules(after_colon)
-    if rules:
-        return rules
-    # The list wrapped by the mail client, a title perhaps broken in two: one line.
-    return listed_rules(" ".join(f"{after_colon}\n{cursor.block()}".split("\n")))
 
 
 def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:

@@ -14,9 +14,12 @@ One sentence may make several edits, each checked in turn and none guessed:
 - the last edit may take its text after a colon or as a block below (``replacing "X" with
   the following:``);
 - the block forms ``replacing[ the following]:`` <block> ``with[ the following]:``
-  <block> and ``deleting the following:`` <block>, where a block is indented, in braces,
-  or (after a colon) the lines up to a blank line. Without the colon, only an indented or
-  braced block is taken (a wrapped sentence is not a block).
+  <block> and ``deleting the following:`` <block>, where a block is indented, in braces
+  (which may open on the edit's line: ``replacing {``), or (after a colon) the lines up to
+  a blank line. Without the colon, only an indented or braced block, or a line that is one
+  quotation, is taken (a wrapped sentence is not a block). A block edit may come last after
+  others (``removing "X" and replacing:``); ``deleting the list item which reads:`` <block>
+  is read only with ``and replace it with:`` <block> after it (its text replaced).
 
 Edits are separated by commas, semicolons, ``and`` or ``then``; each may repeat ``by``.
 The verbs are read as gerunds (``replacing``) or as commands (``replace``). Anything left
@@ -189,7 +192,7 @@ def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
     while True:
         if clauses:  # 'deleting "X" and replacing:' <block> 'with:' <block>: the last edit
             start = cursor.index
-            block = _block_edit(cursor, rule, body[at:])
+            block = _block_edit(cursor, rule, body, at)
             if block is not None:
                 return [*clauses, block]
             cursor.index = start
@@ -210,9 +213,9 @@ def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
         at, previous = (separator.end() if separator else match.end()), name
 
 
-def _block_edit(cursor: Cursor, rule: int, body: str) -> Clause | None:
-    """Read ``replacing:`` <block> ``with:`` <block>, or ``deleting:`` <block>."""
-    match = _REPLACE_BLOCK.fullmatch(body)
+def _block_edit(cursor: Cursor, rule: int, body: str, at: int = 0) -> Clause | None:
+    """Read ``replacing:`` <block> ``with:`` <block>, or ``deleting:`` <block> (from ``at``)."""
+    match = _REPLACE_BLOCK.fullmatch(body, at)
     if match is not None:
         strict = match["colon"] is None
         old = (cursor.braced(match["brace"]) or "" if match["brace"] else
@@ -226,7 +229,7 @@ def _block_edit(cursor: Cursor, rule: int, body: str) -> Clause | None:
             return None
         new = _text_after(cursor, with_line)
         return Clause(ClauseKind.REPLACE, rule, old=old, new=new) if new else None
-    match = _DELETE_BLOCK.fullmatch(body)
+    match = _DELETE_BLOCK.fullmatch(body, at)
     if match is not None:
         return _deleted_block(cursor, rule, match)
     return None
