@@ -230,20 +230,21 @@ class Cursor:
             return quoted[0]
         if strict and not indented:
             return self._one_quotation(index)
-        while index < len(lines):
-            text = lines[index][1]
-            if is_end_rule(text) or (stop is not None and stop(text)):
-                break
-            if indented and text.strip() and indent(text) <= self.indent:
-                break
-            if not indented and (not text.strip() or starts_clause(text)):
-                break
-            taken.append(text)
+        while index < len(lines) and not self._ends_block(lines[index][1], indented, stop):
+            taken.append(lines[index][1])
             index += 1
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _ends_block(self, text: str, indented: bool, stop: Callable[[str], bool] | None) -> bool:
+        """Tell whether line ``text`` ends a block (indented, or running to a blank line)."""
+        if is_end_rule(text) or (stop is not None and stop(text)):
+            return True
+        if indented:
+            return bool(text.strip()) and indent(text) <= self.indent
+        return not text.strip() or starts_clause(text)
 
     def _quoted(self, index: int) -> tuple[str, int] | None:
         """Read a text in double quotes from line ``index``, blank lines and all, to its close.
