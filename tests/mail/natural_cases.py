@@ -43,6 +43,11 @@ def rule_of(*paragraphs: str) -> str:
 
 Case = tuple[str, str, list[Clause], str]
 
+
+def joined_to_first(sentence: str) -> tuple[list[Clause], str]:
+    """The clause joining ``sentence`` to RULE's first paragraph, and RULE after it."""
+    return [part(AP, P, nth=1, text=sentence)], rule_of(f"{FIRST} {sentence}", LIST, LAST)
+
 PARAGRAPHS: list[Case] = [
     # by replacing the paragraph beginning "X" with: <text>
     ("replace-beginning", 'Amend Rule 5 by replacing the paragraph beginning "Ties" with:\n\n'
@@ -96,8 +101,7 @@ PARAGRAPHS: list[Case] = [
      "paragraph:\n\n  So do abstentions.", [part(AP, P, nth=-1, text="So do abstentions.")],
      rule_of(FIRST, LIST, "Ties fail. So do abstentions.")),
     ("append-sentence-first", "Amend Rule 5 by appending the following sentence to the first "
-     'paragraph: "Votes are public."', [part(AP, P, nth=1, text="Votes are public.")],
-     rule_of(FIRST + " Votes are public.", LIST, LAST)),
+     'paragraph: "Votes are public."', *joined_to_first("Votes are public.")),
     ("append-sentence-final", "Amend R5 by appending the following sentence to the final "
      "paragraph:\n{\n  The Speaker breaks none.\n}", [part(AP, P, nth=-1,
      text="The Speaker breaks none.")],

@@ -3,13 +3,26 @@
 Each form has five or more examples, written for these tests (not copied from a corpus).
 The ``after`` column is the text of :data:`~tests.mail.natural_cases.RULE` once the
 clauses are applied by the engine ("" where the rule is another or nothing is edited).
-Read by ``test_natural_more.py``.
+Read by ``test_natural_units.py``, with the first table.
 """
 
 from __future__ import annotations
 
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
-from tests.mail.natural_cases import AP, FIRST, LAST, LIST, RULE, Case, P, R, S, part, rule_of
+from tests.mail.natural_cases import (
+    AP,
+    FIRST,
+    LAST,
+    LIST,
+    RULE,
+    Case,
+    P,
+    R,
+    S,
+    joined_to_first,
+    part,
+    rule_of,
+)
 
 __all__ = ["MORE_CASES", "MORE_NEAR_MISSES", "RULE"]
 
@@ -37,8 +50,7 @@ AT_THE_END: list[Case] = [
      "sentence: Judges may not.", [part(AP, P, nth=2, text="Judges may not.")],
      rule_of(FIRST, LIST, "Judges may not.", LAST)),
     ("at-end-of-first-paragraph", 'At the end of the first paragraph of Rule 5 ("Voting"), add '
-     'the following sentence:\n  "Late votes are void."', [part(AP, P, nth=1,
-     text="Late votes are void.")], rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+     'the following sentence:\n  "Late votes are void."', *joined_to_first("Late votes are void.")),
     ("at-end-of-paragraph-beginning", 'At the end of the paragraph beginning "Ties" in Rule 5,'
      " append:\n\n  Really.", [part(AP, P, "Ties", text="Really.")],
      rule_of(FIRST, LIST, "Ties fail. Really.")),
@@ -66,8 +78,7 @@ CARDINALS: list[Case] = [
      [part(R, S, nth=2, text="Votes are final.")],
      rule_of("Voting lasts one week. Votes are final.", LIST, LAST)),
     ("append-to-paragraph-one", "Amend Rule 5 by appending the following sentence to paragraph"
-     " one: Early votes count.", [part(AP, P, nth=1, text="Early votes count.")],
-     rule_of(FIRST + " Early votes count.", LIST, LAST)),
+     " one: Early votes count.", *joined_to_first("Early votes count.")),
 ]  # fmt: skip
 
 QUOTED_BLOCKS: list[Case] = [
@@ -89,18 +100,15 @@ QUOTED_BLOCKS: list[Case] = [
      'Dice are rolled by the Speaker.".', [Clause(ClauseKind.ENACT, None, "Dice are fair.\n\n"
      "Dice are rolled by the Speaker.")], ""),
     ("quoted-never-closed", 'Amend Rule 5 by appending the following sentence to the first '
-     'paragraph\n"Early votes count.', [part(AP, P, nth=1, text="Early votes count.")],
-     rule_of(FIRST + " Early votes count.", LIST, LAST)),
+     'paragraph\n"Early votes count.', *joined_to_first("Early votes count.")),
 ]  # fmt: skip
 
 JOINED: list[Case] = [
     # text put "at the end of" a paragraph, or "the following text" appended to it, joins it
     ("adding-at-end-of-first", 'Amend Rule 5 by adding at the end of the first paragraph "Late'
-     ' votes are void."', [part(AP, P, nth=1, text="Late votes are void.")],
-     rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+     ' votes are void."', *joined_to_first("Late votes are void.")),
     ("text-to-its-first", "Amend Rule 5 (Voting) by appending the following text to its first "
-     "paragraph:\n  Late votes are void.", [part(AP, P, nth=1, text="Late votes are void.")],
-     rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+     "paragraph:\n  Late votes are void.", *joined_to_first("Late votes are void.")),
     ("at-end-of-last-block", "At the end of the last paragraph of Rule 5, append:\n\n  Really.",
      [part(AP, P, nth=-1, text="Really.")], rule_of(FIRST, LIST, "Ties fail. Really.")),
     ("append-text-at-end-of-last", "Amend R5 by appending the following text at the end of the"
@@ -142,6 +150,13 @@ QUOTES_AND_BRACES: list[Case] = [
 ]  # fmt: skip
 
 EN, AM, RT, RP = ClauseKind.ENACT, ClauseKind.AMEND, ClauseKind.RETITLE, ClauseKind.REPEAL
+
+
+def amended(text: str) -> tuple[list[Clause], str]:
+    """The clause giving rule 5 the whole new ``text`` (an ``after`` is for edits only)."""
+    return [Clause(AM, 5, text)], ""
+
+
 IN = ClauseKind.INSERT
 
 HEADS: list[Case] = [
@@ -162,7 +177,7 @@ HEADS: list[Case] = [
      rule_of("Voting lasts a day. Votes may be changed.", LIST, LAST)),
     ("passive-hereby-repealed", "Rule 2143 is hereby repealed.", [Clause(RP, 2143)], ""),
     ("passive-to-read", "Rule 5 shall be amended to read:\n\n  Votes are final.",
-     [Clause(AM, 5, "Votes are final.")], ""),
+     *amended("Votes are final.")),
     ("passive-retitled", 'Rule 5, "Voting", is hereby retitled "Votes".',
      [Clause(RT, 5, "Votes")], ""),
     ("passive-deleting-part", "R5 is amended by deleting the last paragraph.",
@@ -171,13 +186,13 @@ HEADS: list[Case] = [
     ("single-quoted-title", "Amend Rule 5, 'Voting', by deleting the last sentence.",
      [part(R, S, nth=-1)], rule_of(FIRST, LIST)),
     ("text-of-rule-to-read", "Amend the text of Rule 5 to read:\n\n  Votes are final.",
-     [Clause(AM, 5, "Votes are final.")], ""),
+     *amended("Votes are final.")),
     ("to-read-as-follows-in-full", "Amend Rule 5 to read as follows, in full:\n\n  Votes.",
-     [Clause(AM, 5, "Votes.")], ""),
+     *amended("Votes.")),
     ("to-read-in-full-as-follows", "Amend Rule 5 (Voting) to read in its entirety as follows:\n"
-     "  Votes.", [Clause(AM, 5, "Votes.")], ""),
+     "  Votes.", *amended("Votes.")),
     ("text-of-r-to-read-quoted", 'Amend the text of R5 to read "Votes."',
-     [Clause(AM, 5, "Votes.")], ""),
+     *amended("Votes.")),
 ]  # fmt: skip
 
 RETITLINGS: list[Case] = [
@@ -236,15 +251,15 @@ EVERYWHERE: list[Case] = [
 WHOLE_TEXTS: list[Case] = [
     # a rule's whole new text, in other words
     ("so-that-it-reads", "Amend Rule 5 so that it reads:\n\n  Votes are final.",
-     [Clause(AM, 5, "Votes are final.")], ""),
+     *amended("Votes are final.")),
     ("so-that-it-shall-read", "Amend Rule 5 (Voting) so that it shall read:\n  Votes.",
-     [Clause(AM, 5, "Votes.")], ""),
+     *amended("Votes.")),
     ("replacing-its-entire-text", "Amend Rule 5 by replacing its entire text with:\n\n  Votes.",
-     [Clause(AM, 5, "Votes.")], ""),
+     *amended("Votes.")),
     ("replace-the-text-of", "Replace the text of Rule 5 with:\n\n  Votes are final.",
-     [Clause(AM, 5, "Votes are final.")], ""),
+     *amended("Votes are final.")),
     ("replace-the-entire-text-of", 'Replace the entire text of Rule 5 ("Voting") with the '
-     "following:\n{\nVotes.\n}", [Clause(AM, 5, "Votes.")], ""),
+     "following:\n{\nVotes.\n}", *amended("Votes.")),
     ("enact-of-power", 'Enact a new Rule of Power 2.0, entitled "Dice", with the following '
      "text:\n\n  Dice are fair.", [Clause(EN, None, "Dice are fair.", title="Dice")], ""),
 ]  # fmt: skip
@@ -252,8 +267,7 @@ WHOLE_TEXTS: list[Case] = [
 PLACES: list[Case] = [
     # "to the end of" a part; "as a new paragraph" after a part; "a paragraph reading"
     ("to-the-end-of-first", "Amend Rule 5 by appending the following sentence to the end of the"
-     ' first paragraph: "Late votes are void."', [part(AP, P, nth=1,
-     text="Late votes are void.")], rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+     ' first paragraph: "Late votes are void."', *joined_to_first("Late votes are void.")),
     ("to-the-end-of-item", 'Amend Rule 5 by adding the following text to the end of the list '
      'item beginning "- players": " and judges;"', [part(AP, "item", "- players",
      text=" and judges;")], ""),
@@ -266,8 +280,7 @@ PLACES: list[Case] = [
      "Ties", text="Judges may not vote.", position="before")],
      rule_of(FIRST, LIST, "Judges may not vote.", LAST)),
     ("inserting-at-the-end-of-first", "Amend Rule 5 by inserting the following text at the end"
-     ' of the first paragraph: "Late votes are void."', [part(AP, P, nth=1,
-     text="Late votes are void.")], rule_of(FIRST + " Late votes are void.", LIST, LAST)),
+     ' of the first paragraph: "Late votes are void."', *joined_to_first("Late votes are void.")),
     ("adding-a-paragraph-reading", "Amend Rule 5 by adding a paragraph reading:\n\n  Votes.",
      [Clause(AP, 5, "Votes.")], RULE + "\n\nVotes."),
     ("adding-a-new-paragraph-as-follows", "Amend Rule 5 by adding a new paragraph as follows:"
@@ -286,6 +299,20 @@ REPEALS: list[Case] = [
      [Clause(RP, 7), Clause(RP, 9)], ""),
     ("repeal-following-numbered", "Repeal the following rules:\n1. 2143\n2. 2144",
      [Clause(RP, 2143), Clause(RP, 2144)], ""),
+    # the order they are repealed in named (it changes nothing); the rules apart or wrapped
+    ("repeal-each-in-order-apart", "Repeal each of the following rules, in ascending numerical "
+     "order by ID:\n\n* Rule 7 (Dice)\n\n* Rule 9 (Coins)", [Clause(RP, 7), Clause(RP, 9)], ""),
+    ("repeal-in-order-listed-wrapped", "Repeal the following rules in the order they are listed:"
+     " R7 (Dice\nRolling), R9 (Coins), and\nR11 (Cards).", [Clause(RP, 7), Clause(RP, 9),
+     Clause(RP, 11)], ""),
+    ("repeal-in-numerical-order", "Repeal the following rules, in numerical order: 2143 and "
+     "2144.", [Clause(RP, 2143), Clause(RP, 2144)], ""),
+    ("repeal-in-given-order-below", "Repeal the following rules in the given order:\n  - R12 "
+     "(Bank)\n  - R3 (Votes)", [Clause(RP, 12), Clause(RP, 3)], ""),
+    ("repeal-following-spaces", "Repeal the following rules: R7 R9 R11.", [Clause(RP, 7),
+     Clause(RP, 9), Clause(RP, 11)], ""),
+    ("repeal-in-order-listed-numbered-apart", "Repeal each of the following rules, in the order"
+     " listed:\n\n1. Rule 40\n\n2. Rule 41", [Clause(RP, 40), Clause(RP, 41)], ""),
 ]  # fmt: skip
 
 SMALLER: list[Case] = [
@@ -392,6 +419,10 @@ MORE_NEAR_MISSES: list[tuple[str, str]] = [
      "after the first paragraph: x"),
     # A list of rules with anything else in it: the host reads it.
     ("repeal-following-not-rules", "Repeal the following rules: 2143, and any rule about dice."),
+    # "1.2" is no two rules; an order that is someone's choice is no order of the list.
+    ("repeal-rules-decimal", "Repeal Rules 1.2 and 3."),
+    ("repeal-in-an-order-chosen", "Repeal the following rules in an order the Speaker picks: "
+     "1, 2"),
     # "with the paragraph beginning": a place, not the new text.
     ("with-the-paragraph-beginning", 'Amend Rule 5 by replacing the paragraph beginning "Ties" '
      'with the paragraph beginning "Votes".'),

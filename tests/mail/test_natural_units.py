@@ -16,10 +16,16 @@ from speakerbot.engine.edits import edited_text
 from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause
 from tests.mail.natural_cases import AP, CASES, IN, ITEM, RULE, L, P, R, S, part, replaced
+from tests.mail.natural_cases_more import MORE_CASES, MORE_NEAR_MISSES
+from tests.mail.natural_cases_unseen import UNSEEN_CASES, UNSEEN_NEAR_MISSES
 from tests.mail.test_natural_forms import read
 
+ALL_CASES = CASES + MORE_CASES + UNSEEN_CASES
+"""Every table of examples: issue 26's forms and those met later on unseen proposals."""
 
-@pytest.mark.parametrize(("text", "expected"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:3] for c in ALL_CASES],
+                         ids=[c[0] for c in ALL_CASES])
 def test_issue_26_form(text: str, expected: list[Clause]) -> None:
     """Each wording is read as exactly its clauses, and nothing of it is left over."""
     proposal = read(text)
@@ -28,13 +34,13 @@ def test_issue_26_form(text: str, expected: list[Clause]) -> None:
 
 
 def test_every_case_has_a_distinct_id() -> None:
-    ids = [case[0] for case in CASES]
+    ids = [case[0] for case in ALL_CASES]
     assert len(ids) == len(set(ids))
 
 
 def test_an_after_text_is_a_change_of_the_rule() -> None:
     """The ``after`` column differs from RULE wherever it is written (a typo would not)."""
-    for name, _, _, after in CASES:
+    for name, _, _, after in ALL_CASES:
         assert after != RULE, name
 
 
@@ -77,7 +83,11 @@ NEAR_MISSES: list[tuple[str, str]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("text", [n[1] for n in NEAR_MISSES], ids=[n[0] for n in NEAR_MISSES])
+ALL_NEAR_MISSES = NEAR_MISSES + MORE_NEAR_MISSES + UNSEEN_NEAR_MISSES
+
+
+@pytest.mark.parametrize("text", [n[1] for n in ALL_NEAR_MISSES],
+                         ids=[n[0] for n in ALL_NEAR_MISSES])
 def test_near_miss_stays_informal_and_is_quoted_back(text: str) -> None:
     """A wording that could mean two changes makes no clause; the reply quotes its line."""
     proposal = read(f"Preamble.\n{text}\nRationale.")
@@ -155,6 +165,17 @@ def test_a_place_after_the_previous_edit_of_its_rule_is_quoted_back() -> None:
     assert proposal.not_understood == ((3, "and by deleting the last paragraph."),)
 
 
+@pytest.mark.parametrize("heading", [
+    'Amend Rules 5 and 6 by replacing "a" with "b" wherever it appears.',
+    'Amend the following rules by replacing every instance of "a" with "b": 5, 6',
+])
+def test_edits_going_on_after_a_change_of_several_rules_are_quoted_back(heading: str) -> None:
+    """"and removing" after a change of rules 5 and 6: of the last, or of both? Unclear."""
+    proposal = read(f'{heading}\n\nand removing " c"')
+    assert [clause.rule for clause in proposal.clauses] == [5, 6]
+    assert proposal.not_understood == ((4, 'and removing " c"'),)
+
+
 def test_places_no_edit_before_them_moves_are_read() -> None:
     """A part counted first, or after edits that cannot move it (a word replaced), is read."""
     assert read('Amend Rule 5 by deleting the first paragraph and replacing "a" with "b".'
@@ -178,7 +199,7 @@ def _edits(clauses: list[Clause]) -> bool:
     return all(c.rule == 5 and c.kind in (R, AP, IN) for c in clauses)
 
 
-TODAY = [case for case in CASES if case[3] and _edits(case[2])]
+TODAY = [case for case in ALL_CASES if case[3] and _edits(case[2])]
 
 
 @pytest.mark.parametrize(("clauses", "after"), [c[2:] for c in TODAY], ids=[c[0] for c in TODAY])

@@ -9,21 +9,24 @@ or ``-``):
   :mod:`~speakerbot.mail.inbound.language.natural_edits`) replace, delete, insert or append
   text: ``by replacing "X" with "Y" and "C" with "D"``, ``by replacing:`` <block> ``with:``
   <block> → REPLACE, INSERT, APPEND; also ``Amend Rule N by:`` with the edits as list items;
-- ``and by <edits>`` or ``Also amend the same rule by <edits>`` right after a change to a
-  rule: more edits of that rule;
+- ``and by <edits>``, ``and removing:`` (an edit's verb after ``and``), a gerund alone
+  (``replacing`` <block> ``with`` <block>) or ``Also amend the same rule by <edits>``
+  right after a change to a rule: more edits of that rule;
 - ``Remove "X" from Rule N``, ``Append the following paragraph to Rule N: <text>``,
   ``Replace "X" in Rule N with "Y"``;
-- ``Repeal Rule N[ and Rule M ...]``, ``Enact|Create a [new] rule[ titled "T"][ with power
-  P][ with the following text]: <text>`` (a power is the game's own business: it is not
-  kept; the title is; the power may come first, and ``the following rule`` for ``a new
-  rule``), ``Transmute Rule N[ to (mutable|immutable)]``, ``Retitle|Rename Rule N [to]
-  "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
+- ``Repeal [each of the following] Rule[s] N[, M and K][, in <an> order]``, ``Enact|Create a
+  [new] rule[ titled "T"][ with power P|at P=P][ with the following text]: <text>`` (a
+  power is the game's own business: it is not kept; the title is; the power may come first,
+  and ``the following rule`` for ``a new rule``), ``Transmute Rule N[ to (mutable|immutable)]``,
+  ``Retitle|Rename Rule N [to] "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
 - the passive: ``Rule N is [hereby] amended ...``, ``... repealed``, ``... retitled "T"``,
   read as ``Amend|Repeal|Retitle Rule N ...``;
 - ``At the end of [<part> of] Rule N, append ...``: the place first, then the edit;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
   named after the part: ``Replace the last paragraph of Rule N with: <text>``;
+- ``Amend Rule N to be titled "T" and to read:`` (RETITLE, then AMEND), ``Amend the text of
+  Rule N by``, ``Amend Rules N, M in the given order by replacing every instance of ...``;
 - ``Amend N by``, ``Amend RN "T" to replace ...``, ``Amend Rule N (T) as follows:`` and
   ``by, as a single amendment:`` with the edits as list items below, and ``Amend the
   following rules, in the order listed, by replacing every instance of "X" with "Y": <rules>``
@@ -57,11 +60,13 @@ from speakerbot.mail.inbound.language.natural_edits import (
 )
 from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_names import (
+    IN_ORDER,
     NAMED,
     RULE,
     TITLE,
     listed_rules,
     rule_number,
+    rules_after,
 )
 from speakerbot.mail.inbound.language.natural_text import (
     COLON,
@@ -100,13 +105,20 @@ _BY = (
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
-    rf"amend\s++(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?"
+    rf"amend\s++(?:the\s++text\s++of\s++)?(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
+    r"(?:/[0-9]{1,4})?"
     rf"(?:{NAMED}|{TITLE})"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
 _IN_RULE = form(rf"in\s++{RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
 _SAME_RULE = form(rf"(?:also\s++)?amend\s++the\s++same\s++rule{_BY}(?P<body>.*)")
-_GOES_ON = form(r"(?:and|also)\s++(?:also\s++)?by\s++(?P<body>.*)")
+# Right after a change to a rule (blank lines between), its edits may go on: "and by
+# replacing ...", "and removing:", and a gerund alone ("replacing" <block> "with" <block>).
+_EDIT_VERB = r"(?:replac|chang|delet|remov|strik|add|append|insert|prepend)"
+_GOES_ON = form(
+    rf"(?:(?:and|also)\s++(?:also\s++)?(?:by\s++|(?={_EDIT_VERB}))|by\s++(?={_EDIT_VERB}ing\b)"
+    rf"|(?={_EDIT_VERB}ing\b))(?P<body>.*)"
+)
 
 _TO_READ = form(
     rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}\s*+,?\s*+"
@@ -114,6 +126,11 @@ _TO_READ = form(
     r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
     r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
+)
+# "Amend Rule 5 to be titled "T" and to read in full:": a retitling, then the new text.
+_TITLED_TO_READ = form(
+    rf"amend\s++{RULE}\s*+,?\s*+to\s++be\s++(?:re)?titled\s++(?P<title>{Q})\s*+,?\s*+"
+    r"and\s++(?P<rest>(?:so\s++as\s++)?to\s++read\b.*)"
 )
 _WHOLE_TEXT = form(
     rf"(?:{_AMEND}by\s++replacing\s++(?:its|the)(?:\s++entire|\s++whole)?\s++text"
@@ -134,21 +151,23 @@ _REPLACE_IN = form(
     rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
 )
 _REPEAL = form(rf"repeal\s++{RULE}{END}")
-# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2 ("B")": read one at a time.
-_REPEAL_FIRST = form(r"repeal\s++rules?\s++(?=#?[0-9])|repeal\s++(?=r#?[0-9])")
-_REPEALED = form(rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}")
-_REPEAL_FOLLOWING = form(
-    r"repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\s*+:\s*+(?P<rules>.*)"
+# "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2", and "Repeal [each of] the
+# following rules:" with the rules after the colon or listed below.
+_REPEAL_RULES = form(
+    rf"repeal\s++(?:(?P<following>(?:each\s++of\s++)?the\s++following\s++rules{IN_ORDER}\s*+:)"
+    r"|rules?\s++(?=#?[0-9])|(?=r#?[0-9]))\s*+(?P<rules>.*)"
 )
-_REPEAL_AND = form(r"\s*+(?:,\s*+(?:and\s++)?|,?\s*+and\s++)")
 _TRANSMUTE = form(
     rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
+# A rule's power: "with power 2", "of Power: 2", "at P=0.5" (the power is not kept).
+_POWER = r"(?:power\s*+[=:]?|p\s*+=)\s*+[0-9.]+"
 _ENACT = form(
     r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
-    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+(?:(?:with|at|of)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+"
+    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+"
+    rf"(?:(?:with|at|of)\s++{_POWER}\s*+,?\s*+"
     r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
-    rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|:))?"
-    r"(?:(?:with|at)\s++power\s*+[=:]?\s*+[0-9.]+\s*+,?\s*+(?:and\s++)?)?"
+    rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|at\b|:))?"
+    rf"(?:(?:with|at)\s++{_POWER}\s*+,?\s*+(?:and\s++)?)?"
     r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
     r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
@@ -181,19 +200,20 @@ _AT_THE_END = form(
     r"\s*+,?\s*+(?P<verb>append|add)\b(?P<rest>.*)"
 )
 # "Amend the following rules, in the order listed, by replacing every instance of ...:"
+# ... and "Amend Rules 5 (A), 6 and 7, in the given order, by replacing every instance of ...".
 _EVERY_RULE = form(
-    r"amend\s++the\s++following\s++rules\s*+,?\s*+(?:in\s++the\s++order\s++(?:listed|given)"
-    r"\s*+,?\s*+)?by\s++(?P<body>[^:]*+):\s*+(?P<rules>.*)"
+    rf"amend\s++(?:the\s++following\s++rules{IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
+    rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?\S){IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
 )
 _SPEAKS_OF_CHANGE = form(
-    r"(?:(?:amend|repeal|enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
+    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
     r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
     r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
     r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|delet|insert|append|remov|strik"
+    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
     r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
     r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
@@ -300,6 +320,19 @@ def _whole(cursor: Cursor, head: str) -> Clause | None:
     return None
 
 
+def _titled_to_read(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Amend Rule 5 to be titled "T" and to read:`` as RETITLE, then AMEND."""
+    match = _TITLED_TO_READ.fullmatch(head)
+    if match is None:
+        return None
+    rule = rule_number(match)
+    amend = _whole(cursor, f"amend rule {rule} {match['rest']}")
+    if amend is None or amend.kind is not ClauseKind.AMEND:
+        return None
+    title = " ".join(unquote(match["title"]).split())
+    return [Clause(ClauseKind.RETITLE, rule, title), amend]
+
+
 def _other_forms(cursor: Cursor, head: str) -> Clause | None:
     match = _REPEAL.fullmatch(head)
     if match is not None:
@@ -359,41 +392,32 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     match = _EVERY_RULE.fullmatch(head)
     if match is None:
         return None
-    edits = read_edits(cursor, 0, match["body"].rstrip())
+    named = match["named"] is not None
+    edits = read_edits(cursor, 0, (match["edits"] if named else match["body"]).rstrip())
     if not edits or not all(c.kind is ClauseKind.REPLACE and c.every for c in edits):
         return None
-    rules = listed_rules(match["rules"].strip() or cursor.block())
+    rules = listed_rules(match["named"]) if named else rules_after(cursor, match["rules"])
     return [replace(c, rule=rule) for rule in rules for c in edits] or None
 
 
-def _repeal_following(cursor: Cursor, head: str) -> list[Clause] | None:
-    """Read ``Repeal [each of] the following rules:`` and the rules, after it or listed below."""
-    match = _REPEAL_FOLLOWING.fullmatch(head)
+def _repeals(cursor: Cursor, head: str) -> list[Clause] | None:
+    """Read ``Repeal Rules 1, 2 and 3`` (two or more) and ``Repeal the following rules:``."""
+    # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
+    match = None if head.startswith("REPEAL RULE ") else _REPEAL_RULES.fullmatch(head)
     if match is None:
         return None
-    rules = listed_rules(match["rules"].strip() or cursor.block())
+    if match["following"]:
+        rules = rules_after(cursor, match["rules"])
+    else:
+        rules = listed_rules(_unfinished(match["rules"]))
+        rules = rules if len(rules) > 1 else []
     return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
 
 
-def _repealed(head: str) -> list[int] | None:
-    """Read ``Repeal Rules 1, 2 and 3`` or ``Repeal Rule 1 ("A") and Rule 2``: two or more."""
-    # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
-    first = None if head.startswith("REPEAL RULE ") else _REPEAL_FIRST.match(head)
-    if first is None:
-        return None
-    numbers: list[int] = []
-    at = first.end()
-    while True:
-        match = _REPEALED.match(head, at)
-        if match is None:
-            return None
-        numbers.append(rule_number(match))
-        if len(numbers) > 1 and re.fullmatch(END, head[match.end() :]):
-            return list(dict.fromkeys(numbers))
-        joined = _REPEAL_AND.match(head, match.end())
-        if joined is None:
-            return None
-        at = joined.end()
+def _unfinished(listed: str) -> str:
+    """Return a list of rules without an ``and`` or ``or`` after it (it may go on below)."""
+    words = listed.rstrip().rsplit(None, 1)
+    return words[0] if len(words) == 2 and words[1].lower() in ("and", "or") else listed
 
 
 def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
@@ -401,11 +425,8 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     if passive is not None:
         verb = _ACTIVE[passive["verb"].lower()]
         head = f"{verb} rule {passive['rule']}{passive['rest']}"
-    numbers = _repealed(head)
-    if numbers is not None:
-        return tuple(Clause(ClauseKind.REPEAL, number) for number in numbers)
     start = cursor.index
-    for reader in (_every_rule, _part_of_rule, _at_the_end, _repeal_following):
+    for reader in (_repeals, _every_rule, _titled_to_read, _part_of_rule, _at_the_end):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)

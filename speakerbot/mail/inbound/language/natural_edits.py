@@ -14,9 +14,12 @@ One sentence may make several edits, each checked in turn and none guessed:
 - the last edit may take its text after a colon or as a block below (``replacing "X" with
   the following:``);
 - the block forms ``replacing[ the following]:`` <block> ``with[ the following]:``
-  <block> and ``deleting the following:`` <block>, where a block is indented, in braces,
-  or (after a colon) the lines up to a blank line. Without the colon, only an indented or
-  braced block is taken (a wrapped sentence is not a block).
+  <block> and ``deleting the following:`` <block>, where a block is indented, in braces
+  (which may open on the edit's line: ``replacing {``), or (after a colon) the lines up to
+  a blank line. Without the colon, only an indented or braced block, or a line that is one
+  quotation, is taken (a wrapped sentence is not a block). A block edit may come last after
+  others (``removing "X" and replacing:``); ``deleting the list item which reads:`` <block>
+  is read only with ``and replace it with:`` <block> after it (its text replaced).
 
 Edits are separated by commas, semicolons, ``and`` or ``then``; each may repeat ``by``.
 The verbs are read as gerunds (``replacing``) or as commands (``replace``). Anything left
@@ -44,7 +47,7 @@ EVERY_AFTER = (
     r"|throughout(?:\s++the\s++rule)?)\s*+,?)?"
 )
 FOLLOWING = (
-    r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|paragraph|sentence|list\s++item|item|words?))?)"
+    r"(?:the\s++following(?:\s++(?:new\s++)?(?:text|paragraphs?|sentence|list\s++item|item|words?))?)"
 )
 _POSITION = r"(?:immediately\s++)?(?P<position>before|after|prior\s++to|following|preceding)"
 _COLON_TEXT = rf"\s*+{COLON}\s*+(?P<text>.*)"
@@ -75,7 +78,8 @@ _INSERT_FIRST = form(
     rf"(?:{FOLLOWING}\s*+)?(?:{_COLON_TEXT}|(?P<q>{Q}))"
 )
 _APPEND = form(
-    rf"(?:append|add)(?:ing)?\s*+,?\s*+(?:{FOLLOWING}\s*+|(?:the|a)\s++(?:new\s++)?paragraph\s*+"
+    r"(?:append|add)(?:ing)?\s*+,?\s*+(?:to\s++the\s++end\s++(?=the\s++following\b))?"
+    rf"(?:{FOLLOWING}\s*+|(?:the|a|another)\s++(?:new\s++)?paragraph\s*+"
     r"(?:reading\s*+|as\s++follows\s*+)?)?"
     r"(?:as\s++a\s++new\s++paragraph\s*+)?"
     r"(?:(?:to\s++the\s++end|at\s++the\s++end|to\s++it)(?:\s++of\s++(?:the|that|this)\s++rule)?\s*+)?"
@@ -91,14 +95,23 @@ _SEPARATOR = re.compile(r"\s*+[,;]?\s*+(?:(?:and|then)\b\s*+(?:also\s++)?)?(?:by
 _END = form(END)
 
 # "replacing the paragraph:" <block> "with:" <block>: the text of the part, replaced as text.
-_THE_PART = r"(?:(?:the|this)\s++(?:paragraph|sentence|(?:list\s++)?item|line)\s*+)"
+_THE_PART = (
+    r"(?:(?:the|this)\s++(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)\s*+)"
+)
+# The old text in braces may open on the edit's own line: "by replacing {".
 _REPLACE_BLOCK = form(
     rf"(?:replac|chang)(?:ing|e)\s*+(?:{FOLLOWING}\s*+)?(?:{_THE_PART}(?=:)|{KIND_OF_TEXT}{_READING})"
-    r"(?:(?P<colon>:)|;)?\s*+"
+    r"(?:(?P<colon>:)|;)?\s*+(?P<brace>\{.*)?"
 )
 _DELETE_BLOCK = form(
-    rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?{KIND_OF_TEXT}"
-    r"(?P<colon>:)?\s*+"
+    rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s*+(?:{FOLLOWING}\s*+)?"
+    rf"(?:(?P<part>{_THE_PART}(?:which|that)\s++reads\s*+)|{KIND_OF_TEXT})"
+    r"(?P<colon>:)?\s*+(?P<brace>\{.*)?"
+)
+# "deleting the list item which reads:" <block> "and replace it with:" <block>.
+_REPLACE_IT = form(
+    r"\s*+and\s++(?:then\s++)?replac(?:e|ing)\s++it\s++with\s*+"
+    r"(?::\s*+(?P<text>.*)|(?P<brace>\{.*))?"
 )
 _WITH_LINE = form(
     r"\s*+(?:with|by|to(?:\s++read)?(?:\s++as\s++follows)?)\s*+"
@@ -177,6 +190,12 @@ def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
     clauses: list[Clause] = []
     at, previous = 0, None
     while True:
+        if clauses:  # 'deleting "X" and replacing:' <block> 'with:' <block>: the last edit
+            start = cursor.index
+            block = _block_edit(cursor, rule, body, at)
+            if block is not None:
+                return [*clauses, block]
+            cursor.index = start
         item = _item(body, at, previous)
         if item is None:
             return None
@@ -194,36 +213,59 @@ def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:
         at, previous = (separator.end() if separator else match.end()), name
 
 
-def _block_edit(cursor: Cursor, rule: int, body: str) -> Clause | None:
-    """Read ``replacing:`` <block> ``with:`` <block>, or ``deleting:`` <block>."""
-    match = _REPLACE_BLOCK.fullmatch(body)
+def _block_edit(cursor: Cursor, rule: int, body: str, at: int = 0) -> Clause | None:
+    """Read ``replacing:`` <block> ``with:`` <block>, or ``deleting:`` <block> (from ``at``)."""
+    match = _REPLACE_BLOCK.fullmatch(body, at)
     if match is not None:
         strict = match["colon"] is None
-        old = cursor.block(stop=lambda text: _WITH_LINE.fullmatch(text) is not None,
-                           strict=strict)
+        old = (cursor.braced(match["brace"]) or "" if match["brace"] else
+               cursor.block(stop=lambda text: _WITH_LINE.fullmatch(text) is not None,
+                            strict=strict))
         cursor.skip_blank()
         if not old or cursor.index >= len(cursor.lines):
             return None
         with_line = _WITH_LINE.fullmatch(cursor.lines[cursor.index][1])
         if with_line is None:
             return None
-        cursor.index += 1
-        if with_line["brace"] is not None:
-            new = cursor.braced(with_line["brace"]) or ""
-        elif with_line["text"] is not None and with_line["text"].strip():
-            new = cursor.text(with_line["text"], None)
-        else:
-            new = cursor.block(strict=with_line["text"] is None)
+        new = _text_after(cursor, with_line)
         return Clause(ClauseKind.REPLACE, rule, old=old, new=new) if new else None
-    match = _DELETE_BLOCK.fullmatch(body)
+    match = _DELETE_BLOCK.fullmatch(body, at)
     if match is not None:
-        # Without a colon only braces make a block: an indented line may be the sentence
-        # going on ("by removing\n   the second paragraph").
-        if match["colon"] is None and not cursor.starts_braced():
-            return None
-        old = cursor.block()
-        return Clause(ClauseKind.REPLACE, rule, old=old, new="") if old else None
+        return _deleted_block(cursor, rule, match)
     return None
+
+
+def _text_after(cursor: Cursor, with_line: re.Match[str]) -> str:
+    """Read the new text that the line ``with:`` (or ``and replace it with:``) announces."""
+    cursor.index += 1
+    if with_line["brace"] is not None:
+        return cursor.braced(with_line["brace"]) or ""
+    if with_line["text"] is not None and with_line["text"].strip():
+        return cursor.text(with_line["text"], None)
+    return cursor.block(strict=with_line["text"] is None)
+
+
+def _deleted_block(cursor: Cursor, rule: int, match: re.Match[str]) -> Clause | None:
+    """Read ``deleting:`` <block>, and ``deleting the item which reads:`` <block> replaced."""
+    # Without a colon only braces make a block: an indented line may be the sentence
+    # going on ("by removing\n   the second paragraph").
+    if match["colon"] is None and not match["brace"] and not cursor.starts_braced():
+        return None
+    if match["brace"]:
+        old = cursor.braced(match["brace"]) or ""
+    else:
+        old = cursor.block(stop=lambda text: _REPLACE_IT.fullmatch(text) is not None)
+    if not old:
+        return None
+    if not match["part"]:
+        return Clause(ClauseKind.REPLACE, rule, old=old, new="")
+    # A part deleted by its text alone would leave its marker or its break behind: only
+    # the part's text replaced by another is read.
+    cursor.skip_blank()
+    line = cursor.lines[cursor.index][1] if cursor.index < len(cursor.lines) else ""
+    replaced = _REPLACE_IT.fullmatch(line)
+    new = _text_after(cursor, replaced) if replaced is not None else ""
+    return Clause(ClauseKind.REPLACE, rule, old=old, new=new) if new else None
 
 
 def counted_after_an_edit(clauses: tuple[Clause, ...], previous: int | None) -> bool:

@@ -92,5 +92,17 @@ NATURAL_FORMS: tuple[tuple[str, str], ...] = (
      'Amend Rule 205 by, as a single amendment, deleting " or longer"'),
     ("Amend Rule <n> by replacing the text reading: <old block> with: <new block>",
      'Amend R5 by replacing the text reading: "one week" with: "a day"'),
+    ("Repeal each of the following rules, in ascending numerical order by ID:",
+     "Repeal each of the following rules, in numerical order: 105 and 106"),
+    ("Amend the text of Rule <n> by <edits>",
+     'Amend the text of Rule 205 by deleting " or longer"'),
+    ("Amend Rule <n> by appending the following paragraphs: <text>",
+     "Amend Rule 205 by adding another paragraph: Votes may be changed."),
+    ('Enact a new rule titled "<title>" at P=<p> with the following text:',
+     'Enact a new rule titled "Dice" at P=0.5 with the following text: X.'),
+    ('Amend Rule <n> to be titled "<title>" and to read in full: <text>',
+     'Amend Rule 205 to be titled "Voting" and to read in full: X.'),
+    ('Amend Rules <n>, <m> in the given order by replacing every instance of',
+     'Amend Rules 5 and 6 by replacing "a" with "b" wherever it appears'),
 )  # fmt: skip
 """The forms players write in prose, with an example of each: read by HELP and the docs."""

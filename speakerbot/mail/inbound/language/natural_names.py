@@ -1,4 +1,4 @@
-"""How players name a rule in a change: ``Rule 2143``, ``R2143/12``, and the title after it.
+"""How players name a rule in a change: ``Rule 2143``, ``R2143/12``, the title after it, lists.
 
 A title follows the number in parentheses, in quotes (double, or single), or written bare
 in Title Case (``rule 2551 Auction End with``): the reader keeps the number and leaves the
@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.natural_text import Q, form, unmarked
+from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unmarked
 
-__all__ = ["LISTED_RULE", "NAMED", "RULE", "TITLE", "listed_rules", "rule_number"]
+__all__ = [
+    "IN_ORDER",
+    "LISTED_RULE",
+    "NAMED",
+    "RULE",
+    "TITLE",
+    "listed_rules",
+    "rule_number",
+    "rules_after",
+]
 
 TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"|'[^'\n]{1,100}'))?"
 # A title written bare right after the number ("rule 2551 Auction End with"): words in
@@ -29,8 +38,17 @@ NAMED = (
     r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
 )
 RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?(?:{NAMED}|{TITLE})"
+# The order in which rules are changed or repealed, named after them ("in ascending
+# numerical order by ID"): each rule gets the same change, so it changes nothing.
+IN_ORDER = (
+    r"(?:\s*+,?\s*+in\s++(?:the\s++)?(?:(?:ascending|descending|numerical|numeric|given|listed)"
+    r"\s++){0,3}order(?:\s++(?:they\s++are\s++)?(?:listed|given)|\s++by\s++(?:id|number))?)?"
+)
+# Rules apart by a comma, a semicolon, "and" or a space ("1.2" is no two rules, "1. 2" is
+# a rule and its list's next marker); a full stop only after the last.
 LISTED_RULE = form(
-    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}\s*+[,;.]?\s*+(?:and\s++)?"
+    rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}"
+    r"\s*+(?:[,;]\s*+(?:and\s++)?|and\s++|(?<=\s)(?=(?:rule\s++)?#?[0-9]|r#?[0-9])|\.?\s*+$)"
 )
 
 
@@ -55,3 +73,15 @@ def listed_rules(listed: str) -> list[int]:
             rules.append(rule_number(number))
             at = number.end()
     return list(dict.fromkeys(rules))
+
+
+def rules_after(cursor: Cursor, after_colon: str) -> list[int]:
+    """Return the rules listed after a colon (to the end of its paragraph) or below it."""
+    after_colon = after_colon.strip()
+    if not after_colon:
+        return listed_rules(cursor.listed())
+    rules = listed_rules(after_colon)
+    if rules:
+        return rules
+    # The list wrapped by the mail client, a title perhaps broken in two: one line.
+    return listed_rules(" ".join(f"{after_colon}\n{cursor.block()}".split("\n")))

@@ -47,6 +47,7 @@ _STARTS_CLAUSE = form(
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
+_ONE_QUOTATION = re.compile(rf"(?P<q>{Q})[.;,]?")
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
 _MAX_QUOTED_LINES = 50
@@ -228,21 +229,22 @@ class Cursor:
             self.index = quoted[1]
             return quoted[0]
         if strict and not indented:
-            return ""
-        while index < len(lines):
-            text = lines[index][1]
-            if is_end_rule(text) or (stop is not None and stop(text)):
-                break
-            if indented and text.strip() and indent(text) <= self.indent:
-                break
-            if not indented and (not text.strip() or starts_clause(text)):
-                break
-            taken.append(text)
+            return self._one_quotation(index)
+        while index < len(lines) and not self._ends_block(lines[index][1], indented, stop):
+            taken.append(lines[index][1])
             index += 1
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _ends_block(self, text: str, indented: bool, stop: Callable[[str], bool] | None) -> bool:
+        """Tell whether line ``text`` ends a block (indented, or running to a blank line)."""
+        if is_end_rule(text) or (stop is not None and stop(text)):
+            return True
+        if indented:
+            return bool(text.strip()) and indent(text) <= self.indent
+        return not text.strip() or starts_clause(text)
 
     def _quoted(self, index: int) -> tuple[str, int] | None:
         """Read a text in double quotes from line ``index``, blank lines and all, to its close.
@@ -275,6 +277,20 @@ class Cursor:
         if limit < len(lines) or any(not line.strip() for line in body.split("\n")):
             return None  # never closed: one paragraph, to the end, or a guess
         return body[1:].strip(), limit
+
+    def _one_quotation(self, index: int) -> str:
+        """Return the text of line ``index`` if the line is one quotation ("" if not).
+
+        A line that is all one quotation is a text however it stands: nothing of a sentence
+        going on could look like it. The reading moves past it.
+        """
+        if index >= len(self.lines):
+            return ""
+        match = _ONE_QUOTATION.fullmatch(self.lines[index][1].strip())
+        if match is None:
+            return ""
+        self.index = index + 1
+        return unquote(match["q"])
 
     def listed(self) -> str:
         """Read a list below a colon, its items one to a line or apart with blank lines between.
