@@ -101,26 +101,38 @@ def finish_clause(head: ClauseHead, following: list[str]) -> Clause | str:
     return Clause(head.kind, head.rule, text, immutable=head.immutable)
 
 
-# A broken keyword clause is an error when written as taught (capitals; SET in any case);
-# in other case it is prose the forms did not understand, and the proposal goes on informal.
-_CAPITALS = re.compile(
-    r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s+)?RULE\b|(?i:SET)\s)"
-)
+# A broken keyword clause is an error when written as taught (capitals); in other case it
+# is prose the forms did not understand ("Set against the old rule, ..."), and the proposal
+# goes on informal.
+_CAPITALS = re.compile(r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s+)?RULE\b|SET\s)")
 
 
-# A line that makes the proposal's changes depend on something (read outside comments).
+# A line that makes the proposal's changes depend on something (read outside comments): one
+# that opens with a condition, or says anywhere that the changes hang on something.
 _CONDITION = re.compile(
-    r"(?:\(?[0-9a-z]{1,3}[.)]\s+)?(?:if|unless|otherwise|provided\s+that|only\s+if|in\s+the\s+event"
-    r"|in\s+case)\b|.*\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b",
+    r"(?:\(?[0-9a-z]{1,3}[.)]\s+)?\(?(?:if|unless|otherwise|provided|only\s+if|in\s+the\s+event"
+    r"|in\s+case|upon|should|contingent|conditional)\b",
     re.IGNORECASE,
 )
-_NO_EFFECT = re.compile(r"\bno\s+effect\b", re.IGNORECASE)
+# Words that tie the changes to something wherever they stand, before the changes or after.
+_GOVERNS = re.compile(
+    r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b|\bonly\s+if\b"
+    r"|\bunless\b|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
+    r"|\btakes?\s+effect\s+(?:only\s+)?(?:if|when|upon|once|after)\b"
+    r"|\b(?:if|when|once|upon|after)\b[^.;]*?\bproposals?\s*+#?[0-9]",
+    re.IGNORECASE,
+)
 
 
 def _edited(clause: Clause) -> int | None:
     """Return the rule a clause changes the text of, if any (what "the same rule" means)."""
     edits = (ClauseKind.AMEND, ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
     return clause.rule if clause.kind in edits else None
+
+
+def _bracket_opens(text: str) -> bool:
+    """Whether a line opens a comment in brackets that it does not close."""
+    return text.lstrip().startswith("[") and text.count("[") > text.count("]")
 
 
 class _ClauseReader:
@@ -137,10 +149,11 @@ class _ClauseReader:
         # The rule the natural change just read edits, while only blank lines follow it:
         # "and by ..." or "Also amend the same rule by ..." go on editing it.
         self.previous: int | None = None
-        self.natural: list[int] = []  # where the clauses read in prose stand in self.clauses
-        self.conditions: list[tuple[int, str]] = []
-        self.conditional = False
-        self.comment = False  # inside a comment in brackets
+        # Each condition: its line, its text, and whether it governs the changes for sure
+        # (else only when a change follows it: "If G. got blots, they are expunged." after
+        # the changes speaks of an action, not of them).
+        self.conditions: list[tuple[int, str, bool, int]] = []
+        self.comment = False  # inside a comment in brackets, over lines
 
     def close(self) -> None:
         """Finish the keyword clause being read, if any."""
@@ -150,6 +163,10 @@ class _ClauseReader:
         clause = finish_clause(head, self.following)
         if isinstance(clause, str):
             self.errors.append(ParseError(line, tokens.shown(text), f"{clause} ({self.where})"))
+        elif not _CAPITALS.match(text) and _unclear_extent(clause.text):
+            # "Amend Rule 205:" in plain English gets no keyword's "to the end": a text of
+            # paragraphs, or a comment in it, may be a rationale after the rule's text.
+            self.unclear.append((line, tokens.shown(text)))
         else:
             self.clauses.append(clause)
         self.current, self.following = None, []
@@ -163,16 +180,19 @@ class _ClauseReader:
         if self.current is not None and is_end_rule(text):
             self.close()  # what follows, up to the next clause, is the proposal's alone
             return index + 1
+        if self.comment or (self.current is None and _bracket_opens(text)):
+            self.in_comment(line, text)
+            return index + 1
         head = clause_head(text)
         if isinstance(head, ClauseHead):
             self.close()
             self.current = (line, text, head)
+            if head.kind in (ClauseKind.REPEAL, ClauseKind.TRANSMUTE):
+                self.close()  # no text: what follows is prose (a condition, another change)
             return index + 1
         natural = read_natural(self.lines, index, previous if self.current is None else None)
         if natural is not None:
             self.close()
-            self.conditional = self.conditional or bool(self.conditions)
-            self.natural.extend(range(len(self.clauses), len(self.clauses) + len(natural.clauses)))
             self.clauses.extend(natural.clauses)
             self.previous = _edited(natural.clauses[-1])
             return natural.next
@@ -188,30 +208,44 @@ class _ClauseReader:
             self.prose(line, text)
         return index + 1
 
+    def in_comment(self, line: int, text: str) -> None:
+        """Read a line of a comment in brackets: a change in it is quoted back, never made."""
+        self.close()
+        self.comment = "]" not in text or text.rfind("[") > text.rfind("]")
+        if clause_head(text.lstrip(" [")) is not None or speaks_of_change(text.lstrip(" [")):
+            self.unclear.append((line, tokens.shown(text)))
+
     def prose(self, line: int, text: str) -> None:
-        """Read a line of the proposal's own text: a comment, a condition, or a change unclear."""
+        """Read a line of the proposal's own text: a condition, or a change unclear."""
         stripped = text.strip()
-        if stripped.startswith("["):
-            self.comment = True
-        if not self.comment and _CONDITION.match(stripped):
-            self.conditions.append((line, tokens.shown(text)))
-            self.conditional = self.conditional or _NO_EFFECT.search(stripped) is not None
+        if stripped.startswith("[") and stripped.endswith("]"):
+            return  # a comment on its line
+        governs = _GOVERNS.search(stripped) is not None
+        if governs or _CONDITION.match(stripped):
+            governs = governs or speaks_of_change(text)
+            self.conditions.append((line, tokens.shown(text), governs, len(self.clauses)))
         elif speaks_of_change(text):
             self.unclear.append((line, tokens.shown(text)))
-        if stripped.endswith("]"):
-            self.comment = False
 
     def natural_read(self) -> list[Clause]:
-        """Return the clauses, without those read in prose when a condition governs them.
+        """Return the clauses, or none when a condition governs them.
 
         A proposal that says when its changes are to happen ("If Proposal 8320 has been
-        adopted, ...", "Otherwise:") is carried out by the host: its changes, made
-        unconditionally, would be wrong changes. Its conditions are quoted back.
+        adopted, ...", "Otherwise:", "... takes effect only if ...") is carried out by the
+        host: its changes, made unconditionally, would be wrong changes. Its conditions are
+        quoted back.
         """
-        if not self.conditional:
+        governing = [(line, text) for line, text, governs, before in self.conditions
+                     if governs or before < len(self.clauses)]
+        if not governing or not self.clauses:
             return self.clauses
-        self.unclear = sorted([*self.unclear, *self.conditions])
-        return [c for number, c in enumerate(self.clauses) if number not in self.natural]
+        self.unclear = sorted([*self.unclear, *governing])
+        return []
+
+
+def _unclear_extent(text: str) -> bool:
+    """Whether a text given in plain English may hold more than the rule's text."""
+    return "\n\n" in text or any(line.lstrip().startswith("[") for line in text.split("\n"))
 
 
 MAX_CLAUSES = 200
