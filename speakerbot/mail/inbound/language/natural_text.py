@@ -47,6 +47,12 @@ _STARTS_CLAUSE = form(
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
+# A line of a block that is no rule's text: a comment in brackets, or a heading of a new rule.
+_NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power)\s*[:=])", re.IGNORECASE)
+# An edit going on after a text given on the clause's line.
+_MORE_EDITS = re.compile(
+    r"\band\s++(?:then\s++)?(?:by\s++)?(?:replac|delet|remov|strik|insert|append|add|prepend"
+    r"|chang)ing\b", re.IGNORECASE)
 _ONE_QUOTATION = re.compile(rf"(?P<q>{Q})[.;,]?")
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
@@ -77,6 +83,9 @@ def starts_clause(text: str) -> bool:
 def unquote(text: str) -> str:
     """Return ``text`` without the double quotes around it, if it is one quotation."""
     text = text.strip()
+    if len(text) > 2 and text[-1] in ".;," and text[-2] in "\"”":
+        inner = unquote(text[:-1])  # '"Ties fail".': the full stop is the sentence's
+        return inner if inner != text[:-1] else text
     if len(text) >= 2 and text[0] in "\"“”" and text[-1] in "\"”“":
         inner = text[1:-1]
         if not any(mark in inner for mark in "\"“”"):
@@ -211,11 +220,14 @@ class Cursor:
             index += 1
         return index < len(self.lines) and _braces(self.lines[index][1]) > 0
 
-    def block(self, stop: Callable[[str], bool] | None = None, *, strict: bool = False) -> str:
+    def block(self, stop: Callable[[str], bool] | None = None, *, strict: bool = False,
+              whole: bool = True) -> str:
         """Read the block after a colon: text in braces, indented lines, or lines to a blank.
 
         ``strict`` (no colon before the block) takes only braces or indented lines. An empty
-        string when there is no block (or braces never closed).
+        string when there is no block (or braces never closed), when it holds a comment in
+        brackets or a heading, or (``whole``) when more text that may be its own follows it
+        before the next clause: a text cut short would be a wrong change.
         """
         if self.starts_braced():
             return self.braced() or ""
@@ -240,10 +252,33 @@ class Cursor:
                 break
             taken.append(text)
             index += 1
+        end = index
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
+        if not indented and any(_NOT_RULE_TEXT.match(line) for line in taken):
+            return ""  # a comment or a heading ("Title: Dice") is no rule's text
+        if whole and self._more_follows(end, stop, indented=indented):
+            return ""  # the rest of the text, or a rationale? Unclear: quoted back
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _more_follows(self, end: int, stop: Callable[[str], bool] | None, *,
+                      indented: bool) -> bool:
+        """Whether text that may still be the block's goes on after it ends at ``end``.
+
+        An indented block is ended by a blank line and a line set back; text set back right
+        after it, or written after a blank line below an unindented block, may be its next
+        paragraph or a rationale. A clause, ``END RULE`` or the end of the text ends it clearly.
+        """
+        if indented:
+            if end >= len(self.lines) or not self.lines[end - 1][1].strip():
+                return False
+        else:
+            end = self._next_written(end)
+        if end >= len(self.lines):
+            return False
+        line = self.lines[end][1]
+        return not (is_end_rule(line) or starts_clause(line) or (stop is not None and stop(line)))
 
     def _quoted(self, index: int) -> tuple[str, int] | None:
         """Read a text in double quotes from line ``index``, blank lines and all, to its close.
@@ -301,7 +336,7 @@ class Cursor:
         index = self._next_written(self.index)
         first = self.lines[index][1] if index < len(self.lines) else ""
         kind, column = _marker_kind(first), indent(first)
-        text = self.block()
+        text = self.block(whole=not kind)
         while text and kind:
             index = self._next_written(self.index)
             line = self.lines[index][1] if index < len(self.lines) else ""
@@ -309,7 +344,7 @@ class Cursor:
                     or is_end_rule(line)):
                 break
             self.index = index
-            more = self.block()
+            more = self.block(whole=False)
             if not more:
                 break
             text += "\n" + more
@@ -328,5 +363,7 @@ class Cursor:
         if inline is not None and inline.strip():
             if _braces(inline):
                 return self.braced(inline) or ""
+            if "[" in inline or _MORE_EDITS.search(inline):
+                return ""  # a comment, or the next edit ("..., and by deleting "X""): unclear
             return unquote(inline)
         return self.block()
