@@ -309,6 +309,8 @@ REPEALS: list[Case] = [
      "2144.", [Clause(RP, 2143), Clause(RP, 2144)], ""),
     ("repeal-in-given-order-below", "Repeal the following rules in the given order:\n  - R12 "
      "(Bank)\n  - R3 (Votes)", [Clause(RP, 12), Clause(RP, 3)], ""),
+    ("repeal-following-spaces", "Repeal the following rules: R7 R9 R11.", [Clause(RP, 7),
+     Clause(RP, 9), Clause(RP, 11)], ""),
     ("repeal-in-order-listed-numbered-apart", "Repeal each of the following rules, in the order"
      " listed:\n\n1. Rule 40\n\n2. Rule 41", [Clause(RP, 40), Clause(RP, 41)], ""),
 ]  # fmt: skip

@@ -83,11 +83,13 @@ def test_what_is_no_condition_of_the_changes(text: str) -> None:
     "head",
     ["Amend Rule 5 (T)", "Enact a new rule", 'Remove "x"', "In Rule 5", "Repeal Rule 5",
      'Amend Rule 5 by replacing "a"', 'Amend Rule 5 by deleting "a",', "REPEAL RULE 5",
-     "SET quorum = 3", "Transmute Rule 5"],
+     "SET quorum = 3", "Transmute Rule 5", "Repeal Rules 5, 6", "Amend Rules 5 (A), 6",
+     "Repeal the following rules: 5", 'Amend Rule 5 to be titled "a"'],
 )  # fmt: skip
-def test_a_long_run_of_spaces_is_read_quickly(head: str) -> None:
+@pytest.mark.parametrize("space", [" ", "\t "], ids=["spaces", "tabs-and-spaces"])
+def test_a_long_run_of_spaces_is_read_quickly(head: str, space: str) -> None:
     # Adjacent optional spaces in a pattern once made such a line take minutes to refuse.
-    body = f"PROPOSE T\n{head}{' ' * 20000}x\nEND PROPOSE\n"
+    body = f"PROPOSE T\n{head}{space * 20000}x\nEND PROPOSE\n"
     start = time.perf_counter()
     result = parse_commands("", body)
     assert time.perf_counter() - start < 1.0

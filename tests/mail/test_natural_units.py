@@ -165,6 +165,17 @@ def test_a_place_after_the_previous_edit_of_its_rule_is_quoted_back() -> None:
     assert proposal.not_understood == ((3, "and by deleting the last paragraph."),)
 
 
+@pytest.mark.parametrize("heading", [
+    'Amend Rules 5 and 6 by replacing "a" with "b" wherever it appears.',
+    'Amend the following rules by replacing every instance of "a" with "b": 5, 6',
+])
+def test_edits_going_on_after_a_change_of_several_rules_are_quoted_back(heading: str) -> None:
+    """"and removing" after a change of rules 5 and 6: of the last, or of both? Unclear."""
+    proposal = read(f'{heading}\n\nand removing " c"')
+    assert [clause.rule for clause in proposal.clauses] == [5, 6]
+    assert proposal.not_understood == ((4, 'and removing " c"'),)
+
+
 def test_places_no_edit_before_them_moves_are_read() -> None:
     """A part counted first, or after edits that cannot move it (a word replaced), is read."""
     assert read('Amend Rule 5 by deleting the first paragraph and replacing "a" with "b".'

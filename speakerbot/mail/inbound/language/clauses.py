@@ -135,6 +135,15 @@ def _bracket_opens(text: str) -> bool:
     return text.lstrip().startswith("[") and text.count("[") > text.count("]")
 
 
+def _went_on(clauses: tuple[Clause, ...]) -> int | None:
+    """Return the rule edits after these clauses go on editing: none if they change several.
+
+    "Amend Rules 5 and 6 by replacing ...", then "and removing: ...": of one rule, or both?
+    """
+    last = _edited(clauses[-1])
+    return last if all(clause.rule == last for clause in clauses) else None
+
+
 class _ClauseReader:
     """Reads a proposal's lines into clauses, errors and the lines that were not understood."""
 
@@ -194,7 +203,7 @@ class _ClauseReader:
         if natural is not None:
             self.close()
             self.clauses.extend(natural.clauses)
-            self.previous = _edited(natural.clauses[-1])
+            self.previous = _went_on(natural.clauses)
             return natural.next
         if isinstance(head, str):
             self.close()

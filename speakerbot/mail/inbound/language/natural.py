@@ -155,7 +155,7 @@ _REPEAL = form(rf"repeal\s++{RULE}{END}")
 # following rules:" with the rules after the colon or listed below.
 _REPEAL_RULES = form(
     rf"repeal\s++(?:(?P<following>(?:each\s++of\s++)?the\s++following\s++rules{IN_ORDER}\s*+:)"
-    rf"|rules?\s++(?=#?[0-9])|(?=r#?[0-9]))\s*+(?P<rules>.*?){END}"
+    r"|rules?\s++(?=#?[0-9])|(?=r#?[0-9]))\s*+(?P<rules>.*)"
 )
 _TRANSMUTE = form(
     rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
@@ -203,7 +203,7 @@ _AT_THE_END = form(
 # ... and "Amend Rules 5 (A), 6 and 7, in the given order, by replacing every instance of ...".
 _EVERY_RULE = form(
     rf"amend\s++(?:the\s++following\s++rules{IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
-    rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?){IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
+    rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?\S){IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
 )
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
@@ -409,9 +409,15 @@ def _repeals(cursor: Cursor, head: str) -> list[Clause] | None:
     if match["following"]:
         rules = rules_after(cursor, match["rules"])
     else:
-        rules = listed_rules(match["rules"])
+        rules = listed_rules(_unfinished(match["rules"]))
         rules = rules if len(rules) > 1 else []
     return [Clause(ClauseKind.REPEAL, rule) for rule in rules] or None
+
+
+def _unfinished(listed: str) -> str:
+    """Return a list of rules without an ``and`` or ``or`` after it (it may go on below)."""
+    words = listed.rstrip().rsplit(None, 1)
+    return words[0] if len(words) == 2 and words[1].lower() in ("and", "or") else listed
 
 
 def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:

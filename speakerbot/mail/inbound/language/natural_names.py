@@ -44,10 +44,11 @@ IN_ORDER = (
     r"(?:\s*+,?\s*+in\s++(?:the\s++)?(?:(?:ascending|descending|numerical|numeric|given|listed)"
     r"\s++){0,3}order(?:\s++(?:they\s++are\s++)?(?:listed|given)|\s++by\s++(?:id|number))?)?"
 )
-# Rules apart by a comma, a semicolon or "and" ("1.2" is no two rules); a full stop only last.
+# Rules apart by a comma, a semicolon, "and" or a space ("1.2" is no two rules, "1. 2" is
+# a rule and its list's next marker); a full stop only after the last.
 LISTED_RULE = form(
     rf"(?:(?:rule\s++)?#?|r#?)(?P<rule>[0-9]{{1,9}}){TITLE}"
-    r"\s*+(?:[,;]\s*+(?:and\s++)?|and\s++|\.?\s*+$)"
+    r"\s*+(?:[,;]\s*+(?:and\s++)?|and\s++|(?<=\s)(?=(?:rule\s++)?#?[0-9]|r#?[0-9])|\.?\s*+$)"
 )
 
 
