@@ -62,6 +62,7 @@ from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_names import (
     IN_ORDER,
     NAMED,
+    REVISION,
     RULE,
     TITLE,
     listed_rules,
@@ -106,7 +107,7 @@ _BY = (
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
     rf"amend\s++(?:the\s++text\s++of\s++)?(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
-    r"(?:/[0-9]{1,4})?"
+    rf"{REVISION}"
     rf"(?:{NAMED}|{TITLE})"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
