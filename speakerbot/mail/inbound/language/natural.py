@@ -206,15 +206,23 @@ _EVERY_RULE = form(
     rf"amend\s++(?:the\s++following\s++rules{IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
     rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?\S){IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
 )
+# Words that may open a change: "Additionally, repeal Rule 5.", "Please also amend ...".
+_OPENING = (
+    r"(?:(?:additionally|finally|also|further(?:more)?|then|next|lastly|moreover|and|please"
+    r"|in\s++addition|similarly|likewise)\b[\s,]*+)*"
+)
 _SPEAKS_OF_CHANGE = form(
-    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
+    rf"{_OPENING}(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
     r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
     r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
     r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
+    r"|(?:amend|repeal|transmute|retitle)\w*\s++(?:every|each|all|any)\s++(?:of\s++the\s++)?rules?\b"
+    r"|.*?\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly)"
+    r"\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:and|also|then)[\s,]++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
     r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
     r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
@@ -317,7 +325,11 @@ def _whole(cursor: Cursor, head: str) -> Clause | None:
                       new=unquote(match["new"]), every=every)
     match = _APPEND_TO.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.APPEND, rule_number(match), cursor.text(match["text"], match["q"]))
+        # Without a colon, the lines below are text only indented or braced: a quotation
+        # taken for the rule's title may have been the text ('... to Rule 5 "Ties fail."').
+        text = (cursor.block(strict=True) if match["text"] is None and match["q"] is None
+                else cursor.text(match["text"], match["q"]))
+        return Clause(ClauseKind.APPEND, rule_number(match), text)
     return None
 
 
@@ -453,27 +465,35 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
         return None
     # A head that ends in "and" or a comma may go on below ("replacing "a" with "b" and
     # <newline> replacing ..."): it is taken alone only when the longer one is nothing.
+    # When it does go on below and the longer head is not understood, what the wrapped line
+    # says would be lost: the whole is quoted back. A head ending in "or" offers an
+    # alternative, and is never taken alone.
     unfinished: Read | None = None
+    cut = False
     for wrapped in range(_MAX_WRAPPED + 1):
         cursor = Cursor(lines, index)
         head = cursor.head(wrapped)
         if head is None:
-            return unfinished
+            break
         clauses = _read(cursor, head, previous)
         if clauses and counted_after_an_edit(clauses, previous):
             return None
         if clauses and all(_complete(clause) for clause in clauses):
             if _GOES_ON_BELOW.search(head) is None:
                 return Read(clauses, cursor.index)
+            cut = cut or _OR_BELOW.search(head) is not None
             unfinished = unfinished or Read(clauses, cursor.index)
-        elif head.rstrip().endswith(":"):
-            return unfinished
-    return unfinished
+        else:
+            cut = cut or unfinished is not None
+            if head.rstrip().endswith(":"):
+                break
+    return None if cut else unfinished
 
 
 _MAX_WRAPPED = 3
-_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
 """How many wrapped lines after a clause's first line are joined to it."""
+_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
+_OR_BELOW = re.compile(r"\bor\s*+$", re.IGNORECASE)
 
 
 def _complete(clause: Clause) -> bool:
