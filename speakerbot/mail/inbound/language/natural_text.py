@@ -242,24 +242,18 @@ class Cursor:
             return quoted[0]
         if strict and not indented:
             return self._one_quotation(index)
-        while index < len(lines):
-            text = lines[index][1]
-            if is_end_rule(text) or (stop is not None and stop(text)):
-                break
-            if indented and text.strip() and indent(text) <= self.indent:
-                break
-            if not indented and (not text.strip() or starts_clause(text)):
-                break
-            taken.append(text)
+        while index < len(lines) and not self._ends_block(lines[index][1], indented, stop):
+            taken.append(lines[index][1])
             index += 1
         end = index
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
-        if not indented and any(_NOT_RULE_TEXT.match(line) for line in taken):
-            return ""  # a comment or a heading ("Title: Dice") is no rule's text
-        if whole and self._more_follows(end, stop, indented=indented):
-            return ""  # the rest of the text, or a rationale? Unclear: quoted back
+        if (not indented and any(_NOT_RULE_TEXT.match(line) for line in taken)) or (
+                whole and self._more_follows(end, stop, indented=indented)):
+            # A comment or a heading ("Title: Dice") is no rule's text; text after the
+            # block may be its rest or a rationale: unclear either way, and quoted back.
+            return ""
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
 
     def _more_follows(self, end: int, stop: Callable[[str], bool] | None, *,
@@ -279,6 +273,14 @@ class Cursor:
             return False
         line = self.lines[end][1]
         return not (is_end_rule(line) or starts_clause(line) or (stop is not None and stop(line)))
+
+    def _ends_block(self, text: str, indented: bool, stop: Callable[[str], bool] | None) -> bool:
+        """Tell whether line ``text`` ends a block (indented, or running to a blank line)."""
+        if is_end_rule(text) or (stop is not None and stop(text)):
+            return True
+        if indented:
+            return bool(text.strip()) and indent(text) <= self.indent
+        return not text.strip() or starts_clause(text)
 
     def _quoted(self, index: int) -> tuple[str, int] | None:
         """Read a text in double quotes from line ``index``, blank lines and all, to its close.
