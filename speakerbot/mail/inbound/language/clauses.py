@@ -117,9 +117,9 @@ _CONDITION = re.compile(
 # Words that tie the changes to something wherever they stand, before the changes or after.
 _GOVERNS = re.compile(
     r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b|\bonly\s+if\b"
-    r"|\bunless\b|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
+    r"|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
     r"|\btakes?\s+effect\s+(?:only\s+)?(?:if|when|upon|once|after)\b"
-    r"|\b(?:if|when|once|upon|after)\b[^.;]*?\bproposals?\s*+#?[0-9]",
+    r"|\b(?:if|unless|when|once|upon|after)\b[^.;]*?\bproposals?\s*+#?[0-9]",
     re.IGNORECASE,
 )
 

@@ -47,6 +47,34 @@ _STARTS_CLAUSE = form(
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
+# Words that may open a change: "Additionally, repeal Rule 5.", "Please also amend ...".
+_OPENING = (
+    r"(?:(?:additionally|finally|also|further(?:more)?|then|next|lastly|moreover|and|please"
+    r"|in\s++addition|similarly|likewise)\b[\s,]*+)*"
+)
+_SPEAKS_OF_CHANGE = form(
+    rf"{_OPENING}(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
+    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
+    r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
+    r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
+    r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
+    r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:amend|repeal|transmute|retitle)\w*\s++(?:every|each|all|any)\s++(?:of\s++the\s++)?rules?\b"
+    r"|.*?\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly)"
+    r"\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:and|also|then)[\s,]++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
+    r"|prepend)\w*\b"
+    r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
+    r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
+)
+
+
+def speaks_of_change(text: str) -> bool:
+    """Tell whether a line seems to change a rule (used for the lines no form understood)."""
+    return _SPEAKS_OF_CHANGE.match(unmarked(text)) is not None
+
+
 # A line of a block that is no rule's text: a comment in brackets, or a heading of a new rule.
 _NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power)\s*[:=])", re.IGNORECASE)
 # An edit going on after a text given on the clause's line.

@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__ = ["CARDINAL", "ITEM_LINE", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "one_paragraph", "unit_clause",
+__all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "one_paragraph", "unit_clause",
            "unit_of"]
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
@@ -182,7 +182,7 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
                   nth=number, whole=whole) if text else None
 
 
-ITEM_LINE = re.compile(r"[ \t]*+(?:[-*•]|\(?[0-9]{1,3}[.)]|\([A-Za-z0-9]{1,4}\)|[a-z]\))[ \t]++\S")
+_ITEM_LINE = re.compile(r"[ \t]*+(?:[-*•]|\(?[0-9]{1,3}[.)]|\([A-Za-z0-9]{1,4}\)|[a-z]\))[ \t]++\S")
 """A line that is an item of a list: a bullet, a figure or a letter in brackets, then text."""
 _ENDS_PARAGRAPH = (".", "!", "?", ":", ";", '"', "”", ")")
 _NEW_PARAGRAPH = re.compile(r"following\s++(?:new\s++)?paragraph", re.IGNORECASE)
@@ -230,7 +230,7 @@ def _append(cursor: Cursor, rule: int, match: re.Match[str],
 
 def one_paragraph(text: str) -> bool:
     """Whether a text is one paragraph of prose (no blank line, no line a list item)."""
-    return all(line.strip() and not ITEM_LINE.match(line) for line in text.split("\n"))
+    return all(line.strip() and not _ITEM_LINE.match(line) for line in text.split("\n"))
 
 
 def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
