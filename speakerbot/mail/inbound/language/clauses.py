@@ -170,9 +170,10 @@ class _ClauseReader:
             return
         line, text, head = self.current
         clause = finish_clause(head, self.following)
-        if isinstance(clause, str):
+        taught = _CAPITALS.match(text) is not None
+        if isinstance(clause, str) and taught:
             self.errors.append(ParseError(line, tokens.shown(text), f"{clause} ({self.where})"))
-        elif not _CAPITALS.match(text) and _unclear_extent(clause.text):
+        elif isinstance(clause, str) or (not taught and _unclear_extent(clause.text)):
             # "Amend Rule 205:" in plain English gets no keyword's "to the end": a text of
             # paragraphs, or a comment in it, may be a rationale after the rule's text.
             self.unclear.append((line, tokens.shown(text)))
