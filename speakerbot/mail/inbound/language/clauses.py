@@ -114,12 +114,14 @@ _CONDITION = re.compile(
     r"|in\s+case|upon|should|contingent|conditional)\b",
     re.IGNORECASE,
 )
-# Words that tie the changes to something wherever they stand, before the changes or after.
+# Words that tie the changes to something wherever they stand, before the changes or after
+# (a condition's words are bounded: from each "if" of a long line, a search to its end would
+# cost the square of its length).
 _GOVERNS = re.compile(
     r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b|\bonly\s+if\b"
     r"|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
     r"|\btakes?\s+effect\s+(?:only\s+)?(?:if|when|upon|once|after)\b"
-    r"|\b(?:if|unless|when|once|upon|after)\b[^.;]*?\bproposals?\s*+#?[0-9]",
+    r"|\b(?:if|unless|when|once|upon|after)\b[^.;]{0,200}?\bproposals?\s*+#?[0-9]",
     re.IGNORECASE,
 )
 

@@ -48,12 +48,16 @@ _STARTS_CLAUSE = form(
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
 # Words that may open a change: "Additionally, repeal Rule 5.", "Please also amend ...".
-_OPENING = (
+_OPENING = form(
     r"(?:(?:additionally|finally|also|further(?:more)?|then|next|lastly|moreover|and|please"
-    r"|in\s++addition|similarly|likewise)\b[\s,]*+)*"
+    r"|in\s++addition|similarly|likewise)\b[\s,]*+)*+"
 )
+# "Make the same change to Rule 206", "Do the same in Rule 206": looked for apart, in turn.
+_SAME_CHANGE = form(
+    r"\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly)\b")
+_RULE_NUMBER = form(r"(?:\brules?\s++#?|\br)[0-9]")
 _SPEAKS_OF_CHANGE = form(
-    rf"{_OPENING}(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
+    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
@@ -61,8 +65,6 @@ _SPEAKS_OF_CHANGE = form(
     r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
     r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:amend|repeal|transmute|retitle)\w*\s++(?:every|each|all|any)\s++(?:of\s++the\s++)?rules?\b"
-    r"|.*?\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly)"
-    r"\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:and|also|then)[\s,]++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
     r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
@@ -71,8 +73,18 @@ _SPEAKS_OF_CHANGE = form(
 
 
 def speaks_of_change(text: str) -> bool:
-    """Tell whether a line seems to change a rule (used for the lines no form understood)."""
-    return _SPEAKS_OF_CHANGE.match(unmarked(text)) is not None
+    """Tell whether a line seems to change a rule (used for the lines no form understood).
+
+    Also after an opening word ("Additionally, repeal Rule 5."). Each pattern is tried once
+    from a fixed place, so a long line costs one pass, not one from each of its words.
+    """
+    line = unmarked(text)
+    opening = _OPENING.match(line)
+    opened = line[opening.end():] if opening is not None else line
+    if _SPEAKS_OF_CHANGE.match(line) is not None or _SPEAKS_OF_CHANGE.match(opened) is not None:
+        return True
+    same = _SAME_CHANGE.search(line)
+    return same is not None and _RULE_NUMBER.search(line, same.end()) is not None
 
 
 # A line of a block that is no rule's text: a comment in brackets, or a heading of a new rule.
