@@ -455,6 +455,7 @@ def test_a_condition_anywhere_leaves_every_change_to_the_host(text: str, line: i
     ('Amend Rule 205 by replacing "one week" with "three days".\n'
      "Apply the same amendment to Rule 206.", 3),
     ("Repeal Rule 2162 (a).", 2),
+    ("Upon adoption of this proposal, repeal Rule 2551.", 2),
     ("Repeal Rules 2551 and\n2552, and every rule enacted by Proposal 8000.", 2),
 ])
 def test_a_change_not_read_is_quoted_back(text: str, line: int) -> None:
@@ -487,6 +488,9 @@ def test_a_text_that_may_go_on_is_not_cut_short(text: str) -> None:
     # A title in parentheses, a revision, a comment on its line, and a condition of an
     # action after the changes are still what they were.
     ("Repeal Rule 2551 (Rules and Regulations).", [Clause(REPEAL, 2551)]),
+    # The proposal's own adoption is no condition.
+    ("Upon the adoption of this proposal:\nRepeal Rule 2551.", [Clause(REPEAL, 2551)]),
+    ("If this proposal passes, then:\nRepeal Rule 2551.", [Clause(REPEAL, 2551)]),
     ('Amend Rule 2143/12 by replacing "a" with "b".', [Clause(REPLACE, 2143, old="a", new="b")]),
     ("[Note: this undoes\nan old mistake.]\nRepeal Rule 2551.\n\n[Nobody uses it.]",
      [Clause(REPEAL, 2551)]),

@@ -126,6 +126,14 @@ _GOVERNS = re.compile(
 )
 
 
+# "Upon the adoption of this proposal:", "If this proposal passes,": no condition at all.
+_ADOPTION = re.compile(
+    r"(?:if|upon|on|should|when|once)\s++(?:the\s++)?(?:(?:adoption|passage|enactment)\s++of\s++)?"
+    r"this\s++proposal(?:\s++(?:is|being|be))?(?:\s++(?:adopted|passed|passes|enacted))?\s*+[,:]",
+    re.IGNORECASE,
+)
+
+
 def _edited(clause: Clause) -> int | None:
     """Return the rule a clause changes the text of, if any (what "the same rule" means)."""
     edits = (ClauseKind.AMEND, ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
@@ -233,7 +241,7 @@ class _ClauseReader:
         if stripped.startswith("[") and stripped.endswith("]"):
             return  # a comment on its line
         governs = _GOVERNS.search(stripped) is not None
-        if governs or _CONDITION.match(stripped):
+        if governs or (_CONDITION.match(stripped) and not _ADOPTION.match(stripped)):
             governs = governs or speaks_of_change(text)
             self.conditions.append((line, tokens.shown(text), governs, len(self.clauses)))
         elif speaks_of_change(text):

@@ -56,6 +56,11 @@ _OPENING = form(
 _SAME_CHANGE = form(
     r"\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly)\b")
 _RULE_NUMBER = form(r"(?:\brules?\s++#?|\br)[0-9]")
+# A change verb right before a rule's number, anywhere in a line ("Upon adoption of this
+# proposal, repeal Rule 5."): the last net for a change no form read.
+_VERB_RULE = form(
+    r"\b(?:amend|repeal|(?:re-?)?enact|transmute|retitle|replace|insert|append|delete|remove"
+    r"|strike)\w*\s++(?:the\s++(?:text\s++of\s++)?)?(?:rules?\s++#?|r)[0-9]")
 _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
@@ -82,6 +87,8 @@ def speaks_of_change(text: str) -> bool:
     opening = _OPENING.match(line)
     opened = line[opening.end():] if opening is not None else line
     if _SPEAKS_OF_CHANGE.match(line) is not None or _SPEAKS_OF_CHANGE.match(opened) is not None:
+        return True
+    if _VERB_RULE.search(line) is not None:
         return True
     same = _SAME_CHANGE.search(line)
     return same is not None and _RULE_NUMBER.search(line, same.end()) is not None
