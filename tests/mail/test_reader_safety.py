@@ -456,6 +456,7 @@ def test_a_condition_anywhere_leaves_every_change_to_the_host(text: str, line: i
      "Apply the same amendment to Rule 206.", 3),
     ("Repeal Rule 2162 (a).", 2),
     ("Upon adoption of this proposal, repeal Rule 2551.", 2),
+    ('Amend Rule 205 by appending the following words: "or a Judge".', 2),
     ("Repeal Rules 2551 and\n2552, and every rule enacted by Proposal 8000.", 2),
 ])
 def test_a_change_not_read_is_quoted_back(text: str, line: int) -> None:

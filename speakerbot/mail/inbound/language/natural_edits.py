@@ -189,7 +189,7 @@ def _clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
 
 
 _SENTENCE = re.compile(r"\bsentence\b", re.IGNORECASE)
-_ITEM = re.compile(r"\bitem\b", re.IGNORECASE)
+_ITEM = re.compile(r"\b(?:item|words?)\b", re.IGNORECASE)  # an item, or words: where?
 _FOLLOWING_SENTENCE = re.compile(r"\bfollowing\s++sentence\b", re.IGNORECASE)
 _PARAGRAPH = re.compile(r"\bparagraph\b", re.IGNORECASE)
 _ENDS_SENTENCE = (".", "!", "?")
@@ -200,7 +200,7 @@ def _appended(cursor: Cursor, rule: int, match: re.Match[str]) -> Clause | None:
 
     A sentence joins the last paragraph, as ``adding the sentence "X"`` does (unless it is
     added "as a new paragraph"); a list item named so belongs to a list, which the reader
-    cannot find, so it is quoted back.
+    cannot find, and words join some sentence: they are quoted back.
     """
     groups = match.groupdict()
     starts = [match.start(group) for group in ("text", "q") if groups.get(group) is not None]
