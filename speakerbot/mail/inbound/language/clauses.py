@@ -111,7 +111,7 @@ _CAPITALS = re.compile(r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s
 # that opens with a condition, or says anywhere that the changes hang on something.
 _CONDITION = re.compile(
     r"(?:\(?[0-9a-z]{1,3}[.)]\s+)?\(?(?:if|unless|otherwise|provided|only\s+if|in\s+the\s+event"
-    r"|in\s+case|upon|should|contingent|conditional)\b",
+    r"|in\s+case|contingent|conditional)\b",
     re.IGNORECASE,
 )
 # Words that tie the changes to something wherever they stand, before the changes or after
@@ -121,7 +121,7 @@ _GOVERNS = re.compile(
     r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b|\bonly\s+if\b"
     r"|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
     r"|\btakes?\s+effect\s+(?:only\s+)?(?:if|when|upon|once|after)\b"
-    r"|\b(?:if|unless|when|once|upon|after)\b[^.;]{0,200}?\bproposals?\s*+#?[0-9]",
+    r"|\b(?:if|unless|when|once|upon|after|should)\b[^.;]{0,200}?\bproposals?\s*+#?[0-9]",
     re.IGNORECASE,
 )
 
