@@ -441,6 +441,9 @@ def test_f21_two_rules_joined_by_a_slash_are_not_a_rule_and_its_revision(text: s
     ("Should Proposal 8000 pass:\nTransmute Rule 2551 to immutable.", 2),
     ('Amend Rule 205 by replacing "one week" with "three days".\n\n'
      "This proposal is contingent on the adoption of Proposal 8000.", 4),
+    ("This proposal only takes effect if P8000 passed.\nRepeal Rule 2551.", 2),
+    ("On condition that Proposal 8000 was adopted:\nRepeal Rule 2551.", 2),
+    ("Repeal Rule 2551.\nSubject to the adoption of Proposal 8000.", 3),
 ])
 def test_a_condition_anywhere_leaves_every_change_to_the_host(text: str, line: int) -> None:
     proposal = read(text)
@@ -498,6 +501,8 @@ def test_a_text_that_may_go_on_is_not_cut_short(text: str) -> None:
     ('Amend Rule 205 by replacing "one week" with "three days".\n\n'
      "This is better, unless you like long votes.",
      [Clause(REPLACE, 205, old="one week", new="three days")]),
+    ("Repeal Rule 2551.\nWe only need it after the reform, when it passed.",
+     [Clause(REPEAL, 2551)]),
     # A wrapped sentence read whole, and a sentence added as a paragraph when it says so.
     ('Amend Rule 205 by replacing "one week" with "three days" and\n'
      'replacing "a day" with "an hour".',

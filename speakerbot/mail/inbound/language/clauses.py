@@ -118,10 +118,13 @@ _CONDITION = re.compile(
 # (a condition's words are bounded: from each "if" of a long line, a search to its end would
 # cost the square of its length).
 _GOVERNS = re.compile(
-    r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b|\bonly\s+if\b"
+    r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b"
+    r"|\bonly\s+(?:\w+\s+){0,3}?if\b|\bonly\s+takes?\s+effect\b|\bon\s+condition\b"
+    r"|\bassuming\b"
+    r"|\bsubject\s+to\s+(?:the\s+)?(?:adoption|passage|failure)\b"
     r"|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
     r"|\btakes?\s+effect\s+(?:only\s+)?(?:if|when|upon|once|after)\b"
-    r"|\b(?:if|unless|when|once|upon|after|should)\b[^.;]{0,200}?\bproposals?\s*+#?[0-9]",
+    r"|\b(?:if|unless|when|once|upon|after|should)\b[^.;]{0,200}?\b(?:proposals?\s*+#?|p)[0-9]",
     re.IGNORECASE,
 )
 
