@@ -471,6 +471,9 @@ def test_a_change_not_read_is_quoted_back(text: str, line: int) -> None:
     "Amend Rule 205 by appending the following paragraph:\nTies fail.\n\nWhy? Ties are dull.",
     "Enact a new rule titled \"Dice\":\nDice are fair.\n\nThe Speaker rolls them.",
     "Amend Rule 205 by replacing:\nTies fail.\nwith:\nTies pass.\n\nThe Speaker breaks ties.",
+    "Amend Rule 205 to read:\nVoting lasts three days.\n"
+    "If Proposal 8000 passed, this proposal has no effect.",
+    "Amend Rule 205:\nVoting lasts three days.\nThis proposal makes votes shorter.",
 ])
 def test_a_text_that_may_go_on_is_not_cut_short(text: str) -> None:
     proposal = read(text)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
+from speakerbot.mail.inbound.language.natural_text import not_rule_text
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
 
 _CLAUSE = re.compile(
@@ -268,7 +269,7 @@ class _ClauseReader:
 
 def _unclear_extent(text: str) -> bool:
     """Whether a text given in plain English may hold more than the rule's text."""
-    return "\n\n" in text or any(line.lstrip().startswith("[") for line in text.split("\n"))
+    return "\n\n" in text or any(not_rule_text(line) for line in text.split("\n"))
 
 
 MAX_CLAUSES = 200

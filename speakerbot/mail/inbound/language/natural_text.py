@@ -94,8 +94,15 @@ def speaks_of_change(text: str) -> bool:
     return same is not None and _RULE_NUMBER.search(line, same.end()) is not None
 
 
-# A line of a block that is no rule's text: a comment in brackets, or a heading of a new rule.
-_NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power)\s*[:=])", re.IGNORECASE)
+# A line of a block that is no rule's text: a comment in brackets, a heading of a new rule,
+# or words of the proposal ("If Proposal 8000 passed, this proposal has no effect.").
+_NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power)\s*[:=])|.*?\bthis\s+proposal\b",
+                            re.IGNORECASE)
+
+
+def not_rule_text(line: str) -> bool:
+    """Tell whether a line below a change is no rule's text (a comment, a heading, ...)."""
+    return _NOT_RULE_TEXT.match(line) is not None
 # An edit going on after a text given on the clause's line.
 _MORE_EDITS = re.compile(
     r"\band\s++(?:then\s++)?(?:by\s++)?(?:replac|delet|remov|strik|insert|append|add|prepend"
@@ -296,7 +303,7 @@ class Cursor:
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
-        if (not indented and any(_NOT_RULE_TEXT.match(line) for line in taken)) or (
+        if (not indented and any(not_rule_text(line) for line in taken)) or (
                 whole and self._more_follows(end, stop, indented=indented)):
             # A comment or a heading ("Title: Dice") is no rule's text; text after the
             # block may be its rest or a rationale: unclear either way, and quoted back.
