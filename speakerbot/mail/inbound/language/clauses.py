@@ -1,9 +1,12 @@
 """The clauses inside a proposal's text (and ADMIN RULE's): ENACT, AMEND, REPEAL, TRANSMUTE, SET.
 
 A keyword clause's text runs from its line to the next clause line, a line ``END RULE``, or
-the end of the proposal; the forms players write in prose are read by
+the end of the proposal (REPEAL and TRANSMUTE take none; ``Amend Rule 5:`` not in capitals
+gets no text that may hold a rationale); the forms players write in prose are read by
 :mod:`~speakerbot.mail.inbound.language.natural`. The clauses are the engine's
-:class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``.
+:class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``. A
+condition anywhere (``If Proposal 8000 was adopted:``, ``... takes effect only if ...``)
+leaves every change to the host, and a change inside a comment in brackets is quoted back.
 """
 
 from __future__ import annotations
