@@ -35,14 +35,14 @@ or ``-``):
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
 line, the next clause or ``END RULE`` (none when more text follows it that may be its own:
-see :meth:`~speakerbot.mail.inbound.language.natural_text.Cursor.block`). A title
-written bare right after the number, in Title Case and naming no part of a rule (``rule
-2551 Auction End with``), is a title wherever a title may stand. A title written bare
-between commas (``Amend Rule 2464, Tournaments, by``) or a part of the rule (``section 2``) is taken only before edits that
-find their place by quoted text; never before ``to read``, appending, ``every occurrence``
-or a part named by its place, which it could change the meaning of. A rule named by its
-title alone (``Amend the rule entitled "T"``) is left to the host and quoted back: the
-reader has no rules to find it in.
+see :meth:`~speakerbot.mail.inbound.language.natural_text.Cursor.block`). A title written
+bare right after the number, in Title Case and naming no part of a rule (``rule 2551 Auction
+End with``), is a title wherever a title may stand. A title written bare between commas
+(``Amend Rule 2464, Tournaments, by``) or a part of the rule (``section 2``) is taken only
+before edits that find their place by quoted text; never before ``to read``, appending,
+``every occurrence`` or a part named by its place, which it could change the meaning of. A
+rule named by its title alone (``Amend the rule entitled "T"``) is left to the host and
+quoted back: the reader has no rules to find it in.
 """
 
 from __future__ import annotations
