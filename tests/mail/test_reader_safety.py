@@ -459,6 +459,9 @@ def test_a_condition_anywhere_leaves_every_change_to_the_host(text: str, line: i
      "Apply the same amendment to Rule 206.", 3),
     ("Repeal Rule 2162 (a).", 2),
     ("Upon adoption of this proposal, repeal Rule 2551.", 2),
+    ("Repeal Rule 2551.\nRule 2552 should also be repealed.", 3),
+    ("Repeal Rule 2551.\nThe same goes for Rule 2552.", 3),
+    ('Amend Rule 205 by replacing "a" with "b".\nAnd in Rule 206 too.', 3),
     ('Amend Rule 205 by appending the following words: "or a Judge".', 2),
     ("Repeal Rules 2551 and\n2552, and every rule enacted by Proposal 8000.", 2),
 ])

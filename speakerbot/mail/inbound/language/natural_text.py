@@ -54,7 +54,8 @@ _OPENING = form(
 )
 # "Make the same change to Rule 206", "Do the same in Rule 206": looked for apart, in turn.
 _SAME_CHANGE = form(
-    r"\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly)\b")
+    r"\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly"
+    r"|(?:the\s++)?same\s++(?:goes\s++)?(?:for|applies\s++to))\b")
 _RULE_NUMBER = form(r"(?:\brules?\s++#?|\br)[0-9]")
 # A change verb right before a rule's number, anywhere in a line ("Upon adoption of this
 # proposal, repeal Rule 5."): the last net for a change no form read.
@@ -72,7 +73,8 @@ _SPEAKS_OF_CHANGE = form(
     r"|(?:amend|repeal|transmute|retitle)\w*\s++(?:every|each|all|any)\s++(?:of\s++the\s++)?rules?\b"
     r"|(?:and|also|then)[\s,]++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
     r"|prepend)\w*\b"
-    r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
+    r"|rules?\s++#?[0-9]+.*?\b(?:is|are|be)\s++(?:also\s++)?(?:hereby\s++)?"
+    r"(?:amended|repealed|enacted|transmuted|retitled|renamed)"
     r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
 )
 
@@ -88,8 +90,9 @@ def speaks_of_change(text: str) -> bool:
     opened = line[opening.end():] if opening is not None else line
     if _SPEAKS_OF_CHANGE.match(line) is not None or _SPEAKS_OF_CHANGE.match(opened) is not None:
         return True
-    if _VERB_RULE.search(line) is not None:
-        return True
+    if _VERB_RULE.search(line) is not None or (
+            len(opened) < len(line) and _RULE_NUMBER.search(opened) is not None):
+        return True  # a verb before a rule's number, or a rule after "And", "Also", ...
     same = _SAME_CHANGE.search(line)
     return same is not None and _RULE_NUMBER.search(line, same.end()) is not None
 
