@@ -458,6 +458,8 @@ def test_a_condition_anywhere_leaves_every_change_to_the_host(text: str, line: i
     ('Amend Rule 205 by replacing "one week" with "three days".\n'
      "Apply the same amendment to Rule 206.", 3),
     ("Repeal Rule 2162 (a).", 2),
+    ("Repeal the following rules:\n- Rule 2001 (Dice)\n- Rule 2002 (Cards)\n\nRule 2003 (Auctions)",
+     2),
     ("Upon adoption of this proposal, repeal Rule 2551.", 2),
     ("Repeal Rule 2551.\nRule 2552 should also be repealed.", 3),
     ("Repeal Rule 2551.\nThe same goes for Rule 2552.", 3),

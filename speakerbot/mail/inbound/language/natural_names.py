@@ -92,7 +92,10 @@ def rules_after(cursor: Cursor, after_colon: str) -> list[int]:
     """Return the rules listed after a colon (to the end of its paragraph) or below it."""
     after_colon = after_colon.strip()
     if not after_colon:
-        return listed_rules(cursor.listed())
+        rules = listed_rules(cursor.listed())
+        # A rule below the list's end (its marker of another kind, or none) may be one more
+        # of it: the whole is the host's.
+        return [] if listed_rules(cursor.next_line()) else rules
     rules = listed_rules(after_colon)
     if rules:
         return rules

@@ -409,6 +409,11 @@ class Cursor:
             text += "\n" + more
         return text
 
+    def next_line(self) -> str:
+        """Return the next line that is not blank, from where reading stands ("" at the end)."""
+        index = self._next_written(self.index)
+        return self.lines[index][1] if index < len(self.lines) else ""
+
     def _next_written(self, index: int) -> int:
         """Return the index of the first line from ``index`` that is not blank (or the end)."""
         while index < len(self.lines) and not self.lines[index][1].strip():
