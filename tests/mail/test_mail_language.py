@@ -421,7 +421,7 @@ CASES = [
                 "Runs",
                 "Preamble.\nREPEAL RULE 1\nbecause it is old\nAMEND RULE 2:\nnew\n\n"
                 "Rationale: short.",
-                clause("REPEAL", 1, "because it is old"),
+                clause("REPEAL", 1, ""),  # a repeal has no text: its next line is prose
                 clause("AMEND", 2, "new\n\nRationale: short."),
             )
         ],

@@ -66,7 +66,7 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
     ("delete-block", "Amend Rule 6 by deleting the text:\n    foo bar",
      [replace(6, "foo bar", "")]),
     ("append", "Amend Rule 7 by appending: One more.", [plain("APPEND", 7, "One more.")]),
-    ("append-paragraph", "Amend Rule 7 by appending the following paragraph:\nA.\nB.\n\nAfter.",
+    ("append-paragraph", "Amend Rule 7 by appending the following paragraph:\nA.\nB.",
      [plain("APPEND", 7, "A.\nB.")]),
     ("append-quoted", 'Amend Rule 7 by appending "Z."', [plain("APPEND", 7, "Z.")]),
     ("insert", 'Amend Rule 9 by inserting "ZZ" after "YY".', [insert(9, "ZZ", "YY", "after")]),
@@ -82,7 +82,9 @@ FORMS: list[tuple[str, str, list[dict[str, object]]]] = [
     ("to-read-inline", "Amend Rule 8 to read: New text.", [plain("AMEND", 8, "New text.")]),
     ("to-read-in-full", 'Amend Rule 2519, "Consent", by changing it to read in full:\nC.',
      [plain("AMEND", 2519, "C.")]),
-    ("to-read-stops-at-blank", "Amend Rule 8 to read:\nNew.\n\nWhy: because.",
+    # Text after a blank line below an unindented text may be its next paragraph: "to read:"
+    # "New." <blank> "Why: because." is informal (tests/mail/test_reader_safety.py).
+    ("to-read-stops-at-end-rule", "Amend Rule 8 to read:\nNew.\nEND RULE\n\nWhy: because.",
      [plain("AMEND", 8, "New.")]),
     ("repeal", "Repeal Rule 10 (Old stuff).", [plain("REPEAL", 10)]),
     ("repeal-quoted-title", 'Repeal rule 2609 "Temporary CFJ setup"', [plain("REPEAL", 2609)]),

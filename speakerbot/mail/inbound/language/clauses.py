@@ -1,9 +1,12 @@
 """The clauses inside a proposal's text (and ADMIN RULE's): ENACT, AMEND, REPEAL, TRANSMUTE, SET.
 
 A keyword clause's text runs from its line to the next clause line, a line ``END RULE``, or
-the end of the proposal; the forms players write in prose are read by
+the end of the proposal (REPEAL and TRANSMUTE take none; ``Amend Rule 5:`` not in capitals
+gets no text that may hold a rationale); the forms players write in prose are read by
 :mod:`~speakerbot.mail.inbound.language.natural`. The clauses are the engine's
-:class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``.
+:class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``. A
+condition anywhere (``If Proposal 8000 was adopted:``, ``... takes effect only if ...``)
+leaves every change to the host, and a change inside a comment in brackets is quoted back.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
+from speakerbot.mail.inbound.language.natural_text import not_rule_text
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
 
 _CLAUSE = re.compile(
@@ -101,26 +105,51 @@ def finish_clause(head: ClauseHead, following: list[str]) -> Clause | str:
     return Clause(head.kind, head.rule, text, immutable=head.immutable)
 
 
-# A broken keyword clause is an error when written as taught (capitals; SET in any case);
-# in other case it is prose the forms did not understand, and the proposal goes on informal.
-_CAPITALS = re.compile(
-    r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s+)?RULE\b|(?i:SET)\s)"
-)
+# A broken keyword clause is an error when written as taught (capitals); in other case it
+# is prose the forms did not understand ("Set against the old rule, ..."), and the proposal
+# goes on informal.
+_CAPITALS = re.compile(r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s+)?RULE\b|SET\s)")
 
 
-# A line that makes the proposal's changes depend on something (read outside comments).
+# A line that makes the proposal's changes depend on something (read outside comments): one
+# that opens with a condition, or says anywhere that the changes hang on something.
 _CONDITION = re.compile(
-    r"(?:\(?[0-9a-z]{1,3}[.)]\s+)?(?:if|unless|otherwise|provided\s+that|only\s+if|in\s+the\s+event"
-    r"|in\s+case)\b|.*\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b",
+    r"(?:\(?[0-9a-z]{1,3}[.)]\s+)?\(?(?:if|unless|otherwise|provided|only\s+if|in\s+the\s+event"
+    r"|in\s+case|contingent|conditional)\b",
     re.IGNORECASE,
 )
-_NO_EFFECT = re.compile(r"\bno\s+effect\b", re.IGNORECASE)
+# Words that tie the changes to something wherever they stand, before the changes or after
+# (a condition's words are bounded: from each "if" of a long line, a search to its end would
+# cost the square of its length).
+_GOVERNS = re.compile(
+    r"\b(?:ha(?:s|ve)|shall\s+have|takes?)\s+no\s+effect\b|\bdoes\s+nothing\b"
+    r"|\bonly\s+(?:\w+\s+){0,3}?if\b|\bonly\s+takes?\s+effect\b|\bon\s+condition\b"
+    r"|\bassuming\b"
+    r"|\bsubject\s+to\s+(?:the\s+)?(?:adoption|passage|failure)\b"
+    r"|\bprovided\s+that\b|\b(?:contingent|conditional)\s+(?:on|upon)\b"
+    r"|\btakes?\s+effect\s+(?:only\s+)?(?:if|when|upon|once|after)\b"
+    r"|\b(?:if|unless|when|once|upon|after|should)\b[^.;]{0,200}?\b(?:proposals?\s*+#?|p)[0-9]",
+    re.IGNORECASE,
+)
+
+
+# "Upon the adoption of this proposal:", "If this proposal passes,": no condition at all.
+_ADOPTION = re.compile(
+    r"(?:if|upon|on|should|when|once)\s++(?:the\s++)?(?:(?:adoption|passage|enactment)\s++of\s++)?"
+    r"this\s++proposal(?:\s++(?:is|being|be))?(?:\s++(?:adopted|passed|passes|enacted))?\s*+[,:]",
+    re.IGNORECASE,
+)
 
 
 def _edited(clause: Clause) -> int | None:
     """Return the rule a clause changes the text of, if any (what "the same rule" means)."""
     edits = (ClauseKind.AMEND, ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
     return clause.rule if clause.kind in edits else None
+
+
+def _bracket_opens(text: str) -> bool:
+    """Whether a line opens a comment in brackets that it does not close."""
+    return text.lstrip().startswith("[") and text.count("[") > text.count("]")
 
 
 def _went_on(clauses: tuple[Clause, ...]) -> int | None:
@@ -146,10 +175,11 @@ class _ClauseReader:
         # The rule the natural change just read edits, while only blank lines follow it:
         # "and by ..." or "Also amend the same rule by ..." go on editing it.
         self.previous: int | None = None
-        self.natural: list[int] = []  # where the clauses read in prose stand in self.clauses
-        self.conditions: list[tuple[int, str]] = []
-        self.conditional = False
-        self.comment = False  # inside a comment in brackets
+        # Each condition: its line, its text, and whether it governs the changes for sure
+        # (else only when a change follows it: "If G. got blots, they are expunged." after
+        # the changes speaks of an action, not of them).
+        self.conditions: list[tuple[int, str, bool, int]] = []
+        self.comment = False  # inside a comment in brackets, over lines
 
     def close(self) -> None:
         """Finish the keyword clause being read, if any."""
@@ -157,8 +187,13 @@ class _ClauseReader:
             return
         line, text, head = self.current
         clause = finish_clause(head, self.following)
-        if isinstance(clause, str):
+        taught = _CAPITALS.match(text) is not None
+        if isinstance(clause, str) and taught:
             self.errors.append(ParseError(line, tokens.shown(text), f"{clause} ({self.where})"))
+        elif isinstance(clause, str) or (not taught and _unclear_extent(clause.text)):
+            # "Amend Rule 205:" in plain English gets no keyword's "to the end": a text of
+            # paragraphs, or a comment in it, may be a rationale after the rule's text.
+            self.unclear.append((line, tokens.shown(text)))
         else:
             self.clauses.append(clause)
         self.current, self.following = None, []
@@ -172,16 +207,19 @@ class _ClauseReader:
         if self.current is not None and is_end_rule(text):
             self.close()  # what follows, up to the next clause, is the proposal's alone
             return index + 1
+        if self.comment or (self.current is None and _bracket_opens(text)):
+            self.in_comment(line, text)
+            return index + 1
         head = clause_head(text)
         if isinstance(head, ClauseHead):
             self.close()
             self.current = (line, text, head)
+            if head.kind in (ClauseKind.REPEAL, ClauseKind.TRANSMUTE):
+                self.close()  # no text: what follows is prose (a condition, another change)
             return index + 1
         natural = read_natural(self.lines, index, previous if self.current is None else None)
         if natural is not None:
             self.close()
-            self.conditional = self.conditional or bool(self.conditions)
-            self.natural.extend(range(len(self.clauses), len(self.clauses) + len(natural.clauses)))
             self.clauses.extend(natural.clauses)
             self.previous = _went_on(natural.clauses)
             return natural.next
@@ -197,30 +235,44 @@ class _ClauseReader:
             self.prose(line, text)
         return index + 1
 
+    def in_comment(self, line: int, text: str) -> None:
+        """Read a line of a comment in brackets: a change in it is quoted back, never made."""
+        self.close()
+        self.comment = "]" not in text or text.rfind("[") > text.rfind("]")
+        if clause_head(text.lstrip(" [")) is not None or speaks_of_change(text.lstrip(" [")):
+            self.unclear.append((line, tokens.shown(text)))
+
     def prose(self, line: int, text: str) -> None:
-        """Read a line of the proposal's own text: a comment, a condition, or a change unclear."""
+        """Read a line of the proposal's own text: a condition, or a change unclear."""
         stripped = text.strip()
-        if stripped.startswith("["):
-            self.comment = True
-        if not self.comment and _CONDITION.match(stripped):
-            self.conditions.append((line, tokens.shown(text)))
-            self.conditional = self.conditional or _NO_EFFECT.search(stripped) is not None
+        if stripped.startswith("[") and stripped.endswith("]"):
+            return  # a comment on its line
+        governs = _GOVERNS.search(stripped) is not None
+        if governs or (_CONDITION.match(stripped) and not _ADOPTION.match(stripped)):
+            governs = governs or speaks_of_change(text)
+            self.conditions.append((line, tokens.shown(text), governs, len(self.clauses)))
         elif speaks_of_change(text):
             self.unclear.append((line, tokens.shown(text)))
-        if stripped.endswith("]"):
-            self.comment = False
 
     def natural_read(self) -> list[Clause]:
-        """Return the clauses, without those read in prose when a condition governs them.
+        """Return the clauses, or none when a condition governs them.
 
         A proposal that says when its changes are to happen ("If Proposal 8320 has been
-        adopted, ...", "Otherwise:") is carried out by the host: its changes, made
-        unconditionally, would be wrong changes. Its conditions are quoted back.
+        adopted, ...", "Otherwise:", "... takes effect only if ...") is carried out by the
+        host: its changes, made unconditionally, would be wrong changes. Its conditions are
+        quoted back.
         """
-        if not self.conditional:
+        governing = [(line, text) for line, text, governs, before in self.conditions
+                     if governs or before < len(self.clauses)]
+        if not governing or not self.clauses:
             return self.clauses
-        self.unclear = sorted([*self.unclear, *self.conditions])
-        return [c for number, c in enumerate(self.clauses) if number not in self.natural]
+        self.unclear = sorted([*self.unclear, *governing])
+        return []
+
+
+def _unclear_extent(text: str) -> bool:
+    """Whether a text given in plain English may hold more than the rule's text."""
+    return "\n\n" in text or any(not_rule_text(line) for line in text.split("\n"))
 
 
 MAX_CLAUSES = 200

@@ -34,14 +34,15 @@ or ``-``):
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
-line, the next clause or ``END RULE``. A title written bare right after the number, in
-Title Case and naming no part of a rule (``rule 2551 Auction End with``), is a title
-wherever a title may stand. A title written bare between commas (``Amend Rule 2464,
-Tournaments, by``) or a part of the rule (``section 2``) is taken only before edits that
-find their place by quoted text; never before ``to read``, appending, ``every occurrence``
-or a part named by its place, which it could change the meaning of. A rule named by its
-title alone (``Amend the rule entitled "T"``) is left to the host and quoted back: the
-reader has no rules to find it in.
+line, the next clause or ``END RULE`` (none when more text follows it that may be its own:
+see :meth:`~speakerbot.mail.inbound.language.natural_text.Cursor.block`). A title written
+bare right after the number, in Title Case and naming no part of a rule (``rule 2551 Auction
+End with``), is a title wherever a title may stand. A title written bare between commas
+(``Amend Rule 2464, Tournaments, by``) or a part of the rule (``section 2``) is taken only
+before edits that find their place by quoted text; never before ``to read``, appending,
+``every occurrence`` or a part named by its place, which it could change the meaning of. A
+rule named by its title alone (``Amend the rule entitled "T"``) is left to the host and
+quoted back: the reader has no rules to find it in.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_names import (
     IN_ORDER,
     NAMED,
+    REVISION,
     RULE,
     TITLE,
     listed_rules,
@@ -76,6 +78,7 @@ from speakerbot.mail.inbound.language.natural_text import (
     Q,
     form,
     is_end_rule,
+    speaks_of_change,
     starts_clause,
     unmarked,
     unquote,
@@ -106,7 +109,7 @@ _BY = (
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
     rf"amend\s++(?:the\s++text\s++of\s++)?(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
-    r"(?:/[0-9]{1,4})?"
+    rf"{REVISION}"
     rf"(?:{NAMED}|{TITLE})"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
@@ -205,26 +208,6 @@ _EVERY_RULE = form(
     rf"amend\s++(?:the\s++following\s++rules{IN_ORDER}\s*+,?\s*+by\s++(?P<body>[^:]*+):"
     rf"\s*+(?P<rules>.*)|rules\s++(?P<named>.*?\S){IN_ORDER}\s*+,?\s*+by\s++(?P<edits>.*))"
 )
-_SPEAKS_OF_CHANGE = form(
-    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
-    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
-    r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
-    r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
-    r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
-    r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:and|also|then)\s++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
-    r"|prepend)\w*\b"
-    r"|rules?\s++#?[0-9]+.*?\b(?:is|are)\s++(?:hereby\s++)?(?:amended|repealed|enacted|transmuted)"
-    r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
-)
-
-
-def speaks_of_change(text: str) -> bool:
-    """Tell whether a line seems to change a rule (used for the lines no form understood)."""
-    return _SPEAKS_OF_CHANGE.match(unmarked(text)) is not None
-
-
 @dataclass(frozen=True)
 class Read:
     """What a natural form read: its clauses and the index of the first line after it."""
@@ -316,7 +299,11 @@ def _whole(cursor: Cursor, head: str) -> Clause | None:
                       new=unquote(match["new"]), every=every)
     match = _APPEND_TO.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.APPEND, rule_number(match), cursor.text(match["text"], match["q"]))
+        # Without a colon, the lines below are text only indented or braced: a quotation
+        # taken for the rule's title may have been the text ('... to Rule 5 "Ties fail."').
+        text = (cursor.block(strict=True) if match["text"] is None and match["q"] is None
+                else cursor.text(match["text"], match["q"]))
+        return Clause(ClauseKind.APPEND, rule_number(match), text)
     return None
 
 
@@ -452,27 +439,35 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
         return None
     # A head that ends in "and" or a comma may go on below ("replacing "a" with "b" and
     # <newline> replacing ..."): it is taken alone only when the longer one is nothing.
+    # When it does go on below and the longer head is not understood, what the wrapped line
+    # says would be lost: the whole is quoted back. A head ending in "or" offers an
+    # alternative, and is never taken alone.
     unfinished: Read | None = None
+    cut = False
     for wrapped in range(_MAX_WRAPPED + 1):
         cursor = Cursor(lines, index)
         head = cursor.head(wrapped)
         if head is None:
-            return unfinished
+            break
         clauses = _read(cursor, head, previous)
         if clauses and counted_after_an_edit(clauses, previous):
             return None
         if clauses and all(_complete(clause) for clause in clauses):
             if _GOES_ON_BELOW.search(head) is None:
                 return Read(clauses, cursor.index)
+            cut = cut or _OR_BELOW.search(head) is not None
             unfinished = unfinished or Read(clauses, cursor.index)
-        elif head.rstrip().endswith(":"):
-            return unfinished
-    return unfinished
+        else:
+            cut = cut or unfinished is not None
+            if head.rstrip().endswith(":"):
+                break
+    return None if cut else unfinished
 
 
 _MAX_WRAPPED = 3
-_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
 """How many wrapped lines after a clause's first line are joined to it."""
+_GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
+_OR_BELOW = re.compile(r"\bor\s*+$", re.IGNORECASE)
 
 
 def _complete(clause: Clause) -> bool:

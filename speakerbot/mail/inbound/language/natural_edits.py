@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 
 from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
-from speakerbot.mail.inbound.language.natural_units import UNIT_FORMS, unit_clause
+from speakerbot.mail.inbound.language.natural_units import UNIT_FORMS, one_paragraph, unit_clause
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__: list[str] = []
@@ -168,16 +168,50 @@ def _clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
         return Clause(ClauseKind.REPLACE, rule, old=unquote(match["old"]), new=new,
                       every=_every(match))
     if name in ("delete", "more-delete"):
+        if (_SENTENCE.search(match.string, match.start(), match.start("old"))
+                and not unquote(match["old"]).endswith(_ENDS_SENTENCE)):
+            if _every(match):
+                return None
+            # "deleting the sentence "X"" without X's full stop: the sentence goes, its full
+            # stop and space too (with the full stop, the text quoted goes, as before).
+            return Clause(ClauseKind.REPLACE, rule, anchor=unquote(match["old"]), new="",
+                          unit="sentence", whole=True)
         return Clause(ClauseKind.REPLACE, rule, old=unquote(match["old"]), new="",
                       every=_every(match))
     if name == "append":
-        return Clause(ClauseKind.APPEND, rule, cursor.text(text, groups.get("q")))
+        return _appended(cursor, rule, match)
     if groups.get("following") is not None and text is None:
         return None  # "inserting the following before "X"" with no text to insert
     if groups.get("q") is not None and text is not None:
         return None  # two texts to insert: which is meant is unclear
     return Clause(ClauseKind.INSERT, rule, cursor.text(text, groups.get("q")),
                   anchor=unquote(match["anchor"]), position=_position(match["position"]))
+
+
+_SENTENCE = re.compile(r"\bsentence\b", re.IGNORECASE)
+_ITEM = re.compile(r"\b(?:item|words?)\b", re.IGNORECASE)  # an item, or words: where?
+_FOLLOWING_SENTENCE = re.compile(r"\bfollowing\s++sentence\b", re.IGNORECASE)
+_PARAGRAPH = re.compile(r"\bparagraph\b", re.IGNORECASE)
+_ENDS_SENTENCE = (".", "!", "?")
+
+
+def _appended(cursor: Cursor, rule: int, match: re.Match[str]) -> Clause | None:
+    """Build ``appending[ the following (paragraph|sentence|item)]: <text>`` to the rule.
+
+    A sentence joins the last paragraph, as ``adding the sentence "X"`` does (unless it is
+    added "as a new paragraph"); a list item named so belongs to a list, which the reader
+    cannot find, and words join some sentence: they are quoted back.
+    """
+    groups = match.groupdict()
+    starts = [match.start(group) for group in ("text", "q") if groups.get(group) is not None]
+    words = match.string[match.start():min(starts, default=match.end())]
+    text = cursor.text(groups.get("text"), groups.get("q"))
+    if _ITEM.search(words):
+        return None
+    if _FOLLOWING_SENTENCE.search(words) and not _PARAGRAPH.search(words):
+        return (Clause(ClauseKind.APPEND, rule, text, unit="paragraph", nth=-1)
+                if one_paragraph(text) else None)
+    return Clause(ClauseKind.APPEND, rule, text)
 
 
 def read_edits(cursor: Cursor, rule: int, body: str) -> list[Clause] | None:

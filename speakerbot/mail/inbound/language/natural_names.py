@@ -15,6 +15,7 @@ __all__ = [
     "IN_ORDER",
     "LISTED_RULE",
     "NAMED",
+    "REVISION",
     "RULE",
     "TITLE",
     "listed_rules",
@@ -22,7 +23,19 @@ __all__ = [
     "rules_after",
 ]
 
-TITLE = r"(?:\s*+,?\s*+(?:\((?:[^()]|\([^()]*\))*\)|" + Q + r"|'[^'\n]{1,100}'))?"
+# A title in parentheses is no label ("2162(c)", "(2)") and holds no small word of a part, a
+# condition or more changes ("(last paragraph)", "(unless ...)", "(and every rule ...)"):
+# the text would say more than the rule's number, and the line is quoted back.
+_NOT_A_TITLE = (
+    r"(?!(?<=[0-9]\()[A-Za-z0-9]{1,4}\))(?!(?-i:\s*+(?:[0-9]{1,3}|[a-z]|[ivx]{1,4})\s*+\)))"
+    r"(?!(?-i:\s*+(?:and|or|also|plus|as\s++well)\b|[^()]*?\b(?:if|unless|except|excluding"
+    r"|provided|only|when|whichever|(?:sub)?(?:paragraph|section|sentence|item|clause|part|line)s?"
+    r"|first|second|third|fourth|fifth|sixth|last|final)\b))"
+)
+TITLE = (r"(?:\s*+,?\s*+(?:\(" + _NOT_A_TITLE + r"(?:[^()]|\([^()]*\))*\)|" + Q
+         + r"|'[^'\n]{1,100}'))?")
+# A revision after the number ("R2143/12") is short: "Rule 2143/2144" names two rules.
+REVISION = r"(?:/[0-9]{1,2}+(?![0-9]))?"
 # A title written bare right after the number ("rule 2551 Auction End with"): words in
 # Title Case, none a part of a rule ("Section 3") or a word of the form ("By", "To").
 _NAME_WORD = (
@@ -30,14 +43,14 @@ _NAME_WORD = (
     r"|provided|after|before|once|upon|until|except|effective|immediately"
     r"|section|subsection|paragraph|subparagraph|part|item|clause|sentence|line|list|article"
     r"|chapter|bullet|point|number|annex|appendix|schedule|table|title|text|power|heading"
-    r"|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)\b))"
+    r"|amend|replace|append|insert|delete|remove|repeal|retitle|enact|create)s?\b))"
     r"(?-i:[A-Z][\w'’-]*+)"
 )
 NAMED = (
     rf"(?:\s++{_NAME_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}{_NAME_WORD})"
     r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
 )
-RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}})(?:/[0-9]{{1,4}})?(?:{NAMED}|{TITLE})"
+RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){REVISION}(?:{NAMED}|{TITLE})"
 # The order in which rules are changed or repealed, named after them ("in ascending
 # numerical order by ID"): each rule gets the same change, so it changes nothing.
 IN_ORDER = (
@@ -79,7 +92,10 @@ def rules_after(cursor: Cursor, after_colon: str) -> list[int]:
     """Return the rules listed after a colon (to the end of its paragraph) or below it."""
     after_colon = after_colon.strip()
     if not after_colon:
-        return listed_rules(cursor.listed())
+        rules = listed_rules(cursor.listed())
+        # A rule below the list's end (its marker of another kind, or none) may be one more
+        # of it: the whole is the host's.
+        return [] if listed_rules(cursor.next_line()) else rules
     rules = listed_rules(after_colon)
     if rules:
         return rules

@@ -47,6 +47,69 @@ _STARTS_CLAUSE = form(
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
+# Words that may open a change: "Additionally, repeal Rule 5.", "Please also amend ...".
+_OPENING = form(
+    r"(?:(?:additionally|finally|also|further(?:more)?|then|next|lastly|moreover|and|please"
+    r"|in\s++addition|similarly|likewise)\b[\s,]*+)*+"
+)
+# "Make the same change to Rule 206", "Do the same in Rule 206": looked for apart, in turn.
+_SAME_CHANGE = form(
+    r"\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly"
+    r"|(?:the\s++)?same\s++(?:goes\s++)?(?:for|applies\s++to))\b")
+_RULE_NUMBER = form(r"(?:\brules?\s++#?|\br)[0-9]")
+# A change verb right before a rule's number, anywhere in a line ("Upon adoption of this
+# proposal, repeal Rule 5."): the last net for a change no form read.
+_VERB_RULE = form(
+    r"\b(?:amend|repeal|(?:re-?)?enact|transmute|retitle|replace|insert|append|delete|remove"
+    r"|strike)\w*\s++(?:the\s++(?:text\s++of\s++)?)?(?:rules?\s++#?|r)[0-9]")
+_SPEAKS_OF_CHANGE = form(
+    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
+    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
+    r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
+    r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
+    r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
+    r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
+    r"|(?:amend|repeal|transmute|retitle)\w*\s++(?:every|each|all|any)\s++(?:of\s++the\s++)?rules?\b"
+    r"|(?:and|also|then)[\s,]++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
+    r"|prepend)\w*\b"
+    r"|rules?\s++#?[0-9]+.*?\b(?:is|are|be)\s++(?:also\s++)?(?:hereby\s++)?"
+    r"(?:amended|repealed|enacted|transmuted|retitled|renamed)"
+    r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
+)
+
+
+def speaks_of_change(text: str) -> bool:
+    """Tell whether a line seems to change a rule (used for the lines no form understood).
+
+    Also after an opening word ("Additionally, repeal Rule 5."). Each pattern is tried once
+    from a fixed place, so a long line costs one pass, not one from each of its words.
+    """
+    line = unmarked(text)
+    opening = _OPENING.match(line)
+    opened = line[opening.end():] if opening is not None else line
+    if _SPEAKS_OF_CHANGE.match(line) is not None or _SPEAKS_OF_CHANGE.match(opened) is not None:
+        return True
+    if _VERB_RULE.search(line) is not None or (
+            len(opened) < len(line) and _RULE_NUMBER.search(opened) is not None):
+        return True  # a verb before a rule's number, or a rule after "And", "Also", ...
+    same = _SAME_CHANGE.search(line)
+    return same is not None and _RULE_NUMBER.search(line, same.end()) is not None
+
+
+# A line of a block that is no rule's text: a comment in brackets, a heading of a new rule,
+# or words of the proposal ("If Proposal 8000 passed, this proposal has no effect.").
+_NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power)\s*[:=])|.*?\bthis\s+proposal\b",
+                            re.IGNORECASE)
+
+
+def not_rule_text(line: str) -> bool:
+    """Tell whether a line below a change is no rule's text (a comment, a heading, ...)."""
+    return _NOT_RULE_TEXT.match(line) is not None
+# An edit going on after a text given on the clause's line.
+_MORE_EDITS = re.compile(
+    r"\band\s++(?:then\s++)?(?:by\s++)?(?:replac|delet|remov|strik|insert|append|add|prepend"
+    r"|chang)ing\b", re.IGNORECASE)
 _ONE_QUOTATION = re.compile(rf"(?P<q>{Q})[.;,]?")
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
@@ -77,6 +140,9 @@ def starts_clause(text: str) -> bool:
 def unquote(text: str) -> str:
     """Return ``text`` without the double quotes around it, if it is one quotation."""
     text = text.strip()
+    if len(text) > 2 and text[-1] in ".;," and text[-2] in "\"”":
+        inner = unquote(text[:-1])  # '"Ties fail".': the full stop is the sentence's
+        return inner if inner != text[:-1] else text
     if len(text) >= 2 and text[0] in "\"“”" and text[-1] in "\"”“":
         inner = text[1:-1]
         if not any(mark in inner for mark in "\"“”"):
@@ -211,11 +277,14 @@ class Cursor:
             index += 1
         return index < len(self.lines) and _braces(self.lines[index][1]) > 0
 
-    def block(self, stop: Callable[[str], bool] | None = None, *, strict: bool = False) -> str:
+    def block(self, stop: Callable[[str], bool] | None = None, *, strict: bool = False,
+              whole: bool = True) -> str:
         """Read the block after a colon: text in braces, indented lines, or lines to a blank.
 
         ``strict`` (no colon before the block) takes only braces or indented lines. An empty
-        string when there is no block (or braces never closed).
+        string when there is no block (or braces never closed), when it holds a comment in
+        brackets or a heading, or (``whole``) when more text that may be its own follows it
+        before the next clause: a text cut short would be a wrong change.
         """
         if self.starts_braced():
             return self.braced() or ""
@@ -233,10 +302,34 @@ class Cursor:
         while index < len(lines) and not self._ends_block(lines[index][1], indented, stop):
             taken.append(lines[index][1])
             index += 1
+        end = index
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
+        if (not indented and any(not_rule_text(line) for line in taken)) or (
+                whole and self._more_follows(end, stop, indented=indented)):
+            # A comment or a heading ("Title: Dice") is no rule's text; text after the
+            # block may be its rest or a rationale: unclear either way, and quoted back.
+            return ""
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _more_follows(self, end: int, stop: Callable[[str], bool] | None, *,
+                      indented: bool) -> bool:
+        """Whether text that may still be the block's goes on after it ends at ``end``.
+
+        An indented block is ended by a blank line and a line set back; text set back right
+        after it, or written after a blank line below an unindented block, may be its next
+        paragraph or a rationale. A clause, ``END RULE`` or the end of the text ends it clearly.
+        """
+        if indented:
+            if end >= len(self.lines) or not self.lines[end - 1][1].strip():
+                return False
+        else:
+            end = self._next_written(end)
+        if end >= len(self.lines):
+            return False
+        line = self.lines[end][1]
+        return not (is_end_rule(line) or starts_clause(line) or (stop is not None and stop(line)))
 
     def _ends_block(self, text: str, indented: bool, stop: Callable[[str], bool] | None) -> bool:
         """Tell whether line ``text`` ends a block (indented, or running to a blank line)."""
@@ -302,7 +395,7 @@ class Cursor:
         index = self._next_written(self.index)
         first = self.lines[index][1] if index < len(self.lines) else ""
         kind, column = _marker_kind(first), indent(first)
-        text = self.block()
+        text = self.block(whole=not kind)
         while text and kind:
             index = self._next_written(self.index)
             line = self.lines[index][1] if index < len(self.lines) else ""
@@ -310,11 +403,16 @@ class Cursor:
                     or is_end_rule(line)):
                 break
             self.index = index
-            more = self.block()
+            more = self.block(whole=False)
             if not more:
                 break
             text += "\n" + more
         return text
+
+    def next_line(self) -> str:
+        """Return the next line that is not blank, from where reading stands ("" at the end)."""
+        index = self._next_written(self.index)
+        return self.lines[index][1] if index < len(self.lines) else ""
 
     def _next_written(self, index: int) -> int:
         """Return the index of the first line from ``index`` that is not blank (or the end)."""
@@ -329,5 +427,7 @@ class Cursor:
         if inline is not None and inline.strip():
             if _braces(inline):
                 return self.braced(inline) or ""
+            if "[" in inline or _MORE_EDITS.search(inline):
+                return ""  # a comment, or the next edit ("..., and by deleting "X""): unclear
             return unquote(inline)
         return self.block()

@@ -42,7 +42,8 @@ from collections.abc import Iterable
 from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "unit_clause", "unit_of"]
+__all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "one_paragraph", "unit_clause",
+           "unit_of"]
 
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
@@ -181,6 +182,9 @@ def _insert(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Claus
                   nth=number, whole=whole) if text else None
 
 
+_ITEM_LINE = re.compile(r"[ \t]*+(?:[-*•]|\(?[0-9]{1,3}[.)]|\([A-Za-z0-9]{1,4}\)|[a-z]\))[ \t]++\S")
+"""A line that is an item of a list: a bullet, a figure or a letter in brackets, then text."""
+_ENDS_PARAGRAPH = (".", "!", "?", ":", ";", '"', "”", ")")
 _NEW_PARAGRAPH = re.compile(r"following\s++(?:new\s++)?paragraph", re.IGNORECASE)
 _SENTENCE = re.compile(r"sentence", re.IGNORECASE)
 # Text put "at the end of" a paragraph, or "the following text" appended to it, joins it.
@@ -214,11 +218,19 @@ def _append(cursor: Cursor, rule: int, match: re.Match[str],
         if unit != "paragraph" or not _JOINED.search(words):
             return None  # "appending to the last paragraph: <block>": a new one, or joined?
         text = _text(cursor, match)
-        if not text or any(not line.strip() for line in text.split("\n")):
+        if not text or not one_paragraph(text):
             return None  # paragraphs joined to a paragraph: which is meant is unclear
         return Clause(ClauseKind.APPEND, rule, text, unit=unit, nth=number)
-    return Clause(ClauseKind.APPEND, rule, _text(cursor, match), anchor=anchor,
-                  unit=unit, nth=number, whole=whole)
+    text = _text(cursor, match)
+    if not one_paragraph(text):
+        return None  # a list item, or paragraphs, joined to a part: which is meant is unclear
+    return Clause(ClauseKind.APPEND, rule, text, anchor=anchor, unit=unit, nth=number,
+                  whole=whole)
+
+
+def one_paragraph(text: str) -> bool:
+    """Whether a text is one paragraph of prose (no blank line, no line a list item)."""
+    return all(line.strip() and not _ITEM_LINE.match(line) for line in text.split("\n"))
 
 
 def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
@@ -231,8 +243,10 @@ def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> C
     if name == "amend-text":
         return Clause(ClauseKind.AMEND, rule, cursor.text(match["text"], None))
     if name == "prepend":
-        return Clause(ClauseKind.INSERT, rule, _text(cursor, match), position="before",
-                      unit="paragraph", nth=1)
+        text = _text(cursor, match)
+        if _SENTENCE.search(_form_words(match)) or not text.rstrip().endswith(_ENDS_PARAGRAPH):
+            return None  # a sentence or a phrase put first: joined, or a paragraph? Unclear
+        return Clause(ClauseKind.INSERT, rule, text, position="before", unit="paragraph", nth=1)
     if name == "sentence-add":
         return Clause(ClauseKind.APPEND, rule, unquote(match["q"]), unit="paragraph", nth=-1)
     unit, anchor, number, whole = _part(match)
