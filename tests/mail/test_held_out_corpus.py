@@ -35,7 +35,7 @@ DISPUTED = {
     "agora-8244.txt": "quotation marks inside the text",
 }
 
-EXACT_AT_LEAST = 123
+EXACT_AT_LEAST = 124
 """Understood exactly when the sets were made (issue 26): it may rise, never fall."""
 
 

@@ -111,6 +111,10 @@ _MORE_EDITS = re.compile(
     r"\band\s++(?:then\s++)?(?:by\s++)?(?:replac|delet|remov|strik|insert|append|add|prepend"
     r"|chang)ing\b", re.IGNORECASE)
 _ONE_QUOTATION = re.compile(rf"(?P<q>{Q})[.;,]?")
+# A line that ends a sentence (or a list's lead-in, an item): the next may be a new paragraph.
+_ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]}\u201d\u2019]*\s*$")
+# How long a line is when a mail client wrapped it (they wrap at 70 to 78 columns).
+_WRAPPED_AT = 60
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
 _MAX_BRACED_LINES = 500
 _MAX_QUOTED_LINES = 50
@@ -302,6 +306,14 @@ class Cursor:
         while index < len(lines) and not self._ends_block(lines[index][1], indented, stop):
             taken.append(lines[index][1])
             index += 1
+        if indented and taken and self._rewrapped(taken[-1], index):
+            # A mail client wrapped the indented text again: the line set back right under
+            # a line cut mid-sentence goes on with it, and the block runs to a blank line.
+            indented, first = False, indent(taken[0])
+            while index < len(lines) and not self._ends_block(lines[index][1], False, stop):
+                taken.append(lines[index][1])
+                index += 1
+            taken = [line[min(indent(line), first):] for line in taken]
         end = index
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
@@ -312,6 +324,19 @@ class Cursor:
             # block may be its rest or a rationale: unclear either way, and quoted back.
             return ""
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+
+    def _rewrapped(self, last: str, index: int) -> bool:
+        """Whether the line at ``index``, set back under an indented block, goes on with it.
+
+        It does when the block's ``last`` line is as long as a wrapped line and ends
+        mid-sentence (a short one, "one week" before "with:", is a whole text), and no clause
+        starts there.
+        """
+        if (index >= len(self.lines) or len(last.rstrip()) < _WRAPPED_AT
+                or _ENDS_SENTENCE.search(last)):
+            return False
+        line = self.lines[index][1]
+        return bool(line.strip()) and not (is_end_rule(line) or starts_clause(line))
 
     def _more_follows(self, end: int, stop: Callable[[str], bool] | None, *,
                       indented: bool) -> bool:
