@@ -295,7 +295,6 @@ class Cursor:
         lines, index = self.lines, self.index
         while index < len(lines) and not lines[index][1].strip():
             index += 1
-        taken: list[str] = []
         indented = index < len(lines) and indent(lines[index][1]) > self.indent
         quoted = None if indented else self._quoted(index)
         if quoted is not None:
@@ -303,17 +302,7 @@ class Cursor:
             return quoted[0]
         if strict and not indented:
             return self._one_quotation(index)
-        while index < len(lines) and not self._ends_block(lines[index][1], indented, stop):
-            taken.append(lines[index][1])
-            index += 1
-        if indented and taken and self._rewrapped(taken[-1], index):
-            # A mail client wrapped the indented text again: the line set back right under
-            # a line cut mid-sentence goes on with it, and the block runs to a blank line.
-            indented, first = False, indent(taken[0])
-            while index < len(lines) and not self._ends_block(lines[index][1], False, stop):
-                taken.append(lines[index][1])
-                index += 1
-            taken = [line[min(indent(line), first):] for line in taken]
+        taken, index, indented = self._block_lines(index, indented, stop)
         end = index
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
@@ -325,13 +314,43 @@ class Cursor:
             return ""
         return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
 
-    def _rewrapped(self, last: str, index: int) -> bool:
+    def _block_lines(self, index: int, indented: bool, stop: Callable[[str], bool] | None,
+                     ) -> tuple[list[str], int, bool]:
+        """Return a block's lines from ``index``, the index after them, and whether it is indented.
+
+        It is no longer taken as indented when a mail client wrapped it again.
+        """
+        taken: list[str] = []
+        while index < len(self.lines) and not self._ends_block(self.lines[index][1], indented,
+                                                               stop):
+            taken.append(self.lines[index][1])
+            index += 1
+        if indented and self._rewrapped(taken, index):
+            # A mail client wrapped the indented text again: it runs on to a blank line.
+            return (*self._wrapped_on(taken, index, stop), False)
+        return taken, index, indented
+
+    def _wrapped_on(self, taken: list[str], index: int,
+                    stop: Callable[[str], bool] | None) -> tuple[list[str], int]:
+        """Return an indented block a mail client wrapped again, and the index after it.
+
+        The block goes on with the lines set back under it, to a blank line; each line is set
+        back by the first line's indentation at most.
+        """
+        taken, first = list(taken), indent(taken[0])
+        while index < len(self.lines) and not self._ends_block(self.lines[index][1], False, stop):
+            taken.append(self.lines[index][1])
+            index += 1
+        return [line[min(indent(line), first):] for line in taken], index
+
+    def _rewrapped(self, taken: list[str], index: int) -> bool:
         """Whether the line at ``index``, set back under an indented block, goes on with it.
 
         It does when the block's ``last`` line is as long as a wrapped line and ends
         mid-sentence (a short one, "one week" before "with:", is a whole text), and no clause
         starts there.
         """
+        last = taken[-1] if taken else ""
         if (index >= len(self.lines) or len(last.rstrip()) < _WRAPPED_AT
                 or _ENDS_SENTENCE.search(last)):
             return False
