@@ -111,6 +111,11 @@ def finish_clause(head: ClauseHead, following: list[str]) -> Clause | str:
 _CAPITALS = re.compile(r"\s*(?:(?:ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:IMMUTABLE\s+)?RULE\b|SET\s)")
 
 
+# A line right under a change that goes on with its sentence: it begins with a small letter,
+# a bracket or a quotation mark, or with "and", "or", "but" (a mail client wrapped it there).
+_GOES_ON = re.compile(r"\s*+(?:[a-z(\"\u201c]|(?i:and|or|but)\b)")
+
+
 # A line that makes the proposal's changes depend on something (read outside comments): one
 # that opens with a condition, or says anywhere that the changes hang on something.
 _CONDITION = re.compile(
@@ -180,6 +185,9 @@ class _ClauseReader:
         # the changes speaks of an action, not of them).
         self.conditions: list[tuple[int, str, bool, int]] = []
         self.comment = False  # inside a comment in brackets, over lines
+        # The natural change just read: the index of the line after it, where its clauses
+        # begin, and its first line (quoted back if the next line turns out to be its rest).
+        self.just_read: tuple[int, int, int, str] | None = None
 
     def close(self) -> None:
         """Finish the keyword clause being read, if any."""
@@ -220,6 +228,7 @@ class _ClauseReader:
         natural = read_natural(self.lines, index, previous if self.current is None else None)
         if natural is not None:
             self.close()
+            self.just_read = (natural.next, len(self.clauses), line, text)
             self.clauses.extend(natural.clauses)
             self.previous = _went_on(natural.clauses)
             return natural.next
@@ -231,9 +240,31 @@ class _ClauseReader:
                 self.unclear.append((line, tokens.shown(text)))
         elif self.current is not None:
             self.following.append(text)
+        elif self.goes_on(index, text):
+            self.withdraw(line, text)
         else:
             self.prose(line, text)
         return index + 1
+
+    def goes_on(self, index: int, text: str) -> bool:
+        """Whether line ``index`` goes on with the sentence of the change just read.
+
+        Only a line right under it, with no blank line between, can; one that speaks of a
+        change of its own ("and by deleting ...") is quoted back alone, as prose.
+        """
+        return (self.just_read is not None and self.just_read[0] == index > 0
+                and bool(self.lines[index - 1][1].strip()) and _GOES_ON.match(text) is not None
+                and not speaks_of_change(text))
+
+    def withdraw(self, line: int, text: str) -> None:
+        """Take back the change just read: the line under it goes on with its sentence.
+
+        That line ("if ...", "in the first paragraph", "and "X" with "Y"") may change what the
+        change says, so both are quoted back.
+        """
+        _, first, change_line, change_text = self.just_read or (0, len(self.clauses), line, "")
+        del self.clauses[first:]
+        self.unclear += [(change_line, tokens.shown(change_text)), (line, tokens.shown(text))]
 
     def in_comment(self, line: int, text: str) -> None:
         """Read a line of a comment in brackets: a change in it is quoted back, never made."""

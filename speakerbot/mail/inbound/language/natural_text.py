@@ -99,7 +99,8 @@ def speaks_of_change(text: str) -> bool:
 
 # A line of a block that is no rule's text: a comment in brackets, a heading of a new rule,
 # or words of the proposal ("If Proposal 8000 passed, this proposal has no effect.").
-_NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power)\s*[:=])|.*?\bthis\s+proposal\b",
+_NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power|rationale|reason|comment)\s*[:=])"
+                            r"|.*?\bthis\s+proposal\b",
                             re.IGNORECASE)
 
 
@@ -154,6 +155,16 @@ def unquote(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] == "'" and "'" not in text[1:-1]:
         return text[1:-1]  # single quotes are only taken around a double quote (see Q)
     return text
+
+
+def _set_back(lines: list[str]) -> str:
+    """Return a block's lines set back by its first line's indentation.
+
+    A line set back further than the first (a mail client wrapped the text again) loses all
+    of its own; a line indented further keeps what it has more (a list under a paragraph).
+    """
+    first = next((indent(line) for line in lines if line.strip()), 0)
+    return "\n".join(line[min(indent(line), first):] for line in lines)
 
 
 def _unquote_block(text: str) -> str:
@@ -307,12 +318,12 @@ class Cursor:
         if index < len(lines) and is_end_rule(lines[index][1]):
             index += 1
         self.index = index
-        if (not indented and any(not_rule_text(line) for line in taken)) or (
+        if any(not_rule_text(line) for line in taken) or (
                 whole and self._more_follows(end, stop, indented=indented)):
             # A comment or a heading ("Title: Dice") is no rule's text; text after the
             # block may be its rest or a rationale: unclear either way, and quoted back.
             return ""
-        return _unquote_block(textwrap.dedent("\n".join(taken)).strip("\n").rstrip())
+        return _unquote_block(_set_back(taken).strip("\n").rstrip())
 
     def _block_lines(self, index: int, indented: bool, stop: Callable[[str], bool] | None,
                      ) -> tuple[list[str], int, bool]:
@@ -334,14 +345,13 @@ class Cursor:
                     stop: Callable[[str], bool] | None) -> tuple[list[str], int]:
         """Return an indented block a mail client wrapped again, and the index after it.
 
-        The block goes on with the lines set back under it, to a blank line; each line is set
-        back by the first line's indentation at most.
+        The block goes on with the lines set back under it, to a blank line.
         """
-        taken, first = list(taken), indent(taken[0])
+        taken = list(taken)
         while index < len(self.lines) and not self._ends_block(self.lines[index][1], False, stop):
             taken.append(self.lines[index][1])
             index += 1
-        return [line[min(indent(line), first):] for line in taken], index
+        return taken, index
 
     def _rewrapped(self, taken: list[str], index: int) -> bool:
         """Whether the line at ``index``, set back under an indented block, goes on with it.
@@ -379,8 +389,8 @@ class Cursor:
         """Tell whether line ``text`` ends a block (indented, or running to a blank line)."""
         if is_end_rule(text) or (stop is not None and stop(text)):
             return True
-        if indented:
-            return bool(text.strip()) and indent(text) <= self.indent
+        if indented:  # a change standing in the indented text ends it too
+            return bool(text.strip()) and (indent(text) <= self.indent or starts_clause(text))
         return not text.strip() or starts_clause(text)
 
     def _quoted(self, index: int) -> tuple[str, int] | None:
