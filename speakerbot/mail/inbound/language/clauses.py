@@ -252,7 +252,7 @@ class _ClauseReader:
         Only a line right under it, with no blank line between, can; one that speaks of a
         change of its own ("and by deleting ...") is quoted back alone, as prose.
         """
-        return (self.just_read is not None and self.just_read[0] == index > 0
+        return (self.just_read is not None and self.just_read[0] == index
                 and bool(self.lines[index - 1][1].strip()) and _GOES_ON.match(text) is not None
                 and not speaks_of_change(text))
 
@@ -262,7 +262,8 @@ class _ClauseReader:
         That line ("if ...", "in the first paragraph", "and "X" with "Y"") may change what the
         change says, so both are quoted back.
         """
-        _, first, change_line, change_text = self.just_read or (0, len(self.clauses), line, "")
+        assert self.just_read is not None  # goes_on saw to it
+        _, first, change_line, change_text = self.just_read
         del self.clauses[first:]
         self.unclear += [(change_line, tokens.shown(change_text)), (line, tokens.shown(text))]
 

@@ -161,10 +161,11 @@ def _set_back(lines: list[str]) -> str:
     """Return a block's lines set back by its first line's indentation.
 
     A line set back further than the first (a mail client wrapped the text again) loses all
-    of its own; a line indented further keeps what it has more (a list under a paragraph).
+    of its own; a line indented further keeps what it has more (a list under a paragraph);
+    a line of white space only is left empty.
     """
     first = next((indent(line) for line in lines if line.strip()), 0)
-    return "\n".join(line[min(indent(line), first):] for line in lines)
+    return "\n".join(line[min(indent(line), first):] if line.strip() else "" for line in lines)
 
 
 def _unquote_block(text: str) -> str:
@@ -331,24 +332,19 @@ class Cursor:
 
         It is no longer taken as indented when a mail client wrapped it again.
         """
+        taken, index = self._taken(index, indented, stop)
+        if indented and self._rewrapped(taken, index):
+            # A mail client wrapped the indented text again: it runs on to a blank line.
+            more, index = self._taken(index, False, stop)
+            return taken + more, index, False
+        return taken, index, indented
+
+    def _taken(self, index: int, indented: bool,
+               stop: Callable[[str], bool] | None) -> tuple[list[str], int]:
+        """Return the lines from ``index`` up to where a block ends, and the index after them."""
         taken: list[str] = []
         while index < len(self.lines) and not self._ends_block(self.lines[index][1], indented,
                                                                stop):
-            taken.append(self.lines[index][1])
-            index += 1
-        if indented and self._rewrapped(taken, index):
-            # A mail client wrapped the indented text again: it runs on to a blank line.
-            return (*self._wrapped_on(taken, index, stop), False)
-        return taken, index, indented
-
-    def _wrapped_on(self, taken: list[str], index: int,
-                    stop: Callable[[str], bool] | None) -> tuple[list[str], int]:
-        """Return an indented block a mail client wrapped again, and the index after it.
-
-        The block goes on with the lines set back under it, to a blank line.
-        """
-        taken = list(taken)
-        while index < len(self.lines) and not self._ends_block(self.lines[index][1], False, stop):
             taken.append(self.lines[index][1])
             index += 1
         return taken, index
