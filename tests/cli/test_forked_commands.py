@@ -15,24 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.commands import FRESH_ENV, speakerbot
-
-CONFIG = """
-[game]
-name = "Forked Nomic"
-ruleset = "suber"
-address = "game@forked.test"
-speaker = "chuck@forked.test"
-speaker_name = "Chuck"
-admin_password = "pw"
-
-[database]
-url = "sqlite:///{db}"
-
-[smtp]
-host = "127.0.0.1"
-port = 2525
-security = "none"
-"""
+from tests.support.configs import game_config
 
 
 def fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -43,7 +26,7 @@ def fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Complet
 def test_a_forked_command_answers_as_a_fresh_one(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(FRESH_ENV, raising=False)
-    (tmp_path / "speakerbot.toml").write_text(CONFIG.format(db=tmp_path / "game.db"))
+    game_config(tmp_path, "suber")
     # The config is found from the command's folder and environment, not the test's.
     env = {**os.environ, "SPEAKERBOT_CONFIG": "speakerbot.toml"}
     assert speakerbot(["init"], env=env, cwd=tmp_path).returncode == 0
