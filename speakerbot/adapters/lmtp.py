@@ -10,7 +10,10 @@ store returned, 451 when it raised.
 A ``Return-Path: <envelope sender>`` header is prepended to the message (as a
 delivering MTA does, and Dovecot's LMTP does) unless the message already begins
 with one; the null sender gives ``Return-Path: <>``, which is what bounce
-detection looks for. Apart from that header the bytes are those received.
+detection looks for. Then a ``Delivered-To: <recipient>`` header per accepted
+recipient, as Dovecot's LMTP writes it: where the message was delivered, which
+its To and Cc (the sender's words) do not say. Apart from those headers the
+bytes are those received.
 
 The DATA phase is read here rather than by aiosmtpd: aiosmtpd (1.4) stops
 keeping the lines of a message once it is over the size limit, but still
@@ -60,6 +63,19 @@ def with_return_path(raw: bytes, mail_from: str) -> bytes:
         return raw
     sender = mail_from.encode("utf-8", "surrogateescape")
     return b"Return-Path: <" + sender + b">\r\n" + raw
+
+
+def with_envelope(raw: bytes, mail_from: str, recipients: list[str]) -> bytes:
+    """Return ``raw`` with its envelope written in: a Return-Path, a Delivered-To per recipient.
+
+    The Return-Path is kept first (:func:`with_return_path`); the Delivered-To lines follow
+    it, in the order the recipients were accepted.
+    """
+    stamped = with_return_path(raw, mail_from)
+    end = stamped.find(b"\n") + 1
+    delivered = b"".join(b"Delivered-To: " + recipient.encode("utf-8", "surrogateescape")
+                         + b"\r\n" for recipient in recipients)
+    return stamped[:end] + delivered + stamped[end:]
 
 
 class LmtpServer:
@@ -245,8 +261,8 @@ class _Handler:
         if mail_from == "<>":
             mail_from = ""
         original = envelope.original_content or b""
-        raw = with_return_path(original, mail_from)
         recipients = list(envelope.rcpt_tos)
+        raw = with_envelope(original, mail_from, recipients)
         try:
             await asyncio.to_thread(self._store, raw, received_at, mail_from, recipients)
         except Exception:

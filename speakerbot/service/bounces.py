@@ -8,14 +8,22 @@ once, as the worse. At ``[limits] bounce_score`` points within :data:`WINDOW`, a
 stops observing, and a player is marked unreachable: the host is told once, and nothing in
 the game changes by itself. A successful delivery report, or authenticated mail from the
 address, forgets its bounces and the mark. A bounce is never answered.
+
+A message is a bounce only when it is automatic mail (never answered anyway: a delivery
+report, an auto-reply) delivered to a return path whose MAC names a recipient of ours. A
+person's mail is never one, whatever its headers say: anyone may put a return path, real or
+made up, in To or Cc, and a player's reply-all to it must still be read. A forged or
+unverifiable token changes nothing: the message goes on as ordinary mail.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from speakerbot.adapters.store import InboundRow
-from speakerbot.mail.inbound.bounces import Bounce, read_bounce
+from speakerbot.mail.inbound.bounces import BounceKind, read_report, return_path_tokens
+from speakerbot.mail.inbound.reading import NEVER_ANSWER, InboundMail
 from speakerbot.mail.outbound.compose import Outgoing
 from speakerbot.mail.verp import recipient_of
 from speakerbot.rfc5322 import split_header_block
@@ -29,25 +37,46 @@ WEIGHTS = {"hard": 10, "soft": 5}
 _MARK = b"+bounce-"
 
 
-def bounce_in(deps: Deps, row: InboundRow) -> Bounce | None:
-    """Return the bounce ``row`` is, if it came to one of the game's return paths."""
+@dataclass(frozen=True)
+class Bounced:
+    """A bounce whose return path names one of our messages and its recipient."""
+
+    kind: BounceKind
+    detail: str
+    message: str
+    """The message's reference (``verp.message_ref``)."""
+    address: str
+    """The recipient the return path names."""
+
+
+def bounce_in(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail) -> Bounced | None:
+    """Return the bounce ``row`` is, if it is one (see the module's docstring); else None."""
+    if mail.skipped not in NEVER_ANSWER:
+        return None  # a person's mail: read as any other, whatever it was delivered to
     head, _ = split_header_block(row.raw)
     if _MARK not in head.lower():
         return None  # the mark is in a header of every message to a return path
-    return read_bounce(row.raw, deps.identity.address)
+    tokens = return_path_tokens(row.raw, deps.identity.address)
+    if not tokens:
+        return None
+    state = batch.state
+    candidates = [address for address in {*state.players, state.speaker, state.host,
+                                          deps.settings.game.speaker,
+                                          *deps.store.observers(batch.uow.session)}
+                  if address]
+    for token in tokens:
+        named = recipient_of(deps.identity.secret, token, candidates)
+        if named is not None:
+            kind, detail = read_report(row.raw)
+            return Bounced(kind, detail, *named)
+    return None
 
 
-def count_bounce(deps: Deps, batch: Batch, row: InboundRow, bounce: Bounce) -> str:
+def count_bounce(deps: Deps, batch: Batch, row: InboundRow, bounce: Bounced) -> str:
     """Count a bounce against the recipient its return path names; say what was done."""
     session = batch.uow.session
     state = batch.state
-    candidates = {*state.players, state.speaker, state.host, deps.settings.game.speaker,
-                  *deps.store.observers(session)}
-    named = recipient_of(deps.identity.secret, bounce.token,
-                         (address for address in candidates if address))
-    if named is None:
-        return "a bounce whose return path names no recipient of ours: nothing counted"
-    message, address = named
+    message, address = bounce.message, bounce.address
     if bounce.kind == "delivered":
         forget(deps, batch, address)
         return f"a delivery report: {address} receives our mail"

@@ -148,9 +148,9 @@ def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
         # and the message is read once the rest is settled (it stays stored, in order).
         finish(deps, batch, row, DEFERRED)
         return Processed(row.id, DEFERRED, False)
-    bounce = bounce_in(deps, row)
+    bounce = bounce_in(deps, batch, row, mail)
     if bounce is not None:
-        # Whatever it says, it came to a return path: counted, never answered.
+        # Automatic mail to a genuine return path: counted, never answered.
         batch.reason = "bounce"
         finish(deps, batch, row, "skipped", count_bounce(deps, batch, row, bounce))
         return Processed(row.id, "skipped", False)

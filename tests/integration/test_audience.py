@@ -180,3 +180,46 @@ def test_a_player_whose_mail_bounces_is_marked_unreachable_once(make_game: MakeG
     game.wait_subject("Proposal 301 ADOPTED")
     # Bob wrote to the game: his mail reaches him again, the mark is gone.
     assert "UNREACHABLE" not in game.cli("status").stdout
+
+
+def with_header(raw: bytes, name: str, value: str, *, first: bool = False) -> bytes:
+    """``raw`` with one more header: after its headers, or ``first`` (as a delivering server)."""
+    line = f"{name}: {value}\n".encode()
+    if first:
+        return line + raw
+    head, _, body = raw.partition(b"\n\n")
+    return head + b"\n" + line + b"\n" + body
+
+
+def test_a_ballot_with_a_return_path_in_cc_is_applied_and_answered(make_game: MakeGame) -> None:
+    """Issue 37.1: a return path in To or Cc, forged or real, never makes a ballot a bounce."""
+    game = started(make_game)
+    ask(game, ALICE, "PROPOSE: Tea", "ENACT RULE:\nTea at four.\n")
+    bobs = copies(game, "Proposal 301: Tea")[BOB].mail_from  # Bob's genuine return path
+    assert "+bounce-" in bobs
+    forged = f"game+bounce-{'0123456789abcdef'}-{'a' * 20}@nomic.test"
+
+    # A made-up return path Cc'd on a discussion mail; Carol answers with reply-all.
+    raw = with_header(game.message(CAROL, "Tea talk", "VOTE 301 AGAINST\n"), "Cc", forged)
+    game.append(raw)
+    said = body_of(game.wait_subject("Re: Tea talk", to=CAROL))
+    assert "Your ballot on proposal 301 is AGAINST" in said
+
+    # Bob's real return path Cc'd: the MTA delivers one copy to it (Delivered-To says so) and
+    # one to the game. The copy to the return path comes first; it is still Alice's ballot.
+    raw = with_header(game.message(ALICE, "Alice votes", "VOTE 301 FOR\n"), "Cc", bobs)
+    game.append(with_header(raw, "Delivered-To", bobs, first=True))
+    game.append(with_header(raw, "Delivered-To", GAME, first=True))
+    said = body_of(game.wait_subject("Re: Alice votes", to=ALICE))
+    assert "Your ballot on proposal 301 is FOR" in said
+    assert len(game.copies("Re: Alice votes", to=ALICE)) == 1
+
+    # A real bounce of Bob's copy, delivered to his return path, still counts.
+    game.append(make_dsn(copies(game, "Proposal 301: Tea")[BOB].data, bobs, BOB))
+    ask(game, BOB, "bob votes", "VOTE 301 FOR\n")
+    listed = json.loads(game.cli("inbound", "list", "--json").stdout)
+    assert [row["note"] for row in listed if row["reason"] == "bounce"] == [
+        "a hard bounce of mail to bob@nomic.test (1 points)"], listed
+    players = [row for row in listed if row["sender"] in (ALICE, CAROL)]
+    assert {row["status"] for row in players} == {"processed"}, players
+    game.wait_subject("Proposal 301 ADOPTED")

@@ -140,7 +140,9 @@ def test_stores_the_bytes_and_answers_250_for_each_recipient(
         assert [code for code, _ in answers] == [250, 250]
         _no_reply_left_over(client)
     [stored] = store.calls
-    assert stored.raw == b"Return-Path: <alice@example.test>\r\n" + MESSAGE
+    assert stored.raw == (b"Return-Path: <alice@example.test>\r\n"
+                          b"Delivered-To: speaker@example.test\r\n"
+                          b"Delivered-To: archive@example.test\r\n" + MESSAGE)
     assert stored.mail_from == "alice@example.test"
     assert stored.recipients == recipients
     assert stored.received_at.utcoffset() == timedelta(0)
@@ -155,7 +157,8 @@ def test_eight_bit_garbage_passes_through_exactly(start: Callable[..., LmtpServe
     with _client(server) as client:
         [(code, _)] = _transaction(client, "alice@example.test", ["speaker@example.test"], raw)
     assert code == 250
-    assert store.calls[0].raw == b"Return-Path: <alice@example.test>\r\n" + raw
+    assert store.calls[0].raw == (b"Return-Path: <alice@example.test>\r\n"
+                                  b"Delivered-To: speaker@example.test\r\n" + raw)
 
 
 def test_null_sender_gives_an_empty_return_path(start: Callable[..., LmtpServer]) -> None:
@@ -165,7 +168,8 @@ def test_null_sender_gives_an_empty_return_path(start: Callable[..., LmtpServer]
         [(code, _)] = _transaction(client, "", ["speaker@example.test"], MESSAGE)
     assert code == 250
     assert store.calls[0].mail_from == ""
-    assert store.calls[0].raw == b"Return-Path: <>\r\n" + MESSAGE
+    assert store.calls[0].raw == (b"Return-Path: <>\r\nDelivered-To: speaker@example.test\r\n"
+                                  + MESSAGE)
 
 
 def test_an_existing_return_path_is_kept(start: Callable[..., LmtpServer]) -> None:
@@ -174,7 +178,8 @@ def test_an_existing_return_path_is_kept(start: Callable[..., LmtpServer]) -> No
     raw = b"Return-Path: <>\r\n" + MESSAGE
     with _client(server) as client:
         _transaction(client, "mailer-daemon@example.test", ["speaker@example.test"], raw)
-    assert store.calls[0].raw == raw
+    assert store.calls[0].raw == (b"Return-Path: <>\r\nDelivered-To: speaker@example.test\r\n"
+                                  + MESSAGE)
 
 
 def test_lines_longer_than_rfc5321_allows_are_accepted(start: Callable[..., LmtpServer]) -> None:
@@ -272,7 +277,8 @@ def test_a_message_five_times_too_big_gets_552_for_each_recipient_and_the_next_o
         assert [code for code, _ in answers] == [250, 250]
         _no_reply_left_over(client)
     [stored] = store.calls
-    assert stored.raw == b"Return-Path: <alice@example.test>\r\n" + MESSAGE
+    assert stored.raw == (b"Return-Path: <alice@example.test>\r\nDelivered-To: a@example.test"
+                          b"\r\nDelivered-To: b@example.test\r\n" + MESSAGE)
     assert stored.recipients == recipients[:2]
 
 
@@ -302,7 +308,9 @@ def test_oversized_data_is_thrown_away_while_it_is_read(
         _no_reply_left_over(client)
         answers = _transaction(client, "alice@example.test", recipients, MESSAGE)
         assert [code for code, _ in answers] == [250, 250]
-    assert [c.raw for c in store.calls] == [b"Return-Path: <alice@example.test>\r\n" + MESSAGE]
+    assert [c.raw for c in store.calls] == [
+        b"Return-Path: <alice@example.test>\r\nDelivered-To: a@example.test\r\n"
+        b"Delivered-To: b@example.test\r\n" + MESSAGE]
 
 
 def test_lhlo_advertises_size_and_mail_from_refuses_a_bigger_declared_size(

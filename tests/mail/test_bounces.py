@@ -19,6 +19,7 @@ from speakerbot.mail.inbound.bounces import (
     MAX_BOUNCE_BYTES,
     Bounce,
     read_bounce,
+    return_path_tokens,
 )
 from speakerbot.mail.verp import bounce_address, message_ref, recipient_of
 from tests.mail.conftest import LIMIT_SECONDS, cpu_seconds
@@ -98,7 +99,22 @@ def test_mail_to_no_verp_address_of_this_game_is_no_bounce() -> None:
     # Delivered to the game's own address; To: another base, Cc: another domain, a bad token.
     raw = (SAMPLES / "other-address.eml").read_bytes()
     assert read_bounce(raw, GAME) is None
-    assert read_bounce(raw, "nomic@elsewhere.example") is not None  # the Cc, for that game
+    # Not even for the game the Cc names: To and Cc are the sender's words, not where the
+    # message was delivered.
+    assert read_bounce(raw, "nomic@elsewhere.example") is None
+    envelope = (b"Delivered-To: nomic+bounce-ab5ccf17a5a10083-a5ece3c16ec3c68249f3"
+                b"@elsewhere.example\n")
+    assert read_bounce(envelope + raw, "nomic@elsewhere.example") is not None
+
+
+@pytest.mark.parametrize("header", ["To", "Cc", "Bcc", "Reply-To", "Resent-To", "From"])
+def test_a_return_path_written_by_the_sender_makes_no_bounce(header: str) -> None:
+    # A player answering with reply-all copies whatever the first writer put in Cc.
+    raw = message_with({"Return-Path": "<>", "Delivered-To": GAME, header: VERP,
+                        "From" if header != "From" else "Sender": "MAILER-DAEMON@mx.test"},
+                       b"VOTE 301 AGAINST\n")
+    assert read_bounce(raw, GAME) is None
+    assert return_path_tokens(raw, GAME) == []
 
 
 def test_a_return_path_in_the_row_id_form_is_no_bounce() -> None:
@@ -142,7 +158,7 @@ def test_the_first_verp_address_found_wins_in_the_order_of_the_headers() -> None
     ],
 )
 def test_the_address_is_found_among_others(value: str) -> None:
-    raw = f"To: {value}\n\nHello.\n".encode("latin-1")
+    raw = f"Delivered-To: {value}\n\nHello.\n".encode("latin-1")
     bounce = read_bounce(raw, GAME)
     assert bounce is not None
     assert recipient_of(SECRET, bounce.token, ["kate@example.net"]) == (REF, "kate@example.net")
@@ -190,7 +206,7 @@ def report(*blocks: tuple[str, str]) -> bytes:
         for n, (action, status) in enumerate(blocks)
     )
     return (
-        f"From: MAILER-DAEMON@mx.test\nTo: {VERP}\nMIME-Version: 1.0\n"
+        f"Delivered-To: {VERP}\nFrom: MAILER-DAEMON@mx.test\nTo: {VERP}\nMIME-Version: 1.0\n"
         'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\n\n'
         "--b\nContent-Type: text/plain\n\nSome did not arrive.\n\n"
         "--b\nContent-Type: message/delivery-status\n\n"
@@ -223,6 +239,7 @@ def test_a_delay_warning_in_another_format_is_no_failure() -> None:
             b"     kate@example.net\n\nMessage will be retried for 2 more day(s)\n")
     bounce = read_bounce(message_with({"From": "Mail Delivery Subsystem <mailer-daemon@"
                                                 "googlemail.com>", "To": VERP,
+                                       "Delivered-To": VERP,
                                        "Subject": "Delivery Status Notification (Delay)"},
                                       body), GAME)
     assert bounce is not None
@@ -232,7 +249,8 @@ def test_a_delay_warning_in_another_format_is_no_failure() -> None:
 
 def test_a_plain_reply_to_the_verp_address_is_no_failure() -> None:
     bounce = read_bounce(message_with({"From": "kate@example.net", "To": VERP,
-                                       "Subject": "Re: Proposal 312"}, b"I vote FOR.\n"), GAME)
+                                       "Delivered-To": VERP, "Subject": "Re: Proposal 312"},
+                                      b"I vote FOR.\n"), GAME)
     assert bounce == Bounce(VERP[13:-12], "none", "not a delivery report: Re: Proposal 312")
 
 
@@ -267,7 +285,7 @@ def test_8bit_headers_do_not_stop_the_detectors() -> None:
     ],
 )
 def test_hostile_structure_is_refused_before_parsing(body: str, detail: str) -> None:
-    bounce = read_bounce(f"To: {VERP}\n".encode() + body.encode(), GAME)
+    bounce = read_bounce(f"Delivered-To: {VERP}\n".encode() + body.encode(), GAME)
     assert bounce is not None
     assert (bounce.kind, bounce.detail) == ("none", detail)
 
@@ -369,10 +387,11 @@ def test_any_bytes_are_read_without_raising(raw: bytes) -> None:
 
 
 HEADS = [
-    f"To: {VERP}\n\n",
-    f"To: {VERP}\nContent-Type: multipart/report; report-type=delivery-status; boundary=b\n\n",
-    f"To: {VERP}\nContent-Type: message/delivery-status\n\n",
-    f"To: {VERP}\nContent-Type: multipart/mixed; boundary=b\n\n--b\n",
+    f"Delivered-To: {VERP}\n\n",
+    f"Delivered-To: {VERP}\n"
+    "Content-Type: multipart/report; report-type=delivery-status; boundary=b\n\n",
+    f"Delivered-To: {VERP}\nContent-Type: message/delivery-status\n\n",
+    f"Delivered-To: {VERP}\nContent-Type: multipart/mixed; boundary=b\n\n--b\n",
 ]
 
 

@@ -72,12 +72,15 @@ def make_dsn(
     status: str = "5.1.1",
     action: str = "failed",
     reporting_mta: str = "mx.test",
+    delivered: bool = True,
 ) -> bytes:
     """Return the DSN (CRLF line endings) Postfix at ``reporting_mta`` would send.
 
     ``original`` is the message that was sent with envelope sender ``return_path`` to
     ``recipient``; ``action`` is failed, delayed, or a success (delivered, relayed,
-    expanded), with ``status`` its RFC 3463 status code.
+    expanded), with ``status`` its RFC 3463 status code. ``delivered``: as it lands in the
+    game's mailbox, the delivering server's ``Return-Path: <>`` and ``Delivered-To`` (the
+    return path) first, as Dovecot's LMTP writes them; False: as the report leaves Postfix.
     """
     seed = b"\0".join(s.encode() for s in (return_path, recipient, status, action))
     queue_id = hashlib.sha256(seed + original).hexdigest()[:10].upper()
@@ -104,8 +107,10 @@ def make_dsn(
     )
     headers = split_header_block(original)[0].decode("utf-8", "surrogateescape")
     returned = headers.replace("\r\n", "\n").rstrip("\n") + "\n"
+    envelope = f"Return-Path: <>\nDelivered-To: {return_path}\n" if delivered else ""
     text = (
-        f"Date: {REPORT_DATE}\n"
+        envelope
+        + f"Date: {REPORT_DATE}\n"
         f"From: MAILER-DAEMON@{reporting_mta} (Mail Delivery System)\n"
         f"Subject: {_SUCCESS_SUBJECT if success else _SUBJECTS[action]}\n"
         f"To: {return_path}\n"

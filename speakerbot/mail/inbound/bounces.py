@@ -1,7 +1,12 @@
 """Reading a bounce: which VERP address it came back to, and whether delivery failed.
 
-A bounce is mail to one of the game's VERP addresses (:mod:`speakerbot.mail.verp`).
-:func:`read_bounce` finds that address in the headers and says what kind of report the
+A bounce is mail delivered to one of the game's VERP addresses (:mod:`speakerbot.mail.verp`).
+Where it was delivered is read from the headers a delivering server writes for the envelope
+recipient (:data:`ADDRESS_HEADERS`: Delivered-To, X-Original-To, Envelope-To, X-Envelope-To;
+speakerbot's own LMTP listener writes Delivered-To), never from To or Cc: anyone may write
+any address there, and a player answering a discussion with reply-all copies whatever the
+first writer put in Cc. :func:`return_path_tokens` lists the tokens found there, for the
+service to check each one's MAC, and :func:`read_report` says what kind of report the
 message is:
 
 - ``hard``: delivery failed for good (an RFC 3464 ``failed`` with a 5.x.x status, or a
@@ -39,15 +44,17 @@ from speakerbot.mail.inbound.headers import first_header, header_values, read_he
 from speakerbot.mail.inbound.mime import MAX_PARTS, Refused, check_limits, prescan
 from speakerbot.mail.verp import token_of
 
-__all__ = ["ADDRESS_HEADERS", "MAX_BOUNCE_BYTES", "Bounce", "BounceKind", "read_bounce"]
+__all__ = ["ADDRESS_HEADERS", "MAX_BOUNCE_BYTES", "Bounce", "BounceKind", "read_bounce",
+           "read_report", "return_path_tokens"]
 
 BounceKind = Literal["hard", "soft", "delivered", "none"]
 
 MAX_BOUNCE_BYTES = 256 * 1024
 """The most of a bounce that is read: reports come first, the returned message last."""
 
-ADDRESS_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To", "To", "Cc")
-"""Where a VERP address is looked for, in this order; the first one found wins."""
+ADDRESS_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To")
+"""Where a VERP address is looked for, in this order: the envelope recipient, as the
+delivering server wrote it. To and Cc are the sender's words and are never looked at."""
 
 DETAIL_LENGTH = 200
 """The longest detail given."""
@@ -77,29 +84,43 @@ def read_bounce(raw: bytes, game_address: str) -> Bounce | None:
     """Read ``raw`` as a bounce to the game at ``game_address``; never raises.
 
     None when no header of :data:`ADDRESS_HEADERS` holds one of this game's VERP
-    addresses (the message is not a bounce of the game's mail).
+    addresses (the message is not a bounce of the game's mail). The token is the first one
+    found; whether it is genuine is for :func:`speakerbot.mail.verp.recipient_of`.
     """
-    token = _token_in_headers(read_headers(raw), game_address)
-    if token is None:
+    tokens = return_path_tokens(raw, game_address)
+    if not tokens:
         return None
+    kind, detail = read_report(raw)
+    return Bounce(token=tokens[0], kind=kind, detail=detail)
+
+
+def return_path_tokens(raw: bytes, game_address: str) -> list[str]:
+    """Return the VERP tokens of the game's return paths ``raw`` was delivered to, in order.
+
+    In the order of :data:`ADDRESS_HEADERS`, each once; only the first values of each header
+    are looked at. Any of them may be a forger's: the caller checks each one's MAC.
+    """
+    found: list[str] = []
+    headers = read_headers(raw)
+    for name in ADDRESS_HEADERS:
+        for value in header_values(headers, name)[:_MAX_VALUES]:
+            for address in _addresses(value[:_MAX_VALUE_CHARS]):
+                token = token_of(address, game_address)
+                if token is not None and token not in found:
+                    found.append(token)
+    return found
+
+
+def read_report(raw: bytes) -> tuple[BounceKind, str]:
+    """Return what kind of report ``raw`` is and one printable line about it; never raises."""
     kind, detail = _classify(raw[:MAX_BOUNCE_BYTES])
-    return Bounce(token=token, kind=kind, detail=_one_line(detail))
+    return kind, _one_line(detail)
 
 
 def _one_line(text: str, limit: int = DETAIL_LENGTH) -> str:
     """Return ``text`` as one line of printable characters, at most ``limit`` long."""
     printable = "".join(ch if ch.isprintable() else " " for ch in text[: limit * 4])
     return " ".join(printable.split())[:limit]
-
-
-def _token_in_headers(headers: Message, game_address: str) -> str | None:
-    for name in ADDRESS_HEADERS:
-        for value in header_values(headers, name)[:_MAX_VALUES]:
-            for address in _addresses(value[:_MAX_VALUE_CHARS]):
-                token = token_of(address, game_address)
-                if token is not None:
-                    return token
-    return None
 
 
 def _addresses(value: str) -> list[str]:
