@@ -186,19 +186,26 @@ class Daemon:
         # After the mail: players hear first; the archive follows within the same cycle.
         self.refresh_site()
 
+    def holds(self) -> bool:
+        """Whether this process may still send for the game (its lease's margin, if any)."""
+        return time.monotonic() <= self.held_until
+
     def send_outbox(self, *, everything: bool = False) -> int:
         """Deliver the messages due now, over one SMTP connection; return how many went.
 
         One batch of at most 50 (the loop comes back for more), or with ``everything``
         until none is due or the server defers one.
         """
-        if time.monotonic() > self.held_until:
+        if not self.holds():
             # The lease may have run out while this process stood still (a frozen VM): a
             # message sent now could be the new holder's too, and no fence stops SMTP.
             log.warning("the game %s: lease not renewed in time; not sending",
                         self.settings.game_id)
             return 0
-        sent = self.service.send_outbox(self.sender, self.outbox_policy, everything=everything)
+        # Asked again before every copy: a process frozen in mid-batch must not send the
+        # rest once it wakes (the outbox's docstring).
+        sent = self.service.send_outbox(self.sender, self.outbox_policy, everything=everything,
+                                        may_send=self.holds)
         if sent:
             # Which game sent it: a host of many games has one log for them all.
             log.info("the game %s sent %d messages", self.settings.game_id, sent)

@@ -169,11 +169,15 @@ class GameService(AbstractContextManager["GameService"]):
         with self.lock:
             return self.store.requeue_inbound(inbound_id)
 
-    def send_outbox(self, sender: Sender, policy: OutboxPolicy, *,
-                    everything: bool = False) -> int:
-        """Deliver the mail due now through ``sender``; return how many messages went."""
+    def send_outbox(self, sender: Sender, policy: OutboxPolicy, *, everything: bool = False,
+                    may_send: Callable[[], bool] | None = None) -> int:
+        """Deliver the mail due now through ``sender``; return how many messages went.
+
+        ``may_send`` is asked before every SMTP transaction (``Outbox``): a worker's lease.
+        """
         return Outbox(self.store, policy, self.clock, self.crashpoints,
-                      identity=self.deps.identity).send_due(sender, everything=everything)
+                      identity=self.deps.identity,
+                      may_send=may_send).send_due(sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:
         """When the daemon must next wake: deadline, outbox try, retry, request, gathering."""

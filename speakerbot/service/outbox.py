@@ -16,6 +16,13 @@ a transaction of its own, from a return path that names the message and the reci
 that a bounce says whose mailbox failed; a chunk is then the recipients sent between two
 narrowings. An observer's copy carries ``List-Unsubscribe`` (``unsubscribe``), and an
 observer who stopped observing after the message was queued is left out.
+
+A worker that shares games by lease sends only while it holds the game: ``may_send`` is
+asked before every SMTP transaction (each recipient's copy, with VERP), not once a batch.
+A worker that stood still (SIGSTOP, a frozen VM) past its lease, and came back to find
+another worker sending the game's mail, sends nothing more: what it had sent is recorded if
+the store still lets it write, and the pass ends. The one duplicate left is the copy whose
+SMTP transaction it was inside when it stopped: at most one copy to one recipient.
 """
 
 from __future__ import annotations
@@ -40,6 +47,10 @@ log = logging.getLogger("speakerbot.service.outbox")
 
 BATCH = 50
 """Messages taken from the outbox at a time (the loop comes back for more)."""
+
+
+def _always() -> bool:
+    return True
 
 
 class Sender(Protocol):
@@ -94,11 +105,16 @@ class Outbox:
 
     def __init__(self, store: Store, policy: OutboxPolicy, clock: Callable[[], datetime],
                  crashpoints: CrashPoints = NO_CRASHES, *,
-                 identity: GameIdentity | None = None) -> None:
+                 identity: GameIdentity | None = None,
+                 may_send: Callable[[], bool] | None = None) -> None:
         self.store = store
         self.policy = policy
         self.clock = clock
         self.crashpoints = crashpoints
+        # Asked before every SMTP transaction: False once this process may no longer hold
+        # the game (see the module's docstring); the pass then ends.
+        self.may_send = may_send or _always
+        self.stopped = False
         # VERP: the envelope sender of a message's copy to a recipient, by the message's
         # reference (None: the row's own, for every recipient of a chunk at once).
         self.return_path: Callable[[str, str], str] | None = None
@@ -154,6 +170,9 @@ class Outbox:
         for row in self._due(tried, now):
             progress = _Progress(self._still_wanted(row), [], {}, {})
             failure = self._send_chunks(sender, row, progress)
+            if self.stopped:
+                log.warning("stopped sending: this worker may no longer hold the game")
+                return sent, True
             if failure is not None:
                 self._deferred(row, failure, progress, tried, now)
                 # The server is unhappy: end this pass; each message keeps its backoff.
@@ -172,6 +191,10 @@ class Outbox:
         """
         while progress.pending:
             chunk = progress.pending[:self.chunk]
+            if not self.may_send():
+                # What went before is kept already: the store narrows after every chunk.
+                self.stopped = True
+                return None
             if self.return_path is None:
                 result = sender.send(row.mail_from, chunk, row.raw)
             else:
@@ -209,6 +232,10 @@ class Outbox:
         deferred: dict[str, str] = {}
         ref = message_ref(row.message_id)
         for index, recipient in enumerate(chunk):
+            if index and not self.may_send():
+                # The copies sent are kept as taken; the rest wait for the next chunk's check.
+                return DeliveryResult(tuple(accepted), refused, None, deferred,
+                                      over_limit=tuple(chunk[index:]))
             raw = self.unsubscribe + row.raw if recipient in row.observers else row.raw
             result = sender.send(self.return_path(ref, recipient), (recipient,), raw)
             if result.temporary_failure is not None:

@@ -172,3 +172,53 @@ def test_a_frozen_worker_writes_nothing_more_for_the_game_it_lost(
     hosting.cli("record", "verify", game=ALPHA.id)
     for worker in hosting.workers:
         assert worker.stop() == 0
+
+
+def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
+        tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
+        stop_workers: list[Hosting]) -> None:
+    """Issue 37.2: the lease is asked before every copy, not once a batch.
+
+    A relay that takes a second a copy; the holder is stopped (SIGSTOP) right after the first
+    copy of a distribution went, the other worker takes the game and sends every copy, and
+    the frozen one, continued, sends at most the copy whose SMTP transaction it was inside.
+    """
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    stop_workers.append(hosting)
+    frozen, other = _two_workers(hosting)
+    smtp_sink.slow_down(1.0)
+
+    hosting.send(ALICE, ALPHA.address, "PROPOSE: Hum", "Players may hum.\n", worker=other)
+    distribution = f"[{ALPHA.name}] Proposal 301: Hum"
+    first = hosting.wait_for(lambda m: subject_of(m) == distribution)
+    frozen.signal(signal.SIGSTOP)
+    taken_before = len(smtp_sink.messages)
+    frozen_peer = first.peer
+    _wait_taken(hosting, ALPHA.id, other, timeout=20)
+
+    players = (ALICE, BOB, CAROL, DAVE)
+    for player in players:  # the new holder sends the whole distribution: it knows no better
+        hosting.wait_for(lambda m, to=player: subject_of(m) == distribution  # type: ignore[misc]
+                         and to in m.rcpt_tos and m.peer != frozen_peer)
+    hosting.wait_reply("PROPOSE: Hum", ALICE)
+
+    frozen.signal(signal.SIGCONT)
+    frozen.wait_log("let the game alpha go")
+    after = [m for m in smtp_sink.messages[taken_before:] if m.peer == frozen_peer]
+    assert len(after) <= 1, [(subject_of(m), m.rcpt_tos) for m in after]
+    by_frozen = [m for m in smtp_sink.messages if m.peer == frozen_peer]
+    per_recipient: dict[str, int] = {}
+    for copy in hosting.sink.messages:
+        if subject_of(copy) == distribution:
+            for recipient in copy.rcpt_tos:
+                per_recipient[recipient] = per_recipient.get(recipient, 0) + 1
+    # Each recipient has the new holder's copy; only those the frozen worker sent before it
+    # stopped, and the one it was sending, have two.
+    assert set(players) <= set(per_recipient)
+    twice = {r for r, count in per_recipient.items() if count > 1}
+    assert all(count <= 2 for count in per_recipient.values()), per_recipient
+    assert twice <= {r for m in by_frozen for r in m.rcpt_tos}, (twice, per_recipient)
+    assert _replies(hosting, "PROPOSE: Hum", ALICE) <= 2
+    hosting.cli("record", "verify", game=ALPHA.id)
+    for worker in hosting.workers:
+        assert worker.stop() == 0

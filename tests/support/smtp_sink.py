@@ -2,12 +2,14 @@
 
 Tests send mail to it with any SMTP client and then wait, on a condition variable,
 for the message they expect. The sink can be told to refuse mail for a while
-(4xx), to refuse some recipients for good (5xx), or to take at most so many recipients in
-one transaction (452 after them, as hosted relays do).
+(4xx), to refuse some recipients for good (5xx), to take at most so many recipients in
+one transaction (452 after them, as hosted relays do), or to be slow: to take so many
+seconds over each message before it answers DATA (a relay's checks, a remote server).
 """
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import re
@@ -90,6 +92,7 @@ class SmtpSink(LoopbackServer):
         self._temporary: _TemporaryRefusal | None = None
         self._refused_recipients: dict[str, tuple[int, str]] = {}
         self._max_recipients: int | None = None
+        self._delay = 0.0
         self._controller: Controller | None = None
 
     # -- lifecycle ---------------------------------------------------------------
@@ -204,6 +207,15 @@ class SmtpSink(LoopbackServer):
         with self._cond:
             self._max_recipients = limit
 
+    def slow_down(self, seconds: float) -> None:
+        """Take ``seconds`` over each message before answering its DATA (0: at once).
+
+        The message is captured when the answer is given: a client that has not read it
+        yet (a stopped process) has still had the message taken.
+        """
+        with self._cond:
+            self._delay = seconds
+
     def accept_recipient(self, address: str) -> None:
         """Stop refusing ``address``."""
         with self._cond:
@@ -280,6 +292,10 @@ class _Handler:
         refusal = self._sink._refusal("data", envelope.mail_from or "")
         if refusal is not None:
             return refusal
+        with self._sink._cond:
+            delay = self._sink._delay
+        if delay:
+            await asyncio.sleep(delay)
         raw = envelope.original_content
         if raw is None:
             content = envelope.content
