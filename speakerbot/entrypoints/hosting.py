@@ -12,7 +12,9 @@ processes share them through leases (``adapters/store/leases.py``): every third 
 each worker renews what it holds and takes its fair share of what nobody holds; it runs the
 loop of each game it holds, fences that game's every write with the lease, and stops the
 loop the moment the lease is gone. Every worker's listener stores mail for every game; the
-holder's loop sees it within a second (``Daemon._sleep`` watches the store).
+holder's loop sees it within a second (``Daemon._sleep`` watches the store). A worker started
+for some games only (``run --game ID``) takes leases on those alone, and its listener still
+stores mail for every game.
 """
 
 from __future__ import annotations
@@ -48,10 +50,12 @@ class Host:
     """Runs the games of one config in this process (``run`` with a stop event)."""
 
     def __init__(self, shared: Settings, daemons: Sequence[Daemon],
-                 leases: Leases | None = None) -> None:
+                 leases: Leases | None = None, serves: Iterable[str] | None = None) -> None:
         self.shared = shared
         self.daemons = {daemon.settings.game_id: daemon for daemon in daemons}
         self.leases = leases
+        # The games this worker takes leases on (``run --game``); every game by default.
+        self.serves = list(self.daemons) if serves is None else list(serves)
         self.lmtp: LmtpServer | None = None
         self.ready = threading.Event()  # set once every game takes mail in
         # The games this worker runs now (with leases): each loop's thread and stop event.
@@ -135,14 +139,14 @@ class Host:
         listener.start()
         for daemon in self.daemons.values():
             daemon.watch_every = WATCH_SELDOM
-        log.info("speakerbot worker %s shares %d games: %s", leases.worker, len(self.daemons),
-                 ", ".join(self.daemons))
+        log.info("speakerbot worker %s shares %d games: %s", leases.worker, len(self.serves),
+                 ", ".join(self.serves))
         renewed = time.monotonic()
         try:
             while not stop.is_set():
                 try:
                     asked = time.monotonic()
-                    held = leases.balance(list(self.daemons))
+                    held = leases.balance(self.serves)
                     renewed = asked
                     for game in held:
                         # Counted from before the round: the lease began no later.

@@ -1,25 +1,40 @@
 """``speakerbot run``: one game's daemon, or a host of every game of the config.
 
-With one ``[game]`` (or ``--game``), one game's ``Daemon`` under its daemon lock, as always;
-with the games named in the config (``[[games]]``), a ``hosting.Host`` of them all, behind one
-LMTP listener, sharing them with every other ``run`` by lease on PostgreSQL.
+With one ``[game]``, one game's ``Daemon`` under its daemon lock, as always; with the games
+named in the config (``[[games]]``), a ``hosting.Host`` of them all, behind one LMTP listener,
+sharing them with every other ``run`` by lease on PostgreSQL. There, a game is served only
+under its lease, whatever the command line says: ``--game ID`` limits a worker to that game
+(still by lease), and ``--once`` takes each game's lease for its one pass, leaving alone a
+game another worker holds (exit 2, saying so). On SQLite, ``--game ID`` runs that game's
+daemon alone, under its daemon lock, which the host of every game takes too.
 """
 
 from __future__ import annotations
 
 import argparse
 import faulthandler
+import logging
 import os
 import signal
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import shared_engine
+from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Games
 from speakerbot.entrypoints.cli import CliError
 from speakerbot.entrypoints.commands import USER_ERRORS as COMMAND_ERRORS
 from speakerbot.entrypoints.opening import chosen_game, games_from, open_game, started_game
+
+if TYPE_CHECKING:
+    from speakerbot.entrypoints.daemon import Daemon
+
+log = logging.getLogger("speakerbot.entrypoints.running")
 
 USER_ERRORS = COMMAND_ERRORS
 """Errors the user can fix (those of every command): printed without a traceback, exit 2."""
@@ -40,8 +55,14 @@ def run(args: argparse.Namespace) -> int:
     from speakerbot.entrypoints.daemon import Daemon
 
     games = games_from(args)
-    if chosen_game(args) is None and (len(games.games) > 1 or games.named):
-        return _run_host(args, games)
+    chosen = chosen_game(args)
+    if len(games.games) > 1 or games.named:
+        if chosen is None:
+            return _run_host(args, games)
+        engine = shared_engine(games.select(chosen).database.url)
+        if engine is not None:
+            # Workers on PostgreSQL take no daemon lock: only a lease keeps a game served once.
+            return _run_host(args, games, chosen)
     with started_game(args) as (settings, service):
         settings.require_outbound()
         if not args.once:
@@ -69,9 +90,12 @@ def _on_signals(trigger: Callable[[], None]) -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
-def _run_host(args: argparse.Namespace, games: Games) -> int:
-    """Run every game of the config in this process (``hosting.Host``)."""
-    from speakerbot.adapters.store.leases import Leases
+def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None) -> int:
+    """Run the games of the config in this process (``hosting.Host``): ``chosen`` alone, if said.
+
+    Every game is opened (a worker's listener stores mail for all of them); on PostgreSQL
+    this worker takes leases on the chosen game only.
+    """
     from speakerbot.entrypoints.daemon import Daemon
     from speakerbot.entrypoints.hosting import Host
 
@@ -88,14 +112,61 @@ def _run_host(args: argparse.Namespace, games: Games) -> int:
                 raise CliError(f"the game {settings.game_id} has not started: run "
                                "speakerbot init first")
             daemons.append(Daemon(settings, service, retry_base=_retry_base(), own_lmtp=False))
+        served = [d for d in daemons if chosen is None or d.settings.game_id == chosen]
+        leases = Leases(engine, lease=shared.workers.lease) if engine is not None else None
         if args.once:
-            for daemon in daemons:
-                daemon.once()
-            return 0
-        leases = (Leases(engine, lease=shared.workers.lease)
-                  if engine is not None and not args.once else None)
-        host = Host(shared, daemons, leases)
+            if leases is None:
+                for daemon in served:
+                    daemon.once()  # under each game's daemon lock
+                return 0
+            return _once_by_lease(served, leases)
+        host = Host(shared, daemons, leases, serves=[d.settings.game_id for d in served])
         stop = threading.Event()
         _on_signals(host.stop_event_wakes(stop))
         host.run(stop)
     return 0
+
+
+def _once_by_lease(daemons: Sequence[Daemon], leases: Leases) -> int:
+    """``run --once`` beside workers: each game's one pass under its lease, then let go.
+
+    A game another worker holds is left to it; once the rest are done, ``CliError`` names
+    each one left (exit 2), so that a cron job beside running workers is seen to do nothing.
+    """
+    from speakerbot.entrypoints.hosting import SEND_WITHIN
+
+    leases.ensure_tables()
+    left: list[str] = []
+    try:
+        for daemon in daemons:
+            game = daemon.settings.game_id
+            asked = time.monotonic()
+            holding = leases.balance([game]).get(game)
+            if holding is None:
+                left.append(game)
+                continue
+            daemon.service.store.fence = _fence(leases, holding)
+            daemon.held_until = asked + leases.lease * SEND_WITHIN
+            try:
+                daemon.once()
+            except LeaseLost:
+                log.warning("the game %s: the lease ran out before its pass ended; the rest "
+                            "is left to the next run", game)
+            finally:
+                leases.release(game)
+    finally:
+        leases.release_all()
+    if left:
+        holders = {holder.game: holder for holder in leases.holders()}
+        said = "; ".join(f"{game} (held by the worker on {holders[game].host} pid "
+                         f"{holders[game].pid})" if game in holders and holders[game].live
+                         else game for game in left)
+        raise CliError(f"a running worker serves {said}: run --once leaves such a game to "
+                       "its worker")
+    return 0
+
+
+def _fence(leases: Leases, holding: Holding) -> Callable[[Session], None]:
+    def fence(session: Session) -> None:
+        leases.fence(session, holding)
+    return fence

@@ -151,11 +151,15 @@ security = "none"
             assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
         return result
 
-    def worker(self) -> Worker:
-        """Start one more worker, on a listener of its own; wait until its games take mail."""
+    def worker(self, *, game: str | None = None) -> Worker:
+        """Start one more worker, on a listener of its own; wait until its games take mail.
+
+        ``game``: the worker is started for that game alone (``SPEAKERBOT_GAME``).
+        """
         port = free_port() if self.workers else int(self._port_of(self.config))
         config = self.config if not self.workers else self._write_config(port)
-        worker = Worker(self.folder, config, self.env, port)
+        env = self.env if game is None else {**self.env, "SPEAKERBOT_GAME": game}
+        worker = Worker(self.folder, config, env, port)
         self.workers.append(worker)
         worker.start()
         worker.wait_log("LMTP listening")

@@ -222,3 +222,54 @@ def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
     hosting.cli("record", "verify", game=ALPHA.id)
     for worker in hosting.workers:
         assert worker.stop() == 0
+
+
+def _copies_each(hosting: Hosting, subject: str) -> dict[str, int]:
+    """How many copies of the mail titled ``subject`` each recipient got."""
+    counts: dict[str, int] = {}
+    for copy in hosting.sink.messages:
+        if subject_of(copy) == subject:
+            for recipient in copy.rcpt_tos:
+                counts[recipient] = counts.get(recipient, 0) + 1
+    return counts
+
+
+def test_run_for_one_game_beside_a_worker_serves_nothing_twice(
+        tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
+        stop_workers: list[Hosting]) -> None:
+    """Issue 37.3: on PostgreSQL, ``run --game`` and ``run --once`` serve a game by lease only."""
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    stop_workers.append(hosting)
+    first = hosting.worker()
+    _wait_taken(hosting, ALPHA.id, first, timeout=20)
+
+    # cron's pass, while a worker holds the game: it leaves the game alone, and says so.
+    once = hosting.cli("run", "--once", game=ALPHA.id, check=False)
+    assert once.returncode == 2, once
+    assert "a running worker serves alpha (held by the worker on" in once.stderr, once.stderr
+    assert "Traceback" not in once.stderr
+
+    alone = hosting.worker(game=ALPHA.id)
+    hosting.send(ALICE, ALPHA.address, "PROPOSE: Whistle", "Players may whistle.\n",
+                 worker=alone)
+    distribution = f"[{ALPHA.name}] Proposal 301: Whistle"
+    hosting.wait_for(lambda m: subject_of(m) == distribution)
+    hosting.wait_reply("PROPOSE: Whistle", ALICE)
+    for worker, subject in ((alone, "after, by alone"), (first, "after, by first")):
+        hosting.send(BOB, ALPHA.address, subject, "STATUS\n", worker=worker)
+        hosting.wait_reply(subject, BOB)
+    assert set(_copies_each(hosting, distribution).values()) == {1}
+    assert _replies(hosting, "PROPOSE: Whistle", ALICE) == 1
+    assert "took the game alpha" not in alone.log_text()
+
+    # The worker for alpha alone takes it when the game is free, and serves it once.
+    first.kill()
+    _wait_taken(hosting, ALPHA.id, alone, timeout=20)
+    hosting.send(CAROL, ALPHA.address, "vote carol", "VOTE 301 FOR\n", worker=alone)
+    hosting.wait_reply("vote carol", CAROL)
+    assert _replies(hosting, "vote carol", CAROL) == 1
+    assert {row["id"]: row["worker"] for row in json.loads(
+        hosting.cli("games", "--json").stdout)}.keys() == {ALPHA.id, BETA.id, GAMMA.id}
+    assert "took the game beta" not in alone.log_text()
+    hosting.cli("record", "verify", game=ALPHA.id)
+    assert alone.stop() == 0
