@@ -37,7 +37,7 @@ from typing import AnyStr
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session, syntax
 
-__all__ = ["LmtpServer", "Store"]
+__all__ = ["CannotListen", "LmtpServer", "Store"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,10 @@ def with_envelope(raw: bytes, mail_from: str, recipients: list[str]) -> bytes:
     return stamped[:end] + delivered + stamped[end:]
 
 
+class CannotListen(RuntimeError):
+    """The listener could not take its address (the port is another program's, or not ours)."""
+
+
 class LmtpServer:
     """Receives mail from a local MTA by LMTP.
 
@@ -101,6 +105,11 @@ class LmtpServer:
 
     ``accepts(address)``, if given, says whether a recipient is one of ours: any other is
     refused at RCPT with 550 5.1.1, before the message is sent (None: every recipient).
+
+    ``shared``: the port may be shared with other listeners of the same user on this
+    machine (``SO_REUSEPORT``: the kernel spreads the connections among them, and the
+    survivors take them all when one dies), as the workers of one config do. A port that
+    cannot be had raises ``CannotListen`` from ``start()``.
     """
 
     def __init__(
@@ -111,9 +120,11 @@ class LmtpServer:
         *,
         max_size: int | None = None,
         accepts: Callable[[str], bool] | None = None,
+        shared: bool = False,
     ) -> None:
         self.host = host
         self.port = port
+        self.shared = shared
         self._store = store
         self._accepts = accepts
         self._max_size = max_size
@@ -139,6 +150,9 @@ class LmtpServer:
         ready.wait()
         if failure:
             thread.join()
+            if isinstance(failure[0], OSError):
+                raise CannotListen(f"cannot listen for LMTP on {self.host}:{self.port}: "
+                                   f"{failure[0].strerror or failure[0]}") from failure[0]
             raise failure[0]
         self._loop, self._thread = loop, thread
         log.info("LMTP server listening on %s:%d", self.host, self.port)
@@ -196,7 +210,8 @@ class LmtpServer:
                 data_size_limit=self._max_size,
             )
 
-        server = await loop.create_server(protocol, self.host, self.port)
+        server = await loop.create_server(protocol, self.host, self.port,
+                                          reuse_port=self.shared or None)
         self.port = server.sockets[0].getsockname()[1]
         return server
 

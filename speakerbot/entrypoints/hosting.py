@@ -240,9 +240,11 @@ class Host:
         lmtp = self.shared.lmtp
         if lmtp is None:
             return
+        # Workers sharing games by lease share the port too: any of them stores any game's
+        # mail, and when one dies the others' listeners take every connection.
         self.lmtp = LmtpServer(lmtp.host, lmtp.port, self._store_lmtp,
                                max_size=self.shared.limits.max_message_size,
-                               accepts=self.accepts)
+                               accepts=self.accepts, shared=self.leases is not None)
         self.lmtp.start()
         log.info("LMTP listening on %s:%s for %d games", lmtp.host, self.lmtp.port,
                  len(self.daemons))

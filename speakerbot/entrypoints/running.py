@@ -18,12 +18,13 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
+from speakerbot.adapters.lmtp import CannotListen
 from speakerbot.adapters.store import shared_engine
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Games
@@ -38,6 +39,9 @@ log = logging.getLogger("speakerbot.entrypoints.running")
 
 USER_ERRORS = COMMAND_ERRORS
 """Errors the user can fix (those of every command): printed without a traceback, exit 2."""
+
+_PORT_ADVICE = ("set [lmtp] port to one no other program holds (the workers of one config on "
+                "PostgreSQL share theirs; a single game's daemon or a host on SQLite does not)")
 
 
 def _retry_base() -> float:
@@ -73,8 +77,18 @@ def run(args: argparse.Namespace) -> int:
             return 0
         stop = threading.Event()
         _on_signals(daemon.stop_event_wakes(stop))
-        daemon.run(stop)
+        with _said_plainly():
+            daemon.run(stop)
     return 0
+
+
+@contextmanager
+def _said_plainly() -> Iterator[None]:
+    """Turn a port that cannot be had into one line saying what to change (exit 2)."""
+    try:
+        yield
+    except CannotListen as error:
+        raise CliError(f"{error}: {_PORT_ADVICE}") from error
 
 
 def _on_signals(trigger: Callable[[], None]) -> None:
@@ -123,7 +137,8 @@ def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None)
         host = Host(shared, daemons, leases, serves=[d.settings.game_id for d in served])
         stop = threading.Event()
         _on_signals(host.stop_event_wakes(stop))
-        host.run(stop)
+        with _said_plainly():
+            host.run(stop)
     return 0
 
 

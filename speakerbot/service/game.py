@@ -171,12 +171,8 @@ class GameService(AbstractContextManager["GameService"]):
 
     def send_outbox(self, sender: Sender, policy: OutboxPolicy, *, everything: bool = False,
                     may_send: Callable[[], bool] | None = None) -> int:
-        """Deliver the mail due now through ``sender``; return how many messages went.
-
-        ``may_send`` is asked before every SMTP transaction (``Outbox``): a worker's lease.
-        """
-        return Outbox(self.store, policy, self.clock, self.crashpoints,
-                      identity=self.deps.identity,
+        """Deliver the mail due now (``may_send``: asked before each copy); say how many went."""
+        return Outbox(self.store, policy, self.clock, self.crashpoints, identity=self.deps.identity,
                       may_send=may_send).send_due(sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:

@@ -70,9 +70,10 @@ open_registration = true
 class Worker:
     """One ``speakerbot run`` process with its own config (its own LMTP port)."""
 
-    def __init__(self, folder: Path, config: Path, env: dict[str, str], port: int) -> None:
+    def __init__(self, folder: Path, config: Path, env: dict[str, str], port: int,
+                 name: str = "") -> None:
         self.folder, self.config, self.env, self.port = folder, config, env, port
-        self.log = folder / f"worker-{port}.log"
+        self.log = folder / f"worker-{port}{name}.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -151,15 +152,17 @@ security = "none"
             assert result.returncode == 0, f"speakerbot {args}: {result.stderr}"
         return result
 
-    def worker(self, *, game: str | None = None) -> Worker:
+    def worker(self, *, game: str | None = None, same_config: bool = False) -> Worker:
         """Start one more worker, on a listener of its own; wait until its games take mail.
 
         ``game``: the worker is started for that game alone (``SPEAKERBOT_GAME``).
+        ``same_config``: with the first worker's config, and so its LMTP port.
         """
-        port = free_port() if self.workers else int(self._port_of(self.config))
-        config = self.config if not self.workers else self._write_config(port)
+        port = (free_port() if self.workers and not same_config
+                else int(self._port_of(self.config)))
+        config = self.config if not self.workers or same_config else self._write_config(port)
         env = self.env if game is None else {**self.env, "SPEAKERBOT_GAME": game}
-        worker = Worker(self.folder, config, env, port)
+        worker = Worker(self.folder, config, env, port, name=f"-{len(self.workers)}")
         self.workers.append(worker)
         worker.start()
         worker.wait_log("LMTP listening")

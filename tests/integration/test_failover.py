@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -273,3 +274,47 @@ def test_run_for_one_game_beside_a_worker_serves_nothing_twice(
     assert "took the game beta" not in alone.log_text()
     hosting.cli("record", "verify", game=ALPHA.id)
     assert alone.stop() == 0
+
+
+def test_two_workers_of_one_config_share_its_port_and_mail_flows_when_one_dies(
+        tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
+        stop_workers: list[Hosting]) -> None:
+    """Issue 37.9: a second ``run`` of the same config on the same machine starts and serves."""
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    stop_workers.append(hosting)
+    first = hosting.worker()
+    second = hosting.worker(same_config=True)
+    assert second.port == first.port
+    _wait_spread(hosting)
+    assert "Traceback" not in second.log_text()
+
+    # The kernel spreads the connections to the one port between the two listeners; each
+    # stores for every game, and the holder answers.
+    for n in range(6):
+        game = GAMES[n % len(GAMES)]
+        hosting.send(ALICE, game.address, f"before {n}", "STATUS\n", worker=first)
+        hosting.wait_reply(f"before {n}", ALICE)
+    first.kill()
+    for n in range(6):
+        game = GAMES[n % len(GAMES)]
+        hosting.send(BOB, game.address, f"after {n}", "STATUS\n", worker=first)
+        hosting.wait_reply(f"after {n}", BOB, timeout=30)
+    for n in range(6):
+        assert _replies(hosting, f"before {n}", ALICE) == 1
+        assert _replies(hosting, f"after {n}", BOB) == 1
+    assert second.stop() == 0
+
+
+def test_a_port_another_program_holds_is_one_line_not_a_traceback(
+        tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str) -> None:
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    port = int(hosting.config.stem.rpartition("-")[2])
+    with socket.socket() as taken:  # another program's, without SO_REUSEPORT
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        result = hosting.cli("run", check=False)
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"cannot listen for LMTP on 127.0.0.1:{port}" in lines[0]
+    assert "set [lmtp] port" in lines[0]
