@@ -149,26 +149,103 @@ def _own_parts(tables: FileTables, path: Path, environ: Mapping[str, str]) -> li
     return parts
 
 
+class _Route(NamedTuple):
+    """An address mail reaches a game by: its ``address`` or its ``list``, and whose it is."""
+
+    game: str
+    key: str
+    address: str
+
+
+# A game's return paths are <its local part up to "+">+bounce-<token>@<its domain>
+# (speakerbot.mail.verp): its bounces come back through them to the game's own mailbox.
+_RETURN_TAG = "bounce-"
+
+
+def _routes(part: _Game) -> list[_Route]:
+    """Return the addresses that reach the game: its own, and its list's if it has one."""
+    routes = [_Route(part.game_id, "address", part.game.address)]
+    if part.game.list is not None:
+        routes.append(_Route(part.game_id, "list", part.game.list))
+    return routes
+
+
+def _mailbox(address: str) -> str:
+    """Return the mailbox mail to a canonical address comes to: the local part up to its ``+``.
+
+    Mail servers deliver ``local+tag@domain`` to ``local@domain``, and a game's return paths
+    are ``local+bounce-...@domain``; the addresses were made canonical when checked
+    (:mod:`speakerbot.addresses`), so case is no difference either.
+    """
+    local, _, domain = address.rpartition("@")
+    return f"{local.partition('+')[0]}@{domain}"
+
+
+def _tag(address: str) -> str:
+    """Return the ``+tag`` of an address's local part, without its ``+`` ('' for none)."""
+    return address.rpartition("@")[0].partition("+")[2]
+
+
 def _check_distinct(parts: list[_Game]) -> None:
-    """Refuse two games with one id, or a game's address that is another game's."""
+    """Refuse two games with one id, or an address or list of one that reaches another's.
+
+    Each game's address and list are compared with every other game's as mail reaches
+    them (:func:`_mailbox`): two games with one mailbox would read each other's mail and
+    bounces. A game's address in the form of a return path is refused on its own.
+    """
     for later, part in enumerate(parts):
         for first, earlier in enumerate(parts[:later]):
-            both = f"{game_key(first)} and {game_key(later)}"
             if part.game_id == earlier.game_id:
                 raise part.check.fail("game", "id", f"the id {part.game_id!r} is given twice "
-                                      f"({both}); each game's id must be its own")
-            if part.game.address == earlier.game.address:
-                raise part.check.fail("game", "address", f"{part.game.address} is the address "
-                                      f"of the games {earlier.game_id!r} and "
-                                      f"{part.game_id!r}; each game needs its own")
-            if part.game.address == earlier.game.list:
-                raise part.check.fail("game", "address", f"{part.game.address} is the list "
-                                      f"of the game {earlier.game_id!r}; the game "
-                                      f"{part.game_id!r} needs an address of its own")
-            if part.game.list == earlier.game.address:
-                raise part.check.fail("game", "list", f"{part.game.list} is the address of "
-                                      f"the game {earlier.game_id!r}, not a list of the "
-                                      f"game {part.game_id!r}")
+                                      f"({game_key(first)} and {game_key(later)}); each "
+                                      "game's id must be its own")
+            for mine in _routes(part):
+                for theirs in _routes(earlier):
+                    if _mailbox(mine.address) == _mailbox(theirs.address):
+                        both = (f"{game_key(first)}.{theirs.key} and "
+                                f"{game_key(later)}.{mine.key}")
+                        raise part.check.fail("game", mine.key, _clash(mine, theirs, both))
+    # After the pairs: where another game is at fault, the fault names both games' keys.
+    for part in parts:
+        if _tag(part.game.address).startswith(_RETURN_TAG):
+            raise part.check.fail("game", "address", f"{part.game.address} has the form of "
+                                  "a return path (local+bounce-...@domain), through which "
+                                  "bounces come back; give the game an address without "
+                                  f"+{_RETURN_TAG}")
+
+
+def _clash(mine: _Route, theirs: _Route, both: str) -> str:
+    """Say how ``mine`` comes to the mailbox of ``theirs``, another game's, naming ``both`` keys."""
+    if mine.address == theirs.address:
+        return f"{_same(mine, theirs)} ({both})"
+    box = _mailbox(mine.address)
+    local, _, domain = box.rpartition("@")
+    said = (f"{mine.address} and {theirs.address}, the {theirs.key} of the game "
+            f"{theirs.game!r}, come to one mailbox ({both}): ")
+    bounce = next((route for route in (mine, theirs)
+                   if _tag(route.address).startswith(_RETURN_TAG)), None)
+    if bounce is not None:
+        return (f"{said}{bounce.address} has the form of the return paths of a game at {box} "
+                f"({local}+bounce-...@{domain}), through which its bounces come back; each "
+                "game needs a mailbox of its own")
+    return (f"{said}mail servers deliver {local}+anything@{domain} to {box}, and the return "
+            f"paths of a game there are {local}+bounce-...@{domain}; each game needs an "
+            "address and a list that differ from every other game's before the +")
+
+
+def _same(mine: _Route, theirs: _Route) -> str:
+    """Say that ``mine`` is the very address or list of another game, ``theirs``."""
+    if mine.key == theirs.key == "address":
+        return (f"{mine.address} is the address of the games {theirs.game!r} and "
+                f"{mine.game!r}; each game needs its own")
+    if mine.key == "address":
+        return (f"{mine.address} is the list of the game {theirs.game!r}; the game "
+                f"{mine.game!r} needs an address of its own")
+    if theirs.key == "address":
+        return (f"{mine.address} is the address of the game {theirs.game!r}, not a list of "
+                f"the game {mine.game!r}")
+    return (f"{mine.address} is the list of the games {theirs.game!r} and {mine.game!r}; "
+            "each game needs a list of its own")
 
 
 def _imap(part: _Game) -> ImapSettings | None:

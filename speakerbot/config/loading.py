@@ -17,6 +17,7 @@ from typing import Any
 
 from speakerbot.config.games import Games, parse_games
 from speakerbot.config.records import CONFIG_ENV, DEFAULT_CONFIG_PATH, ConfigError, Settings
+from speakerbot.presets import MAX_FILE_BYTES, TomlRefused, load_toml
 
 __all__ = ["load_games", "load_settings", "parse_settings", "resolve_config_path"]
 
@@ -45,8 +46,15 @@ def load_games(path: Path | str | None = None,
     """
     environ = os.environ if environ is None else environ
     path = resolve_config_path(None, environ) if path is None else Path(path)
+    return parse_games(_parsed(_read_text(path), path), path, environ)
+
+
+def _read_text(path: Path) -> str:
+    """Read the configuration file as text; raise ConfigError if it is missing or unreadable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as stream:
+            # One byte more than is read at most: enough to know the file is too large.
+            data = stream.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(
             "there is no configuration file here; create one by copying "
@@ -54,16 +62,28 @@ def load_games(path: Path | str | None = None,
             f"file with --config PATH or {CONFIG_ENV})", path=path) from None
     except IsADirectoryError:
         raise ConfigError("is a directory, not a configuration file", path=path) from None
+    except OSError as error:
+        raise ConfigError(f"cannot read it: {error.strerror}", path=path) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"is over {MAX_FILE_BYTES:,} bytes; a configuration file is read "
+                          "up to that size", path=path)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"is not UTF-8 text ({error.reason} at byte {error.start})",
                           path=path) from None
-    except OSError as error:
-        raise ConfigError(f"cannot read it: {error.strerror}", path=path) from None
+    # Line ends as a file read in text mode has them, as the file always was read.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _parsed(text: str, path: Path) -> dict[str, Any]:
+    """Parse the configuration's TOML; raise ConfigError, with the line, if it cannot be."""
     try:
-        data = tomllib.loads(text)
+        return load_toml(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"is not valid TOML: {error}", path=path) from None
-    return parse_games(data, path, environ)
+    except TomlRefused as refused:
+        raise ConfigError(f"is refused: {refused}", path=path) from None
 
 
 def load_settings(path: Path | str | None = None, environ: Mapping[str, str] | None = None,

@@ -76,7 +76,8 @@ Count = Annotated[int, Meta(ge=1, le=100_000)]
 CountOrNone = Annotated[int, Meta(ge=0, le=100_000)]
 PerMessage = Annotated[int, Meta(ge=1, le=1000)]
 SnapshotEvery = Annotated[int, Meta(ge=0, le=1_000_000)]
-GameId = Annotated[str, Meta(pattern=r"^[a-z0-9-]{1,32}$", extra={"expected": GAME_ID_WANTED})]
+# msgspec searches for the pattern: \Z, not $, ends it, for $ also matches before a last "\n".
+GameId = Annotated[str, Meta(pattern=r"^[a-z0-9-]{1,32}\Z", extra={"expected": GAME_ID_WANTED})]
 
 _LIMITS = LimitsSettings()
 
@@ -336,7 +337,7 @@ def _translate(message: str, data: Mapping[str, Any], path: Path) -> ConfigError
     steps = where.split(".")[1:]
     if steps and (game := re.fullmatch(r"games\[(\d+)\]", steps[0])):
         return _translate_game(what, int(game[1]), steps[1:], data, path)
-    steps = [re.sub(r"\[\d+\]$", "", step) for step in steps]
+    steps = [re.sub(r"\[\d+\]\Z", "", step) for step in steps]
     named = _NAMED.fullmatch(what)
     if named and not steps:
         return _top_level(named["kind"], named["key"], data, path)
@@ -370,7 +371,7 @@ def _translate_game(what: str, index: int, steps: list[str], data: Mapping[str, 
         where, table, struct, steps = f"{where}.imap", table["imap"], ImapTable, steps[1:]
     if named:
         return ConfigError("required", key=f"{where}.{named['key']}", path=path)
-    key = re.sub(r"\[\d+\]$", "", steps[0])
+    key = re.sub(r"\[\d+\]\Z", "", steps[0])
     return ConfigError(_wrong_value(struct, key, table[key]), key=f"{where}.{key}", path=path)
 
 

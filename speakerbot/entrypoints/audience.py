@@ -10,9 +10,13 @@ import argparse
 
 from speakerbot.addresses import canonical_address
 from speakerbot.entrypoints.cli import CliError, NotFound
+from speakerbot.entrypoints.commands import USER_ERRORS as COMMAND_ERRORS
 from speakerbot.entrypoints.commands import print_json
 from speakerbot.entrypoints.opening import started_game
 from speakerbot.mail.outbound.compose import format_time
+
+# The observers' commands read the configuration: a fault in it is said in one line.
+USER_ERRORS = COMMAND_ERRORS
 
 
 def observers_list(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from speakerbot.engine.starting import ruleset_digest
 from speakerbot.entrypoints.cli import CliError
+from speakerbot.entrypoints.commands import USER_ERRORS as COMMAND_ERRORS
 from speakerbot.entrypoints.opening import open_game, settings_from
 from speakerbot.presets import (
     FileFaults,
@@ -30,6 +31,9 @@ from speakerbot.service.deps import now_utc
 from speakerbot.service.speaker import read_import
 
 USAGE = "usage: speakerbot rulesets [show NAME | export NAME | check FILE]"
+
+# import reads the configuration: a fault in it is said in one line, as by every command.
+USER_ERRORS = COMMAND_ERRORS
 
 
 def rulesets(args: argparse.Namespace) -> int:

@@ -5,12 +5,19 @@ ruleset or a game's snapshot is checked whole and each fault names its line, so 
 lines are found by a small scan beside the parse. The scan knows only what these files
 are written in (tables, arrays of tables, ``key = value`` lines, multi-line strings and
 arrays); a key it cannot place is reported without a line, never misplaced.
+
+Every TOML file speakerbot reads (a configuration, a ruleset, a snapshot) is parsed by
+:func:`load_toml`, within bounds no honest file comes near: tomllib parses nested arrays
+and inline tables by recursion, and Python's own recursion (in tomllib, or later in
+msgspec and ``repr``) gives out a few hundred levels down, as its integers give out past
+4,300 digits; a file beyond the bounds is one fault, with its line, never a traceback.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import sys
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,8 +28,25 @@ MAX_FILE_BYTES = 1_000_000
 """The largest ruleset or snapshot read: a long-played game's rules fit in a few hundred
 kilobytes; a larger file is refused before it is read, so it costs nothing."""
 
+MAX_DEPTH = 20
+"""The deepest tables, arrays and inline tables are nested in a file read: the files need
+three levels at most, and Python's recursion gives out in the hundreds."""
+
 Key = tuple[str | int, ...]
 """Where a value is: table names, key names and array indexes (from 0), top down."""
+
+_INT64 = 1 << 63  # TOML's integers are 64-bit: a larger one "must" be an error, says TOML 1.0
+_TOO_DEEP = (f"tables, arrays and inline tables nested more than {MAX_DEPTH} deep; speakerbot "
+             "reads no deeper")
+_TOO_BIG = "a whole number beyond TOML's 64 bits (-9223372036854775808 to 9223372036854775807)"
+# The pieces of TOML text a bound's line is found by: each string whole (a bracket in one
+# opens nothing), a comment, a bracket or brace, a line's end, a run of the rest, and a
+# lone quote (in a file tomllib refuses) as a piece of its own.
+_PIECES = re.compile(r"""
+    "{3}(?:\\.|[^\\])*?"{3,5} | '{3}.*?'{3,5}    # multi-line strings: 2 more quotes may end one
+  | "(?:\\.|[^"\\\n])*" | '[^'\n]*'              # one-line strings
+  | \#[^\n]* | [\[\]{}\n] | [^\[\]{}"'\#\n]+ | ["']
+""", re.DOTALL | re.VERBOSE)
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=(.*)$")
@@ -152,11 +176,13 @@ def read_located(data: bytes, origin: str) -> Located:
         line = data[: error.start].count(b"\n") + 1
         return _broken("the file is not UTF-8 text", line)
     try:
-        parsed = tomllib.loads(text)
+        parsed = load_toml(text)
     except tomllib.TOMLDecodeError as error:
         found = re.search(r"\(at line (\d+), column \d+\)", str(error))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
         return _broken(f"not TOML: {message}", int(found.group(1)) if found else None)
+    except TomlRefused as refused:
+        return Located({}, {}, [Fault(refused.line, refused.key, refused.reason)])
     return Located(parsed, _key_lines(text))
 
 
@@ -171,6 +197,95 @@ def read_located_file(path: Path) -> Located:
     if size > MAX_FILE_BYTES:
         return _broken(f"the file is {size:,} bytes; the most read is {MAX_FILE_BYTES:,} bytes")
     return read_located(data, str(path))
+
+
+class TomlRefused(ValueError):
+    """TOML beyond the bounds of :func:`load_toml`: what, where (a line, a key) when known."""
+
+    def __init__(self, reason: str, line: int | None, key: str = "") -> None:
+        self.reason = reason
+        self.line = line
+        self.key = key
+        where = ", ".join(part for part in (
+            f"line {line}" if line is not None else "", key) if part)
+        super().__init__(f"{reason} (at {where})" if where else reason)
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    """Parse TOML as ``tomllib.loads`` does, within the bounds no honest file comes near.
+
+    Raise ``tomllib.TOMLDecodeError`` for text that is not TOML, and TomlRefused for tables,
+    arrays and inline tables nested more than :data:`MAX_DEPTH` deep, or a whole number
+    beyond TOML's 64 bits: each would crash what reads it (tomllib, msgspec, ``repr``).
+    """
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:
+        # tomllib reads an array or inline table within another by recursion.
+        raise TomlRefused(_TOO_DEEP, _deep_line(text)) from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError:
+        # tomllib makes each integer an int, which Python refuses past 4,300 digits.
+        raise TomlRefused(_TOO_BIG, _long_number_line(text)) from None
+    _check_bounds(data, text)
+    return data
+
+
+def _check_bounds(data: dict[str, Any], text: str) -> None:
+    """Raise TomlRefused for a table or array nested too deep, or an integer out of range.
+
+    Walked with a list, not by recursion: the walk must not fail where tomllib did not.
+    """
+    waiting: list[tuple[Key, object]] = [((), data)]
+    while waiting:
+        key, value = waiting.pop()
+        if isinstance(value, int) and not -_INT64 <= value < _INT64:
+            raise TomlRefused(_TOO_BIG, _line_of(text, key), key_name(key))
+        if not isinstance(value, dict | list):
+            continue
+        if len(key) > MAX_DEPTH:
+            raise TomlRefused(_TOO_DEEP, _deep_line(text) or _line_of(text, key))
+        inside = value.items() if isinstance(value, dict) else enumerate(value)
+        # Reversed, so that the first out of bounds in the file is the one found.
+        waiting.extend(((*key, name), item) for name, item in reversed(list(inside)))
+
+
+def _deep_line(text: str) -> int | None:
+    """Return the line where brackets and braces first open more than MAX_DEPTH deep."""
+    line, depth = 1, 0
+    for piece in _PIECES.finditer(text):
+        found = piece.group()
+        if found in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        elif found in ("]", "}"):
+            depth = max(depth - 1, 0)
+        line += found.count("\n")
+    return None
+
+
+def _long_number_line(text: str) -> int | None:
+    """Return the line of the first number of more digits than Python makes an int of."""
+    digits = re.compile(rf"\d{{{sys.get_int_max_str_digits() + 1}}}")
+    line = 1
+    for piece in _PIECES.finditer(text):
+        found = piece.group()
+        if found[0] not in "\"'#" and digits.search(found.replace("_", "")):
+            return line
+        line += found.count("\n")
+    return None
+
+
+def _line_of(text: str, key: Key) -> int | None:
+    """Return the line of the key the file writes nearest ``key``: the longest shared start."""
+    lines = _key_lines(text)
+    for size in range(len(key), 0, -1):
+        found = [line for placed, line in lines.items() if placed[:size] == key[:size]]
+        if found:
+            return min(found)
+    return None
 
 
 def _broken(message: str, line: int | None = None) -> Located:

@@ -25,7 +25,7 @@ PERSON_ROLES = ("speaker", "judge")
 """The persons a ruleset may name by name, replaced by the game's own when it starts."""
 
 MAX_RULE_NUMBER = 99_999
-_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")  # fullmatch: a "$" lets a final "\n" in
 _TOP = ("preset", "persons", "mechanics", "rules")
 _HEAD = ("name", "title", "seed", "notes")
 _SUBTABLES = ("sources", "phrases")
@@ -53,7 +53,7 @@ def _head(located: Located) -> tuple[str, str, str]:
     head = located.table(("preset",), required=True)
     located.unknown_keys(("preset",), head, _HEAD)
     name = head.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         located.fault(("preset", "name"), "expected a short name of lower-case letters, digits "
                       f"and dashes, such as \"our-nomic\"; not {shown(name)}")
     title = head.get("title")

@@ -22,6 +22,7 @@ from speakerbot.config import (
     parse_games,
     parse_settings,
 )
+from speakerbot.mail.verp import bounce_address, token_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = Path("/etc/speakerbot/speakerbot.toml")
@@ -208,6 +209,36 @@ REFUSED: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("a list that is another game's address",
      lambda d: games_of(d)[2].update(list="main@example.org"), "games[3].list",
      "the game 'main', not a list of the game 'rurru-2'"),
+    ("an id with a final line break", lambda d: games_of(d)[2].update(id="main\n"),
+     "games[3].id", "lower-case letters, digits and hyphens"),
+    ("an address that is another game's up to a +tag",
+     lambda d: games_of(d)[1].update(address="Main+New@example.org"), "games[2].address",
+     "main+new@example.org and main@example.org, the address of the game 'main', come to one "
+     "mailbox (games[1].address and games[2].address): mail servers deliver "
+     "main+anything@example.org to main@example.org"),
+    ("a list that is another game's address up to a +tag",
+     lambda d: games_of(d)[2].update(list="NEW+list@example.org"), "games[3].list",
+     "the address of the game 'newcomers', come to one mailbox (games[2].address and "
+     "games[3].list)"),
+    ("an address that is another game's list up to a +tag",
+     lambda d: games_of(d)[2].update(address="players+rurru@example.org"),
+     "games[3].address", "the list of the game 'main', come to one mailbox (games[1].list "
+     "and games[3].address)"),
+    ("a list that is another game's list", lambda d: games_of(d)[2].update(
+        list="PLAYERS@example.org"), "games[3].list",
+     "players@example.org is the list of the games 'main' and 'rurru-2'; each game needs a "
+     "list of its own (games[1].list and games[3].list)"),
+    ("an address in the form of another game's return paths",
+     lambda d: games_of(d)[2].update(address="new+bounce-x@example.org"),
+     "games[3].address", "new+bounce-x@example.org has the form of the return paths of a "
+     "game at new@example.org (new+bounce-...@example.org)"),
+    ("another game's address in the form of this one's return paths",
+     lambda d: games_of(d)[0].update(address="new+bounce-x@example.org"),
+     "games[2].address", "(games[1].address and games[2].address): "
+     "new+bounce-x@example.org has the form of the return paths"),
+    ("a game's own address in the form of a return path",
+     lambda d: games_of(d)[2].update(address="rurru+bounce-0@example.org"),
+     "games[3].address", "has the form of a return path (local+bounce-...@domain)"),
     ("both [game] and [[games]]",
      lambda d: d.update(game={k: v for k, v in games_of(d)[1].items()
                               if k not in ("id", "mechanics")}),
@@ -283,6 +314,62 @@ def test_a_game_address_is_compared_in_its_canonical_form() -> None:
     games_of(data)[0]["address"] = "NEWCOMERS@example.org"
     games_of(data)[1]["address"] = "newcomers@EXAMPLE.org"
     assert refused(data).key == "games[2].address"
+
+
+# Issue 37 (4): two games a mail server delivers to one mailbox read each other's mail, and
+# share their return paths (speakerbot.mail.verp): each would take the other's bounces.
+
+REF = "0123456789abcdef"
+
+
+def test_two_games_one_address_up_to_a_tag_are_refused_naming_both_keys(
+        tmp_path: Path) -> None:
+    path = tmp_path / "speakerbot.toml"
+    path.write_text("".join(f"""
+[[games]]
+id = "{game_id}"
+name = "Nomic {game_id}"
+ruleset = "suber"
+address = "{address}"
+speaker = "host@example.org"
+speaker_name = "Host"
+""" for game_id, address in (("alpha", "nomic@example.org"),
+                             ("beta", "nomic+beta@example.org"))), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_games(path, {})
+    assert caught.value.key == "games[2].address"
+    assert "(games[1].address and games[2].address)" in caught.value.detail
+    assert "\n" not in str(caught.value)
+
+
+PAIRS = [("nomic@example.org", "nomic+beta@example.org"),
+         ("nomic@example.org", "NOMIC+Beta@Example.ORG"),
+         ("nomic+alpha@example.org", "nomic+beta@example.org"),
+         ("nomic@example.org", "nomic+bounce-x@example.org"),
+         ("nomic+bounce-x@example.org", "Nomic@example.org")]
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_games_whose_return_paths_verp_cannot_tell_apart_are_refused(first: str,
+                                                                     second: str) -> None:
+    # What the config refuses is what the return paths would confuse.
+    for one, other in ((first, second), (second, first)):
+        assert token_of(bounce_address(one, "s", REF, "ann@example.org"), other) is not None
+    data = {"games": [game("alpha", "suber", first), game("beta", "suber", second)]}
+    error = refused(data)
+    assert error.key == "games[2].address"
+    assert "(games[1].address and games[2].address)" in error.detail
+
+
+def test_games_the_config_takes_never_take_each_others_bounces() -> None:
+    data = three()
+    games_of(data)[1]["address"] = "nomic+new@example.org"
+    games_of(data)[2]["address"] = "nomic-rurru@example.org"
+    games = parse(data).games
+    for one in games:
+        path = bounce_address(one.game.address, "s", REF, "ann@example.org")
+        assert [token_of(path, other.game.address) is not None for other in games] == [
+            other is one for other in games]
 
 
 def test_the_lease_is_read_in_any_unit_from_one_second_to_ten_minutes() -> None:

@@ -155,6 +155,10 @@ ROWS = {
         (('name = "suber"', 'name = "Suber Nomic!"'),),
         "preset.name", 'name = "Suber Nomic!"', "expected a short name of lower-case "
         "letters, digits and dashes, such as \"our-nomic\"; not 'Suber Nomic!'"),
+    "[preset] name with a final line break": Row(
+        (('name = "suber"', 'name = "suber\\n"'),),
+        "preset.name", 'name = "suber\\n"', "expected a short name of lower-case letters, "
+        "digits and dashes, such as \"our-nomic\"; not 'suber\\n'"),
     "[preset] title missing": Row(
         (('title = "Peter Suber\'s Initial Set of Nomic"\n', ""),),
         "preset.title", "[preset]", "expected the ruleset's title, not nothing"),
