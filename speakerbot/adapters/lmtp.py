@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import socket
 import threading
@@ -150,10 +151,13 @@ class LmtpServer:
         ready.wait()
         if failure:
             thread.join()
-            if isinstance(failure[0], OSError):
+            error = failure[0]
+            if isinstance(error, OSError):
+                # asyncio words the bind's error its own way; the errno says it plainly.
+                said = os.strerror(error.errno) if error.errno else str(error)
                 raise CannotListen(f"cannot listen for LMTP on {self.host}:{self.port}: "
-                                   f"{failure[0].strerror or failure[0]}") from failure[0]
-            raise failure[0]
+                                   f"{said}") from error
+            raise error
         self._loop, self._thread = loop, thread
         log.info("LMTP server listening on %s:%d", self.host, self.port)
 

@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from speakerbot.adapters.lmtp import LmtpServer
+from speakerbot.adapters.lmtp import CannotListen, LmtpServer
+from tests.support.patience import patience
 from tests.support.ports import LOOPBACK, free_port
 
 pytestmark = pytest.mark.integration
@@ -71,7 +72,7 @@ def start() -> Iterator[Callable[..., LmtpServer]]:
 
 
 def _client(server: LmtpServer) -> smtplib.LMTP:
-    client = smtplib.LMTP(server.host, server.port, timeout=5)
+    client = smtplib.LMTP(server.host, server.port, timeout=patience(5))
     client.ehlo()
     return client
 
@@ -225,21 +226,21 @@ def test_a_blocked_store_does_not_stop_other_connections(
 
     def block() -> None:
         entered.set()
-        assert release.wait(10), "the test never released the store"
+        assert release.wait(patience(10)), "the test never released the store"
 
     server = start(Recorder(block))
     sender, answers = _deliver_in_background(server)
     try:
-        assert entered.wait(5), "the store was never called"
+        assert entered.wait(patience(5)), "the store was never called"
         # While the first message is being stored, a second connection is greeted
         # and served.
-        with smtplib.LMTP(server.host, server.port, timeout=2) as other:
+        with smtplib.LMTP(server.host, server.port, timeout=patience(2)) as other:
             assert other.ehlo()[0] == 250
             assert other.noop() == (250, b"OK")
         assert not answers, "the first message was answered before its store returned"
     finally:
         release.set()
-        sender.join(10)
+        sender.join(patience(10))
     assert [code for code, _ in answers[0]] == [250]
 
 
@@ -366,10 +367,32 @@ def test_stop_releases_the_port(start: Callable[..., LmtpServer]) -> None:
 def test_start_fails_when_the_port_is_taken() -> None:
     with socket.create_server((LOOPBACK, 0)) as taken:
         port = taken.getsockname()[1]
-        server = LmtpServer(LOOPBACK, port, Recorder())
-        with pytest.raises(OSError):
-            server.start()
-        server.stop()
+        for shared in (False, True):  # another program's port is not shared, whatever we ask
+            server = LmtpServer(LOOPBACK, port, Recorder(), shared=shared)
+            with pytest.raises(CannotListen, match=f"cannot listen for LMTP on {LOOPBACK}:"
+                                                   f"{port}: Address already in use"):
+                server.start()
+            server.stop()
+
+
+def test_shared_listeners_take_one_port_and_the_survivor_takes_every_message() -> None:
+    first_store, second_store = Recorder(), Recorder()
+    first = LmtpServer(LOOPBACK, 0, first_store, shared=True)
+    first.start()
+    second = LmtpServer(LOOPBACK, first.port, second_store, shared=True)
+    try:
+        second.start()
+        assert second.port == first.port
+        first.stop()
+        for _ in range(5):
+            with _client(second) as client:
+                [(code, _)] = _transaction(client, "alice@example.test",
+                                           ["speaker@example.test"], MESSAGE)
+                assert code == 250
+        assert len(second_store.calls) == 5
+    finally:
+        first.stop()
+        second.stop()
 
 
 def test_stop_lets_a_message_being_stored_be_answered() -> None:
@@ -379,7 +402,7 @@ def test_stop_lets_a_message_being_stored_be_answered() -> None:
 
     def block() -> None:
         entered.set()
-        assert release.wait(10), "the test never released the store"
+        assert release.wait(patience(10)), "the test never released the store"
 
     class Observed(LmtpServer):
         async def _shutdown(self) -> None:
@@ -392,13 +415,13 @@ def test_stop_lets_a_message_being_stored_be_answered() -> None:
     sender, answers = _deliver_in_background(server)
     stopper = threading.Thread(target=server.stop)
     try:
-        assert entered.wait(5), "the store was never called"
+        assert entered.wait(patience(5)), "the store was never called"
         stopper.start()
-        assert stopping.wait(5), "stop() never began"
+        assert stopping.wait(patience(5)), "stop() never began"
     finally:
         release.set()
-        stopper.join(10)
-        sender.join(10)
+        stopper.join(patience(10))
+        sender.join(patience(10))
     assert not stopper.is_alive()
     assert [code for code, _ in answers[0]] == [250]
     assert len(store.calls) == 1
