@@ -1,0 +1,1 @@
+"""A replay of real adopted proposals (Agora Nomic): read, carried out, compared."""
