@@ -37,7 +37,8 @@ def db_upgrade(args: argparse.Namespace) -> int:
 
     A game the database held before games had ids (in the default namespace) becomes the
     configured game it is: the config's only game, or the one ``--game`` names, unless the
-    config keeps a game ``main`` (which it already is).
+    config keeps a game ``main`` (which it already is). Its migrations run where it is, then
+    it moves, so that a database of any earlier release moves as today's tables.
     """
     games = games_from(args)
     chosen = chosen_game(args)

@@ -3,6 +3,8 @@
 ``Store.upgrade()`` runs it with its own connection (in ``config.attributes["connection"]``),
 inside a transaction it commits; no ``alembic.ini`` is needed. Run by the ``alembic``
 command instead (say, to autogenerate a revision), it connects to ``sqlalchemy.url``.
+Either way a database made by an earlier shape of its recorded revision is first given what
+that revision makes today (``earlier.py``), since alembic reads the revision's number alone.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
+from speakerbot.adapters.migrations.earlier import bring_to_recorded_shape
 from speakerbot.adapters.store import Base, make_engine
 
 config = context.config
@@ -37,13 +40,18 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
+def _migrate() -> None:
+    with context.begin_transaction():
+        bring_to_recorded_shape(context.get_context())
+        context.run_migrations()
+
+
 def run_migrations_online() -> None:
     """Run the migrations on the given connection, or on a new one to ``sqlalchemy.url``."""
     connection = config.attributes.get("connection")
     if connection is not None:
         _configure(connection)
-        with context.begin_transaction():
-            context.run_migrations()
+        _migrate()
         return
     url = config.get_main_option("sqlalchemy.url")
     if not url:
@@ -52,8 +60,7 @@ def run_migrations_online() -> None:
     try:
         with engine.connect() as own:
             _configure(own)
-            with context.begin_transaction():
-                context.run_migrations()
+            _migrate()
     finally:
         engine.dispose()
 

@@ -26,11 +26,11 @@ from speakerbot.adapters.store.database import (
     MAIN_GAME,
     game_url,
     make_engine,
-    move_main_game,
     shared_engine,
     sqlite_url,
 )
 from speakerbot.adapters.store.inbound import InboundStore
+from speakerbot.adapters.store.namespaces import move_main_game
 from speakerbot.adapters.store.outbox import OutboxStore
 from speakerbot.adapters.store.record import RecordStore
 from speakerbot.adapters.store.rows import (

@@ -6,7 +6,8 @@ in the database's default place, every other game in a schema named after its id
 PostgreSQL (``game_<id>``, one engine and one pool shared by all the games of a process) and
 in a file of its own beside the configured one on SQLite (``<name>.<id>.db``: SQLite has one
 writer per file, and one game's mail must not wait on another's). A game's tables, its
-migrations and its locks are its own; nothing in one namespace names another.
+migrations and its locks are its own; nothing in one namespace names another. A game made
+before games had ids moves to the namespace of its id by ``namespaces.move_main_game``.
 """
 
 from __future__ import annotations
@@ -311,6 +312,10 @@ class StoreBase:
 
     # -- Transactions and the daemon lock --------------------------------------------------
 
+    def lock_writes(self, conn: Connection) -> None:
+        """Make ``conn``'s transaction wait for the game's writes, and keep them out to its end."""
+        self._serialise(conn)
+
     def _serialise(self, conn: Connection | Session) -> None:
         # SQLite does it with BEGIN IMMEDIATE (see _sqlite_on_begin).
         if self._dialect == "postgresql":
@@ -441,54 +446,3 @@ class StoreBase:
                     raise
         finally:
             conn.close()
-
-
-def move_main_game(url: str, game: str) -> None:
-    """Make the game kept in the default namespace (made before games had ids) ``game``'s.
-
-    Its tables move whole, rows untouched, so that its record and its chain's head stay
-    exactly as they were: into the schema ``game_<id>`` on PostgreSQL (``ALTER TABLE ...
-    SET SCHEMA``, which takes the table's indexes, constraints and sequences with it), or,
-    on SQLite, the file is renamed to the game's own. Holds the main game's daemon lock
-    throughout (``AlreadyRunning``: a daemon runs on it). Raises ``FileExistsError`` when
-    ``game`` already has a database of its own.
-    """
-    main = StoreBase(url)
-    try:
-        with main.daemon_lock():
-            if main._sqlite_path is not None:
-                _move_sqlite_file(main, Path(str(game_url(url, game).database)))
-            else:
-                _move_to_schema(main, str(game_schema(game)))
-    finally:
-        main.close()
-
-
-def _move_sqlite_file(main: StoreBase, target: Path) -> None:
-    if target.exists():
-        raise FileExistsError(f"{target} exists: the game already has a database")
-    # Everything into the main file, so that the file alone is the whole game; outside a
-    # transaction (the engine's own would begin one), as a checkpoint must be.
-    raw = main.engine.raw_connection()
-    try:
-        raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        raw.close()
-    main.engine.dispose()
-    source = Path(str(main._sqlite_path))
-    os.replace(source, target)
-    for suffix in ("-wal", "-shm"):
-        Path(str(source) + suffix).unlink(missing_ok=True)
-
-
-def _move_to_schema(main: StoreBase, schema: str) -> None:
-    with main.engine.begin() as conn:
-        main._serialise(conn)
-        exists = conn.execute(text(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = :schema"
-            " AND table_name = 'alembic_version'"), {"schema": schema}).first()
-        if exists:
-            raise FileExistsError(f"the schema {schema} already holds a game")
-        conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-        for name in [*(table.name for table in Base.metadata.sorted_tables), "alembic_version"]:
-            conn.execute(text(f'ALTER TABLE "{name}" SET SCHEMA "{schema}"'))
