@@ -5,9 +5,11 @@ text as it stands; ``edited_text`` returns the rule's text once the change is ma
 function serves the check at submission, the diff the distribution shows and the adoption,
 so that what players are shown is what the rule will read.
 
-Quoted text is looked for exactly as written; when it is not there, it is looked for again
-with any run of whitespace standing for any other (a mail client rewraps what it quotes, and
-a rule's line breaks are not something players can see in a quotation).
+Quoted text is looked for with any run of whitespace standing for any other (a mail client
+rewraps what it quotes, and a rule's line breaks are not something players can see in a
+quotation); an occurrence that stands exactly as written is taken as written. Every
+occurrence counts, so "every instance" reaches one broken over two lines, and a text that
+stands twice, once so broken, is not unique.
 
 Anyone who may propose can write an edit, so an edit costs time and memory in proportion to
 the text it reads and the text it writes, never more: looking text up is linear (no pattern
@@ -34,20 +36,51 @@ _CLOSING = ",.;:!?)]}'\""
 def spans(text: str, needle: str) -> list[tuple[int, int]]:
     """Return where ``needle`` stands in ``text`` (non-overlapping, in order).
 
-    Exact occurrences are preferred; only when there are none is whitespace matched loosely:
-    any run of whitespace in the needle stands for any run in the text. Linear in the sizes
-    of both (``str.find`` is, and so is the folding of whitespace).
+    Every occurrence is found, whatever white space it stands with: any run of white space
+    in the needle stands for any run in the text, so a text quoted on one line is found
+    where the rule breaks it over two, as well as where it does not. Where an occurrence
+    stands exactly as written, its exact span is taken (a needle's own leading space, say,
+    is then deleted with it). Counting every occurrence this way is what makes a text that
+    stands twice, once across a line break, "not unique" rather than a silent choice of
+    the one on one line. Linear in the sizes of both (``str.find`` is, and so is the
+    folding of white space).
     """
     if not needle.strip():
         return []
-    found = _occurrences(text, needle)
-    if found:
-        return found
+    exact = _occurrences(text, needle)
     folded, starts = _fold_whitespace(text)
     loose = " ".join(needle.split())
-    # A loose needle neither starts nor ends with whitespace: its last character is one
-    # character of the text.
-    return [(starts[start], starts[end - 1] + 1) for start, end in _occurrences(folded, loose)]
+    if exact:
+        # Where the needle stands as written, its own edge space asks for a space in the
+        # text elsewhere too: every " or" is not every "or", the one inside "for" among them.
+        loose = (" " if needle[0].isspace() else "") + loose + (
+            " " if needle[-1].isspace() else "")
+    found: list[tuple[int, int]] = []
+    at = 0
+    for start, end in _occurrences(folded, loose):
+        first, last = starts[start], starts[end - 1] + 1
+        while at < len(exact) and exact[at][1] <= first:
+            at += 1
+        span = (first, last)
+        if at < len(exact) and exact[at][0] < last:
+            span = exact[at]  # the same occurrence, as written
+            at += 1
+        if not found or span[0] >= found[-1][1]:
+            found.append(span)
+    return found
+
+
+def _made_at(text: str, needle: str, every: bool) -> list[tuple[int, int]]:
+    """Return the occurrences an edit is made at: all of them, or (``every`` false) one.
+
+    A single edit is checked to find its text once; unchecked (a diff of an edit that
+    would be refused), it takes the first occurrence standing as written, if there is one.
+    """
+    found = spans(text, needle)
+    if every or len(found) < 2:
+        return found
+    exact = text.find(needle)
+    return [(exact, exact + len(needle))] if exact != -1 else found[:1]
 
 
 def _occurrences(text: str, needle: str) -> list[tuple[int, int]]:
@@ -155,9 +188,7 @@ def edited_size(text: str, clause: Clause) -> int:
             return len(text.encode())
     if clause.kind is not ClauseKind.REPLACE:
         return len(edited_text(text, clause).encode())
-    found = spans(text, clause.old)
-    if not clause.every:
-        found = found[:1]
+    found = _made_at(text, clause.old, clause.every)
     new = len(clause.new.encode())
     removed = sum(len(text[start:end].encode()) for start, end in found)
     # A deletion may also take a space with it: counting it kept only errs on the long side.
@@ -189,12 +220,38 @@ def edited_text(text: str, clause: Clause) -> str:
     if clause.kind is ClauseKind.REPLACE:
         return _replaced(text, clause)
     if clause.kind is ClauseKind.INSERT:
-        found = spans(text, clause.anchor)
+        found = _made_at(text, clause.anchor, False)
         if not found:
             return text
-        at = found[0][0] if clause.position == "before" else found[0][1]
+        at = found[0][0] if clause.position == "before" else _past_stop(text, found[0][1],
+                                                                         clause.text)
         return text[:at] + inserted_piece(text, at, clause.text, clause.position) + text[at:]
     raise ValueError(f"{clause.kind.value} does not edit a rule's text")
+
+
+# A sentence's end: its stop, and the quotes or brackets that close after it.
+_STOP = ".!?"
+_CLOSES_AFTER_STOP = "\"'”’)]}"
+
+
+def _past_stop(text: str, at: int, added: str) -> int:
+    """Return where a text inserted after the words ending at ``at`` goes.
+
+    Right after them, unless it is a sentence (it ends with a stop) and the words end one:
+    then it goes after the stop and what closes with it, which stays with the words it ends
+    ("... states otherwise. It is also ...", never "otherwise It is also ....").
+    """
+    sentence = added.rstrip().rstrip(_CLOSES_AFTER_STOP)
+    if not sentence or sentence[-1] not in _STOP:
+        return at
+    end = at
+    while end < len(text) and text[end] in _STOP:
+        end += 1
+    if end == at:
+        return at
+    while end < len(text) and text[end] in _CLOSES_AFTER_STOP:
+        end += 1
+    return end
 
 
 def appended_piece(text: str, added: str) -> str:
@@ -206,9 +263,7 @@ def appended_piece(text: str, added: str) -> str:
 
 
 def _replaced(text: str, clause: Clause) -> str:
-    found = spans(text, clause.old)
-    if not clause.every:
-        found = found[:1]
+    found = _made_at(text, clause.old, clause.every)
     pieces: list[str] = []
     last = 0
     for start, end in found:

@@ -102,6 +102,56 @@ def test_an_edit_that_cannot_be_made_is_refused_with_a_reason_and_a_remedy(
     assert reason in said and remedy in told
 
 
+# Issue 38: every occurrence is found, whatever white space it stands with, and a sentence
+# inserted after the words that end a sentence goes after its full stop (Agora 8412, 8461,
+# 8505).
+BROKEN = "The card's associated ministry is named. Each card's associated\nministry is kept."
+FOUND_EVERYWHERE = [
+    (replace(1, "card's associated ministry", "card's ministry", every=True), BROKEN,
+     "The card's ministry is named. Each card's ministry is kept."),
+    (replace(1, "card's  associated ministry", "card's ministry", every=True), BROKEN,
+     "The card's ministry is named. Each card's ministry is kept."),
+    (replace(1, " or", "", every=True), "This or that, for x,\nor y", "This that, for x, y"),
+    (insert(1, "It is also Oathbreaking.", "after", "states otherwise"),
+     "N is 2 unless it states otherwise. A pledge ends.",
+     "N is 2 unless it states otherwise. It is also Oathbreaking. A pledge ends."),
+    (insert(1, "It is also Oathbreaking.", "after", "states otherwise"),
+     "N is 2 unless it states otherwise.\nA pledge ends.",
+     "N is 2 unless it states otherwise.\nIt is also Oathbreaking.\nA pledge ends."),
+    (insert(1, "Truly!", "after", "it says \"no"), 'So it says "no." Then.',
+     'So it says "no." Truly! Then.'),
+    (insert(1, ", or longer", "after", "one week"), "It lasts one week. Ties fail.",
+     "It lasts one week, or longer. Ties fail."),
+    (insert(1, "and more", "after", "one week"), "It lasts one week.",
+     "It lasts one week and more."),
+]
+
+
+@pytest.mark.parametrize(("clause", "rule", "expected"), FOUND_EVERYWHERE)
+def test_every_occurrence_is_found_and_a_sentence_goes_after_the_stop(
+        clause: Clause, rule: str, expected: str) -> None:
+    check_edit(1, rule, clause)
+    assert edited_text(rule, clause) == expected
+
+
+NOT_UNIQUE = [
+    (replace(1, "explicitly states otherwise", "says so"),
+     "Unless it explicitly states otherwise. Or it explicitly\nstates otherwise.",
+     Refusal.TEXT_NOT_UNIQUE),
+    (insert(1, "Truly.", "after", "explicitly states otherwise"),
+     "Unless it explicitly states otherwise. Or it explicitly\n  states otherwise.",
+     Refusal.ANCHOR_NOT_UNIQUE),
+]
+
+
+@pytest.mark.parametrize(("clause", "rule", "refusal"), NOT_UNIQUE)
+def test_a_text_standing_twice_once_across_a_line_break_is_not_unique(
+        clause: Clause, rule: str, refusal: Refusal) -> None:
+    with pytest.raises(GameError) as raised:
+        check_edit(1, rule, clause)
+    assert raised.value.refusal is refusal and raised.value.facts.count == 2
+
+
 def test_a_long_quotation_is_cut_short_in_the_refusal() -> None:
     with pytest.raises(GameError) as raised:
         check_edit(1, RULE, replace(1, "word " * 40, "x"))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
 from speakerbot.mail.inbound.language.natural_text import not_rule_text
+from speakerbot.mail.inbound.language.natural_unread import names_a_change
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
 
 _CLAUSE = re.compile(
@@ -283,7 +284,11 @@ class _ClauseReader:
         if governs or (_CONDITION.match(stripped) and not _ADOPTION.match(stripped)):
             governs = governs or speaks_of_change(text)
             self.conditions.append((line, tokens.shown(text), governs, len(self.clauses)))
-        elif speaks_of_change(text):
+            if not governs and names_a_change(stripped):
+                # It governs no change read, yet makes one of its own ("If there is a rule
+                # titled "X", repeal it."): dropped, that change would be lost unsaid.
+                self.unclear.append((line, tokens.shown(text)))
+        elif speaks_of_change(text) or names_a_change(stripped):
             self.unclear.append((line, tokens.shown(text)))
 
     def natural_read(self) -> list[Clause]:
@@ -298,7 +303,7 @@ class _ClauseReader:
                      if governs or before < len(self.clauses)]
         if not governing or not self.clauses:
             return self.clauses
-        self.unclear = sorted([*self.unclear, *governing])
+        self.unclear = sorted({*self.unclear, *governing})
         return []
 
 

@@ -17,7 +17,8 @@ or ``-``):
 - ``Repeal [each of the following] Rule[s] N[, M and K][, in <an> order]``, ``Enact|Create a
   [new] rule[ titled "T"][ with power P|at P=P][ with the following text]: <text>`` (a
   power is the game's own business: it is not kept; the title is; the power may come first,
-  and ``the following rule`` for ``a new rule``), ``Transmute Rule N[ to (mutable|immutable)]``,
+  and ``the following rule`` for ``a new rule``; ``Add a new[ Power=P] rule`` too),
+  ``Transmute Rule N[ to (mutable|immutable)]``,
   ``Retitle|Rename Rule N [to] "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
 - the passive: ``Rule N is [hereby] amended ...``, ``... repealed``, ``... retitled "T"``,
   read as ``Amend|Repeal|Retitle Rule N ...``;
@@ -71,6 +72,7 @@ from speakerbot.mail.inbound.language.natural_names import (
     rules_after,
 )
 from speakerbot.mail.inbound.language.natural_text import (
+    ADD_A_RULE,
     COLON,
     MARKER,
     Cursor,
@@ -78,12 +80,12 @@ from speakerbot.mail.inbound.language.natural_text import (
     Q,
     form,
     is_end_rule,
-    speaks_of_change,
     starts_clause,
     unmarked,
     unquote,
 )
 from speakerbot.mail.inbound.language.natural_units import CARDINAL, ORDINAL, UNIT
+from speakerbot.mail.inbound.language.natural_unread import speaks_of_change
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
@@ -185,6 +187,7 @@ _PASSIVE = form(
     rf"{RULE}\s*+,?\s*+(?:is|shall\s++be)\s++(?:hereby\s++)?(?P<verb>amended|repealed|retitled)"
     r"\b(?P<rest>.*)"
 )
+_ADD_A_RULE = form(ADD_A_RULE)
 _ACTIVE = {"amended": "amend", "repealed": "repeal", "retitled": "retitle"}
 _A_PART = (
     rf"(?:the|its)\s++(?:{ORDINAL}\s++{UNIT}|{UNIT}\s++(?:beginning|starting)(?:\s++with)?\s*+{Q})"
@@ -412,6 +415,8 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     if passive is not None:
         verb = _ACTIVE[passive["verb"].lower()]
         head = f"{verb} rule {passive['rule']}{passive['rest']}"
+    if _ADD_A_RULE.match(head):
+        head = "enact" + head[3:]
     start = cursor.index
     for reader in (_repeals, _every_rule, _titled_to_read, _part_of_rule, _at_the_end):
         edits = reader(cursor, head)

@@ -28,6 +28,11 @@ COLON = r"(?::|(?=\{))"
 """A colon before a text, or none before a text in braces (``with the following text {``)."""
 
 
+ADD_A_RULE = r"add(?=\s++an?\s++new\s++(?:(?:power\s*+[=:-]?\s*+[0-9.]+|immutable)\s++)?rule\b)"
+"""``Add a new [Power=3] rule``: an enactment, as ``Enact a new rule`` (never ``Add a new
+paragraph to Rule 5``: a rule right after ``new`` and its power)."""
+
+
 def form(pattern: str) -> re.Pattern[str]:
     """Compile a natural form's pattern: any case, ``.`` matching line ends too."""
     return re.compile(pattern, re.IGNORECASE | re.DOTALL)
@@ -43,60 +48,11 @@ _STARTS_CLAUSE = form(
     r"(?:amended|repealed|retitled)\b"
     r"|amend\s+the\s+following\s+rules\b|enact\s+(?:an?\s|(?:immutable\s+)?rule\b)"
     r"|create\s+an?\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b|in\s+(?:rule\s+#?|r)[0-9]"
+    rf"|{ADD_A_RULE}"
     r"|(?:remove|delete|strike|append|replace)\s.*?\b(?:rule\s+#?|r)[0-9]"
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
 )
-# Words that may open a change: "Additionally, repeal Rule 5.", "Please also amend ...".
-_OPENING = form(
-    r"(?:(?:additionally|finally|also|further(?:more)?|then|next|lastly|moreover|and|please"
-    r"|in\s++addition|similarly|likewise)\b[\s,]*+)*+"
-)
-# "Make the same change to Rule 206", "Do the same in Rule 206": looked for apart, in turn.
-_SAME_CHANGE = form(
-    r"\b(?:(?:same|similar)\s++(?:change|amendment|edit)s?|do\s++the\s++same|likewise|similarly"
-    r"|(?:the\s++)?same\s++(?:goes\s++)?(?:for|applies\s++to))\b")
-_RULE_NUMBER = form(r"(?:\brules?\s++#?|\br)[0-9]")
-# A change verb right before a rule's number, anywhere in a line ("Upon adoption of this
-# proposal, repeal Rule 5."): the last net for a change no form read.
-_VERB_RULE = form(
-    r"\b(?:amend|repeal|(?:re-?)?enact|transmute|retitle|replace|insert|append|delete|remove"
-    r"|strike)\w*\s++(?:the\s++(?:text\s++of\s++)?)?(?:rules?\s++#?|r)[0-9]")
-_SPEAKS_OF_CHANGE = form(
-    r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
-    r"|create|change|modify|strike)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
-    r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
-    r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
-    r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"
-    r"|at\s++the\s++(?:end|start|beginning)\s++of\b.*?(?:\brules?\s++#?|\br)[0-9]"
-    r"|(?:amend|repeal|transmute|retitle)\w*\s++(?:every|each|all|any)\s++(?:of\s++the\s++)?rules?\b"
-    r"|(?:and|also|then)[\s,]++(?:also\s++)?(?:by\s++)?(?:add|replac|chang|delet|insert|append|remov|strik"
-    r"|prepend)\w*\b"
-    r"|rules?\s++#?[0-9]+.*?\b(?:is|are|be)\s++(?:also\s++)?(?:hereby\s++)?"
-    r"(?:amended|repealed|enacted|transmuted|retitled|renamed)"
-    r"|in\s++(?:rule\s++#?|r)[0-9]+\s*+,?\s*+(?:replace|insert|append|delete|remove|change|strike))"
-)
-
-
-def speaks_of_change(text: str) -> bool:
-    """Tell whether a line seems to change a rule (used for the lines no form understood).
-
-    Also after an opening word ("Additionally, repeal Rule 5."). Each pattern is tried once
-    from a fixed place, so a long line costs one pass, not one from each of its words.
-    """
-    line = unmarked(text)
-    opening = _OPENING.match(line)
-    opened = line[opening.end():] if opening is not None else line
-    if _SPEAKS_OF_CHANGE.match(line) is not None or _SPEAKS_OF_CHANGE.match(opened) is not None:
-        return True
-    if _VERB_RULE.search(line) is not None or (
-            len(opened) < len(line) and _RULE_NUMBER.search(opened) is not None):
-        return True  # a verb before a rule's number, or a rule after "And", "Also", ...
-    same = _SAME_CHANGE.search(line)
-    return same is not None and _RULE_NUMBER.search(line, same.end()) is not None
-
-
 # A line of a block that is no rule's text: a comment in brackets, a heading of a new rule,
 # or words of the proposal ("If Proposal 8000 passed, this proposal has no effect.").
 _NOT_RULE_TEXT = re.compile(r"\s*(?:\[|(?:title|power|rationale|reason|comment)\s*[:=])"
@@ -117,6 +73,9 @@ _ENDS_SENTENCE = re.compile(r"[.!?:;][\"')\]}\u201d\u2019]*\s*$")
 # How long a line is when a mail client wrapped it (they wrap at 70 to 78 columns).
 _WRAPPED_AT = 60
 _CLOSERS = {1: "}", 2: "}}", 3: "}}}"}
+# A fence line around a text: three or more of one mark (a code fence may name a language).
+_FENCE = re.compile(
+    r"\s*+(?P<mark>-{3,}+|={3,}+|\*{3,}+|~{3,}+|`{3,}+)[ \t]*+(?:(?<=`)[\w+-]*+)?\s*+")
 _MAX_BRACED_LINES = 500
 _MAX_QUOTED_LINES = 50
 
@@ -192,6 +151,21 @@ def _open_quote(text: str) -> bool:
     """Tell whether ``text`` leaves a double quote open (so the quote runs on to later lines)."""
     straight = text.count('"') % 2 == 1
     return straight or text.count("“") > text.count("”")
+
+
+def _whole_quote(text: str) -> str:
+    """Return a text read from a block, or "" when its quotation marks are half read.
+
+    A text that opens a quotation it never closes, or opens with a doubled quote
+    (``""text""``), cannot be told from its quotes: which marks are the rule's? It is
+    quoted back ("") rather than made with a stray mark in it.
+    """
+    if text[:2] in _DOUBLED or (text[:1] in "\"“" and _open_quote(text)):
+        return ""
+    return text
+
+
+_DOUBLED = ('""', '“"', '"“', "““", "“”")
 
 
 def _braces(text: str) -> int:
@@ -286,6 +260,24 @@ class Cursor:
                 return _braced_inner(first, rest, closer)
         return None
 
+    def fenced(self) -> str:
+        """Read a text between fence lines (``---``, ``~~~``, a line of backticks ...).
+
+        The fences are no part of the text; the closing one is a fence of the same mark. ""
+        when none closes it: where the text ends would be a guess.
+        """
+        self.index = self._next_written(self.index)
+        mark = self.lines[self.index][1].strip()[0]
+        limit = min(len(self.lines), self.index + 1 + _MAX_BRACED_LINES)
+        for at in range(self.index + 1, limit):
+            fence = _FENCE.fullmatch(self.lines[at][1])
+            if fence is not None and fence["mark"][0] == mark:
+                inner = [line for _, line in self.lines[self.index + 1:at]]
+                self.index = at + 1
+                text = textwrap.dedent("\n".join(inner)).strip("\n").rstrip()
+                return _whole_quote(_unquote_block(text.lstrip()))
+        return ""
+
     def starts_braced(self) -> bool:
         """Tell whether the next non-blank line opens a text in braces."""
         index = self.index
@@ -304,6 +296,8 @@ class Cursor:
         """
         if self.starts_braced():
             return self.braced() or ""
+        if _FENCE.fullmatch(self.next_line()):
+            return self.fenced()
         lines, index = self.lines, self.index
         while index < len(lines) and not lines[index][1].strip():
             index += 1
@@ -324,7 +318,7 @@ class Cursor:
             # A comment or a heading ("Title: Dice") is no rule's text; text after the
             # block may be its rest or a rationale: unclear either way, and quoted back.
             return ""
-        return _unquote_block(_set_back(taken).strip("\n").rstrip())
+        return _whole_quote(_unquote_block(_set_back(taken).strip("\n").rstrip()))
 
     def _block_lines(self, index: int, indented: bool, stop: Callable[[str], bool] | None,
                      ) -> tuple[list[str], int, bool]:
@@ -369,13 +363,16 @@ class Cursor:
 
         An indented block is ended by a blank line and a line set back; text set back right
         after it, or written after a blank line below an unindented block, may be its next
-        paragraph or a rationale. A clause, ``END RULE`` or the end of the text ends it clearly.
+        paragraph or a rationale. A clause, ``END RULE`` or the end of the text ends it clearly,
+        after a fence line or not.
         """
         if indented:
             if end >= len(self.lines) or not self.lines[end - 1][1].strip():
                 return False
         else:
             end = self._next_written(end)
+            if end < len(self.lines) and _FENCE.fullmatch(self.lines[end][1]):
+                end = self._next_written(end + 1)  # a fence between changes sets them apart
         if end >= len(self.lines):
             return False
         line = self.lines[end][1]
@@ -387,7 +384,7 @@ class Cursor:
             return True
         if indented:  # a change standing in the indented text ends it too
             return bool(text.strip()) and (indent(text) <= self.indent or starts_clause(text))
-        return not text.strip() or starts_clause(text)
+        return not text.strip() or starts_clause(text) or _FENCE.fullmatch(text) is not None
 
     def _quoted(self, index: int) -> tuple[str, int] | None:
         """Read a text in double quotes from line ``index``, blank lines and all, to its close.
@@ -479,5 +476,5 @@ class Cursor:
                 return self.braced(inline) or ""
             if "[" in inline or _MORE_EDITS.search(inline):
                 return ""  # a comment, or the next edit ("..., and by deleting "X""): unclear
-            return unquote(inline)
+            return _whole_quote(unquote(inline))
         return self.block()
