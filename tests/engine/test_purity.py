@@ -14,9 +14,10 @@ ENGINE = Path(speakerbot.engine.__file__).parent
 # Pure modules outside the engine that it shares with the rest (held to the same rules).
 SHARED = [Path(speakerbot.addresses.__file__)]
 ALLOWED_MODULES = {
-    "__future__", "collections.abc", "copy", "dataclasses", "datetime", "decimal", "difflib",
-    "enum",
-    "fractions", "functools", "hashlib", "hmac", "idna", "json", "math", "msgspec", "re", "string",
+    "__future__", "bisect", "collections.abc", "copy", "dataclasses", "datetime", "decimal",
+    "difflib", "enum",
+    "fractions", "functools", "hashlib", "hmac", "idna", "itertools", "json", "math", "msgspec",
+    "operator", "re", "string",
     "types", "typing", "speakerbot.addresses", "speakerbot.engine.durations",
 }
 FORBIDDEN_CALLS = {"now", "utcnow", "today", "time", "monotonic", "open", "random", "getenv"}
