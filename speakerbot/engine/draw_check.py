@@ -11,10 +11,13 @@ checks each seed revealed and each draw (``luck.py``, ``draw_events.py``). A gam
 - A draw may only be carried by the event it decided (a die thrown, a Judge assigned, a new
   Speaker among winners), as an object with a string label, candidates and outcome, an int
   ``after`` and its seed's commitment, which must be the game's current one at its line.
-  It must be anchored to an earlier line that exists, bear the one label the record gives
-  that draw (``die:301`` after the vote on proposal 301 closed, ``judge:cfj-4/2`` for CFJ
-  4's second Judge, ``speaker:game-2``), never drawn before in its game, and draw among
-  exactly the candidates the event names (a die's faces, the event's ``drawn_from``).
+  It must be anchored where the record says, not where it says itself: to the last line
+  before its *moment*, the first line that bears the draw's time (``at``), or to the start
+  of the record (``after`` 0, 64 zeros) if that line is the first (``anchors.py``). It must
+  bear the one label the record gives that draw (``die:301`` after the vote on proposal
+  301 closed, ``judge:cfj-4/2`` for CFJ 4's second Judge, ``speaker:game-2``), never
+  drawn before in its game, and draw among exactly the candidates the event names (a
+  die's faces, the event's ``drawn_from``).
 - Once its seed is revealed, the draw must precede the reveal and the seed must give its
   outcome from the anchor's hash and its label.
 
@@ -33,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from speakerbot.engine.draw_events import RecordLine
 from speakerbot.engine.luck import derive_index
 
 SEED = re.compile(r"[0-9a-f]{64}")
@@ -129,10 +133,10 @@ def check_draws(lines: Iterable[Mapping[str, Any]]) -> DrawReport:
     for line, game in _games(given):
         if _kind(line) == "SeedRevealed":
             _check_reveal(record, game, line, report)
-    for line, game in _games(given):
+    for (line, game), anchor in zip(_games(given), _moment_anchors(given), strict=True):
         draw = line.get("draw")
         if draw is not None:
-            _count_draw(record, game, line, report)
+            _count_draw(record, game, line, anchor, report)
         elif _drawn_unproved(line):
             if game.committed:
                 report.failures.append(DrawFailure(
@@ -152,6 +156,23 @@ def report_lines(report: DrawReport) -> list[str]:
     said.extend(f"draw {failure.label} (event {failure.seq}) does not verify: "
                 f"{failure.problem}" for failure in report.failures)
     return said
+
+
+def _moment_anchors(lines: Iterable[Mapping[str, Any]]) -> list[RecordLine]:
+    """Return the anchor the record gives a draw on each line: the last before its moment.
+
+    A line's moment begins at the first of the lines just before it (itself included) that
+    bear its ``at``; its anchor is the line before that one (number 0, 64 zeros: none).
+    Lines are taken in the order given, as the record lists them, whatever their numbers.
+    """
+    anchors: list[RecordLine] = []
+    anchor, last = RecordLine(), None
+    for line in lines:
+        if last is not None and line.get("at") != last.get("at"):  # a moment begins
+            anchor = RecordLine(last["seq"], str(last.get("hash", "")))
+        anchors.append(anchor)
+        last = line
+    return anchors
 
 
 def _games(lines: list[Mapping[str, Any]]) -> Iterator[tuple[Mapping[str, Any], _Game]]:
@@ -216,10 +237,10 @@ def _drawn_unproved(line: Mapping[str, Any]) -> bool:
     return kind in ("JudgeAssigned", "NewGameBegun") and bool(line.get("drawn_from"))
 
 
-def _count_draw(record: _Record, game: _Game, line: Mapping[str, Any],
+def _count_draw(record: _Record, game: _Game, line: Mapping[str, Any], anchor: RecordLine,
                 report: DrawReport) -> None:
     seq, draw = line["seq"], line["draw"]
-    problem = (_malformed(line, draw) or _misplaced(record, game, seq, draw)
+    problem = (_malformed(line, draw) or _misplaced(record, game, seq, draw, anchor)
                or _mislabelled(game, line, draw) or _disagrees(line, draw))
     if isinstance(draw, Mapping) and isinstance(draw.get("label"), str):
         game.labels.add(draw["label"])
@@ -228,7 +249,7 @@ def _count_draw(record: _Record, game: _Game, line: Mapping[str, Any],
         if reveal is None:
             report.awaiting += 1
             return
-        problem = _not_derived(record, seq, draw, reveal)
+        problem = _not_derived(seq, draw, reveal, anchor)
     if problem is None:
         report.verified += 1
     else:
@@ -256,14 +277,18 @@ def _malformed(line: Mapping[str, Any], draw: Any) -> str | None:
     return None
 
 
-def _misplaced(record: _Record, game: _Game, seq: int,
-               draw: Mapping[str, Any]) -> str | None:
+def _misplaced(record: _Record, game: _Game, seq: int, draw: Mapping[str, Any],
+               anchor: RecordLine) -> str | None:
     """Say what is wrong with a draw's anchor and its seed's commitment, if anything."""
     after, commitment = draw["after"], draw["commitment"]
-    if not 0 < after < seq:
+    if not 0 <= after < seq:
         return f"it is anchored to event {after}, which is not before its own"
-    if after not in record.by_seq:
+    if after and after not in record.by_seq:
         return f"the event it is anchored to ({after}) is not in the record"
+    if after != anchor.seq:
+        # Any earlier line would do for a draw that chose its own: the one a forger liked.
+        return (f"it is anchored to event {after}, not to event {anchor.seq}, the last line "
+                "recorded before its moment (the first line at its time)")
     if not game.commitment:
         return "its game had no seed committed at its line"
     if commitment != game.commitment:
@@ -305,14 +330,13 @@ def _disagrees(line: Mapping[str, Any], draw: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _not_derived(record: _Record, seq: int, draw: Mapping[str, Any],
-                 reveal: _Reveal) -> str | None:
+def _not_derived(seq: int, draw: Mapping[str, Any], reveal: _Reveal,
+                 anchor: RecordLine) -> str | None:
     """Say how a draw fails against its revealed seed, if it does."""
     if seq >= reveal.seq:
         return f"it was made after its seed was revealed (event {reveal.seq})"
-    anchor = str(record.by_seq[draw["after"]].get("hash", ""))
     candidates = draw["candidates"]
-    index = derive_index(reveal.seed, anchor, draw["label"], len(candidates))
+    index = derive_index(reveal.seed, anchor.hash, draw["label"], len(candidates))
     if candidates[index] != draw["outcome"]:
         return (f"its seed gives {candidates[index]!r} from event {draw['after']}, "
                 f"not {draw['outcome']!r}")

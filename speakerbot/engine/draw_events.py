@@ -5,6 +5,8 @@ seed's commitment before any draw with it (in ``GameStarted``, a ``SeedCommitted
 ``SeedRevealed`` of the seed before), then the seed itself once it is revealed. Each event
 a draw decided (a die thrown, a Judge assigned, a new Speaker among winners) carries the
 draw's :class:`Draw`: with the revealed seed and the record, anyone can compute it again.
+Where a draw is anchored is the record's to say, not the draw's: the last line recorded
+before the draw's moment (:class:`RecordSoFar`, which the state keeps as it folds events).
 
 They are listed with every other kind of event in :data:`speakerbot.engine.events.EVENT_TYPES`.
 """
@@ -22,7 +24,8 @@ class Draw:
 
     ``label`` names the draw (``die:302``, ``judge:cfj-4``); ``candidates`` are what it drew
     among, in order, and ``outcome`` the one drawn; ``after`` is the number of the public
-    record's line whose hash it was computed from; ``commitment`` is its seed's.
+    record's line whose hash it was computed from (the record's anchor for it, said again
+    so that a reader need not work it out); ``commitment`` is its seed's.
     """
 
     label: str
@@ -30,6 +33,38 @@ class Draw:
     outcome: str
     after: int
     commitment: str
+
+
+@dataclass(frozen=True)
+class RecordLine:
+    """A line of the public record: its number and hash (0 and 64 zeros: no line yet)."""
+
+    seq: int = 0
+    hash: str = "0" * 64  # chain.GENESIS, which this module cannot import
+
+
+@dataclass(frozen=True)
+class RecordSoFar:
+    """The public record as the events folded so far make it: where draws are anchored.
+
+    ``head`` is its last line and ``at`` the time that line was recorded at, as the record
+    writes it (every line of one decision, or of one tick, bears the same time); ``anchor``
+    is the last line recorded before that time (none, number 0, if the record began then).
+    A draw is anchored to the last line before its own moment: ``anchor`` if it is
+    recorded at ``at``, else ``head``.
+    """
+
+    head: RecordLine = RecordLine()
+    at: str = ""
+    anchor: RecordLine = RecordLine()
+
+    def anchor_at(self, at: str) -> RecordLine:
+        """Return the line a draw recorded at ``at`` (as the record writes times) follows."""
+        return self.anchor if at == self.at else self.head
+
+    def then(self, line: RecordLine, at: str) -> RecordSoFar:
+        """Return the record once ``line``, recorded at ``at``, follows its head."""
+        return RecordSoFar(line, at, self.anchor_at(at))
 
 
 @dataclass(frozen=True)

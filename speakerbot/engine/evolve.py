@@ -1,5 +1,9 @@
 """Folding events into a state: ``evolve`` is the only place where a game's state changes.
 
+Every public event also moves the public record the state follows (``anchors.follow``),
+which only ``apply`` links again, when it records a Speaker's override before the events
+it folded first (``anchors.refollow``).
+
 ``replay`` rebuilds a state from a game's whole record by folding every event in turn.
 """
 
@@ -12,6 +16,7 @@ from typing import Any, TypeVar
 
 from speakerbot.engine import events as ev
 from speakerbot.engine import pace_events as pe
+from speakerbot.engine.anchors import follow
 from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.mechanics import PARAMETERS, Adoption
 from speakerbot.engine.model import (
@@ -46,10 +51,11 @@ def _on(kind: type[E]) -> Callable[[_Evolver[E]], _Evolver[E]]:
 
 
 def evolve(state: GameState, event: ev.Event) -> None:
-    """Fold one event into the state, in place. Events without effect on state are no-ops."""
+    """Fold one event into the state, in place; a public one moves the record it follows."""
     evolver = _EVOLVERS.get(type(event))
     if evolver is not None:
         evolver(state, event)
+    follow(state, event)
 
 
 def replay(events: list[ev.Event]) -> GameState:
@@ -62,8 +68,9 @@ def replay(events: list[ev.Event]) -> GameState:
 
 @_on(ev.GameStarted)
 def _game_started(state: GameState, e: ev.GameStarted) -> None:
-    # A record may hold several games, one after another: each starts from nothing.
-    fresh = GameState()
+    # A record may hold several games, one after another: each starts from nothing, but
+    # the public record runs on from the last game's.
+    fresh = GameState(record=state.record)
     for name in GameState.__dataclass_fields__:
         setattr(state, name, getattr(fresh, name))
     state.started = True

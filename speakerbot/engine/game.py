@@ -21,6 +21,7 @@ from typing import Any
 from speakerbot.engine import absence, debate, judgement, pace, players, seeds, starting, voting
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.anchors import refollow
 from speakerbot.engine.clauses import edit_directly
 from speakerbot.engine.deadlines import due_by, next_deadline, tick
 from speakerbot.engine.durations import format_duration
@@ -59,6 +60,8 @@ def apply(
             summary = pace.override_summary(command, state) or _override_summary(command)
             override = e.SpeakerOverride(now, command.actor, type(command).__name__, summary)
             play.events.insert(0, override)
+            # Recorded first, the override moves the decision's lines: link them again.
+            work.record = refollow(state.record, state, play.events)
     except GameError as error:
         rejected = e.CommandRejected(now, command.actor, type(command).__name__,
                                      error.refusal, error.facts)

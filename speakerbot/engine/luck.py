@@ -8,17 +8,20 @@ revealed anyone can compute the draw again (``docs/verifying.md``):
 
 - the seed is 32 bytes, written as 64 lowercase hex digits; its commitment is the SHA-256
   of those 32 bytes, in hex;
-- the *anchor* is the ``hash`` of a line of the public record before the draw: the service
-  takes the last line committed before the transaction that draws (its number is the
-  draw's ``after``), so that nothing the transaction decides itself changes a draw;
+- the *anchor* is the ``hash`` of the line of the public record the record itself gives
+  the draw: the last line recorded before the draw's moment (``anchors.py``; its number is
+  the draw's ``after``), so that nothing decided at that moment changes a draw, and a
+  transaction tried again after a crash draws exactly as the first attempt would have;
 - for a draw among ``n`` candidates labelled ``label``, the HMAC-SHA256 keyed by the seed of
   ``f"{anchor}\n{label}\n{i}"`` (UTF-8) is read as a 256-bit big-endian number, for
   ``i = 0, 1, 2...`` until one falls below the largest multiple of ``n`` not above 2**256;
   that number modulo ``n`` is the index of the outcome among the candidates, in the order
   the draw lists them. The rejection makes every outcome exactly equally likely.
 
-A source that cannot prove its draws (a scripted one in tests, or a game recorded before
-draws were provable) says so with an ``after`` of 0; its draws carry no proof.
+The engine finds the anchor (it folds the record into its state) and hands it to the
+source with each draw. A source that cannot prove its draws (a scripted one in tests, or a
+game recorded before draws were provable) says so with an ``after`` of 0; its draws carry
+no proof.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from speakerbot.engine.draw_events import RecordLine
 
 SEED_BYTES = 32
 """How long a seed is, in bytes."""
@@ -40,18 +45,18 @@ class RandomSource(Protocol):
 
     @property
     def after(self) -> int:
-        """The public record's line the draws are anchored to (0: draws are not provable)."""
+        """The public record's last line when the transaction began (0: nothing provable)."""
         ...
 
     def holds(self, commitment: str) -> bool:
         """Tell whether this source holds the seed of ``commitment`` (can draw with it)."""
         ...
 
-    def pick(self, label: str, count: int, commitment: str) -> int:
+    def pick(self, label: str, count: int, commitment: str, anchor: RecordLine) -> int:
         """Return the index drawn among ``count`` candidates.
 
-        With the seed of ``commitment`` if held, else by chance (a draw that cannot be
-        proved).
+        With the seed of ``commitment`` if held, from the hash of ``anchor`` (the line the
+        record anchors the draw to), else by chance (a draw that cannot be proved).
         """
         ...
 
@@ -78,7 +83,7 @@ class _NoRandomness:
     def holds(self, commitment: str) -> bool:
         return False
 
-    def pick(self, label: str, count: int, commitment: str) -> int:
+    def pick(self, label: str, count: int, commitment: str, anchor: RecordLine) -> int:
         raise RuntimeError("this move needs randomness: pass a RandomSource to apply or tick")
 
     def reveal(self, commitment: str) -> str:
@@ -122,13 +127,14 @@ def _no_seed(following: str) -> bytes:
 class SeededDraws:
     """The service's source: draws computed from the game's seeds, anchored to the record.
 
-    ``after`` and ``anchor``: the number and hash of the public record's line the draws
-    come after. ``seed_of`` finds a seed the game keeps by its commitment (None: lost or
-    never kept); ``fresh`` makes the secret seed that follows its argument (see
-    ``RandomSource.commit``); ``chance`` draws an index below its argument, for a draw no
-    held seed can prove (a game recorded before seeds, until its first seed is committed).
-    The seeds committed here are kept in ``made`` until the caller stores them with the
-    events that commit them.
+    ``after`` and ``anchor``: the number and hash of the public record's last line when the
+    transaction began, as the store holds it (0: the record is empty, nothing is proved);
+    a draw anchored to that line must name the same hash. ``seed_of`` finds a seed the
+    game keeps by its commitment (None: lost or never kept); ``fresh`` makes the secret
+    seed that follows its argument (see ``RandomSource.commit``); ``chance`` draws an index
+    below its argument, for a draw no held seed can prove (a game recorded before seeds,
+    until its first seed is committed). The seeds committed here are kept in ``made``
+    until the caller stores them with the events that commit them.
     """
 
     after: int
@@ -155,14 +161,22 @@ class SeededDraws:
         """Tell whether the seed of ``commitment`` is at hand."""
         return self.after > 0 and self._seed(commitment) is not None
 
-    def pick(self, label: str, count: int, commitment: str) -> int:
-        """Compute the draw from the seed of ``commitment``; by chance if none is held."""
+    def pick(self, label: str, count: int, commitment: str, anchor: RecordLine) -> int:
+        """Compute the draw from the seed of ``commitment`` and ``anchor``'s hash.
+
+        By chance if no seed is held.
+        """
         if count < 1:
             raise ValueError("a draw needs at least one candidate")
         seed = self._seed(commitment) if self.after > 0 else None
         if seed is None:
             return self.chance(count)
-        return derive_index(seed, self.anchor, label, count)
+        if anchor.seq == self.after and anchor.hash != self.anchor:
+            # The engine folds the record's hashes itself; a draw from hashes the store
+            # does not hold would never verify, so stop rather than record it.
+            raise RuntimeError(f"the engine's hash of public line {anchor.seq} is not the "
+                               "store's: the state does not fold the record it was read from")
+        return derive_index(seed, anchor.hash, label, count)
 
     def reveal(self, commitment: str) -> str:
         """Return the held seed of ``commitment`` in hex."""

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from speakerbot.addresses import canonical_address
+from speakerbot.engine.draw_events import RecordSoFar
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.publicity import WITHHELD
 
@@ -370,6 +371,9 @@ class GameState:
     # once the game's last seed is revealed.
     commitment: str = ""
     seed_draws: int = 0
+    # The public record as the events so far make it, across every game of the record: a
+    # draw's anchor is the record's to say (draw_events.py), so the engine must know it.
+    record: RecordSoFar = field(default_factory=RecordSoFar)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the

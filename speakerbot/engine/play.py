@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
+from speakerbot.engine.anchors import anchor_for
 from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.edits import MAX_RULE_BYTES
 from speakerbot.engine.evolve import evolve
@@ -52,14 +53,15 @@ class Play:
         """Draw one of the candidates; return it, and the draw's proof if it can be proved.
 
         A draw is provable when the source holds the seed the game has committed (luck.py);
-        ``label`` names it, once in a game.
+        it is anchored where the record says (anchors.py); ``label`` names it, once in a game.
         """
         commitment = self.state.commitment
+        anchor = anchor_for(self.state, self.now)
         provable = bool(commitment) and self.rng.holds(commitment)
-        outcome = candidates[self.rng.pick(label, len(candidates), commitment)]
+        outcome = candidates[self.rng.pick(label, len(candidates), commitment, anchor)]
         if not provable:
             return outcome, None
-        return outcome, Draw(label, tuple(candidates), outcome, self.rng.after, commitment)
+        return outcome, Draw(label, tuple(candidates), outcome, anchor.seq, commitment)
 
     def source(self, mechanic: str) -> int | None:
         """Return the rule a mechanic comes from, if any."""

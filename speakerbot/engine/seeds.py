@@ -7,9 +7,11 @@ whose seed the service no longer holds, is given a new seed at the end of its ne
 its draws are provable from then on.
 
 All of this happens at the *end* of a decision, never within it: every draw of a decision
-is made with the seed committed before the decision began, and so before the line of the
-record its draws are anchored to (``luck.py``). Nothing happens with a source that proves
-nothing (a scripted one in tests): such a game records no seed at all.
+is made with the seed committed before the decision began. That is before the line its
+draws are anchored to (``anchors.py``) unless an earlier decision of the same moment
+committed it (ADMIN REVEAL, then a CFJ, in one message): a seed is made from the one
+before, not drawn, so that gives the host no choice. Nothing happens with a source that
+proves nothing (a scripted one in tests): such a game records no seed at all.
 """
 
 from __future__ import annotations

@@ -137,12 +137,12 @@ class UnitOfWork:
             self._queue(message, state, now, inbound_id, gather)
 
     def luck(self) -> SeededDraws:
-        """Return the source of this transaction's draws, anchored to the committed record.
+        """Return the source of this transaction's draws, with the record's head as found.
 
-        Every draw of the transaction is anchored to the public record's last line as it
-        was when the transaction began: nothing it decides itself (fresh salts, a seed
-        just committed, times read from the clock) can change a draw, so a transaction
-        tried again after a crash draws exactly as the first attempt would have.
+        The engine anchors each draw where the record says, to the last public line before
+        the draw's moment (engine/anchors.py), never to anything that moment decided, so a
+        transaction tried again after a crash draws exactly as the first attempt would
+        have; the source checks that anchor against the stored head when they are one line.
         """
         if self.draws is None:
             head = self.opening()

@@ -15,6 +15,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.draw_events import RecordLine
 from speakerbot.engine.luck import RandomSource, SeededDraws, commitment_of, derive_index
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.snapshot import decode_state, encode_state
@@ -47,7 +48,7 @@ class Dice:
     def holds(self, commitment: str) -> bool:
         return False
 
-    def pick(self, label: str, count: int, commitment: str) -> int:
+    def pick(self, label: str, count: int, commitment: str, anchor: RecordLine) -> int:
         """Hand out the next value: a die's face for a die (``die:...``), else an index."""
         a = 1 if label.startswith("die:") else 0
         return self.randint(a, a + count - 1) - a
@@ -71,8 +72,10 @@ class Dice:
 class RecordedDraws:
     """A provable source for a scripted game: its draws anchored to the game's own record.
 
-    The anchor is the head of the public record the events so far make, linked as the store
-    links it (chain.py); seeds are drawn from a counter, so that a test knows them.
+    ``after`` is the head of the public record the events so far make, linked as the store
+    links it (chain.py); seeds are drawn from a counter, so that a test knows them. Each
+    draw's anchor, which the engine finds in its state, must be a line of that record with
+    the hash the record gives it.
     """
 
     def __init__(self, events: list[e.Event]) -> None:
@@ -91,9 +94,12 @@ class RecordedDraws:
     def holds(self, commitment: str) -> bool:
         return commitment in self.seeds and commitment not in self.lost
 
-    def pick(self, label: str, count: int, commitment: str) -> int:
+    def pick(self, label: str, count: int, commitment: str, anchor: RecordLine) -> int:
         assert self.holds(commitment), "a draw no seed proves, in a provable game"
-        return derive_index(self.seeds[commitment], self.head().hash, label, count)
+        lines = record_lines(self.events)
+        assert 0 <= anchor.seq <= len(lines), f"a draw anchored to line {anchor.seq}"
+        assert anchor.hash == (lines[anchor.seq - 1]["hash"] if anchor.seq else chain.GENESIS)
+        return derive_index(self.seeds[commitment], anchor.hash, label, count)
 
     def reveal(self, commitment: str) -> str:
         return self.seeds[commitment].hex()
@@ -170,6 +176,10 @@ class Game(Played):
         return self.provable if self.provable is not None else self.dice
 
     def send(self, command: c.Command) -> list[e.Event]:
+        if self.provable is not None:
+            # As mail arrives, a second after the last: a draw is anchored to the record as
+            # it stood before its moment (every line of which bears that moment's time).
+            self.now += timedelta(seconds=1)
         before = self.state
         self.state, events = apply(self.state, command, self.now, self.source)
         if any(isinstance(event, e.CommandRejected) for event in events):
@@ -246,6 +256,11 @@ class Game(Played):
 
     def check_replay(self) -> None:
         assert replay(self.events) == self.state, "replaying the record gave another state"
+        # The record the state folds, where draws are anchored, is the one the store links.
+        lines = record_lines(self.events)
+        head = self.state.record.head
+        assert (head.seq, head.hash) == ((lines[-1]["seq"], lines[-1]["hash"]) if lines
+                                         else (0, chain.GENESIS))
         stored = [event_from_json(event_to_json(event)) for event in self.events]
         assert stored == self.events, "events do not survive storage as JSON"
         assert replay(stored) == self.state

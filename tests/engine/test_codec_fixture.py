@@ -19,6 +19,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine import replay
 from speakerbot.engine.codec import event_from_json, event_to_json
+from speakerbot.engine.draw_events import RecordSoFar
 from speakerbot.engine.model import GameState
 from speakerbot.engine.refusals import Refusal
 from speakerbot.mail.outbound.wording import clause_failure_text, refusal_text
@@ -153,6 +154,8 @@ def _unmarked(state: GameState) -> GameState:
         proposal.reminded = False
     for cfj in state.cfjs.values():
         cfj.reminded = False
+    # The records differ in their reminders, so their public lines and heads differ too.
+    state.record = RecordSoFar()
     return state
 
 

@@ -5,8 +5,9 @@ outcome and publish a record that verifies, and asserts what the check of draws
 (``draw_check.check_draws``) or the engine does about it. Each forgery is a record linked
 afresh (its chain holds), so ``record verify`` would report nothing but the draws' lines.
 
-One way round stays open, and is marked so: a Speaker modified to anchor a draw to an older
-line than the record's head (docs/verifying.md, "What it does not prove"). The last two
+A draw anchored to an older line than the one the record gives it (the last before its
+moment) fails too: it once verified, which let a die be changed after its seed's reveal
+(issue 37; through ``record verify``: tests/record/test_forged_draws.py). The last two
 tests are the engine's side: a seed lost (its die drawn by chance, which the check fails)
 and an older game's first seed (committed only beside public news). A transaction tried
 again is tested through the service (tests/integration/test_draw_retry.py).
@@ -16,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
-
-import pytest
 
 from speakerbot.engine import chain
 from speakerbot.engine import events as e
@@ -92,16 +91,15 @@ def test_the_honest_die_of_the_attacks_record_verifies() -> None:
     assert check_draws(_honest(record.lines)).verified == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the check cannot tell the head when a transaction "
-                   "began: docs/verifying.md, 'What it does not prove'")
-def test_attack_a_die_anchored_to_an_older_line_verifies() -> None:
-    """``after`` may be any earlier line: pick the one that gives another face."""
+def test_a_die_anchored_to_an_older_line_fails() -> None:
+    """``after`` names an earlier line than the record's anchor, one that gives another face."""
     record = RecordBuilder()
     record.opening()
     chosen = _unlike_honest(record, (made(SEED_1, line, "die:301", FACES)
                                      for line in record.lines[:-1]))
     assert chosen["after"] < record.lines[-1]["seq"]
-    _assert_die_rejected(record, chosen, "anchor")
+    _assert_die_rejected(record, chosen, f"not to event {record.lines[-1]['seq']}, the last "
+                                         "line recorded before its moment")
 
 
 def test_a_draw_with_a_superseded_seed_fails() -> None:

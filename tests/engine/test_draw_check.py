@@ -13,18 +13,22 @@ from typing import Any
 
 import pytest
 
+from speakerbot.engine import chain
 from speakerbot.engine.draw_check import DrawReport, check_draws, report_lines
 from speakerbot.engine.publicity import public_form
 from tests.support.draw_record import (
     ADDRESSES,
+    AT,
     COMMITMENT_1,
     COMMITMENT_2,
+    FACES,
     IDS,
     SEED_1,
     SEED_2,
     RecordBuilder,
     game,
     line_of,
+    made,
 )
 
 Lines = list[dict[str, Any]]
@@ -229,13 +233,60 @@ def test_each_way_a_draw_fails_is_named(name: str) -> None:
     assert report.unprovable == 0
 
 
-def test_a_draw_may_be_anchored_before_a_commitment_of_its_own_transaction() -> None:
-    """The anchor is the head when the transaction began: seed 2's draw, anchored before the
-    line that committed seed 2 (the reveal of seed 1, in the same transaction), awaits."""
+def test_a_draw_may_be_anchored_before_a_commitment_made_at_its_moment() -> None:
+    """The anchor is the last line before the draw's moment. Seed 2's draw, anchored before
+    the reveal that committed seed 2, fails at a moment of its own (the record anchors it
+    to the reveal); made at the reveal's moment (the same time), it awaits its seed."""
     lines = copy.deepcopy(game())
+    reveal = lines[line_of(lines, "SeedRevealed")]
     before_reveal = lines[line_of(lines, "SeedRevealed") - 1]
     _draw(lines, "NewGameBegun")["after"] = before_reveal["seq"]
+    assert [(failure.label, failure.problem) for failure in check_draws(lines).failures] == [
+        ("speaker:game-2", f"it is anchored to event {before_reveal['seq']}, not to event "
+                           f"{reveal['seq']}, the last line recorded before its moment (the "
+                           "first line at its time)")]
+    lines[line_of(lines, "NewGameBegun")]["at"] = reveal["at"]
     assert check_draws(lines) == DrawReport(verified=2, awaiting=1)
+
+
+@pytest.mark.parametrize("to_the_close", [False, True])
+def test_a_draw_is_anchored_before_every_line_of_its_moment(to_the_close: bool) -> None:
+    """A die thrown at the moment its vote closed (as the engine throws it) is anchored to
+    the line before the close; anchored to the close itself, a line of its moment, it fails."""
+    record = RecordBuilder()
+    record.opening()
+    closed, before = record.lines[-1], record.lines[-2]
+    die = made(SEED_1, closed if to_the_close else before, "die:301", FACES)
+    record.add({"type": "DieThrown", "player": ADDRESSES[1], "sides": 6,
+                "value": int(die["outcome"]), "draw": die, "at": closed["at"]})
+    record.add({"type": "SeedRevealed", "commitment": COMMITMENT_1, "seed": SEED_1.hex(),
+                "next_commitment": "", "reason": "closed", "at": closed["at"]})
+    assert chain.verify(record.lines) is None
+    report = check_draws(record.lines)
+    if to_the_close:
+        assert [failure.problem for failure in report.failures] == [
+            f"it is anchored to event {closed['seq']}, not to event {before['seq']}, the last "
+            "line recorded before its moment (the first line at its time)"]
+    else:
+        assert report == DrawReport(verified=1)
+
+
+def test_a_draw_at_the_record_s_first_moment_is_anchored_to_its_start() -> None:
+    """Every line at one time: no line comes before the die's moment, so its anchor is the
+    start of the record, event 0, whose hash is the first line's prev (64 zeros)."""
+    record = RecordBuilder()
+    record.opening()
+    start = {"seq": 0, "hash": chain.GENESIS}
+    die = made(SEED_1, start, "die:301", FACES)
+    record.die(die)
+    record.add({"type": "SeedRevealed", "commitment": COMMITMENT_1, "seed": SEED_1.hex(),
+                "next_commitment": "", "reason": "closed"})
+    lines = [{**line, "at": AT} for line in record.lines]
+    assert check_draws(lines) == DrawReport(verified=1)
+    lines[line_of(lines, "DieThrown")]["draw"]["after"] = 1
+    assert [failure.problem for failure in check_draws(lines).failures] == [
+        "it is anchored to event 1, not to event 0, the last line recorded before its moment "
+        "(the first line at its time)"]
 
 
 def test_a_judge_drawn_again_bears_the_number_of_the_draw() -> None:

@@ -88,6 +88,7 @@ def test_a_value_above_the_limit_is_rejected_not_folded() -> None:
 
 # --- (b) Nothing after the anchor changes a draw --------------------------------------------
 
+EARLIER, MOMENT = "2026-11-27T00:00:00+00:00", "2026-11-27T00:01:00+00:00"
 filler = st.lists(st.fixed_dictionaries(
     {"type": st.sampled_from(["ProposalSubmitted", "VoteClosed", "DebateContributed"]),
      "text": st.text(max_size=8)}), max_size=4)
@@ -100,17 +101,21 @@ def _link(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _record(seed: bytes, before: list[dict[str, Any]], between: list[dict[str, Any]],
             later: list[dict[str, Any]], cfj: int, count: int) -> list[dict[str, Any]]:
     """Return the events of a record whose one draw (the first Judge of CFJ ``cfj``) comes
-    after ``before`` and ``between``."""
+    after ``before`` and ``between``: ``between`` at the draw's moment (its time), so that
+    the record anchors the draw to the last line of ``before``."""
     label = f"judge:cfj-{cfj}"
-    opening = [{"type": "GameStarted", "commitment": commitment_of(seed)}, *before]
+    opening = [{**event, "at": EARLIER}
+               for event in [{"type": "GameStarted", "commitment": commitment_of(seed)},
+                             *before]]
     anchor = _link(opening)[-1]
     candidates = [f"player {number}" for number in range(count)]
     index = derive_index(seed, anchor["hash"], label, count)
     draw = {"label": label, "candidates": candidates, "outcome": candidates[index],
             "after": anchor["seq"], "commitment": commitment_of(seed)}
-    return [*opening, *between,
-            {"type": "JudgeAssigned", "cfj": cfj, "judge": candidates[index],
-             "drawn_from": candidates, "draw": draw}, *later,
+    moment = [{**event, "at": MOMENT} for event in [
+        *between, {"type": "JudgeAssigned", "cfj": cfj, "judge": candidates[index],
+                   "drawn_from": candidates, "draw": draw}, *later]]
+    return [*opening, *moment,
             {"type": "SeedRevealed", "commitment": commitment_of(seed), "seed": seed.hex(),
              "next_commitment": "", "reason": "the game is over"}]
 

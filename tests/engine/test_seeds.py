@@ -8,7 +8,7 @@ from decimal import Decimal
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
-from speakerbot.engine.draw_events import Draw
+from speakerbot.engine.draw_events import Draw, RecordLine
 from speakerbot.engine.luck import SeededDraws, derive_index
 from speakerbot.engine.model import GameState
 from speakerbot.engine.seeds import CLOSED_VOTE, GAME_OVER, HOST_ASKED, NEW_GAME
@@ -153,7 +153,7 @@ def test_a_source_by_chance_proves_nothing_and_records_no_seed() -> None:
 
     source = SeededDraws.by_chance(chance)
     assert source.after == 0 and not source.holds("")
-    assert source.pick("die:1", 6, "") == 0 and picks == [6]
+    assert source.pick("die:1", 6, "", RecordLine(3, "ab" * 32)) == 0 and picks == [6]
     g = Game("suber", [ALICE, BOB, CAROL])
     g.provable = source
     closing = g.votes(g.propose(ALICE, enact("x")), alice="FOR", bob="FOR", carol="FOR")

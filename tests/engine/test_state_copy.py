@@ -7,11 +7,12 @@ import dataclasses
 
 from speakerbot.engine import commands as c
 from speakerbot.engine import replay
+from speakerbot.engine.draw_events import RecordSoFar
 from speakerbot.engine.model import Choice, GameState, ProposalStatus, RuleChange
 from tests.engine.cast import ALICE, BOB, CAROL
 from tests.engine.harness import Game
 
-IMMUTABLE = (str, int, bool, type(None))
+IMMUTABLE = (str, int, bool, type(None), RecordSoFar)  # RecordSoFar: frozen, of str and int
 
 
 def a_game_with_everything() -> Game:

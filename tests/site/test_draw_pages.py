@@ -37,7 +37,9 @@ def _site() -> tuple[Game, dict[str, str]]:
 def test_the_proposal_page_and_the_timeline_show_the_draw_and_the_reveal() -> None:
     game, pages = _site()
     die = game.last(e.DieThrown)
-    said = f"Alice threw a 6-sided die: {die.value} (draw die:301, from 1 to 6, after line 7)"
+    assert die.draw is not None  # anchored where the record says: the line before its moment
+    said = (f"Alice threw a 6-sided die: {die.value} (draw die:301, from 1 to 6, after line "
+            f"{die.draw.after})")
     revealed = (f"The seed of the game's draws is revealed, because a voting period in which "
                 f"it was used has closed: seed {SEEDS[0].hex()}, which matches the commitment "
                 f"published before its draws, {commitment_of(SEEDS[0])}")

@@ -2,18 +2,22 @@
 
 A record is built line by line with ``chain.link``; each draw is computed as the service
 computes it (``luck.derive_index``) from a known seed and the hash of a line before it,
-so the tests know what a correct draw is without a game or a database.
+so the tests know what a correct draw is without a game or a database. Each line is
+recorded a minute after the last unless it says its own ``at``: a moment of its own, so
+that the line before a draw's is the one the record anchors it to (``anchors.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from speakerbot.engine import chain
 from speakerbot.engine.luck import commitment_of, derive_index
 
 AT = "2026-11-27T00:00:00+00:00"
+"""When the record's first line is recorded; each line after it, a minute after the last."""
 SEED_1 = bytes(range(32))
 SEED_2 = bytes(range(100, 132))
 COMMITMENT_1 = commitment_of(SEED_1)
@@ -36,14 +40,18 @@ class RecordBuilder:
         self.shown = shown
 
     def add(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """Link an event (``at`` filled in) as the next line; return the line."""
+        """Link an event as the next line, at a moment of its own unless it says its ``at``."""
         prev = self.lines[-1]["hash"] if self.lines else chain.GENESIS
-        line = chain.link(len(self.lines) + 1, self.shown({"at": AT, **data}), prev)
+        at = (datetime.fromisoformat(AT) + timedelta(minutes=len(self.lines))).isoformat()
+        line = chain.link(len(self.lines) + 1, self.shown({"at": at, **data}), prev)
         self.lines.append(line)
         return line
 
     def draw(self, label: str, candidates: Sequence[str], seed: bytes) -> dict[str, Any]:
-        """Return a draw made now with ``seed``, anchored to the last line so far."""
+        """Return a draw made with ``seed`` on a line of a moment of its own, to come next.
+
+        The record anchors it to the last line so far.
+        """
         return made(seed, self.lines[-1], label, candidates)
 
     def opening(self, names: Sequence[str] = ADDRESSES,
@@ -80,7 +88,8 @@ def game(names: Sequence[str] = ADDRESSES, shown: Shown = dict) -> list[dict[str
     Lines: 1 GameStarted (committing seed 1), 2-4 PlayerJoined, 5 ProposalSubmitted,
     6 VoteClosed (proposal 301), 7 DieThrown (die:301), 8 JudgeAssigned (judge:cfj-1),
     9 SeedRevealed (seed 1, committing seed 2), 10 NewGameBegun (speaker:game-2, with seed
-    2, awaiting its reveal). Each draw is anchored to the line before its own.
+    2, awaiting its reveal). Each line is a moment of its own, so each draw is anchored
+    to the line before its own.
     """
     record = RecordBuilder(shown)
     record.opening(names)
