@@ -129,8 +129,28 @@ def read_mechanic(name: str, phrase: str, text: str) -> Reading:
     if fault is not None:
         return Reading(None, "", fault)
     words = phrase.split()
-    place = words.index(PLACEHOLDER)
     tokens = Words(text)
+    first, values, said = _matches(name, words, tokens)
+    if first is None:
+        return Reading(None, "", _shown(phrase, name))
+    if len(values) > 1:
+        return Reading(None, "", _count(list(values)))
+    start, end, value = first
+    written, why = said[value]
+    if written is not None:
+        stated = list(dict.fromkeys([written, *_beside(name, words, text,
+                                                       tokens.span(start, end))]))
+        if len(stated) > 1:
+            # "150 points, or 200 points in a game of more than five players": which one
+            # holds is for the host to say; the first is never taken alone.
+            return Reading(None, "", "its sentence states " + _count(stated))
+    return Reading(written, tokens.quoted(start, end) if written is not None else "", why)
+
+
+def _matches(name: str, words: list[str], tokens: Words
+             ) -> tuple[Match | None, dict[str, None], dict[Value, tuple[str | None, str]]]:
+    """Return the first match of the phrase ``words``, every value it matched, and each said."""
+    place = words.index(PLACEHOLDER)
     reader, first_words = reader_of(name, READABLE[name])
     nearest = Nearest(tokens, WINDOW, _anchors(words[:place]), _anchors(words[place + 1:]))
     first: Match | None = None
@@ -145,13 +165,29 @@ def read_mechanic(name: str, phrase: str, text: str) -> Reading:
             values[said[value][0] or value[0]] = None
         if len(values) > MOST_LISTED:
             break  # it cannot tell; the rest would only lengthen the list
-    if first is None:
-        return Reading(None, "", _shown(phrase, name))
-    if len(values) > 1:
-        return Reading(None, "", _count(list(values)))
-    start, end, value = first
-    written, why = said[value]
-    return Reading(written, tokens.quoted(start, end) if written is not None else "", why)
+    return first, values, said
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n\s*\n")
+
+
+def _beside(name: str, words: list[str], text: str, span: tuple[int, int]) -> list[str]:
+    """Return the values the sentence around ``span`` gives with half of the phrase's words.
+
+    A value with the phrase's words after it alone ("or 200 points"), or before it alone,
+    in the very sentence the phrase was read in, is a second value that sentence states.
+    A phrase with words on one side only has matched every such value already.
+    """
+    place = words.index(PLACEHOLDER)
+    if place == 0 or place == len(words) - 1:
+        return []
+    starts = [match.end() for match in _SENTENCE_END.finditer(text, 0, span[0])]
+    following = _SENTENCE_END.search(text, span[1])
+    sentence = Words(text[starts[-1] if starts else 0:following.start() if following else None])
+    found: dict[str, None] = {}
+    for half in (words[place:], words[:place + 1]):
+        found.update(_matches(name, half, sentence)[1])
+    return list(found)
 
 
 def _shown(phrase: str, name: str) -> str:

@@ -81,11 +81,16 @@ class Words:
 
     def quoted(self, first: int, last: int) -> str:
         """Return the text from the start of token ``first`` to the end of token ``last``."""
+        start, end = self.span(first, last)
+        return self._text[start:end]
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """Return where token ``first`` starts and token ``last`` ends in the text."""
         parts = self._parts  # separator, token, number (or None), separator, ...
         start = sum(map(len, parts[0:3 * first + 1:3])) + sum(map(len, parts[1:3 * first:3]))
         end = start + sum(map(len, parts[3 * first + 1:3 * last + 2:3])) + sum(
             map(len, parts[3 * first + 3:3 * last + 1:3]))
-        return self._text[start:end]
+        return start, end
 
     def starts(self, words: frozenset[str], numbers: bool) -> list[int]:
         """Return where a value can start, in order: at one of ``words``, or at a number."""

@@ -34,6 +34,11 @@ REWORDINGS: list[tuple[str, str, str, str | None]] = [
      "300000"),
     ("The first player to achieve +5 points wins.", "win_points", WIN, "5"),
     ("The winner is the first player to REACH 150 POINTS.", "win_points", WIN, "150"),
+    # Another value in another sentence is no second value of this one.
+    ("The winner is the first player to achieve 150 points. A player who loses 20 points "
+     "pays a fine.", "win_points", WIN, "150"),
+    ("The winner is the first player to achieve 150 points.\n\nPlayers start with 20 points.",
+     "win_points", WIN, "150"),
     # "point", not "points": a final "s" does not matter.
     ("The game is won by the first to reach 1 point.", "win_points", WIN, "1"),
     # Only a final "s": "reaches" is not "reach" (a phrase that wants it says reach|reaches).
@@ -170,6 +175,16 @@ WHY = [
      "is not a whole number of seconds"),
     ("A rule change is adopted unanimously, or by majority, or by unanimity.",
      "adoption", ALONE, "two values: unanimous and majority"),
+    # Issue 38: a second value in the phrase's sentence, with half of the phrase's words
+    # around it, is a second value that sentence states; the first is never taken alone.
+    ("The winner is the first player to achieve 150 (positive) points, or 200 points in a "
+     "game of more than five players.", "win_points", WIN,
+     "its sentence states two values: 150 and 200"),
+    ("The first player to reach 150 points wins; in a game of many players, 200 points.",
+     "win_points", WIN, "its sentence states two values: 150 and 200"),
+    ("The first to reach 150 points wins, or in a game of more than five players the first "
+     "to reach two hundred.", "win_points", WIN, "its sentence states two values: 150 and "
+                                                 "200"),
 ]
 
 
