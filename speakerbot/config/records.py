@@ -92,6 +92,8 @@ class GameSettings:
     digest: str | None
     judge: str
     judge_name: str
+    # How often the host is reminded of open hand work, in seconds; None: never.
+    handwork_reminder: float | None = 86400.0
 
     @property
     def subject_tag(self) -> str:

@@ -97,6 +97,7 @@ class GameTable(Struct, forbid_unknown_fields=True, frozen=True):
     digest: str | UnsetType = UNSET
     judge: str | UnsetType = UNSET
     judge_name: str | UnsetType = UNSET
+    handwork_reminder: str = "1d"
 
 
 class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):

@@ -80,11 +80,14 @@ def game(check: Checker, table: GameTable) -> GameSettings:
     judge_name = check.optional_text(s, "judge_name", table.judge_name)
     if judge_name is None:
         judge_name = speaker_name if judge == speaker else judge
+    # "" turns the reminder of open hand work off; otherwise an hour to thirty days.
+    reminder = (None if not table.handwork_reminder.strip() else check.duration(
+        s, "handwork_reminder", table.handwork_reminder, 3600, 30 * 86400))
     return GameSettings(
         name=name, ruleset=ruleset, address=address, speaker=speaker,
         speaker_name=speaker_name, admin_password=admin_password, list=mailing_list,
         open_registration=table.open_registration, digest=digest, judge=judge,
-        judge_name=judge_name,
+        judge_name=judge_name, handwork_reminder=reminder,
     )
 
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from speakerbot.engine import events as e
 from speakerbot.engine.edits import EDITS, check_edit, check_rule_size, edited_text
-from speakerbot.engine.mechanics import PARAMETERS, parse_setting
+from speakerbot.engine.handwork import open_handwork
+from speakerbot.engine.mechanics import PARAMETERS, Numbering, parse_setting
 from speakerbot.engine.model import Clause, ClauseKind, Rule
 from speakerbot.engine.play import Play
 from speakerbot.engine.refusals import Facts, GameError, Refusal
@@ -52,13 +53,22 @@ def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None
             edited[clause.rule] = edited_text(play.state.rules[clause.rule].text, clause)
         if clause.rule is not None and clause.kind not in _UNTOUCHING:
             touched.add(clause.rule)
-        if clause.kind is ClauseKind.ENACT or (
-            clause.kind in _RENUMBERS and play.mechanics.renumber_on_amend
-        ):
+        if _takes_proposal_number(play, clause):
             numbered += 1
     if numbered > 1:
         raise GameError(Refusal.ONE_NUMBER_PER_PROPOSAL, Facts(number=proposal, count=numbered))
     check_mutable_count(play, sum(mutable_delta(play, clause) for clause in clauses))
+
+
+def _takes_proposal_number(play: Play, clause: Clause) -> bool:
+    """Whether a clause gives its rule the proposal's number: a proposal may give it once.
+
+    An enacted rule takes it where rules are numbered by proposal (``numbering``); under
+    ``next`` each takes a number of its own, so a proposal may enact any number of rules.
+    """
+    if clause.kind is ClauseKind.ENACT:
+        return play.mechanics.numbering is Numbering.PROPOSAL
+    return clause.kind in _RENUMBERS and play.mechanics.renumber_on_amend
 
 
 def check_later_edit(number: int, original: str, edited: str, clause: Clause) -> None:
@@ -112,7 +122,9 @@ def _check_enactment(play: Play, clause: Clause, proposal: int | None) -> None:
     check_rule_size(None, len(clause.text.strip().encode()), play.max_rule_bytes)
     if clause.immutable and not play.mechanics.immutability:
         raise GameError(Refusal.NO_IMMUTABLE_RULES)
-    number = proposal if proposal is not None else clause.rule
+    # The Speaker's direct enactment may name its number; a proposal's takes the one the
+    # game's numbering gives (under "next", free by construction).
+    number = clause.rule if proposal is None else enacted_number(play, clause, proposal)
     if number is not None and number in play.state.rules:
         raise GameError(Refusal.RULE_NUMBER_TAKEN, Facts(number=number))
 
@@ -219,7 +231,18 @@ def mutable_delta(play: Play, clause: Clause) -> int:
 
 
 def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
-    """Carry out an adopted proposal's clauses; each that cannot be is recorded as failed."""
+    """Carry out an adopted proposal's clauses; each that cannot be is recorded as failed.
+
+    Then each part not carried out becomes an item of the host's hand work (handwork.py),
+    so that the ruleset never drifts from what was adopted without the host being told.
+    """
+    start = len(play.events)
+    _carry_out_clauses(play, proposal, clauses)
+    open_handwork(play, proposal, play.events[start:])
+
+
+def _carry_out_clauses(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
+    """Carry out the clauses themselves, recording each that cannot be as failed."""
     if not clauses:
         play.emit(e.InformalProposalAdopted(play.now, proposal))
         return
@@ -318,7 +341,7 @@ def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
                                 by_speaker))
         return
     if clause.kind is ClauseKind.ENACT:
-        enacted = proposal if proposal is not None else (clause.rule or free_rule_number(play))
+        enacted = enacted_number(play, clause, proposal)
         play.emit(e.RuleEnacted(play.now, enacted, clause.text.strip(), not clause.immutable,
                                 proposal, by_speaker, one_line(clause.title)))
         read_enacted(play, enacted, proposal, also_set)
@@ -347,6 +370,35 @@ def apply_clause(play: Play, clause: Clause, proposal: int | None, *,
         unread = reread(play, new_number, affected, proposal, also_set)
         if unread:
             play.emit(e.MechanicsMayHaveChanged(play.now, number, unread, proposal))
+
+
+def enacted_number(play: Play, clause: Clause, proposal: int | None) -> int:
+    """Return the number the rule ``clause`` enacts takes now (by the Speaker: ``None``).
+
+    ``numbering = "proposal"``: the proposal's number (the Speaker's rule: the number it
+    names, else ``free_rule_number``). ``"next"``: the next free number
+    (``next_rule_number``), by proposal or by the Speaker alike, so a proposal's several
+    new rules are numbered in the order it lists them.
+    """
+    if proposal is None and clause.rule is not None:
+        return clause.rule
+    if play.mechanics.numbering is Numbering.NEXT:
+        return next_rule_number(play)
+    return proposal if proposal is not None else free_rule_number(play)
+
+
+def next_rule_number(play: Play) -> int:
+    """Return one more than the highest rule number ever used in the game.
+
+    Ever used, not only in effect: a repealed rule's number, and the number a rule had
+    before it was renumbered, are never given again, so that a rule number cited anywhere
+    in the record names one rule (Agora never reuses one either).
+    """
+    kept = [*play.state.rules.values(), *play.state.repealed]
+    used = [rule.number for rule in kept]
+    used += [change.previous_number for rule in kept for change in rule.history
+             if change.previous_number is not None]
+    return max(used, default=0) + 1
 
 
 def free_rule_number(play: Play) -> int:

@@ -23,8 +23,6 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-import msgspec
-
 from speakerbot.engine import events as e
 from speakerbot.engine.events import EVENT_TYPES, Event
 from speakerbot.engine.mechanics import ADDED_LATER, PARAMETERS, Mechanics
@@ -42,12 +40,13 @@ _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "positio
 # A game imported from a hand-run one (``speakerbot import``) likewise: where it came from,
 # the number its next proposal takes; and its rules' titles and history lines. A game's
 # phrases likewise (readings.py): a game started before them encodes as before. A draw's
-# proof and a game's first seed's commitment likewise (draw_events.py).
+# proof and a game's first seed's commitment likewise (draw_events.py). A proposal's lines
+# left to the host likewise (handwork_events.py).
 _EVENT_FIELDS_ADDED: dict[str, Any] = {"salt": "", "salts": [], "debate_until": None,
                                        "record_version": 1, "imported_from": "",
                                        "next_proposal": 0, "phrases": [],
                                        "overridden": [], "draw": None, "commitment": "",
-                                       "replaces": ""}
+                                       "replaces": "", "unclear": []}
 _RULE_DEFAULTS: dict[str, Any] = {"title": "", "history": ()}
 
 
@@ -129,6 +128,10 @@ def _without_legacy(mechanics: Mechanics, written: dict[str, str]) -> dict[str, 
 
 def event_from_json(data: dict[str, Any]) -> Event:
     """Rebuild an event from ``event_to_json``'s output (or from an older record's)."""
+    # Imported here: the engine folds events to JSON while it plays (anchors.py), and
+    # ``speakerbot parse`` imports the engine but must start on the standard library alone.
+    import msgspec
+
     fields = dict(data)
     kind = EVENT_TYPES.get(str(fields.pop("type", "")))
     if kind is None:

@@ -116,6 +116,8 @@ class Propose(Command):
     title: str
     text: str
     clauses: tuple[Clause, ...] = ()
+    # Lines the reader could not carry out: the host's hand work if it is adopted.
+    unclear: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class ReviseProposal(Command):
     proposal: int
     text: str
     clauses: tuple[Clause, ...] = ()
+    unclear: tuple[str, ...] = ()  # as a Propose's: the host's hand work if adopted
 
 
 @dataclass(frozen=True)
@@ -277,6 +280,14 @@ class EditRule(Command):
 
 
 @dataclass(frozen=True)
+class CloseHandWork(Command):
+    """Close an open item of the host's hand work: it is done, or not to be done."""
+
+    item: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class AssignJudge(Command):
     """Make a player the Judge of a CFJ."""
 
@@ -338,6 +349,7 @@ SPEAKER_COMMANDS: tuple[type[Command], ...] = (
     CloseVote,
     VoidProposal,
     EditRule,
+    CloseHandWork,
     AssignJudge,
     HandSpeaker,
     EndGame,

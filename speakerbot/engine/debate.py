@@ -93,7 +93,7 @@ def revise(play: Play, cmd: c.ReviseProposal) -> None:
         raise GameError(Refusal.TEXT_TOO_LONG, Facts(limit=MAX_TEXT))
     check_proposal(play, cmd.clauses, proposal.number)
     play.emit(e.ProposalRevised(play.now, proposal.number, cmd.text.strip("\n"),
-                                tuple(cmd.clauses)))
+                                tuple(cmd.clauses), tuple(cmd.unclear)))
 
 
 def call_vote(play: Play, cmd: c.CallVote) -> None:

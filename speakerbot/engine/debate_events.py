@@ -19,6 +19,8 @@ class ProposalRevised(Event):
     proposal: int
     text: str
     clauses: tuple[Clause, ...]
+    # The new text's lines left to the host (as ProposalSubmitted's): left out when none.
+    unclear: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

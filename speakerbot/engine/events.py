@@ -6,8 +6,8 @@ closes, and a rejected command to whoever sent it. Nothing public before a vote 
 on its ballots.
 
 :data:`EVENT_TYPES`, at the end, lists every kind of event the record holds: this module's,
-the pace of play's (:mod:`.pace_events`), the debate's (:mod:`.debate_events`) and the
-changes of rules (:mod:`.rule_events`).
+the pace of play's (:mod:`.pace_events`), the debate's (:mod:`.debate_events`), the
+changes of rules (:mod:`.rule_events`) and the host's hand work (:mod:`.handwork_events`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from speakerbot.engine.debate_events import VoteStarted as VoteStarted
 from speakerbot.engine.draw_events import Draw
 from speakerbot.engine.draw_events import SeedCommitted as SeedCommitted
 from speakerbot.engine.draw_events import SeedRevealed as SeedRevealed
+from speakerbot.engine.handwork_events import HandWorkDone as HandWorkDone
+from speakerbot.engine.handwork_events import HandWorkOpened as HandWorkOpened
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.model import Choice, Clause, Judgement, Role, RuleSpec
 from speakerbot.engine.refusals import NO_FACTS, Facts, Refusal
@@ -136,6 +138,9 @@ class ProposalSubmitted(Event):
     # Set where the proposal opens for debate (debate.py): the vote starts by itself then,
     # and ``closes_at`` is None until it starts. Left out of the record when None.
     debate_until: datetime | None = None
+    # The lines left to the host when it was proposed (the reader could not carry them
+    # out): hand work once it is adopted. Left out of the record when there are none.
+    unclear: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -466,6 +471,6 @@ EVENT_TYPES: dict[str, type[Event]] = {kind.__name__: kind for kind in (
     pe.GamePaused, pe.GameResumed, pe.AbsenceDeclared, pe.AbsenceEnded, pe.TurnReminder,
     pe.TurnOverdue, pe.Reminded,
     de.ProposalRevised, de.VoteStarted, de.DebateContributed,
-    SeedCommitted, SeedRevealed,
+    SeedCommitted, SeedRevealed, HandWorkOpened, HandWorkDone,
 )}
 """Every kind of event by class name, for storage."""

@@ -24,6 +24,7 @@ from speakerbot.engine.model import (
     Ballot,
     Cfj,
     GameState,
+    HandItem,
     Player,
     Proposal,
     ProposalStatus,
@@ -151,7 +152,7 @@ def _hand_speaker(state: GameState, old: str, new: str) -> None:
 def _proposal_submitted(state: GameState, e: ev.ProposalSubmitted) -> None:
     state.proposals[e.number] = Proposal(
         e.number, e.title, e.text, e.clauses, e.proposer, e.at, e.closes_at, e.quorum_base, e.turn,
-        debate_until=e.debate_until,
+        debate_until=e.debate_until, unclear=e.unclear,
     )
     # Never back: an imported game's open proposals are numbered below its next proposal.
     state.next_proposal = max(state.next_proposal, e.number + 1)
@@ -457,7 +458,7 @@ def _proposal_revised(state: GameState, e: ev.ProposalRevised) -> None:
     proposal = state.proposals[e.proposal]
     if proposal.first_text is None:  # the text as distributed, for the vote's diff
         proposal.first_text, proposal.first_clauses = proposal.text, proposal.clauses
-    proposal.text, proposal.clauses = e.text, e.clauses
+    proposal.text, proposal.clauses, proposal.unclear = e.text, e.clauses, e.unclear
     proposal.revisions += 1
 
 
@@ -474,3 +475,17 @@ def _vote_started(state: GameState, e: ev.VoteStarted) -> None:
 def _debate_contributed(state: GameState, e: ev.DebateContributed) -> None:
     proposal = state.proposals[e.proposal]
     proposal.debated = (*proposal.debated, (e.player, e.at))
+
+
+# --- The host's hand work (handwork_events.py) ---------------------------------------------
+
+
+@_on(ev.HandWorkOpened)
+def _handwork_opened(state: GameState, e: ev.HandWorkOpened) -> None:
+    state.handwork[e.item] = HandItem(e.item, e.proposal, e.words, e.rules, e.at)
+    state.next_handwork = max(state.next_handwork, e.item + 1)
+
+
+@_on(ev.HandWorkDone)
+def _handwork_done(state: GameState, e: ev.HandWorkDone) -> None:
+    state.handwork.pop(e.item, None)

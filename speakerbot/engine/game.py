@@ -18,7 +18,17 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from speakerbot.engine import absence, debate, judgement, pace, players, seeds, starting, voting
+from speakerbot.engine import (
+    absence,
+    debate,
+    handwork,
+    judgement,
+    pace,
+    players,
+    seeds,
+    starting,
+    voting,
+)
 from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.anchors import refollow
@@ -75,6 +85,8 @@ def _set_mechanic(play: Play, cmd: c.SetMechanic) -> None:
 
 def _edit_rule(play: Play, cmd: c.EditRule) -> None:
     edit_directly(play, cmd.clause)
+    # The host's edit of a rule is the hand work left on it: its open items are done.
+    handwork.close_by_edit(play, cmd.clause)
 
 
 def _end_game(play: Play, cmd: c.EndGame) -> None:
@@ -104,6 +116,7 @@ _HANDLERS: dict[type[c.Command], Callable[[Play, Any], None]] = {
     c.CloseVote: voting.close_vote_now,
     c.VoidProposal: voting.void_proposal,
     c.EditRule: _edit_rule,
+    c.CloseHandWork: handwork.close_handwork,
     c.AssignJudge: judgement.assign_judge,
     c.HandSpeaker: players.hand_speaker,
     c.EndGame: _end_game,
@@ -137,6 +150,8 @@ def _override_summary(command: c.Command) -> str:
             return f"voided proposal {number}" + (f": {reason}" if reason else "")
         case c.EditRule(clause=clause):
             return f"edited the rules directly: {clause.describe()}"
+        case c.CloseHandWork(item=item, reason=reason):
+            return f"closed item {item} of the hand work" + (f": {reason}" if reason else "")
         case c.AssignJudge(cfj=number, player=player):
             return f"made {player} the Judge of CFJ {number}"
         case c.HandSpeaker(player=player):

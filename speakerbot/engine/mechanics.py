@@ -33,6 +33,13 @@ class Adoption(StrEnum):
     MAJORITY = "majority"
 
 
+class Numbering(StrEnum):
+    """The number a rule enacted by proposal takes."""
+
+    PROPOSAL = "proposal"  # the proposal's own: one new rule per proposal (suber 108)
+    NEXT = "next"  # one more than the highest rule number ever used, as Agora numbers them
+
+
 class CountBasis(StrEnum):
     """What a vote threshold is counted against."""
 
@@ -98,6 +105,7 @@ class Mechanics:
     first_proposal_number: int
     # Numbering and rule changes.
     renumber_on_amend: bool  # an amended or transmuted rule takes the proposal's number
+    numbering: Numbering  # the number an enacted rule takes (clauses.py: enacted_number)
     max_mutable_rules: int | None
     immutability: bool  # False where the ruleset knows no immutable rules (rurru)
     # Voting.
@@ -290,6 +298,8 @@ _ROWS = [
               _integer(1, 100000), settable=False),
     Parameter("renumber_on_amend", "an amended or transmuted rule takes the proposal's number",
               _boolean),
+    Parameter("numbering", "the number a new rule takes: the proposal's, or the next free one",
+              _choice(Numbering)),
     Parameter("max_mutable_rules", "the most mutable rules there may be",
               _integer(1, 10000), optional=True),
     Parameter("immutability", "the ruleset has immutable rules at all",
@@ -366,6 +376,7 @@ ADDED_LATER: dict[str, str] = {
     "debate": "none",
     "debate_period": "2d",
     "vote_in_turn_order": "false",
+    "numbering": "proposal",
 }
 """Mechanics added after games were first recorded, with the written value each has in a
 game whose record does not name it: the value under which that game was played (a pause,

@@ -258,6 +258,7 @@ class Proposal:
     first_clauses: tuple[Clause, ...] | None = None
     debated: tuple[tuple[str, datetime], ...] = ()
     revisions: int = 0  # how often its proposer revised it ([limits] revise_per_proposal)
+    unclear: tuple[str, ...] = ()  # lines left to the host when it was proposed
 
     @property
     def in_debate(self) -> bool:
@@ -328,6 +329,17 @@ class Absence:
     by_speaker: bool = False
 
 
+@dataclass(frozen=True)
+class HandItem:
+    """An open item of the host's hand work: words an adopted proposal left undone."""
+
+    item: int
+    proposal: int
+    words: str
+    rules: tuple[int, ...]
+    since: datetime
+
+
 @dataclass
 class GameState:
     """Everything the engine knows about one game."""
@@ -374,6 +386,9 @@ class GameState:
     # The public record as the events so far make it, across every game of the record: a
     # draw's anchor is the record's to say (draw_events.py), so the engine must know it.
     record: RecordSoFar = field(default_factory=RecordSoFar)
+    # The host's open items of hand work (handwork_events.py), by number; and the next's.
+    handwork: dict[int, HandItem] = field(default_factory=dict)
+    next_handwork: int = 1
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         # Written out, for speed: ``apply`` copies the state for every command, and the
@@ -396,6 +411,7 @@ class GameState:
         copied.winners = list(self.winners)
         copied.absences = dict(self.absences)
         copied.public_ids = dict(self.public_ids)
+        copied.handwork = dict(self.handwork)
         return copied
 
     @property

@@ -38,7 +38,7 @@ def propose(play: Play, cmd: c.Propose) -> None:
     closes_at = play.now + period if period is not None and debate_until is None else None
     play.emit(e.ProposalSubmitted(
         play.now, number, title, cmd.text.strip("\n"), tuple(cmd.clauses), cmd.actor, closes_at,
-        len(state.voters()), turn_number, debate_until,
+        len(state.voters()), turn_number, debate_until, tuple(cmd.unclear),
     ))
 
 

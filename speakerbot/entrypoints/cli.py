@@ -53,6 +53,7 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "admin": "speakerbot.entrypoints.desk",
             "show": "speakerbot.entrypoints.desk",
             "history": "speakerbot.entrypoints.desk",
+            "handwork": "speakerbot.entrypoints.desk",
             "run": "speakerbot.entrypoints.running",
             "games": "speakerbot.entrypoints.games",
             "db_upgrade": "speakerbot.entrypoints.games",
@@ -174,7 +175,7 @@ def _add_observers(observers: argparse.ArgumentParser,
 
 
 def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Add ``admin WORDS...``, ``show proposal|rule|cfj N|mechanics``, ``history [N]``."""
+    """Add ``admin WORDS...``, ``show``, ``history [N]`` and ``handwork``."""
     admin = command("admin", "run an ADMIN command as the host (admin SCORE alice@example.org "
                     "+5 why), recorded and announced as by mail")
     admin.add_argument("words", nargs="+", metavar="WORD",
@@ -198,6 +199,11 @@ def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
     history.add_argument("count", nargs="?", type=_count, metavar="N")
     _add_json(history)
     history.set_defaults(handler="history")
+
+    handwork = command("handwork", "list what adopted proposals left to the Speaker's hand, "
+                       "still open (admin DONE closes an item)")
+    _add_json(handwork)
+    handwork.set_defaults(handler="handwork")
 
 
 def _count(text: str) -> int:

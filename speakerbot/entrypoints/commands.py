@@ -30,6 +30,7 @@ from speakerbot.entrypoints.opening import (
 )
 from speakerbot.entrypoints.views import inbound_view, player_view, status_view
 from speakerbot.mail.outbound.compose import format_time, points
+from speakerbot.mail.outbound.handwork import status_lines
 from speakerbot.presets import PresetError, load_preset
 from speakerbot.service import AlreadyRunning, GameService, NotPending, ServiceError
 from speakerbot.service.outbox import BACKLOG_AGES, BACKLOG_KINDS, Backlog
@@ -213,6 +214,7 @@ def status(args: argparse.Namespace) -> int:
                   f"{due})")
         if not state.open_cfjs():
             print("  none")
+        _print_handwork(state)
         summary = service.outbox_summary()
         oldest = (f", oldest from {format_time(summary.oldest_pending)}"
                   if summary.oldest_pending else "")
@@ -225,6 +227,15 @@ def status(args: argparse.Namespace) -> int:
         for message_id, recipient, answer in summary.refused:
             print(f"  refused: {recipient} ({message_id}): {answer}")
     return 0
+
+
+def _print_handwork(state: GameState) -> None:
+    """Print what adopted proposals left to the Speaker's hand, if anything is open."""
+    lines = status_lines(state)
+    if lines:
+        print("\nLeft to the Speaker (speakerbot handwork; admin DONE <item> <reason>):")
+        for line in lines:
+            print(f"  {line}")
 
 
 def _outbox_view(service: GameService, summary: OutboxSummary) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The host's desk: ``speakerbot admin WORDS...``, ``show proposal|rule|cfj N``, ``history [N]``.
+"""The host's desk: ``speakerbot admin WORDS...``, ``show``, ``history [N]``, ``handwork``.
 
 ``admin`` runs one ADMIN command with the words a mail would hold, as the host (the
 operator on the server needs no password), recorded and announced as the mail command
@@ -6,7 +6,8 @@ would be; it prints what was done (exit 0) or the refusal (exit 1); words the ma
 cannot read exit 2 with its reason. A running daemon sees the change within a second or
 two and sends the announcement. ``show`` and ``history`` print what the matching mail
 lookups send, or with ``--json`` the same as data (docs/cli.md); ``show`` of a proposal,
-rule or CFJ there is none of exits 1, the mail's answer on standard error.
+rule or CFJ there is none of exits 1, the mail's answer on standard error. ``handwork``
+lists what adopted proposals left to the Speaker's hand, still open.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from speakerbot.entrypoints.views import (
     rule_view,
 )
 from speakerbot.mail.inbound import language as lang
+from speakerbot.mail.outbound.handwork import item_json, open_items, status_lines
 from speakerbot.service import GameService, Unreadable
 
 USER_ERRORS = (*_COMMAND_ERRORS, Unreadable, OSError, UnicodeDecodeError)
@@ -101,4 +103,22 @@ def history(args: argparse.Namespace) -> int:
             print_json(history_view(service.state(), service.public_record(), count))
         else:
             print(service.lookup("HISTORY", args.count), end="")
+    return 0
+
+
+def handwork(args: argparse.Namespace) -> int:
+    """Print the open items of the hand work, and how to close one (``--json``: as data)."""
+    with started_game(args) as (_, service):
+        state = service.state()
+    if args.json:
+        print_json([item_json(item) for item in open_items(state)])
+        return 0
+    lines = status_lines(state)
+    if not lines:
+        print("Nothing is left to the Speaker's hand.")
+        return 0
+    print("Left to the Speaker's hand (speakerbot admin DONE <item> <reason> closes one, "
+          "and so does ADMIN RULE of a rule it names):")
+    for line in lines:
+        print(f"  {line}")
     return 0

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from speakerbot.engine import GameState
 from speakerbot.engine.model import Cfj, Player, Proposal, ProposalStatus, Rule
 from speakerbot.engine.rereading import InForce
+from speakerbot.mail.outbound.handwork import item_json, open_items
 from speakerbot.mail.outbound.lookups import closing_of, describe_line, find_rule, names_in
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def status_view(game_name: str, state: GameState, outbox: Json,
         "open_cfjs": [{"number": cfj.number, "statement": cfj.statement,
                        "judge": _person(state, cfj.judge),
                        "deadline": _time(cfj.deadline)} for cfj in state.open_cfjs()],
+        "handwork": [item_json(item) for item in open_items(state)],
         "outbox": outbox,
     }
 

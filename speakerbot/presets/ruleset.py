@@ -120,11 +120,18 @@ def _rule(located: Located, at: Key, entry: Mapping[str, Any]) -> RuleSpec | Non
                     tuple(" ".join(line.split()) for line in history if line.strip()))
 
 
+ADDED_LATER = {"numbering": "proposal"}
+"""Mechanics added after groups began writing ruleset files, with the value a complete
+table that leaves one out keeps: what every game did before the mechanic existed, so that a
+group's file written earlier still starts its game, and plays it as before."""
+
+
 def read_mechanics(located: Located, key: Key, *, complete: bool) -> dict[str, str]:
     """Read a table of mechanics, each written as SET reads it; ``complete``: all of them.
 
     Faults: an unknown mechanic (naming the nearest), a value out of its range or of the
-    wrong kind (saying what is allowed), a mechanic missing where every one must be given.
+    wrong kind (saying what is allowed), a mechanic missing where every one must be given
+    (but those of :data:`ADDED_LATER`, which keep their earlier value).
     """
     table = located.table(key, required=complete)
     located.unknown_keys(key, {k: v for k, v in table.items() if k not in _SUBTABLES},
@@ -144,7 +151,9 @@ def read_mechanics(located: Located, key: Key, *, complete: bool) -> dict[str, s
             located.fault((*key, name), str(error).removeprefix(f"{name}: "))
             continue
         written[name] = text
-    missing = [name for name in PARAMETERS if name not in table]
+    if complete:
+        written.update({name: value for name, value in ADDED_LATER.items() if name not in table})
+    missing = [name for name in PARAMETERS if name not in table and name not in ADDED_LATER]
     if complete and missing:
         located.fault(key, f"every mechanic must be given; missing: {', '.join(missing)} "
                       "(speakerbot rulesets export NAME prints them all)")

@@ -44,6 +44,7 @@ from speakerbot.service.policy import (
     day_start,
     not_a_player,
 )
+from speakerbot.service.reading import read_with_rules
 from speakerbot.service.unit_of_work import Batch
 
 
@@ -126,6 +127,7 @@ def apply_mail(
         return state, [], deps.replies.reply(state, sender, outcomes=(), errors=(),
                                              ignored=(), answers=(), applied=False,
                                              problem=mail.problem), False
+    parsed = read_with_rules(deps, mail, parsed, state)  # a rule named by its title alone
     ignored = [(item.line, item.text) for item in parsed.ignored]
     commands, errors = translated(deps, parsed, state, sender, received, admin_error)
     if not errors:

@@ -6,6 +6,8 @@ processing, a retry after a failed transaction and the next process after a rest
 it as it is. The message is read again only when nothing usable was kept (mail stored
 before readings were kept, or kept by other code or under another policy). The module is
 called through its attribute, never imported by name, so that a test counts every read.
+Intake reads with no rules at hand: a proposal that names a rule by its title alone has its
+commands read again, with the game's rules, when it is applied (``read_with_rules``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from speakerbot.adapters.store import InboundRow
 from speakerbot.config import Settings
 from speakerbot.engine import GameState
 from speakerbot.mail.inbound import intake as reader
+from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.intake import Reading, ReadingPolicy
+from speakerbot.mail.inbound.reading import InboundMail
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import Received
 from speakerbot.service.unit_of_work import UnitOfWork
@@ -56,6 +60,23 @@ def reading_in(uow: UnitOfWork, deps: Deps, row: InboundRow) -> Reading:
     if reading is None:
         reading = uow.known[row.id] = read_stored(deps, row)
     return reading
+
+
+def read_with_rules(deps: Deps, mail: InboundMail, parsed: lang.ParseResult,
+                    state: GameState) -> lang.ParseResult:
+    """Return a message's commands read with the game's rules in hand, where it needs them.
+
+    At intake the state is not at hand (and may move before the message is applied), so a
+    proposal's change naming a rule by its title alone was quoted back. Applied to
+    ``state``, such a message is read again, as intake read it, with the title of each rule
+    in effect: the change is that rule's when one rule has the title, and is quoted back
+    naming the candidates otherwise. Any other message is taken as intake read it.
+    """
+    if mail.problem or not lang.wants_titles(parsed.commands):
+        return parsed
+    titles = {number: rule.title for number, rule in state.rules.items()}
+    return lang.parse_commands(mail.subject, mail.body, titles=titles,
+                               max_command_lines=deps.settings.limits.max_command_lines)
 
 
 def is_known(settings: Settings, state: GameState, sender: str) -> bool:

@@ -12,6 +12,7 @@ from speakerbot.service.answering import queue_digest, tell_host_set_aside
 from speakerbot.service.confirmations import ask_waiting
 from speakerbot.service.deps import Deps
 from speakerbot.service.gathering import send_gathered
+from speakerbot.service.handwork import remind_host_of_handwork
 from speakerbot.service.policy import TICK_BUDGET
 from speakerbot.service.unit_of_work import UnitOfWork, open_unit
 
@@ -36,6 +37,7 @@ def tick(deps: Deps, now: datetime | None = None) -> list[e.Event]:
     # A notice held back by the hourly limit goes out once the hour has passed; so does
     # the public mail kept beyond [limits] public_per_hour, gathered into one.
     tell_host_set_aside(deps)
+    remind_host_of_handwork(deps)
     send_gathered(deps)
     ask_waiting(deps)
     return events

@@ -137,6 +137,8 @@ class RuleRecord:
     repealed: bool = False
     page: str = ""  # rules/<number>.html, or another name if a repealed rule shares it
     title: str = ""  # as the ruleset, the import, an enactment or a retitling named it
+    # The open items of the host's hand work that name the rule: item -> its proposal.
+    awaiting: dict[int, int] = field(default_factory=dict)
 
     @property
     def feed(self) -> str:

@@ -389,6 +389,20 @@ class _Folder:
             self.game.repealed.append(rule)
             entry.rule = rule
 
+    def _awaited(self, seq: int, event: e.HandWorkOpened, entry: Entry) -> None:
+        """Mark each rule an item of hand work names: it awaits the Speaker's edit."""
+        for number in event.rules:
+            rule = self.game.rules.get(number)
+            if rule is not None:
+                rule.awaiting[event.item] = event.proposal
+                entry.rule = rule
+
+    def _edited(self, seq: int, event: e.HandWorkDone, entry: Entry) -> None:
+        """Take the mark of a closed item of hand work off every rule it named."""
+        for rule in self.game.rules.values():
+            if rule.awaiting.pop(event.item, None) is not None:
+                entry.rule = rule
+
     def _switched(self, seq: int, event: e.AdoptionSwitchedToMajority, entry: Entry) -> None:
         rule = self.game.rules.get(event.rule)
         if rule is not None:
@@ -455,6 +469,8 @@ _HANDLERS: dict[type[e.Event], _Handler] = {
     e.RuleRetitled: _Folder._retitled,
     e.RuleRepealed: _Folder._repealed,
     e.AdoptionSwitchedToMajority: _Folder._switched,
+    e.HandWorkOpened: _Folder._awaited,
+    e.HandWorkDone: _Folder._edited,
     e.CfjCalled: _Folder._cfj_called,
     e.JudgeAssigned: _Folder._judge,
     e.JudgementDelivered: _Folder._judgement,

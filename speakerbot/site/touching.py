@@ -178,6 +178,17 @@ def _by_event(game: GameArchive, item: Folded, touch: Touched) -> None:
     elif isinstance(event, e.PlayerJoined | e.PlayerLeft):
         touch.players.add(event.address)
         touch.own.add("players")
+    elif isinstance(event, e.HandWorkOpened | e.HandWorkDone):
+        _awaiting(game, event, touch)
+
+
+def _awaiting(game: GameArchive, event: e.HandWorkOpened | e.HandWorkDone,
+              touch: Touched) -> None:
+    """Add the rule pages an item of hand work marks, or marked until it closed."""
+    # A closed item's rules are no longer known: every rule's page (an item closes rarely).
+    rules = [game.rules[number] for number in event.rules if number in game.rules] if (
+        isinstance(event, e.HandWorkOpened)) else list(game.rules.values())
+    touch.rules.update({id(rule): rule for rule in rules})
 
 
 _CHANGES = 6  # where a player's count of changes is in what ``_players`` says of them

@@ -42,6 +42,15 @@ def _paused(game: mg.MailGame) -> None:
     game.send(mg.SPEAKER, "pause", f"PASSWORD {mg.PASSWORD}\nADMIN PAUSE tea break\n")
 
 
+def _left_to_the_speaker(game: mg.MailGame) -> None:
+    """An informal proposal adopted: item 1 of the hand work is open."""
+    game.send(mg.ALICE, "PROPOSE: Tea", "Tea at every meeting.\n")
+    for voter in (mg.ALICE, mg.BOB, mg.CAROL, mg.DAVE):
+        game.send(voter, "vote", "VOTE 301 FOR\n")
+    game.service.speaker_command(c.CloseVote(mg.SPEAKER, 301))  # nomicam waits out its week
+    assert list(game.service.state().handwork) == [1]
+
+
 def _nothing(game: mg.MailGame) -> None:
     """The game as its players joined it (suber: turn 1, Alice to move)."""
 
@@ -71,6 +80,8 @@ EXAMPLES: dict[str, list[Twin]] = {
     "SPEAKER": [Twin("SPEAKER alice@example.org")],
     "END": [Twin("END GAME the season is over")],
     "NEW": [Twin("NEW GAME suber", setup=_ended), Twin("NEW GAME")],
+    "DONE": [Twin("DONE 1 tea served by hand", setup=_left_to_the_speaker),
+             Twin("DONE 2", setup=_left_to_the_speaker)],
     "DIGEST": [Twin("DIGEST")],
     "REVEAL": [Twin("REVEAL")],
     "PAUSE": [Twin("PAUSE the host is on holiday"), Twin("PAUSE again", setup=_paused)],

@@ -23,7 +23,8 @@ def test_status_and_player_list(played: tuple[mg.MailGame, Path]) -> None:
     _, config = played
     status = _json(config, "status")
     assert set(status) == {"game", "speaker", "turn", "players", "observers",
-                           "open_proposals", "open_cfjs", "outbox"}
+                           "open_proposals", "open_cfjs", "handwork", "outbox"}
+    assert status["handwork"] == []  # nothing adopted yet
     assert status["observers"] == 0
     assert status["game"] == {"name": mg.NAME, "preset": "nomicam", "number": 1,
                               "ended": False, "end_reason": None, "winners": []}

@@ -1922,7 +1922,7 @@ ADMIN SCROE bob@contoso.com +2
                 5,
                 "ADMIN FROB 3",
                 "unknown ADMIN action FROB; ADMIN needs one of ADD, REMOVE, SCORE, SET, EXTEND, "
-                "CLOSE, VOID, RULE, JUDGE, SPEAKER, END GAME, NEW GAME, DIGEST, REVEAL, PAUSE, "
+                "CLOSE, VOID, RULE, JUDGE, SPEAKER, END GAME, NEW GAME, DONE, DIGEST, REVEAL, PAUSE, "
                 "RESUME, ABSENT or SKIP",
             ),
             err(

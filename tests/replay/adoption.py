@@ -1,14 +1,18 @@
 """A proposal read as the daemon reads it, and carried out as the engine adopts it.
 
 The reader is the mail language's :func:`~speakerbot.mail.inbound.language.parse_commands`,
-given the body a player would send (``PROPOSE <title>``, the text, ``END PROPOSE``); the
-clauses it reads are the engine's own (``translate`` hands them to ``Propose`` unchanged).
+given the body a player would send (``PROPOSE <title>``, the text, ``END PROPOSE``) and, as
+the service gives it when it applies a proposal, the title of each rule in effect just
+before it (so that a rule named by its title alone is found); the clauses it reads are the
+engine's own (``translate`` hands them to ``Propose`` unchanged).
 The engine's narrowest pure step at adoption is
 :func:`~speakerbot.engine.clauses.carry_out`, on a :class:`~speakerbot.engine.play.Play`
 over a game state that holds only the rules; at submission it is
 :func:`~speakerbot.engine.clauses.check_proposal`. The mechanics are the nomicam preset's:
 an amended rule keeps its number, as Agora's do, and no rule is immutable (Agora has powers,
-which are left aside). Every rule is mutable.
+which are left aside). Every rule is mutable. But rules are numbered as Agora numbers them
+(``numbering = "next"``): a new rule takes the next free number, so a proposal may enact
+several.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from tests.replay.corpus import AgoraProposal, Corpus
 
 NOW = datetime(2021, 1, 1, tzinfo=UTC)
 PRESET = "nomicam"
+AGORA = {"numbering": "next"}
+"""Where the replay's mechanics differ from the preset's: Agora numbers a new rule by the
+next free number, not by its proposal."""
 
 TEXT_REFUSALS = frozenset({
     Refusal.NO_SUCH_RULE, Refusal.AMEND_NO_CHANGE, Refusal.TRANSMUTED_ALREADY,
@@ -90,9 +97,13 @@ def message(proposal: AgoraProposal) -> str:
     return f"PROPOSE {title}\n{proposal.text.rstrip()}\nEND PROPOSE\n"
 
 
-def read(proposal: AgoraProposal) -> Reading:
-    """Read one proposal as the daemon reads a message's body."""
-    result = lang.parse_commands("", message(proposal))
+def read(proposal: AgoraProposal, state: GameState | None = None) -> Reading:
+    """Read one proposal as the daemon reads a message's body, with ``state``'s rules in hand.
+
+    Without a state, as at intake, a rule named by its title alone is quoted back.
+    """
+    titles = None if state is None else {n: rule.title for n, rule in state.rules.items()}
+    result = lang.parse_commands("", message(proposal), titles=titles)
     found = [command for command in result.commands if isinstance(command, lang.Propose)]
     if result.errors or len(found) != 1:
         reason = result.errors[0].reason if result.errors else f"{len(found)} proposals read"
@@ -103,8 +114,12 @@ def read(proposal: AgoraProposal) -> Reading:
 
 @cache
 def agora_mechanics() -> Mechanics:
-    """Return the mechanics the replay plays by (the nomicam preset's)."""
-    return Mechanics.from_strings(load_preset(PRESET).mechanics)
+    """Return the mechanics the replay plays by: the nomicam preset's, numbered as Agora's.
+
+    Agora gives a new rule the next free number, so its proposals enact several rules at
+    once: ``numbering = "next"``, where the preset numbers a rule by its proposal.
+    """
+    return Mechanics.from_strings({**load_preset(PRESET).mechanics, **AGORA})
 
 
 def rules_before(corpus: Corpus, proposal: AgoraProposal) -> dict[int, int]:

@@ -65,14 +65,16 @@ def _translate_player(command: lang.Command, sender: str) -> Translated:
     match command:
         case lang.Vote(proposal=number, choice=choice):
             return c.CastBallot(sender, number, choice)
-        case lang.Propose(title=title, text=text, clauses=clauses):
-            return c.Propose(sender, title, text, clauses)
+        case lang.Propose(title=title, text=text, clauses=clauses, not_understood=unclear):
+            # The lines left to the host go with it: hand work, should it be adopted.
+            return c.Propose(sender, title, text, clauses, tuple(words for _, words in unclear))
         case lang.Cfj(statement=statement, arguments=arguments, paradox=paradox):
             return c.CallForJudgement(sender, statement, arguments, paradox)
         case lang.Judgement(cfj=number, value=value, reasons=reasons):
             return c.DeliverJudgement(sender, number, value, reasons)
-        case lang.Revise(proposal=number, text=text, clauses=clauses):
-            return c.ReviseProposal(sender, number, text, clauses)
+        case lang.Revise(proposal=number, text=text, clauses=clauses, not_understood=unclear):
+            return c.ReviseProposal(sender, number, text, clauses,
+                                    tuple(words for _, words in unclear))
         case lang.CallVote(proposal=number):
             return c.CallVote(sender, number)
         case lang.Debate(proposal=number, text=text):
@@ -122,6 +124,8 @@ def _translate_admin(command: lang.AdminCommand, sender: str) -> Translated:
             return c.AssignJudge(sender, number, player)
         case lang.AdminSpeaker(player=player):
             return c.HandSpeaker(sender, player)
+        case lang.AdminDone(item=item, reason=reason):
+            return c.CloseHandWork(sender, item, reason or "")
         case lang.AdminDigest():
             return DigestRequest(command.line)
         case lang.AdminReveal():

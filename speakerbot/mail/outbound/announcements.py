@@ -23,6 +23,7 @@ from speakerbot.mail.outbound.batch import public_recipients as public_recipient
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer, points
 from speakerbot.mail.outbound.diffs import clause_views
 from speakerbot.mail.outbound.diffs import text_diff as text_diff
+from speakerbot.mail.outbound.handwork import finishing_line
 from speakerbot.mail.outbound.naming import without_addresses
 from speakerbot.mail.outbound.proofs import news_subject
 from speakerbot.mail.outbound.sentences import Words, news_line
@@ -272,10 +273,14 @@ class Announcer:
     def _speaker_notice(self, batch: Batch) -> Outgoing | None:
         """Compose the Speaker's notice of what needs their hand, if anything does."""
         notices = [ev for ev in batch.rest if isinstance(ev, _SPEAKER_NOTICES)]
-        if not notices:
+        # Each item of hand work opened, with the commands that finish it (handwork.py).
+        items = [finishing_line(ev.item, ev.proposal, ev.words, ev.rules)
+                 for ev in batch.rest if isinstance(ev, e.HandWorkOpened)]
+        if not notices and not items:
             return None
         body = self.renderer.render("speaker_notice.txt", game=batch.state,
-                                    identity=self.identity, lines=_said(notices, batch.state))
+                                    identity=self.identity,
+                                    lines=_said(notices, batch.state) + items)
         return Outgoing("notice", (batch.state.speaker,), "Action needed by the Speaker", body,
                         f"{batch.key}.notice")
 

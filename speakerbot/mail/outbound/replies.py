@@ -15,6 +15,7 @@ from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import ballot_receipt
 from speakerbot.mail.outbound.announcements import scoreboard
 from speakerbot.mail.outbound.compose import Renderer
+from speakerbot.mail.outbound.handwork import status_lines
 from speakerbot.mail.outbound.sentences import reply_line
 from speakerbot.mail.outbound.wording import refusal_text
 
@@ -150,4 +151,5 @@ class ReplyWriter:
         return self.renderer.render(
             "status.txt", game=state, sender=sender, player=state.players.get(sender),
             proposals=state.open_proposals(), ballots=ballots, cfjs=state.open_cfjs(),
+            handwork=status_lines(state),
         )

@@ -335,6 +335,16 @@ _RULES: dict[type[e.Event], Sentence] = {
     e.InformalProposalAdopted: Sentence(lambda ev, _: (
         f"Proposal {ev.proposal} has no structured clauses: the Speaker carries it out")),
     e.MechanicChanged: Sentence(_mechanic_changed),
+    # The host's hand work: mail names the command that closed an item, the record whether
+    # the host said it was done or edited a rule.
+    e.HandWorkOpened: Sentence(lambda ev, w: (
+        f"Left to the Speaker (item {ev.item}, proposal {ev.proposal}): {w.text(ev.words)}")),
+    e.HandWorkDone: Sentence(
+        lambda ev, w: f"Item {ev.item} left to the Speaker is closed by {_closed_by(ev, w)}",
+        recorded=lambda ev, w: (f"Item {ev.item} left to the Speaker is closed"
+                                f"{' by an edit' if ev.how == 'edit' else ''}"
+                                f"{': ' + w.text(ev.reason) if ev.reason else ''}"),
+        reply=lambda ev, state: _as_news(ev, state)),
     e.MechanicNotRead: Sentence(
         lambda ev, w: (f"Rule {ev.rule} changed, and {ev.mechanic} could not be read from it: "
                        f"{w.text(ev.why)}; it stays as it was unless the Speaker sets it "
@@ -348,6 +358,13 @@ _RULES: dict[type[e.Event], Sentence] = {
         recorded=lambda ev, _: (
             f"Rule {ev.rule} changed; the Speaker should check {', '.join(ev.mechanics)}")),
 }
+
+
+def _closed_by(ev: e.HandWorkDone, w: Words) -> str:
+    """Name the command that closed an item of the hand work, with its reason or edit."""
+    if ev.how == "edit":
+        return f"ADMIN RULE ({w.text(ev.reason)})"
+    return "ADMIN DONE" + (f": {w.text(ev.reason)}" if ev.reason else "")
 
 
 # --- Judgement ------------------------------------------------------------------------------

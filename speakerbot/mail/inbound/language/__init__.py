@@ -58,6 +58,7 @@ from speakerbot.mail.inbound.language.commands import (
     AdminClose,
     AdminCommand,
     AdminDigest,
+    AdminDone,
     AdminEndGame,
     AdminExtend,
     AdminJudge,
@@ -101,6 +102,7 @@ from speakerbot.mail.inbound.language.commands import (
 )
 from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
 from speakerbot.mail.inbound.language.help import help_text
+from speakerbot.mail.inbound.language.natural_titles import wants_titles
 from speakerbot.mail.inbound.language.parsing import parse_commands
 from speakerbot.mail.inbound.language.password import redact
 from speakerbot.mail.inbound.language.results import (
@@ -133,6 +135,7 @@ __all__ = [
     "AdminClose",
     "AdminCommand",
     "AdminDigest",
+    "AdminDone",
     "AdminEndGame",
     "AdminExtend",
     "AdminJudge",
@@ -189,4 +192,5 @@ __all__ = [
     "one_edit_apart",
     "parse_commands",
     "redact",
+    "wants_titles",
 ]

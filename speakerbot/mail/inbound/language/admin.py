@@ -162,6 +162,16 @@ def _admin_reveal(line: int, rest: str) -> Outcome:
             if rest else plan(commands.AdminReveal(line)))
 
 
+def _admin_done(line: int, rest: str) -> Outcome:
+    words = rest.split(None, 1)
+    item = tokens.number(words[0]) if words else None
+    if item is None:
+        return ("ADMIN DONE needs the number of an item of the hand work and optionally a "
+                "reason, e.g. ADMIN DONE 3 rule 205 amended by hand")
+    reason = " ".join(words[1].split()) if len(words) > 1 else None
+    return plan(commands.AdminDone(line, item, reason or None))
+
+
 def _game_words(verb: str, rest: str) -> str | None:
     """Return what follows ``<verb> GAME`` (maybe ""), or None when GAME is not there."""
     words = rest.split(None, 1)
@@ -230,6 +240,8 @@ ADMIN_ACTIONS: tuple[AdminSpec, ...] = (
     AdminSpec("NEW", "GAME [ruleset]", "start the next game once the last is over, under "
               "the configured preset or the one named; the players carry over",
               _admin_new),
+    AdminSpec("DONE", "<item> [reason]", "close an item of the hand work an adopted "
+              "proposal left to the Speaker (STATUS lists them)", _admin_done),
     AdminSpec("DIGEST", "", "send the digest now", _admin_digest),
     AdminSpec("REVEAL", "", "reveal the seed the game's draws are made with now (every "
               "draw made with it can then be checked) and commit the next", _admin_reveal),

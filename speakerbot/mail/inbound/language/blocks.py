@@ -15,6 +15,7 @@ from bisect import bisect_left
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.commands import Command
 from speakerbot.mail.inbound.language.grammar import KEYWORDS
+from speakerbot.mail.inbound.language.natural_titles import RuleTitles
 from speakerbot.mail.inbound.language.results import (
     MAX_COMMAND_LINES,
     REDACTED,
@@ -57,6 +58,8 @@ class Lines:
         self.passwords: list[tuple[int, str]] = []
         self.command_lines: set[int] = set()
         self.too_many = False
+        # The rules in effect, by title, for the proposals' changes (None: none known).
+        self.titles: RuleTitles | None = None
         self._landmarks: tuple[list[int], dict[str, list[int]], dict[str, list[int]]] | None = None
 
     # ------------------------------------------------------------------ line kinds
@@ -86,9 +89,9 @@ class Lines:
             raw = self.lines[index]
             text = raw.strip()
             if text and tokens.end_name(text) in ends:
-                return Block(tuple(lines)), index + 1, True
+                return Block(tuple(lines), self.titles), index + 1, True
             if self.stops(index):
-                return Block(tuple(lines)), len(self.lines), False
+                return Block(tuple(lines), self.titles), len(self.lines), False
             if not _QUOTED.match(raw):
                 secret = _password_in(text)
                 if secret is None:
@@ -96,7 +99,7 @@ class Lines:
                 else:  # never let the Speaker's password become a block's text
                     self.password_line(index + 1, text.split()[0], secret)
             index += 1
-        return Block(tuple(lines)), index, False
+        return Block(tuple(lines), self.titles), index, False
 
     def block_follows(self, start: int, plan: Plan) -> bool:
         """Tell whether an optional block is closed before the message ends or the verb recurs.

@@ -7,6 +7,9 @@ gets no text that may hold a rationale); the forms players write in prose are re
 :class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``. A
 condition anywhere (``If Proposal 8000 was adopted:``, ``... takes effect only if ...``)
 leaves every change to the host, and a change inside a comment in brackets is quoted back.
+A rule named by its title alone is found among the rules in effect the reader is given
+(:mod:`~speakerbot.mail.inbound.language.natural_titles`); a line quoted back that names
+one is noted with what the title names, for the host.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
 from speakerbot.mail.inbound.language.natural_text import not_rule_text
+from speakerbot.mail.inbound.language.natural_titles import RuleTitles, title_note
 from speakerbot.mail.inbound.language.natural_unread import names_a_change
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
 
@@ -170,9 +174,11 @@ def _went_on(clauses: tuple[Clause, ...]) -> int | None:
 class _ClauseReader:
     """Reads a proposal's lines into clauses, errors and the lines that were not understood."""
 
-    def __init__(self, lines: tuple[tuple[int, str], ...], where: str) -> None:
+    def __init__(self, lines: tuple[tuple[int, str], ...], where: str,
+                 titles: RuleTitles | None) -> None:
         self.lines = lines
         self.where = where
+        self.titles = titles  # the rules in effect, by title (None: none known)
         self.clauses: list[Clause] = []
         self.errors: list[ParseError] = []
         self.unclear: list[tuple[int, str]] = []
@@ -226,7 +232,12 @@ class _ClauseReader:
             if head.kind in (ClauseKind.REPEAL, ClauseKind.TRANSMUTE):
                 self.close()  # no text: what follows is prose (a condition, another change)
             return index + 1
-        natural = read_natural(self.lines, index, previous if self.current is None else None)
+        natural = read_natural(self.lines, index, previous if self.current is None else None,
+                               self.titles)
+        if natural is not None and natural.unnamed is not None:
+            self.close()  # a change of a rule its title names no one of: the host's
+            self.quote_back(line, text, natural.unnamed)
+            return index + 1
         if natural is not None:
             self.close()
             self.just_read = (natural.next, len(self.clauses), line, text)
@@ -287,9 +298,13 @@ class _ClauseReader:
             if not governs and names_a_change(stripped):
                 # It governs no change read, yet makes one of its own ("If there is a rule
                 # titled "X", repeal it."): dropped, that change would be lost unsaid.
-                self.unclear.append((line, tokens.shown(text)))
+                self.quote_back(line, text, title_note(stripped, self.titles))
         elif speaks_of_change(text) or names_a_change(stripped):
-            self.unclear.append((line, tokens.shown(text)))
+            self.quote_back(line, text, title_note(stripped, self.titles))
+
+    def quote_back(self, line: int, text: str, note: str) -> None:
+        """Quote a line back to the host, with what a title it names stands for, if known."""
+        self.unclear.append((line, tokens.shown(text) + (f" [{note}]" if note else "")))
 
     def natural_read(self) -> list[Clause]:
         """Return the clauses, or none when a condition governs them.
@@ -318,14 +333,16 @@ makes more than a few dozen)."""
 
 
 def parse_clauses(
-    lines: tuple[tuple[int, str], ...], where: str
+    lines: tuple[tuple[int, str], ...], where: str, titles: RuleTitles | None = None
 ) -> tuple[list[Clause], list[ParseError], list[tuple[int, str]]]:
     """Split a proposal's text into clauses; ``where`` names the proposal in errors.
 
     Returns the clauses, the errors (keyword forms plainly broken) and the lines that speak
-    of changing a rule in a way no form matches (line number, text as shown).
+    of changing a rule in a way no form matches (line number, text as shown). ``titles``:
+    the rules in effect, where a rule named by its title alone is found (None: such a change
+    is quoted back).
     """
-    reader = _ClauseReader(lines, where)
+    reader = _ClauseReader(lines, where, titles)
     index = 0
     while index < len(lines):
         index = reader.step(index)

@@ -11,51 +11,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import timedelta
-from enum import StrEnum
 from typing import ClassVar, Literal, TypeAlias
 
 from speakerbot.engine.durations import parse_duration
-from speakerbot.engine.model import Choice, Clause, ClauseKind
+from speakerbot.engine.model import Choice, Clause
 from speakerbot.engine.model import Judgement as JudgementValue
-
-
-def clause_json(clause: Clause) -> dict[str, object]:
-    """Return a proposal's (or ADMIN RULE's) clause as in ``speakerbot parse`` output.
-
-    The engine keeps a SET clause's value as its ``text``; the JSON shows the clause line's
-    ``"<parameter> = <value>"`` as ``text`` and the value again as ``value``. REPLACE adds
-    ``old``, ``new`` and ``every``; INSERT adds ``anchor`` and ``position`` (``"before"`` or
-    ``"after"``) to its ``text``; APPEND's added text is its ``text``. An edit of a part
-    of the rule (issue 26) adds ``unit``, ``anchor`` and ``nth``; RETITLE's title is its
-    ``text``.
-    """
-    is_set = clause.kind is ClauseKind.SET
-    out: dict[str, object] = {
-        "kind": clause.kind.value,
-        "rule": clause.rule,
-        "text": f"{clause.parameter} = {clause.text}" if is_set else clause.text,
-        "immutable": clause.immutable,
-    }
-    if is_set:
-        out["parameter"] = clause.parameter
-        out["value"] = clause.text
-    elif clause.kind is ClauseKind.REPLACE:
-        out.update(old=clause.old, new=clause.new, every=clause.every)
-    elif clause.kind is ClauseKind.INSERT:
-        out.update(anchor=clause.anchor, position=clause.position)
-    if clause.unit:  # a part of the rule: the one beginning with anchor, else the nth
-        out.update(unit=clause.unit, anchor=clause.anchor, nth=clause.nth)
-    return out
-
-
-def _json_value(value: object) -> object:
-    if isinstance(value, Clause):
-        return clause_json(value)
-    if isinstance(value, StrEnum):
-        return value.value
-    if isinstance(value, tuple):
-        return [_json_value(item) for item in value]
-    return value
+from speakerbot.mail.inbound.language.json_values import clause_json as clause_json
+from speakerbot.mail.inbound.language.json_values import json_value
 
 
 @dataclass(frozen=True)
@@ -78,7 +40,7 @@ class CommandBase:
                 if value:
                     out[item.name] = [{"line": line, "text": text} for line, text in value]
             elif item.name != "line":
-                out[item.name] = _json_value(value)
+                out[item.name] = json_value(value)
         return out
 
 
@@ -391,6 +353,15 @@ class AdminEndGame(AdminBase):
 
 
 @dataclass(frozen=True)
+class AdminDone(AdminBase):
+    """``ADMIN DONE <item> [reason]``: close an item of the hand work; ``reason`` may be None."""
+
+    item: int
+    reason: str | None
+    action: ClassVar[str] = "done"
+
+
+@dataclass(frozen=True)
 class AdminNewGame(AdminBase):
     """``ADMIN NEW GAME [ruleset]``: start the next game once the last is over."""
 
@@ -484,7 +455,7 @@ class AdminSkip(AdminBase):
 AdminCommand: TypeAlias = (
     AdminAdd | AdminRemove | AdminScore | AdminSet | AdminExtend | AdminClose | AdminVoid
     | AdminRule | AdminJudge | AdminSpeaker | AdminDigest | AdminReveal | AdminEndGame
-    | AdminNewGame
+    | AdminNewGame | AdminDone
     | AdminPause | AdminResume | AdminAbsent | AdminSkip
 )  # fmt: skip
 Command: TypeAlias = (

@@ -71,7 +71,8 @@ def _revise_build(line: int, number: int) -> Build:
                                "write the proposal's whole new text on the lines between "
                                f"REVISE {number} and END REVISE")]
         clauses, errors, unclear = parse_clauses(
-            lines, f"in the revision of proposal {number} on line {line}, which was not made")
+            lines, f"in the revision of proposal {number} on line {line}, which was not made",
+            block.titles if block is not None else None)
         if errors:
             return errors
         return Revise(line, number, text, tuple(clauses), tuple(unclear))

@@ -92,7 +92,8 @@ def propose_build(line: int, title: str, *, from_subject: bool) -> Build:
                 )
             ]
         clauses, errors, unclear = parse_clauses(
-            lines, f"in the proposal “{title}” {where}, which was not submitted"
+            lines, f"in the proposal “{title}” {where}, which was not submitted",
+            block.titles if block is not None else None,
         )
         if errors:
             return errors

@@ -4,7 +4,9 @@ The forms (any case; a rule is ``Rule N`` or ``RN``, optionally followed by its 
 parentheses or quotes; a line may start with a list marker such as ``1.``, ``a)``, ``(a)``
 or ``-``):
 
-- ``Amend Rule N to read[ as follows|, in full]: <text>`` → AMEND;
+- ``Amend Rule N to read[ as follows|, in full]: <text>`` → AMEND (with the other forms
+  that name the rule after the change or change its whole text, read by
+  :mod:`~speakerbot.mail.inbound.language.natural_whole`);
 - ``Amend Rule N by <edits>`` and ``In Rule N, <edits>``, where the edits (read by
   :mod:`~speakerbot.mail.inbound.language.natural_edits`) replace, delete, insert or append
   text: ``by replacing "X" with "Y" and "C" with "D"``, ``by replacing:`` <block> ``with:``
@@ -42,8 +44,10 @@ End with``), is a title wherever a title may stand. A title written bare between
 (``Amend Rule 2464, Tournaments, by``) or a part of the rule (``section 2``) is taken only
 before edits that find their place by quoted text; never before ``to read``, appending,
 ``every occurrence`` or a part named by its place, which it could change the meaning of. A
-rule named by its title alone (``Amend the rule entitled "T"``) is left to the host and
-quoted back: the reader has no rules to find it in.
+rule named by its title alone (``Amend the rule entitled "T" by``, ``Repeal the rule "T"``,
+``In Rule "T",``, ``Amend "T" by``) is the one rule in effect with that title, among the rules
+the reader is given; with none given, or a title that names no one rule, the form is not
+read and its line is quoted back (:mod:`~speakerbot.mail.inbound.language.natural_titles`).
 """
 
 from __future__ import annotations
@@ -53,29 +57,25 @@ from dataclasses import dataclass, replace
 
 from speakerbot.mail.inbound.language.natural_edits import (
     END,
-    EVERY,
-    EVERY_AFTER,
-    FOLLOWING,
-    KIND_OF_TEXT,
     counted_after_an_edit,
     read_edits,
 )
 from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
 from speakerbot.mail.inbound.language.natural_names import (
+    BY_TITLE,
     IN_ORDER,
     NAMED,
     REVISION,
     RULE,
     TITLE,
+    RuleCursor,
     listed_rules,
-    rule_number,
     rules_after,
 )
 from speakerbot.mail.inbound.language.natural_text import (
     ADD_A_RULE,
     COLON,
     MARKER,
-    Cursor,
     Lines,
     Q,
     form,
@@ -84,13 +84,14 @@ from speakerbot.mail.inbound.language.natural_text import (
     unmarked,
     unquote,
 )
+from speakerbot.mail.inbound.language.natural_titles import RuleTitles, Unnamed
 from speakerbot.mail.inbound.language.natural_units import CARDINAL, ORDINAL, UNIT
 from speakerbot.mail.inbound.language.natural_unread import speaks_of_change
+from speakerbot.mail.inbound.language.natural_whole import titled_to_read, whole
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
 
-_AMEND = rf"amend\s++{RULE}\s*+,?\s*+"
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (
     r"\s*+,\s*+(?-i:(?!(?:If|Unless|When|Provided|Only)\b)[A-Z][\w'’.-]*"
@@ -110,9 +111,8 @@ _BY = (
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
 _NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
 _AMEND_BY = form(
-    rf"amend\s++(?:the\s++text\s++of\s++)?(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
-    rf"{REVISION}"
-    rf"(?:{NAMED}|{TITLE})"
+    rf"amend\s++(?:the\s++text\s++of\s++)?(?:(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
+    rf"{REVISION}(?:{NAMED}|{TITLE})|{BY_TITLE}|(?P<amended_title>{Q})(?=\s*+,?\s*+by\b))"
     rf"{_SCOPE}{_BY}(?P<body>.*)"
 )
 _IN_RULE = form(rf"in\s++{RULE}{_SCOPE}\s*+,?\s*+(?P<body>.*)")
@@ -125,36 +125,6 @@ _GOES_ON = form(
     rf"|(?={_EDIT_VERB}ing\b))(?P<body>.*)"
 )
 
-_TO_READ = form(
-    rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}\s*+,?\s*+"
-    r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:(?:so\s++as\s++)?to\s++read"
-    r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
-    r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
-    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
-)
-# "Amend Rule 5 to be titled "T" and to read in full:": a retitling, then the new text.
-_TITLED_TO_READ = form(
-    rf"amend\s++{RULE}\s*+,?\s*+to\s++be\s++(?:re)?titled\s++(?P<title>{Q})\s*+,?\s*+"
-    r"and\s++(?P<rest>(?:so\s++as\s++)?to\s++read\b.*)"
-)
-_WHOLE_TEXT = form(
-    rf"(?:{_AMEND}by\s++replacing\s++(?:its|the)(?:\s++entire|\s++whole)?\s++text"
-    r"(?:\s++of\s++the\s++rule)?|replace\s++the\s++(?:entire\s++|whole\s++)?text\s++of\s++"
-    rf"{RULE.replace('(?P<rule>', '(?P<rule2>')}(?:\s*+,)?)"
-    rf"(?:\s++in\s++its\s++entirety)?\s++with\s*+(?:{FOLLOWING}\s*+)?(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
-)
-_REMOVE_FROM = form(
-    rf"(?:remove|delete|strike)(?:\s++out)?\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}"
-    rf"\s*+(?:from|in)\s++{RULE}{END}"
-)
-_APPEND_TO = form(
-    rf"(?:append|add)\s++(?:(?P<q>{Q})|{FOLLOWING})\s*+(?:to|at\s++the\s++end\s++of)\s++{RULE}"
-    rf"\s*+(?:{COLON}\s*+(?P<text>.*)|{END})"
-)
-_REPLACE_IN = form(
-    rf"replace\s++{EVERY}{KIND_OF_TEXT}(?P<old>{Q}){EVERY_AFTER}\s*+in\s++{RULE}\s*+,?\s*+"
-    rf"with\s++{KIND_OF_TEXT}(?P<new>{Q}){END}"
-)
 _REPEAL = form(rf"repeal\s++{RULE}{END}")
 # "Repeal Rules 1, 2 and 3", "Repeal Rule 1 ("A") and Rule 2", and "Repeal [each of] the
 # following rules:" with the rules after the colon or listed below.
@@ -217,6 +187,9 @@ class Read:
 
     clauses: tuple[Clause, ...]
     next: int
+    unnamed: str | None = None
+    """When a form named its rule by a title that names no one rule in effect (and no form
+    read the line): what the rules make of the title, for the host ("" when none known)."""
 
 
 def _anchored(clause: Clause) -> bool:
@@ -232,15 +205,15 @@ def _anchored(clause: Clause) -> bool:
     )
 
 
-def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | None:
+def _edits(cursor: RuleCursor, head: str, previous: int | None) -> list[Clause] | None:
     """Read ``Amend Rule N by ...``, ``In Rule N, ...`` and the edits of the rule before."""
     for pattern in (_AMEND_BY, _IN_RULE):
         match = pattern.fullmatch(head)
         if match is not None:
             body = match["body"]
             if _LIST_BELOW.fullmatch(body):  # "Amend Rule 5 by:" and the edits as items below
-                return _listed(cursor, rule_number(match)) if not match["scope"] else None
-            clauses = read_edits(cursor, rule_number(match), body)
+                return _listed(cursor, cursor.rule(match)) if not match["scope"] else None
+            clauses = read_edits(cursor, cursor.rule(match), body)
             if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
                 return None
             return clauses
@@ -256,7 +229,7 @@ def _edits(cursor: Cursor, head: str, previous: int | None) -> list[Clause] | No
 _LIST_BELOW = form(r"\s*+(?:as\s++follows\s*+)?:\s*+")
 
 
-def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
+def _listed(cursor: RuleCursor, rule: int) -> list[Clause] | None:
     """Read ``by:`` followed by the edits as an indented list, one edit or more an item.
 
     Each item is read on its own (a text after an item's colon ends with its item, its full
@@ -283,53 +256,13 @@ def _listed(cursor: Cursor, rule: int) -> list[Clause] | None:
     return clauses
 
 
-def _whole(cursor: Cursor, head: str) -> Clause | None:
-    """Read the forms that name the rule after the change: to read, remove from, append to."""
-    for pattern in (_TO_READ, _WHOLE_TEXT):
-        match = pattern.fullmatch(head)
-        if match is not None:
-            text = cursor.text(match["text"], match["q"])
-            return Clause(ClauseKind.AMEND, rule_number(match), text)
-    match = _REMOVE_FROM.fullmatch(head)
-    if match is not None:
-        every = bool(match["every"] or match["every2"])
-        return Clause(ClauseKind.REPLACE, rule_number(match), old=unquote(match["old"]), new="",
-                      every=every)
-    match = _REPLACE_IN.fullmatch(head)
-    if match is not None:
-        every = bool(match["every"] or match["every2"])
-        return Clause(ClauseKind.REPLACE, rule_number(match), old=unquote(match["old"]),
-                      new=unquote(match["new"]), every=every)
-    match = _APPEND_TO.fullmatch(head)
-    if match is not None:
-        # Without a colon, the lines below are text only indented or braced: a quotation
-        # taken for the rule's title may have been the text ('... to Rule 5 "Ties fail."').
-        text = (cursor.block(strict=True) if match["text"] is None and match["q"] is None
-                else cursor.text(match["text"], match["q"]))
-        return Clause(ClauseKind.APPEND, rule_number(match), text)
-    return None
-
-
-def _titled_to_read(cursor: Cursor, head: str) -> list[Clause] | None:
-    """Read ``Amend Rule 5 to be titled "T" and to read:`` as RETITLE, then AMEND."""
-    match = _TITLED_TO_READ.fullmatch(head)
-    if match is None:
-        return None
-    rule = rule_number(match)
-    amend = _whole(cursor, f"amend rule {rule} {match['rest']}")
-    if amend is None or amend.kind is not ClauseKind.AMEND:
-        return None
-    title = " ".join(unquote(match["title"]).split())
-    return [Clause(ClauseKind.RETITLE, rule, title), amend]
-
-
-def _other_forms(cursor: Cursor, head: str) -> Clause | None:
+def _other_forms(cursor: RuleCursor, head: str) -> Clause | None:
     match = _REPEAL.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.REPEAL, rule_number(match))
+        return Clause(ClauseKind.REPEAL, cursor.rule(match))
     match = _TRANSMUTE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.TRANSMUTE, rule_number(match), (match["target"] or "").lower())
+        return Clause(ClauseKind.TRANSMUTE, cursor.rule(match), (match["target"] or "").lower())
     match = _ENACT.fullmatch(head)
     if match is not None:
         text = cursor.text(match["text"], match["q"])
@@ -338,11 +271,11 @@ def _other_forms(cursor: Cursor, head: str) -> Clause | None:
                       title=" ".join(title.split()))
     match = _RETITLE.fullmatch(head)
     if match is not None:
-        return Clause(ClauseKind.RETITLE, rule_number(match), " ".join(unquote(match["q"]).split()))
-    return _whole(cursor, head)
+        return Clause(ClauseKind.RETITLE, cursor.rule(match), " ".join(unquote(match["q"]).split()))
+    return whole(cursor, head)
 
 
-def _part_of_rule(cursor: Cursor, head: str) -> list[Clause] | None:
+def _part_of_rule(cursor: RuleCursor, head: str) -> list[Clause] | None:
     """Read ``Replace the last paragraph of Rule 5 with: ...`` as that rule's edit."""
     match = _PART_OF_RULE.fullmatch(head)
     if match is None:
@@ -353,27 +286,27 @@ def _part_of_rule(cursor: Cursor, head: str) -> list[Clause] | None:
         body = f"{verb} to {match['part']} {match['rest']}"
     else:
         body = f"{verb} {match['part']} {match['rest']}"
-    clauses = read_edits(cursor, rule_number(match), body)
+    clauses = read_edits(cursor, cursor.rule(match), body)
     return clauses if clauses and all(c.unit for c in clauses) and len(clauses) == 1 else None
 
 
-def _at_the_end(cursor: Cursor, head: str) -> list[Clause] | None:
+def _at_the_end(cursor: RuleCursor, head: str) -> list[Clause] | None:
     """Read ``At the end of [<part> of] Rule 5, append ...`` as ``appending ... to <part>``."""
     match = _AT_THE_END.fullmatch(head)
     if match is None:
         return None
     rest = match["rest"]
     if match["part"] is None:
-        clauses = read_edits(cursor, rule_number(match), f"{match['verb']}{rest}")
+        clauses = read_edits(cursor, cursor.rule(match), f"{match['verb']}{rest}")
         ok = clauses and all(c.kind is ClauseKind.APPEND and not c.unit for c in clauses)
     else:
-        clauses = read_edits(cursor, rule_number(match),
+        clauses = read_edits(cursor, cursor.rule(match),
                              f"{match['verb']} at the end of {match['part']}{rest}")
         ok = clauses and all(c.unit for c in clauses)
     return clauses if ok and clauses and len(clauses) == 1 else None
 
 
-def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
+def _every_rule(cursor: RuleCursor, head: str) -> list[Clause] | None:
     """Read ``Amend the following rules ... by replacing every instance of "X" with "Y":``.
 
     The rules are listed after the colon or below it, one or more a line; each gets the
@@ -390,7 +323,7 @@ def _every_rule(cursor: Cursor, head: str) -> list[Clause] | None:
     return [replace(c, rule=rule) for rule in rules for c in edits] or None
 
 
-def _repeals(cursor: Cursor, head: str) -> list[Clause] | None:
+def _repeals(cursor: RuleCursor, head: str) -> list[Clause] | None:
     """Read ``Repeal Rules 1, 2 and 3`` (two or more) and ``Repeal the following rules:``."""
     # "REPEAL RULE 105 and 106" is the keyword form written wrong: it stays an error.
     match = None if head.startswith("REPEAL RULE ") else _REPEAL_RULES.fullmatch(head)
@@ -410,15 +343,15 @@ def _unfinished(listed: str) -> str:
     return words[0] if len(words) == 2 and words[1].lower() in ("and", "or") else listed
 
 
-def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
+def _read(cursor: RuleCursor, head: str, previous: int | None) -> tuple[Clause, ...] | None:
     passive = _PASSIVE.fullmatch(head)
     if passive is not None:
         verb = _ACTIVE[passive["verb"].lower()]
-        head = f"{verb} rule {passive['rule']}{passive['rest']}"
+        head = f"{verb} rule {cursor.rule(passive)}{passive['rest']}"
     if _ADD_A_RULE.match(head):
         head = "enact" + head[3:]
     start = cursor.index
-    for reader in (_repeals, _every_rule, _titled_to_read, _part_of_rule, _at_the_end):
+    for reader in (_repeals, _every_rule, titled_to_read, _part_of_rule, _at_the_end):
         edits = reader(cursor, head)
         if edits:
             return tuple(edits)
@@ -431,16 +364,26 @@ def _read(cursor: Cursor, head: str, previous: int | None) -> tuple[Clause, ...]
     return (clause,) if clause is not None else None
 
 
-def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read | None:
+def _attempt(cursor: RuleCursor, head: str,
+             previous: int | None) -> tuple[tuple[Clause, ...] | None, Unnamed | None]:
+    """Read a head: its clauses, or why a form that names its rule by title was not read."""
+    try:
+        return _read(cursor, head, previous), None
+    except Unnamed as unnamed:  # a title that names no one rule in effect: the host's
+        return None, unnamed
+
+
+def read_natural(lines: Lines, index: int, previous: int | None = None,
+                 titles: RuleTitles | None = None) -> Read | None:
     """Read a natural form starting at ``lines[index]``; None when the line is none of them.
 
     ``previous`` is the rule the change just before changed, if the line follows it: ``and
     by ...`` and ``Also amend the same rule by ...`` go on editing it. A form whose text
-    comes out empty (``to read:`` with nothing below) is none.
+    comes out empty (``to read:`` with nothing below) is none. ``titles``: the rules in
+    effect, where a rule named by its title alone is found (None: none known). A form whose
+    title names no one rule reads as no clause, with :attr:`Read.unnamed` saying so.
     """
-    if not starts_clause(lines[index][1]) and (
-        previous is None or _GOES_ON.match(unmarked(lines[index][1])) is None
-    ):
+    if not _may_start(lines[index][1], previous):
         return None
     # A head that ends in "and" or a comma may go on below ("replacing "a" with "b" and
     # <newline> replacing ..."): it is taken alone only when the longer one is nothing.
@@ -448,13 +391,15 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
     # says would be lost: the whole is quoted back. A head ending in "or" offers an
     # alternative, and is never taken alone.
     unfinished: Read | None = None
+    unnamed: Unnamed | None = None
     cut = False
     for wrapped in range(_MAX_WRAPPED + 1):
-        cursor = Cursor(lines, index)
+        cursor = RuleCursor(lines, index, titles)
         head = cursor.head(wrapped)
         if head is None:
             break
-        clauses = _read(cursor, head, previous)
+        clauses, missed = _attempt(cursor, head, previous)
+        unnamed = unnamed or missed
         if clauses and counted_after_an_edit(clauses, previous):
             return None
         if clauses and all(_complete(clause) for clause in clauses):
@@ -466,7 +411,28 @@ def read_natural(lines: Lines, index: int, previous: int | None = None) -> Read 
             cut = cut or unfinished is not None
             if head.rstrip().endswith(":"):
                 break
-    return None if cut else unfinished
+    return _settled(unfinished, cut, unnamed, index)
+
+
+def _may_start(text: str, previous: int | None) -> bool:
+    """Tell whether a line may open a change: a form's, or more edits of the rule before."""
+    if starts_clause(text):
+        return True
+    return previous is not None and _GOES_ON.match(unmarked(text)) is not None
+
+
+def _settled(unfinished: Read | None, cut: bool, unnamed: Unnamed | None,
+             index: int) -> Read | None:
+    """Return what a line's heads came to: a change, none, or a rule its title names not.
+
+    Cut (a change going on below that is not understood with it): none, quoted back whole.
+    Nothing read, but a form named its rule by a title that names no one rule: said so.
+    """
+    if cut:
+        return None
+    if unfinished is None and unnamed is not None:
+        return Read((), index + 1, unnamed.note)
+    return unfinished
 
 
 _MAX_WRAPPED = 3

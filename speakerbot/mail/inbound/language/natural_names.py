@@ -2,22 +2,33 @@
 
 A title follows the number in parentheses, in quotes (double, or single), or written bare
 in Title Case (``rule 2551 Auction End with``): the reader keeps the number and leaves the
-title aside.
+title aside. A rule may also be named by its title alone, in the same quoting forms
+(``the rule entitled "Eclipse Light"``, ``Rule "Dependent Actions"``, ``the rule titled
+Eclipse Light by``): :func:`rule_number` finds it among the rules in effect it is given
+(:mod:`~speakerbot.mail.inbound.language.natural_titles`).
 """
 
 from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.natural_text import Cursor, Q, form, unmarked
+from speakerbot.mail.inbound.language.natural_text import Cursor, Lines, Q, form, unmarked
+from speakerbot.mail.inbound.language.natural_titles import (
+    QUOTED_TITLE,
+    RuleTitles,
+    number_titled,
+    written_title,
+)
 
 __all__ = [
+    "BY_TITLE",
     "IN_ORDER",
     "LISTED_RULE",
     "NAMED",
     "REVISION",
     "RULE",
     "TITLE",
+    "RuleCursor",
     "listed_rules",
     "rule_number",
     "rules_after",
@@ -50,7 +61,13 @@ NAMED = (
     rf"(?:\s++{_NAME_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}{_NAME_WORD})"
     r"{0,7}(?=\s*+(?:,|:|(?:by|with|to|as)\b|[.;]?\s*+$)))"
 )
-RULE = rf"(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){REVISION}(?:{NAMED}|{TITLE})"
+# A rule named by its title alone: "the rule entitled "T"", "Rule (T)", "the rule titled T by"
+# (written bare only after "entitled", "titled", "named" or "called").
+BY_TITLE = (
+    rf"(?:the\s++)?rule\s++(?:(?:entitled|titled|named|called)\s++)?(?P<by_title>{QUOTED_TITLE})"
+    rf"|(?:the\s++)?rule\s++(?:entitled|titled|named|called)(?P<by_words>{NAMED})"
+)
+RULE = rf"(?:(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){REVISION}(?:{NAMED}|{TITLE})|{BY_TITLE})"
 # The order in which rules are changed or repealed, named after them ("in ascending
 # numerical order by ID"): each rule gets the same change, so it changes nothing.
 IN_ORDER = (
@@ -65,10 +82,40 @@ LISTED_RULE = form(
 )
 
 
-def rule_number(match: re.Match[str]) -> int:
-    """Return the number of the rule a form's match names (its ``rule`` or ``rule2``)."""
+_BY_TITLE_GROUPS = ("by_title", "by_words", "amended_title", "by_title2", "by_words2")
+
+
+def second(pattern: str) -> str:
+    """Return a pattern naming a rule with its groups renamed, to stand twice in one form."""
+    return re.sub(r"\(\?P<(\w+)>", r"(?P<\g<1>2>", pattern)
+
+
+def rule_number(match: re.Match[str], titles: RuleTitles | None = None) -> int:
+    """Return the number of the rule a form's match names (its ``rule`` or ``rule2``).
+
+    A rule named by its title alone is the one rule in effect of ``titles`` with that title;
+    :class:`~speakerbot.mail.inbound.language.natural_titles.Unnamed` is raised when there is
+    none, several, or no rules are known (the form is then not read).
+    """
     groups = match.groupdict()
-    return int(groups.get("rule") or groups["rule2"])
+    number = groups.get("rule") or groups.get("rule2")
+    if number is not None:
+        return int(number)
+    written = next(groups[name] for name in _BY_TITLE_GROUPS if groups.get(name))
+    return number_titled(written_title(written), titles)
+
+
+class RuleCursor(Cursor):
+    """A cursor over a proposal's lines that knows the rules in effect its changes may name."""
+
+    def __init__(self, lines: Lines, index: int, titles: RuleTitles | None) -> None:
+        """Start at ``lines[index]``; ``titles``: the rules in effect (None: none known)."""
+        super().__init__(lines, index)
+        self.titles = titles
+
+    def rule(self, match: re.Match[str]) -> int:
+        """Return the number of the rule a form's match names (see :func:`rule_number`)."""
+        return rule_number(match, self.titles)
 
 
 def listed_rules(listed: str) -> list[int]:

@@ -38,6 +38,9 @@ def form(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE | re.DOTALL)
 
 
+# "rule" and a title after it, quoted or after "entitled" (the start of a change of a rule
+# named by its title alone).
+_TITLED = r"rule\s+(?:(?:entitled|titled|named|called)\b|[\"“'(])"
 _STARTS_CLAUSE = form(
     r"(?:amend|repeal|transmute|retitle|rename)\s+(?:rules?\b|r[0-9])|amend\s+#?[0-9]"
     r"|amend\s+the\s+text\s+of\s+(?:rule\b|r[0-9])"
@@ -52,6 +55,13 @@ _STARTS_CLAUSE = form(
     r"|(?:remove|delete|strike|append|replace)\s.*?\b(?:rule\s+#?|r)[0-9]"
     r"|(?:also\s+)?amend\s+the\s+same\s+rule\b|set\s+\S+\s*="
     r"|at\s+the\s+end\s+of\s[^\n]{0,80}?\b(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:append|add)\b"
+    # A rule named by its title alone: "Amend the rule entitled "T" by", "In Rule "T",",
+    # "Amend "T" by", "Remove "X" from the rule "T"", "The rule titled "T" is hereby repealed".
+    rf"|(?:amend|repeal|transmute|retitle|rename|in)\s+(?:the\s+)?{_TITLED}"
+    rf"|(?:the\s+)?{_TITLED}[^\n]{{0,120}}?\b(?:is|shall\s+be)\s+(?:hereby\s+)?"
+    r"(?:amended|repealed|retitled)\b"
+    r"|amend\s+[\"“]"
+    rf"|(?:remove|delete|strike|append|replace)\s.*?\b(?:from|to|in|of)\s+(?:the\s+)?{_TITLED}"
 )
 # A line of a block that is no rule's text: a comment in brackets, a heading of a new rule,
 # or words of the proposal ("If Proposal 8000 passed, this proposal has no effect.").

@@ -65,10 +65,12 @@ def speaks_of_change(text: str) -> bool:
 
 
 # A change of a rule the line names by title or by "it" ("If there is a rule titled "A
-# Coin Award", repeal it."): no rule's number, so speaks_of_change cannot see it.
+# Coin Award", repeal it.", "Repeal the rule "Dice" and its powers."): no rule's number, so
+# speaks_of_change cannot see it.
 _NAMES_A_CHANGE = form(
     r"\b(?:amend|repeal|(?:re-?)?enact|transmute|retitle|rename)\w*+\s++(?:it|them)\b"
-    r"|\brules?\s++(?:entitled|titled|named|called)\b")
+    r"|\brules?\s++(?:entitled|titled|named|called)\b"
+    r"|\b(?:amend|repeal|transmute|retitle|rename)\w*+\s++(?:the\s++)?rule\s++[\"“'(]")
 
 
 def names_a_change(text: str) -> bool:

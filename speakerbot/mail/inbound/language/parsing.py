@@ -7,7 +7,7 @@ See the package's docstring for what is counted as a line and what is skipped, a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from speakerbot.mail.inbound.language import heads, tokens
 from speakerbot.mail.inbound.language.blocks import Lines
@@ -21,6 +21,7 @@ from speakerbot.mail.inbound.language.commands import (
     Vote,
 )
 from speakerbot.mail.inbound.language.grammar import KEYWORDS, NOT_TYPOS, near_candidates
+from speakerbot.mail.inbound.language.natural_titles import RuleTitles
 from speakerbot.mail.inbound.language.password import scrub
 from speakerbot.mail.inbound.language.results import (
     MAX_COMMAND_LINES,
@@ -273,19 +274,24 @@ class _Reader(Lines):
 
 
 def parse_commands(
-    subject: str, body: str, *, max_command_lines: int = MAX_COMMAND_LINES, host: bool = False
+    subject: str, body: str, *, max_command_lines: int = MAX_COMMAND_LINES, host: bool = False,
+    titles: Mapping[int, str] | None = None,
 ) -> ParseResult:
     """Read the commands of one message from its decoded Subject and plain-text body.
 
     A message with more than ``max_command_lines`` command lines is refused whole.
     ``host``: the words come from the host at the server (``speakerbot admin``), who is
-    trusted without a password: ADMIN needs no PASSWORD line.
+    trusted without a password: ADMIN needs no PASSWORD line. ``titles``: the title of
+    each rule in effect, by number, so that a proposal's change naming a rule by its title
+    alone is read as a change of that rule (None, as at intake and in ``speakerbot
+    parse``: such a change is quoted back, for the host).
 
     See the module docstring for what is counted as a line and what is skipped,
     and ``docs/email-language.md`` for the language. Never raises.
     """
     reader = _Reader(_split_lines(body), max_command_lines)
     reader.host = host
+    reader.titles = RuleTitles(titles) if titles is not None else None
     start = reader.subject(subject)
     if start is not None:
         reader.body(start)

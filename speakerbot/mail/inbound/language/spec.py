@@ -12,15 +12,21 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from speakerbot.mail.inbound.language.commands import Command
+from speakerbot.mail.inbound.language.natural_titles import RuleTitles
 from speakerbot.mail.inbound.language.results import ParseError, Who
 from speakerbot.mail.inbound.language.tokens import join_text
 
 
 @dataclass(frozen=True)
 class Block:
-    """The lines of a block as (line number, text without trailing space); no quoted lines."""
+    """The lines of a block as (line number, text without trailing space); no quoted lines.
+
+    ``titles``: the rules in effect, by title, that a proposal's changes may name a rule by
+    (None: none known, as when a message is read at intake).
+    """
 
     lines: tuple[tuple[int, str], ...]
+    titles: RuleTitles | None = None
 
     def text(self) -> str:
         """Return the block's text: its lines joined, without blank lines around them."""

@@ -1,0 +1,57 @@
+"""Reminding the host of open hand work: at most one notice per ``[game] handwork_reminder``.
+
+While an adopted proposal's part is left to the Speaker's hand (engine/handwork.py), the
+host is reminded, the first time one period after the oldest open item was opened (the
+close's own notice told them then), and again each period after the last reminder. The
+daemon's loop ticks at least every few minutes, so the reminder goes out within them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from speakerbot.engine import GameState
+from speakerbot.mail.outbound.compose import Outgoing
+from speakerbot.mail.outbound.handwork import finishing_line, open_items
+from speakerbot.service.deps import Deps
+from speakerbot.service.unit_of_work import open_unit
+
+_REMINDED = "handwork_reminded_at"  # the store's meta key: when the host was last reminded
+
+
+def remind_host_of_handwork(deps: Deps) -> None:
+    """Queue the host's reminder of the open hand work, if one is due now."""
+    every = deps.settings.game.handwork_reminder
+    if every is None:
+        return
+    period = timedelta(seconds=every)
+    # Looked at first without a write transaction: every tick comes here.
+    if not _due(deps.states.state(), deps.store.get_meta(_REMINDED), period, deps.clock()):
+        return
+    with deps.states.lock, open_unit(deps) as uow:
+        now, state = deps.clock(), uow.state()
+        if not _due(state, deps.store.get_meta(_REMINDED, uow.session), period, now):
+            return
+        items = open_items(state)
+        lines = [finishing_line(item.item, item.proposal, item.words, item.rules)
+                 for item in items]
+        body = deps.replies.renderer.render("speaker_notice.txt", game=state,
+                                            identity=deps.identity, lines=lines)
+        subject = (f"Still left to the Speaker: {len(items)} item"
+                   + ("s" if len(items) > 1 else ""))
+        uow.record([], state, [Outgoing("notice", (deps.settings.game.speaker,), subject,
+                                        body, f"handwork:{now:%Y%m%d%H%M}")])
+        deps.store.set_meta(uow.session, _REMINDED, now.isoformat())
+
+
+def _due(state: GameState, last: str | None, period: timedelta, now: datetime) -> bool:
+    """Say whether a reminder is due: something open, a period after the last word of it.
+
+    The last word: the later of the oldest open item's opening and the last reminder.
+    """
+    if not state.handwork:
+        return False
+    since = min(item.since for item in state.handwork.values())
+    if last:
+        since = max(since, datetime.fromisoformat(last))
+    return now >= since + period
