@@ -16,6 +16,7 @@ import pytest
 
 from speakerbot.entrypoints.cli import build_parser
 from tests.cli.test_commands import CONFIG, speakerbot
+from tests.support.patience import patience
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ def _into_a_closed_pipe(*args: str, cwd: Path) -> subprocess.CompletedProcess[by
     os.close(reader)  # before the start: every write fails, as after `| head -1` has left
     try:
         return subprocess.run([sys.executable, "-m", "speakerbot", *args], stdout=writer,
-                              stderr=subprocess.PIPE, cwd=cwd, timeout=60)
+                              stderr=subprocess.PIPE, cwd=cwd, timeout=patience(60))
     finally:
         os.close(writer)
 
@@ -166,7 +167,7 @@ def daemon(game: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
     yield process, port
     if process.poll() is None:
         process.kill()
-        process.wait(timeout=60)
+        process.wait(timeout=patience(60))
 
 
 def _read_until(process: subprocess.Popen[str], said: str) -> list[str]:
@@ -192,7 +193,7 @@ def test_the_daemons_info_log_is_speakerbots_own(
     lines += _read_until(process, "stored a message")
     process.send_signal(signal.SIGTERM)
     lines += _read_until(process, "speakerbot stopped")
-    assert process.wait(timeout=60) == 0
+    assert process.wait(timeout=patience(60)) == 0
     logged = _log_lines("".join(lines))
     assert ("INFO", "speakerbot.entrypoints.daemon") in logged
     # aiosmtpd ("mail.log") logs every LMTP command at INFO, APScheduler every job.

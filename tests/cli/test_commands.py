@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.commands import speakerbot as forked
+from tests.support.patience import patience
 
 CONFIG = """
 [game]
@@ -40,7 +41,7 @@ def speakerbot(*args: str, cwd: Path, env: dict[str, str] | None = None,
     """Run ``python -m speakerbot ARGS`` as a process of its own, forked from the helper that
     has imported speakerbot (test_startup and test_forked_commands start it afresh)."""
     environ = {k: v for k, v in os.environ.items() if k != "SPEAKERBOT_CONFIG"}
-    return forked(args, env={**environ, **(env or {})}, cwd=cwd, stdin=stdin, timeout=60)
+    return forked(args, env={**environ, **(env or {})}, cwd=cwd, stdin=stdin, timeout=patience(60))
 
 
 @pytest.fixture

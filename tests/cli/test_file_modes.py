@@ -23,6 +23,7 @@ from speakerbot.entrypoints.site import SiteKeeper
 from speakerbot.service import GameService
 from tests.cli.test_commands import CONFIG
 from tests.support.commands import speakerbot as forked
+from tests.support.patience import patience
 
 UMASKS = (0o077, 0o000)
 
@@ -30,7 +31,8 @@ UMASKS = (0o077, 0o000)
 def _run(umask: int, *args: str, cwd: Path) -> str:
     environ = {k: v for k, v in os.environ.items() if k != "SPEAKERBOT_CONFIG"}
     done = subprocess.run([sys.executable, "-m", "speakerbot", *args], capture_output=True,
-                          text=True, cwd=cwd, env=environ, timeout=60, umask=umask, check=False)
+                          text=True, cwd=cwd, env=environ, timeout=patience(60), umask=umask,
+                          check=False)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

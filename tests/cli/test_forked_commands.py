@@ -16,11 +16,12 @@ import pytest
 
 from tests.support.commands import FRESH_ENV, speakerbot
 from tests.support.configs import game_config
+from tests.support.patience import patience
 
 
 def fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "speakerbot", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=60)
+                          text=True, env=env, cwd=cwd, timeout=patience(60))
 
 
 def test_a_forked_command_answers_as_a_fresh_one(tmp_path: Path,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from speakerbot.presets import PRESET_NAMES, load_preset
+from tests.support.patience import patience
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = re.compile(r"^(\d+) \((mutable|immutable)\)$")
@@ -28,7 +29,7 @@ def run(
     *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "speakerbot", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=60)
+                          text=True, cwd=cwd, env=env, timeout=patience(60))
 
 
 def parse_show(output: str) -> list[tuple[int, bool, str]]:
@@ -91,7 +92,7 @@ def test_the_presets_ship_inside_the_wheel(tmp_path: Path) -> None:
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(tmp_path / "dist"), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=patience(300),
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("speakerbot-*.whl")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.configs import game_config
+from tests.support.patience import patience
 
 # Every third-party package speakerbot depends on is imported only by the subcommands that
 # need it (the daemon, the store, the configuration, the archive, the tests' browser).
@@ -28,7 +29,7 @@ STACK = ("speakerbot.service", "speakerbot.adapters", "speakerbot.config",
 def _imports(*args: str) -> set[str]:
     """Return the modules ``python -X importtime ARGS`` imported."""
     done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=patience(60))
     return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
             if line.startswith("import time:") and line.count("|") == 2} - {"imported package"}
 
@@ -80,7 +81,7 @@ NOT_FOR_QUERIES = ("apscheduler", "imapclient", "jinja2", "aiosmtpd", "psycopg",
 def test_a_query_imports_only_what_it_uses(tmp_path: Path) -> None:
     config = game_config(tmp_path, "nomicam")
     started = subprocess.run([sys.executable, "-m", "speakerbot", "-c", str(config), "init"],
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=patience(60))
     assert started.returncode == 0, started.stderr
     for query in (("status",), ("player", "list"), ("games",), ("record", "verify")):
         modules = imported("-c", str(config), *query)

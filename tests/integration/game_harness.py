@@ -26,6 +26,7 @@ from speakerbot.engine.codec import event_from_json
 from tests.support.commands import speakerbot
 from tests.support.dovecot import DovecotServer
 from tests.support.mailgame import OTHER_BEHAVIOUR
+from tests.support.patience import patience
 from tests.support.smtp_sink import CapturedMessage, SmtpSink, one_per_message
 
 GAME = "game@nomic.test"
@@ -133,26 +134,31 @@ security = "none"
                 stdout=log, stderr=log, env={**self.env, **env}, cwd=self.tmp)
 
     def begin(self, *players: tuple[str, str]) -> None:
-        """``speakerbot init``, each (address, name) added as a player, then the daemon."""
+        """``speakerbot init``, each (address, name) added as a player, then the daemon.
+
+        Returns once the daemon runs the game: a period a test then starts (a proposal's
+        vote) is not spent on the daemon's start, however slow the machine.
+        """
         self.cli("init")
         for address, name in players:
             self.cli("player", "add", address, name)
         self.start()
+        self.wait_log("running the game")
 
-    def stop(self, timeout: float = 30) -> int:
+    def stop(self, timeout: float = patience(30)) -> int:
         """SIGTERM, and wait for a clean exit (on a hang, dump the daemon's stacks first)."""
         return stop_daemon(self.process, self.log_text, timeout)
 
-    def wait_exit(self, timeout: float = 60) -> int:
+    def wait_exit(self, timeout: float = patience(60)) -> int:
         assert self.process is not None
         return self.process.wait(timeout)
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
-            self.process.wait(30)
+            self.process.wait(patience(30))
 
-    def wait_log(self, fragment: str, timeout: float = 30) -> None:
+    def wait_log(self, fragment: str, timeout: float = patience(30)) -> None:
         """Wait until the daemon's log shows ``fragment`` (it has no other readiness signal)."""
         wait_for_log(self.process, self.log_text, fragment, timeout)
 
@@ -194,7 +200,7 @@ security = "none"
         return self.dovecot.list_folder(self.user, "speakerbot/processed")
 
     def wait_for(self, predicate: Callable[[CapturedMessage], bool],
-                 timeout: float = 30) -> CapturedMessage:
+                 timeout: float = patience(30)) -> CapturedMessage:
         try:
             return self.sink.wait_for(predicate, timeout)
         except TimeoutError as error:
@@ -202,7 +208,7 @@ security = "none"
             raise AssertionError(f"{error}\n--- daemon log ---\n{log}") from None
 
     def wait_subject(self, fragment: str, to: str | None = None,
-                     timeout: float = 30) -> CapturedMessage:
+                     timeout: float = patience(30)) -> CapturedMessage:
         return self.wait_for(lambda m: fragment in subject_of(m)
                              and (to is None or to in m.rcpt_tos), timeout)
 
@@ -219,7 +225,7 @@ security = "none"
         return {address for message in self.copies(fragment) for address in message.rcpt_tos}
 
     def wait_reached(self, fragment: str, addresses: Iterable[str],
-                     timeout: float = 30) -> set[str]:
+                     timeout: float = patience(30)) -> set[str]:
         """Wait until the mail whose Subject holds ``fragment`` reached ``addresses``."""
         wanted = set(addresses)
         self.wait_for(lambda _: self.reached(fragment) >= wanted, timeout)
@@ -249,7 +255,7 @@ security = "none"
 
 
 def wait_for_log(process: subprocess.Popen[bytes] | None, log_text: Callable[[], str],
-                 fragment: str, timeout: float = 30) -> None:
+                 fragment: str, timeout: float = patience(30)) -> None:
     """Wait until a daemon's log shows ``fragment``; fail at once if the daemon exited."""
     deadline = time.monotonic() + timeout
     delay = 0.02
@@ -261,7 +267,7 @@ def wait_for_log(process: subprocess.Popen[bytes] | None, log_text: Callable[[],
 
 
 def stop_daemon(process: subprocess.Popen[bytes] | None, log_text: Callable[[], str],
-                timeout: float = 30) -> int:
+                timeout: float = patience(30)) -> int:
     """SIGTERM a daemon, and wait for a clean exit (on a hang, dump its stacks first)."""
     assert process is not None
     process.send_signal(signal.SIGTERM)
@@ -270,7 +276,7 @@ def stop_daemon(process: subprocess.Popen[bytes] | None, log_text: Callable[[], 
     except subprocess.TimeoutExpired:
         process.send_signal(signal.SIGUSR1)  # faulthandler: every thread's stack
         with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(2)
+            process.wait(patience(2))
         raise AssertionError(f"the daemon did not stop on SIGTERM:\n"
                              f"{log_text()[-6000:]}") from None
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from tests.integration.game_harness import body_of, stop_daemon, subject_of, wait_for_log
 from tests.support.commands import speakerbot
 from tests.support.mailgame import OTHER_BEHAVIOUR
+from tests.support.patience import patience
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import CapturedMessage, SmtpSink, one_per_message
 
@@ -85,10 +86,10 @@ class Worker:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
-    def wait_log(self, fragment: str, timeout: float = 30) -> None:
+    def wait_log(self, fragment: str, timeout: float = patience(30)) -> None:
         wait_for_log(self.process, self.log_text, fragment, timeout)
 
-    def stop(self, timeout: float = 30) -> int:
+    def stop(self, timeout: float = patience(30)) -> int:
         return stop_daemon(self.process, self.log_text, timeout)
 
     def signal(self, signum: int) -> None:
@@ -98,7 +99,7 @@ class Worker:
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
-            self.process.wait(30)
+            self.process.wait(patience(30))
 
 
 class Hosting:
@@ -201,7 +202,7 @@ security = "none"
         self.last_sent = raw
         port = (worker or self.workers[0]).port
         refused: dict[str, tuple[int, bytes]] = {}
-        with smtplib.LMTP(LOOPBACK, port, timeout=10) as client:
+        with smtplib.LMTP(LOOPBACK, port, timeout=patience(10)) as client:
             client.ehlo()
             client.mail(sender)
             accepted = []
@@ -220,14 +221,14 @@ security = "none"
         return refused
 
     def wait_for(self, predicate: Callable[[CapturedMessage], bool],
-                 timeout: float = 30) -> CapturedMessage:
+                 timeout: float = patience(30)) -> CapturedMessage:
         try:
             return self.sink.wait_for(predicate, timeout)
         except TimeoutError as error:
             logs = "\n".join(w.log_text()[-3000:] for w in self.workers)
             raise AssertionError(f"{error}\n--- worker logs ---\n{logs}") from None
 
-    def wait_reply(self, subject: str, to: str, timeout: float = 30) -> CapturedMessage:
+    def wait_reply(self, subject: str, to: str, timeout: float = patience(30)) -> CapturedMessage:
         return self.wait_for(lambda m: f"Re: {subject}" in subject_of(m) and to in m.rcpt_tos,
                              timeout)
 

@@ -30,6 +30,7 @@ from tests.integration.game_harness import (
     body_of,
     subject_of,
 )
+from tests.support.patience import patience, period
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +40,7 @@ _CODE = re.compile(r"^CONFIRM ([0-9a-f]{32})\b", re.MULTILINE)
 
 
 def wait_until(game: RunningGame, what: str, done: Callable[[], bool],
-               timeout: float = 30) -> None:
+               timeout: float = patience(30)) -> None:
     """Poll the record until ``done`` holds (the daemon gives no other signal)."""
     deadline = time.monotonic() + timeout
     delay = 0.02
@@ -147,7 +148,7 @@ def test_a_forged_from_acts_for_nobody_and_the_real_owner_confirms(make_game: Ma
 
 
 def test_a_utf7_trap_and_a_huge_message_stall_nothing(make_game: MakeGame) -> None:
-    game = start(make_game, voting_period="12s")
+    game = start(make_game, voting_period=period(12))
     game.send(ALICE, "PROPOSE: Tea", "Tea at four.\n")
     game.wait_subject("Proposal 301:")
     game.append(b"From: <carol@nomic.test>\r\nTo: game@nomic.test\r\nSubject: trap\r\n"
@@ -161,7 +162,7 @@ def test_a_utf7_trap_and_a_huge_message_stall_nothing(make_game: MakeGame) -> No
     game.wait_subject("Re: my vote", to=BOB)
     too_large = game.wait_subject("Re: holiday photos", to=CAROL)
     assert "not read" in body_of(too_large) and len(too_large.data) < 2000
-    results = game.wait_subject("Proposal 301 ADOPTED", timeout=60)
+    results = game.wait_subject("Proposal 301 ADOPTED", timeout=patience(60))
     assert "2 for, 0 against" in body_of(results)
     rows = inbound(game)
     assert len(rows) == 5 and {row.status for row in rows} <= {"processed", "set_aside"}

@@ -28,6 +28,7 @@ from speakerbot.engine.codec import event_from_json
 from speakerbot.engine.luck import SeededDraws
 from speakerbot.service import GameService
 from speakerbot.service.policy import TICK_BUDGET, Received
+from tests.support.patience import patience
 
 SPEAKER = "chuck@example.org"
 PLAYERS = [f"p{n}@backlog.test" for n in range(4)]
@@ -159,14 +160,14 @@ def test_mail_taken_in_during_a_backlog_gets_in_between_two_of_its_transactions(
             intake.start()
             with service.states.turns:
                 assert service.states.turns.wait_for(
-                    lambda: service.states.waiting_for_lock == 1, 10)
+                    lambda: service.states.waiting_for_lock == 1, patience(10))
 
     commits.hooks.append(start_intake_once)
     try:
         service.tick(clock.now)
     finally:
         commits.stop()
-    intake.join(10)
+    intake.join(patience(10))
     assert not intake.is_alive()
     total = sum(1 for n in commits.closed if n)
     assert total >= 3 and taken and taken[0] < total

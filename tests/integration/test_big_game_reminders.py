@@ -25,6 +25,7 @@ from tests.integration.test_big_game_mail import (
     _add_players,
     _addresses_in_headers,
 )
+from tests.support.patience import patience, period
 from tests.support.smtp_sink import SmtpSink
 
 db_url = db_url_on("sqlite")
@@ -33,7 +34,7 @@ TITLES = ("Tea", "Cake", "Scones", "Jam")
 
 def test_a_player_who_owes_four_votes_gets_one_reminder_naming_all_four(
         make_game: MakeGame, smtp_sink: SmtpSink) -> None:
-    game = make_game("nomicam", {"voting_period": "10s", "reminder_before": "6s",
+    game = make_game("nomicam", {"voting_period": period(10), "reminder_before": period(6),
                                  "win_points": "1000"})
     # 64 welcomes and four distributions in the first minute: more than [limits]
     # public_per_hour gathers; this test is about the reminder, not the gathering.
@@ -56,7 +57,7 @@ def test_a_player_who_owes_four_votes_gets_one_reminder_naming_all_four(
         reached.wait_everyone(game, f"Proposal {number}: {title}")
     # Each vote closes after the reminders: once every result is in, no reminder is to come.
     for number in range(301, 305):
-        game.wait_subject(f"Proposal {number} ", timeout=60)
+        game.wait_subject(f"Proposal {number} ", timeout=patience(60))
         assert reached.count(f"Proposal {number}: ") == Counter(EVERYONE)
 
     reminders = [m for m in smtp_sink.messages if "Reminder:" in subject_of(m)]

@@ -11,12 +11,14 @@ from __future__ import annotations
 import time
 
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of, subject_of
+from tests.support.patience import patience
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 MECHANICS = {"voting_period": "1h", "reminder_before": "none", "win_points": "1000"}
-SOON = 10.0
+SOON = patience(10)
 """Seconds within which the daemon sends what the command line caused (it looks each
-second; the rest is a busy test machine's margin). Without the look it waited up to 300 s."""
+second; the rest is a busy test machine's margin, scaled). Without the look it waited up to
+300 s."""
 
 
 def _running(make_game: MakeGame) -> RunningGame:
@@ -31,7 +33,7 @@ def _running(make_game: MakeGame) -> RunningGame:
 def _announcement(game: RunningGame, fragment: str, seen: int) -> tuple[str, str, float]:
     """Wait for the next announcement whose subject holds ``fragment``; return it and when."""
     message = game.wait_for(lambda m: fragment in subject_of(m)
-                            and len(game.sent(fragment)) > seen, timeout=60)
+                            and len(game.sent(fragment)) > seen, timeout=patience(60))
     return subject_of(message), body_of(message).replace("\r\n", "\n"), time.monotonic()
 
 

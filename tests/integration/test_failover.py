@@ -22,12 +22,15 @@ import pytest
 
 from tests.integration.game_harness import body_of, subject_of
 from tests.integration.hosting_harness import HostedGame, Hosting, Worker
+from tests.support.patience import patience, period
 from tests.support.smtp_sink import SmtpSink
 
 ALICE, BOB, CAROL = "alice@players.test", "bob@players.test", "carol@players.test"
 DAVE = "dave@players.test"  # who never votes, so that the vote runs its whole period
 QUIET = (("reminder_before", "none"),)
-ALPHA = HostedGame("alpha", "nomicam", (("voting_period", "30s"), *QUIET))
+ALPHA = HostedGame("alpha", "nomicam", (("voting_period", period(30)), *QUIET))
+LEASE = period(2)
+"""The workers' lease where the default's 10 s would only make a test longer."""
 BETA = HostedGame("beta", "suber", QUIET)
 GAMMA = HostedGame("gamma", "locked-open", QUIET)
 GAMES = (ALPHA, BETA, GAMMA)
@@ -66,7 +69,7 @@ def _worker_of(hosting: Hosting, holder: str | None) -> Worker | None:
     return None
 
 
-def _wait_spread(hosting: Hosting, timeout: float = 30) -> dict[str, Worker]:
+def _wait_spread(hosting: Hosting, timeout: float = patience(30)) -> dict[str, Worker]:
     """Wait until every game is held and both workers hold some; return each game's worker."""
     deadline = time.monotonic() + timeout
     while True:
@@ -118,15 +121,17 @@ def test_a_killed_workers_games_go_on_at_the_other_within_20_seconds(
     killed = time.time()
     hosting.send(CAROL, ALPHA.address, "vote carol", "VOTE 301 AGAINST\n", worker=other)
     for subject, voter in (("vote bob", BOB), ("vote carol", CAROL)):
-        hosting.wait_reply(subject, voter, timeout=25)
-        assert time.time() - killed < 20, f"{subject} answered {time.time() - killed:.1f} s " \
-                                          "after the kill"
+        hosting.wait_reply(subject, voter, timeout=patience(25))
+        # The issue's 20 seconds on a quiet machine (SPEAKERBOT_TEST_SLOWDOWN=1), scaled.
+        assert time.time() - killed < patience(20), \
+            f"{subject} answered {time.time() - killed:.1f} s after the kill"
     assert "took the game alpha" in other.log_text()
 
     results = hosting.wait_for(
-        lambda m: subject_of(m) == f"[{ALPHA.name}] Proposal 301 ADOPTED: Sing", timeout=60)
+        lambda m: subject_of(m) == f"[{ALPHA.name}] Proposal 301 ADOPTED: Sing",
+        timeout=patience(60))
     arrived = time.time()
-    assert closes_at - 1 <= arrived <= closes_at + 5, (closes_at, arrived)
+    assert closes_at - 1 <= arrived <= closes_at + patience(5), (closes_at, arrived)
     body = body_of(results)
     for name in ("Alice", "Bob", "Carol"):
         assert name in body
@@ -142,13 +147,13 @@ def test_a_killed_workers_games_go_on_at_the_other_within_20_seconds(
 def test_a_frozen_worker_writes_nothing_more_for_the_game_it_lost(
         tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
         stop_workers: list[Hosting]) -> None:
-    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=LEASE)
     stop_workers.append(hosting)
     frozen, other = _two_workers(hosting)
 
     frozen.signal(signal.SIGSTOP)
     log_before = len(frozen.log_text())
-    _wait_taken(hosting, ALPHA.id, other, timeout=15)
+    _wait_taken(hosting, ALPHA.id, other, timeout=patience(15))
     hosting.send(ALICE, ALPHA.address, "while frozen", "STATUS\n", worker=other)
     hosting.wait_reply("while frozen", ALICE)
 
@@ -159,7 +164,7 @@ def test_a_frozen_worker_writes_nothing_more_for_the_game_it_lost(
                                                          "STATUS\n"), kwargs={"worker": frozen})
     handed.start()
     frozen.signal(signal.SIGCONT)
-    handed.join(30)
+    handed.join(patience(30))
     frozen.wait_log("let the game alpha go")
     hosting.wait_reply("after the thaw", BOB)
     hosting.send(CAROL, ALPHA.address, "last", "STATUS\n", worker=other)
@@ -184,10 +189,10 @@ def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
     copy of a distribution went, the other worker takes the game and sends every copy, and
     the frozen one, continued, sends at most the copy whose SMTP transaction it was inside.
     """
-    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=LEASE)
     stop_workers.append(hosting)
     frozen, other = _two_workers(hosting)
-    smtp_sink.slow_down(1.0)
+    smtp_sink.slow_down(patience(1))  # slow enough to freeze the holder mid-distribution
 
     hosting.send(ALICE, ALPHA.address, "PROPOSE: Hum", "Players may hum.\n", worker=other)
     distribution = f"[{ALPHA.name}] Proposal 301: Hum"
@@ -195,7 +200,7 @@ def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
     frozen.signal(signal.SIGSTOP)
     taken_before = len(smtp_sink.messages)
     frozen_peer = first.peer
-    _wait_taken(hosting, ALPHA.id, other, timeout=20)
+    _wait_taken(hosting, ALPHA.id, other, timeout=patience(20))
 
     players = (ALICE, BOB, CAROL, DAVE)
     for player in players:  # the new holder sends the whole distribution: it knows no better
@@ -239,10 +244,10 @@ def test_run_for_one_game_beside_a_worker_serves_nothing_twice(
         tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
         stop_workers: list[Hosting]) -> None:
     """Issue 37.3: on PostgreSQL, ``run --game`` and ``run --once`` serve a game by lease only."""
-    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=LEASE)
     stop_workers.append(hosting)
     first = hosting.worker()
-    _wait_taken(hosting, ALPHA.id, first, timeout=20)
+    _wait_taken(hosting, ALPHA.id, first, timeout=patience(20))
 
     # cron's pass, while a worker holds the game: it leaves the game alone, and says so.
     once = hosting.cli("run", "--once", game=ALPHA.id, check=False)
@@ -265,7 +270,7 @@ def test_run_for_one_game_beside_a_worker_serves_nothing_twice(
 
     # The worker for alpha alone takes it when the game is free, and serves it once.
     first.kill()
-    _wait_taken(hosting, ALPHA.id, alone, timeout=20)
+    _wait_taken(hosting, ALPHA.id, alone, timeout=patience(20))
     hosting.send(CAROL, ALPHA.address, "vote carol", "VOTE 301 FOR\n", worker=alone)
     hosting.wait_reply("vote carol", CAROL)
     assert _replies(hosting, "vote carol", CAROL) == 1
@@ -280,7 +285,7 @@ def test_two_workers_of_one_config_share_its_port_and_mail_flows_when_one_dies(
         tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
         stop_workers: list[Hosting]) -> None:
     """Issue 37.9: a second ``run`` of the same config on the same machine starts and serves."""
-    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=LEASE)
     stop_workers.append(hosting)
     first = hosting.worker()
     second = hosting.worker(same_config=True)
@@ -298,7 +303,7 @@ def test_two_workers_of_one_config_share_its_port_and_mail_flows_when_one_dies(
     for n in range(6):
         game = GAMES[n % len(GAMES)]
         hosting.send(BOB, game.address, f"after {n}", "STATUS\n", worker=first)
-        hosting.wait_reply(f"after {n}", BOB, timeout=30)
+        hosting.wait_reply(f"after {n}", BOB, timeout=patience(30))
     for n in range(6):
         assert _replies(hosting, f"before {n}", ALICE) == 1
         assert _replies(hosting, f"after {n}", BOB) == 1
@@ -307,7 +312,7 @@ def test_two_workers_of_one_config_share_its_port_and_mail_flows_when_one_dies(
 
 def test_a_port_another_program_holds_is_one_line_not_a_traceback(
         tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str) -> None:
-    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease="2s")
+    hosting = _hosting(tmp_path, smtp_sink, postgres_url, lease=LEASE)
     port = int(hosting.config.stem.rpartition("-")[2])
     with socket.socket() as taken:  # another program's, without SO_REUSEPORT
         taken.bind(("127.0.0.1", port))

@@ -17,12 +17,13 @@ from tests.integration.game_harness import (
     body_of,
     subject_of,
 )
+from tests.support.patience import patience, period
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 
 
 def test_a_whole_nomicam_game_by_email_to_a_winner(make_game: MakeGame) -> None:
-    game = make_game("nomicam", {"voting_period": "4s", "win_points": "20",
+    game = make_game("nomicam", {"voting_period": period(4), "win_points": "20",
                                  "reminder_before": "none"})
     game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(CAROL, "joining", "Hello!\nJOIN Carol\n")
@@ -106,10 +107,10 @@ def test_a_vote_is_confirmed_within_two_seconds_by_idle(make_game: MakeGame) -> 
     game.wait_subject("Re: PROPOSE: Quick", to=ALICE)
     started = time.monotonic()
     game.send(ALICE, "ballot", "VOTE 301 FOR\n")
-    game.wait_subject("Re: ballot", to=ALICE, timeout=5)
+    game.wait_subject("Re: ballot", to=ALICE, timeout=patience(5))
     elapsed = time.monotonic() - started
     print(f"vote appended to reply received: {elapsed:.2f} s")
-    assert elapsed < 2.0
+    assert elapsed < patience(2)
     game.stop()
 
 
@@ -140,14 +141,15 @@ def test_admin_commands_by_mail_need_the_speakers_address_and_password(
 
 def test_the_demo_runs_to_its_end(tmp_path: Path) -> None:
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "speakerbot", "demo", "--voting-period", "5s"],
-                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    result = subprocess.run([sys.executable, "-m", "speakerbot", "demo", "--voting-period",
+                             period(5)], capture_output=True, text=True,
+                            timeout=patience(120), cwd=tmp_path)
     elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     out = result.stdout
     assert "Proposal 301 ADOPTED" in out and "Rule 205 now reads" in out and "Scores:" in out
     assert ">>> Speaker to" in out and "<<< Alice to the Speaker" in out
-    assert elapsed < 60, f"the demo took {elapsed:.0f} s"
+    assert elapsed < patience(60), f"the demo took {elapsed:.0f} s"
 
 
 def test_speakerbot_refuses_a_second_daemon_and_a_second_init(
@@ -160,7 +162,7 @@ def test_speakerbot_refuses_a_second_daemon_and_a_second_init(
     game.start()
     game.wait_log("speakerbot is running")
     second = subprocess.run([sys.executable, "-m", "speakerbot", "run", "-c", str(game.config)],
-                            capture_output=True, text=True, env=game.env, timeout=60)
+                            capture_output=True, text=True, env=game.env, timeout=patience(60))
     assert second.returncode == 2 and "another speakerbot daemon is running" in second.stderr
     game.stop()
     assert GAME in game.config.read_text()

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from speakerbot.adapters.store import Inbound, Outbox, Store
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, admin_mail, body_of
 from tests.integration.hostile import campaign
+from tests.support.patience import patience
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +31,8 @@ ALICE, BOB, CAROL, DAVE = (f"{n}@nomic.test" for n in ("alice", "bob", "carol", 
 PLAYERS = [ALICE, BOB, CAROL, DAVE]
 
 
-def wait_until(game: RunningGame, what: str, done: object, timeout: float = 120) -> None:
+def wait_until(game: RunningGame, what: str, done: object,
+               timeout: float = patience(120)) -> None:
     deadline = time.monotonic() + timeout
     delay = 0.05
     assert callable(done)
@@ -81,8 +83,8 @@ def test_a_hostile_campaign_changes_no_ballot_and_stalls_nothing(make_game: Make
     took = time.monotonic() - started
     # The host closes the votes; the results reveal every counted ballot.
     game.send(SPEAKER, "close", admin_mail("ADMIN CLOSE 301\nADMIN CLOSE 302"))
-    first = game.wait_subject("Proposal 301 ADOPTED", timeout=60)
-    second = game.wait_subject("Proposal 302 ", timeout=60)
+    first = game.wait_subject("Proposal 301 ADOPTED", timeout=patience(60))
+    second = game.wait_subject("Proposal 302 ", timeout=patience(60))
     game.wait_subject("Re: close", to=SPEAKER)
     assert game.stop() == 0
 

@@ -19,11 +19,12 @@ import pytest
 from tests.integration.game_harness import body_of, subject_of
 from tests.integration.hosting_harness import SPEAKER, HostedGame, Hosting
 from tests.support.dovecot import DovecotServer
+from tests.support.patience import period
 from tests.support.smtp_sink import CapturedMessage, SmtpSink
 
 ALICE, BOB, CAROL = "alice@players.test", "bob@players.test", "carol@players.test"
 DAVE = "dave@strangers.test"
-FAST = (("voting_period", "4s"), ("reminder_before", "none"))
+FAST = (("voting_period", period(4)), ("reminder_before", "none"))
 ALPHA = HostedGame("alpha", "nomicam", FAST)
 BETA = HostedGame("beta", "suber", (("reminder_before", "none"),))
 GAMMA = HostedGame("night-game", "locked-open", FAST)

@@ -28,6 +28,7 @@ from speakerbot.adapters.imap import (
 )
 from tests.support.dovecot import DovecotServer
 from tests.support.messages import plain_message
+from tests.support.patience import patience
 from tests.support.ports import LOOPBACK, free_port
 
 pytestmark = pytest.mark.integration
@@ -55,7 +56,7 @@ def _settings(
         "security": "none",
         "username": user,
         "password": PASSWORD,
-        "timeout": 5.0,
+        "timeout": patience(5),
         "poll_interval": 60.0,
     }
     values.update(overrides)
@@ -178,7 +179,7 @@ def _running(watcher: ImapWatcher) -> Iterator[ImapWatcher]:
     try:
         yield watcher
     finally:
-        watcher.stop(timeout=5)
+        watcher.stop(timeout=patience(5))
 
 
 class FaultyLink:
@@ -211,7 +212,8 @@ class FaultyLink:
             except OSError:
                 return
             try:
-                upstream = socket.create_connection((LOOPBACK, self.target_port), timeout=5)
+                upstream = socket.create_connection((LOOPBACK, self.target_port),
+                                                    timeout=patience(5))
             except OSError:
                 client.close()
                 continue
@@ -257,7 +259,7 @@ class FaultyLink:
         self.thaw()
         self.cut()
         self._listener.close()
-        self._acceptor.join(2)
+        self._acceptor.join(patience(2))
 
 
 @pytest.fixture
@@ -547,8 +549,8 @@ def test_wait_for_mail_sees_new_mail_and_renews_idle(
     with _connected(_settings(dovecot, user, idle_renew=0.3)) as mailbox:
         assert mailbox.idle_supported
         started = time.monotonic()
-        assert mailbox.wait_for_mail(0.8, stop) is False
-        assert 0.7 < time.monotonic() - started < 2
+        assert mailbox.wait_for_mail(patience(0.8), stop) is False
+        assert patience(0.7) < time.monotonic() - started < patience(2)
         assert caplog.text.count("renewing IDLE") >= 2
 
         # Mail arriving after a few renewals is still noticed.
@@ -556,8 +558,8 @@ def test_wait_for_mail_sees_new_mail_and_renews_idle(
         timer.start()
         try:
             started = time.monotonic()
-            assert mailbox.wait_for_mail(10, stop) is True
-            assert time.monotonic() - started < 3
+            assert mailbox.wait_for_mail(patience(10), stop) is True
+            assert time.monotonic() - started < patience(3)
         finally:
             timer.join()
         assert len(mailbox.fetch_all()) == 1
@@ -582,7 +584,7 @@ def test_wait_for_mail_raises_connection_lost_on_bye(dovecot: DovecotServer, use
             if not dovecot.running:
                 dovecot.start()
             stop.set()
-            waiter.join(10)
+            waiter.join(patience(10))
         assert len(outcome) == 1 and isinstance(outcome[0], ImapConnectionLost), outcome
         assert not mailbox.connected
         mailbox.connect()
@@ -604,8 +606,8 @@ def test_wait_for_mail_notices_a_connection_closed_without_bye(
                 mailbox.wait_for_mail(30, stop)
         finally:
             timer.join()
-        # Found by the EOF, not by the IDLE renewal (290 s) or the timeout (5 s).
-        assert time.monotonic() - started < 2
+        # Found by the EOF, not by the IDLE renewal (290 s) or the timeout (5 s, scaled).
+        assert time.monotonic() - started < patience(2)
 
 
 # -- ImapWatcher -----------------------------------------------------------------------
@@ -621,7 +623,7 @@ def test_watcher_moves_only_what_deliver_returns_and_offers_the_rest_again(
     recorder = Recorder(lambda m: accept_all.is_set() or m.raw == done)
     watcher = _watcher(_settings(dovecot, user), recorder)
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         assert recorder.raws() == [keep, done]
         assert dovecot.list_folder(user, PROCESSED) == [done]
         assert dovecot.list_folder(user) == [keep]
@@ -629,8 +631,9 @@ def test_watcher_moves_only_what_deliver_returns_and_offers_the_rest_again(
         accept_all.set()
         watcher.poke()
         with recorder.cond:
-            assert recorder.cond.wait_for(lambda: len(recorder.batches) >= 2, 10)
-        assert watcher.sync(10)
+            assert recorder.cond.wait_for(lambda: len(recorder.batches) >= 2,
+                                          patience(10))
+        assert watcher.sync(patience(10))
         assert [m.raw for m in recorder.batches[1]] == [keep]
         assert dovecot.list_folder(user) == []
         assert sorted(dovecot.list_folder(user, PROCESSED)) == sorted([done, keep])
@@ -650,7 +653,7 @@ def _new_mail_delivered(
     recorder = Recorder()
     watcher = _watcher(_settings(dovecot, user, idle=idle, poll_interval=poll_interval), recorder)
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         appended_at = time.monotonic()
         dovecot.append(user, "INBOX", raw)
         assert recorder.wait_for_raw(raw, within)
@@ -660,13 +663,14 @@ def _new_mail_delivered(
 
 def test_watcher_idle_delivers_new_mail_within_two_seconds(dovecot: DovecotServer) -> None:
     # A 60 s poll interval: only IDLE can bring the message in time.
-    _, _, latency = _new_mail_delivered(dovecot, "Pushed", idle=True, poll_interval=60, within=2)
-    assert latency < 2, f"IDLE delivery took {latency:.2f}s"
+    _, _, latency = _new_mail_delivered(dovecot, "Pushed", idle=True, poll_interval=60,
+                                        within=patience(2))
+    assert latency < patience(2), f"IDLE delivery took {latency:.2f}s"
 
 
 def test_watcher_polls_when_idle_is_disabled(dovecot: DovecotServer) -> None:
     user, raw, _ = _new_mail_delivered(dovecot, "Polled", idle=False, poll_interval=0.5,
-                                       within=5)
+                                       within=patience(5))
     assert dovecot.list_folder(user, PROCESSED) == [raw]
 
 
@@ -679,14 +683,14 @@ def test_stop_is_prompt_in_the_middle_of_a_wait(
     watcher = _watcher(_settings(dovecot, user, idle=idle, poll_interval=30), Recorder())
     watcher.start()
     try:
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         # Not waiting for anything: just letting the watcher settle into its 30 s wait.
         time.sleep(0.5)
     finally:
         started = time.monotonic()
-        watcher.stop(timeout=5)
+        watcher.stop(timeout=patience(5))
         took = time.monotonic() - started
-    assert took < 2, f"stop() took {took:.2f}s"
+    assert took < patience(2), f"stop() took {took:.2f}s"
     assert not watcher.connected
     assert watcher.sync(0.1) is False
 
@@ -704,19 +708,19 @@ def test_sync_waits_for_a_round_that_started_after_the_call(
         calls.append(messages)
         if len(calls) == 1:
             in_first_round.set()
-            assert release.wait(10)
+            assert release.wait(patience(10))
             return []  # not committed: offered again next round
         return [m.uid for m in messages]
 
     # Neither IDLE nor polling can start a round here: only sync()'s poke can.
     watcher = _watcher(_settings(dovecot, user, idle=False, poll_interval=60), deliver)
     with _running(watcher):
-        assert in_first_round.wait(10)
+        assert in_first_round.wait(patience(10))
         result: list[bool] = []
-        syncer = threading.Thread(target=lambda: result.append(watcher.sync(10)))
+        syncer = threading.Thread(target=lambda: result.append(watcher.sync(patience(10))))
         syncer.start()
         release.set()
-        syncer.join(15)
+        syncer.join(patience(15))
         assert result == [True]
         assert len(calls) >= 2, "sync() returned on a round that began before it was called"
         assert [m.raw for m in calls[-1]] == [raw]
@@ -724,7 +728,7 @@ def test_sync_waits_for_a_round_that_started_after_the_call(
 
         later = _raw("Appended before the second sync")
         dovecot.append(user, "INBOX", later)
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         assert [m.raw for m in calls[-1]] == [later]
 
     never_started = _watcher(_settings(dovecot, user), deliver)
@@ -736,16 +740,16 @@ def test_watcher_reconnects_after_a_restart_mid_idle(dovecot: DovecotServer, use
     recorder, errors = Recorder(), Errors()
     watcher = _watcher(_settings(dovecot, user), recorder, on_error=errors)
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         try:
             dovecot.restart()
         finally:
             if not dovecot.running:
                 dovecot.start()
         dovecot.append(user, "INBOX", raw)
-        assert recorder.wait_for_raw(raw, 15)
+        assert recorder.wait_for_raw(raw, patience(15))
         assert any(isinstance(e, ImapConnectionLost) for e in errors.seen), errors.seen
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         assert watcher.connected
 
 
@@ -753,23 +757,23 @@ def test_watcher_keeps_trying_while_the_server_is_down(dovecot: DovecotServer, u
     raw = _raw("Sent while the server was down")
     recorder, errors = Recorder(), Errors()
     watcher = _watcher(
-        _settings(dovecot, user, timeout=2.0),
+        _settings(dovecot, user, timeout=patience(2)),
         recorder,
         on_error=errors,
         backoff_base=0.1,
         backoff_max=0.8,
     )
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         try:
             dovecot.stop()
             # The BYE, then refused connections with growing delays (~1.5 s in all).
-            assert errors.wait_for_count(5, 15), errors.seen
+            assert errors.wait_for_count(5, patience(15)), errors.seen
             assert not watcher.connected
         finally:
             dovecot.start()
         dovecot.append(user, "INBOX", raw)
-        assert recorder.wait_for_raw(raw, 15)
+        assert recorder.wait_for_raw(raw, patience(15))
         assert watcher.connected
 
 
@@ -780,19 +784,20 @@ def test_watcher_survives_a_network_black_hole(
 ) -> None:
     raw = _raw("Sent during the outage")
     recorder, errors = Recorder(), Errors()
-    # Everything silent is given up after 1 s: the IDLE renewal's DONE goes unanswered.
-    settings = _settings(dovecot, user, port=link.port, timeout=1.0, idle_renew=1.0)
+    # Everything silent is given up after 1 s (scaled): the IDLE renewal's DONE goes unanswered.
+    settings = _settings(dovecot, user, port=link.port, timeout=patience(1),
+                         idle_renew=patience(1))
     watcher = _watcher(settings, recorder, on_error=errors)
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         link.freeze()
         try:
-            assert errors.wait_for_count(2, 10), errors.seen
+            assert errors.wait_for_count(2, patience(10)), errors.seen
             assert all(isinstance(e, ImapConnectionLost) for e in errors.seen), errors.seen
             dovecot.append(user, "INBOX", raw)
         finally:
             link.thaw()
-        assert recorder.wait_for_raw(raw, 15)
+        assert recorder.wait_for_raw(raw, patience(15))
 
 
 def test_watcher_with_a_wrong_password_retries_with_backoff(
@@ -817,7 +822,7 @@ def test_watcher_with_a_wrong_password_retries_with_backoff(
         backoff_max=cap,
     )
     with _running(watcher):
-        assert errors.wait_for_count(4, 10), errors.seen
+        assert errors.wait_for_count(4, patience(10)), errors.seen
         assert not watcher.connected
         assert watcher.rounds == 0
     assert all(isinstance(e, ImapLoginFailed) for e in errors.seen)
@@ -833,12 +838,12 @@ def test_poke_cuts_a_backoff_short(dovecot: DovecotServer, user: str) -> None:
     settings = _settings(dovecot, user, port=port)
     watcher = _watcher(settings, Recorder(), on_error=errors, backoff_base=60, backoff_max=60)
     with _running(watcher):
-        assert errors.wait_for_count(1, 10)
+        assert errors.wait_for_count(1, patience(10))
         link = FaultyLink(dovecot.port, port=port)
         try:
             started = time.monotonic()
-            assert watcher.sync(5)
-            assert time.monotonic() - started < 2
+            assert watcher.sync(patience(5))
+            assert time.monotonic() - started < patience(2)
         finally:
             link.close()
 
@@ -855,7 +860,7 @@ def test_the_password_is_never_logged(
     errors = Errors()
     wrong = _settings(dovecot, user, password="hunter2-wrong")
     with _running(_watcher(wrong, Recorder(), on_error=errors)):
-        assert errors.wait_for_count(1, 10)
+        assert errors.wait_for_count(1, patience(10))
     assert "LOGIN" in caplog.text  # imapclient's own debug log was captured
     assert PASSWORD not in caplog.text
     assert "hunter2" not in caplog.text
@@ -879,8 +884,8 @@ def _deliver_failing_at(
         return [m.uid for m in messages]
 
     with _running(_watcher(_settings(dovecot, user), deliver, on_error=errors)) as watcher:
-        assert errors.wait_for_count(1, 10)
-        assert watcher.sync(10)
+        assert errors.wait_for_count(1, patience(10))
+        assert watcher.sync(patience(10))
     return errors, calls
 
 
@@ -906,7 +911,7 @@ def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivere
     recorder = Recorder(lambda m: accept_all.is_set() or m.oversized is None)
     watcher = _watcher(_settings(dovecot, user, max_size=limit), recorder)
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         [first] = recorder.batches
         assert [m.oversized for m in first] == [None, len(big)]
         assert [m.raw for m in first] == [small, _header_block(big)]
@@ -916,7 +921,7 @@ def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivere
         assert dovecot.list_folder(user, PROCESSED) == [small]
 
         accept_all.set()
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
         assert [m.raw for m in recorder.batches[-1]] == [_header_block(big)]
         assert dovecot.list_folder(user) == []
         assert dovecot.list_folder(user, REJECTED) == [big]
@@ -939,7 +944,7 @@ def test_watcher_delivers_a_big_folder_in_batches_moving_each_before_the_next(
 
     watcher = _watcher(_settings(dovecot, user), deliver)
     with _running(watcher):
-        assert watcher.sync(10)
+        assert watcher.sync(patience(10))
     assert sizes == [25, 25, 10]
     # Each batch was moved as soon as deliver returned, before the next was fetched.
     assert processed_before == [0, 25, 50]
@@ -980,6 +985,6 @@ def test_mail_arriving_while_a_batch_is_delivered_is_not_left_for_the_poll(
     # A 60 s poll interval: the EXISTS seen during the round must start the next one.
     watcher = _watcher(_settings(dovecot, user, idle=True, poll_interval=60), deliver)
     with _running(watcher):
-        assert arrived.wait(10)
-        assert recorder.wait_for_raw(second, 5)
+        assert arrived.wait(patience(10))
+        assert recorder.wait_for_raw(second, patience(5))
     assert recorder.raws() == [first, second]

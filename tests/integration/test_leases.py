@@ -1,8 +1,8 @@
 """Workers share games through leases on a real PostgreSQL: spread, failover and fencing.
 
-Leases of a second or two, so that a lease runs out within a test; every wait is for a
-condition, with a deadline. The last tests run real worker processes
-(``tests/support/lease_worker.py``) and kill or freeze one of them.
+Leases of a second or two (times the run's SLOWDOWN, tests/support/patience.py), so that a
+lease runs out within a test; every wait is for a condition, with a deadline. The last tests
+run real worker processes (``tests/support/lease_worker.py``) and kill or freeze one of them.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from speakerbot.adapters.store import make_engine
 from speakerbot.adapters.store.leases import Holder, Holding, LeaseLost, Leases
 from speakerbot.adapters.store.shared import game_leases, workers
 from tests.support.lease_worker import WRITES_METADATA, lease_writes
+from tests.support.patience import patience
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +50,11 @@ def engine(postgres_url: str) -> Iterator[Engine]:
     made.dispose()
 
 
-def worker(engine: Engine, name: str, lease: float = 1.0) -> Leases:
+LEASE = patience(1)
+"""The lease of the workers made here, unless a test names its own."""
+
+
+def worker(engine: Engine, name: str, lease: float = LEASE) -> Leases:
     leases = Leases(engine, lease=lease, worker=name, host=f"{name}.example", pid=100)
     leases.ensure_tables()
     return leases
@@ -61,7 +66,7 @@ def counts(*leases: Leases) -> list[int]:
     return [held.count(one.worker) for one in leases]
 
 
-def settle(*leases: Leases, want: list[int], timeout: float = 10) -> None:
+def settle(*leases: Leases, want: list[int], timeout: float = patience(10)) -> None:
     """Play rounds, each worker in turn, until the workers hold ``want`` games each."""
 
     def round_then_check() -> bool:
@@ -136,7 +141,7 @@ def test_a_worker_long_unseen_is_forgotten(engine: Engine) -> None:
         conn.execute(
             update(workers)
             .where(workers.c.worker == "gone")
-            .values(seen_at=func.clock_timestamp() - timedelta(seconds=99))
+            .values(seen_at=func.clock_timestamp() - timedelta(seconds=99 * LEASE))
         )
     here.balance(GAMES)
     with engine.connect() as conn:
@@ -144,7 +149,7 @@ def test_a_worker_long_unseen_is_forgotten(engine: Engine) -> None:
         conn.execute(
             update(workers)
             .where(workers.c.worker == "gone")
-            .values(seen_at=func.clock_timestamp() - timedelta(seconds=101))
+            .values(seen_at=func.clock_timestamp() - timedelta(seconds=101 * LEASE))
         )
         conn.commit()
     here.balance(GAMES)
@@ -157,7 +162,8 @@ def test_a_silent_worker_loses_its_games_and_its_fence_fails(engine: Engine) -> 
     before = silent.balance(GAMES)
     assert other.balance(GAMES) == {}  # all three are held, and fresh
 
-    wait_until("the other worker to take every game", lambda: len(other.balance(GAMES)) == 3, 10)
+    wait_until("the other worker to take every game", lambda: len(other.balance(GAMES)) == 3,
+               patience(10))
     after = other.balance(GAMES)
     assert {game: h.epoch for game, h in after.items()} == {
         game: h.epoch + 1 for game, h in before.items()
@@ -175,7 +181,8 @@ def test_a_silent_worker_loses_its_games_and_its_fence_fails(engine: Engine) -> 
 def test_a_lapsed_lease_fails_the_fence_even_when_nobody_took_it(engine: Engine) -> None:
     lapsed = worker(engine, "lapsed")
     holding = lapsed.balance(["main"])["main"]
-    wait_until("the lease to run out", lambda: not lapsed.holders()[0].live, 5)
+    wait_until("the lease to run out", lambda: not lapsed.holders()[0].live,
+               patience(5))
     with engine.begin() as conn, pytest.raises(LeaseLost, match="ran out"):
         lapsed.fence(conn, holding)
     assert lapsed.balance(["main"]) == {"main": Holding("main", holding.epoch + 1)}
@@ -214,14 +221,14 @@ def test_a_write_in_flight_keeps_the_taker_out_until_it_commits(engine: Engine) 
             return bool(expired_at) and len(rounds) >= expired_at[0] + 3
 
         try:
-            wait_until("the lease to run out under the write", expired_and_tried, 10)
+            wait_until("the lease to run out under the write", expired_and_tried, patience(10))
             assert order == [] and all(r == {} for r in rounds)
         except BaseException:
             stop.set()
             raise
         # Said before the commit: the taker can only say "taken" after it.
         order.append("committed")
-    thread.join(10)
+    thread.join(patience(10))
     stop.set()
     assert order == ["committed", "taken"]
     assert rounds[-1] == {"main": Holding("main", holding.epoch + 1)}
@@ -238,7 +245,8 @@ def test_a_write_left_idle_past_the_lease_is_cut_off_by_the_server(engine: Engin
         frozen.fence(conn, holding)
         # Nothing more is sent on it, as from a process stopped inside its transaction:
         # only the server's idle timeout can free the row for the taker.
-        wait_until("the taker to take the game", lambda: "main" in taker.balance(["main"]), 10)
+        wait_until("the taker to take the game", lambda: "main" in taker.balance(["main"]),
+                   patience(10))
         with pytest.raises(DBAPIError):
             conn.execute(insert(lease_writes).values(game="main", worker="frozen", epoch=1))
     with engine.connect() as conn:
@@ -307,8 +315,8 @@ class WorkerProcess:
         with contextlib.suppress(ProcessLookupError):
             self.process.send_signal(signal.SIGCONT)
         self.process.kill()
-        self.process.wait(10)
-        self._reader.join(10)
+        self.process.wait(patience(10))
+        self._reader.join(patience(10))
 
 
 @pytest.fixture
@@ -331,7 +339,7 @@ def live_holders(leases: Leases) -> dict[str, Holder]:
 def test_a_killed_worker_s_games_go_to_the_other_within_two_leases(
     engine: Engine, start_worker: Callable[[str, float], WorkerProcess]
 ) -> None:
-    lease = 2.0
+    lease = patience(2)
     watcher = worker(engine, "watcher", lease)
     doomed, survivor = start_worker("doomed", lease), start_worker("survivor", lease)
     wait_until(
@@ -340,14 +348,14 @@ def test_a_killed_worker_s_games_go_to_the_other_within_two_leases(
             {h.worker for h in live_holders(watcher).values()} == {"doomed", "survivor"}
             and len(live_holders(watcher)) == 3
         ),
-        30,
+        patience(30),
     )
     doomed.signal(signal.SIGKILL)
     killed = time.monotonic()
     wait_until(
         "the survivor to hold every game",
         lambda: [h.worker for h in live_holders(watcher).values()] == ["survivor"] * 3,
-        30,
+        patience(30),
     )
     assert time.monotonic() - killed < 2 * lease
     assert f"holds {' '.join(sorted(GAMES))}" in survivor.lines
@@ -356,12 +364,12 @@ def test_a_killed_worker_s_games_go_to_the_other_within_two_leases(
 def test_a_frozen_worker_never_writes_for_its_game_again(
     engine: Engine, start_worker: Callable[[str, float], WorkerProcess]
 ) -> None:
-    lease = 1.5
+    lease = patience(1.5)
     frozen, other = start_worker("frozen", lease), start_worker("other", lease)
     wait_until(
         "the frozen worker to hold a game and write for it",
         lambda: _written_by(engine, "frozen"),
-        30,
+        patience(30),
     )
     frozen.signal(signal.SIGSTOP)
     before = {g: epoch for g, (w, epoch) in _leases(engine).items() if w == "frozen"}
@@ -369,13 +377,13 @@ def test_a_frozen_worker_never_writes_for_its_game_again(
     wait_until(
         "the other worker to take the frozen one's games and write for them",
         lambda: all(_taken_over(engine, "other", g, epoch) for g, epoch in before.items()),
-        30,
+        patience(30),
     )
     frozen.signal(signal.SIGCONT)
     wait_until(
         "the frozen worker to find a lease lost",
         lambda: any(line.split()[1] in before for line in frozen.lines if line[:5] == "lost "),
-        30,
+        patience(30),
         frozen.lines,
     )
     for game, old in before.items():

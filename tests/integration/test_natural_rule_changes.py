@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import MakeGame, body_of
+from tests.support.patience import period
 
 ALICE, BOB = "alice@nomic.test", "bob@nomic.test"
-MECHANICS = {"voting_period": "4s", "reminder_before": "none", "win_points": "1000"}
+MECHANICS = {"voting_period": period(4), "reminder_before": "none", "win_points": "1000"}
 
 # The votes close by waiting out their period: the parser and the engine are the subject,
 # not the store, so SQLite serves (SPEAKERBOT_ALL_BACKENDS=1 adds PostgreSQL).

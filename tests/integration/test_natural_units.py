@@ -12,9 +12,10 @@ from pathlib import Path
 
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import MakeGame, body_of
+from tests.support.patience import period
 
 ALICE, BOB = "alice@nomic.test", "bob@nomic.test"
-MECHANICS = {"voting_period": "4s", "reminder_before": "none", "win_points": "1000"}
+MECHANICS = {"voting_period": period(4), "reminder_before": "none", "win_points": "1000"}
 RULE_202 = ("All players begin with zero points.\n\n"
             "Points may be traded between players, in whole numbers.\n\n"
             "A player's score is public.")

@@ -15,6 +15,7 @@ from speakerbot.engine import pace_events as pe
 from speakerbot.engine.codec import event_from_json
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of, subject_of
+from tests.support.patience import period
 
 ALICE, BOB, CAROL = "alice@nomic.test", "bob@nomic.test", "carol@nomic.test"
 
@@ -43,7 +44,7 @@ def _until(moment: datetime) -> None:
 
 def test_a_vote_paused_across_its_deadline_closes_only_after_resume_at_the_moved_deadline(
         make_game: MakeGame) -> None:
-    game = _running(make_game, "nomicam", {"voting_period": "6s", "reminder_before": "none",
+    game = _running(make_game, "nomicam", {"voting_period": period(6), "reminder_before": "none",
                                            "win_points": "1000"})
     game.send(ALICE, "PROPOSE: Sing", "Players may sing.\n")
     game.wait_subject("Proposal 301: Sing")
@@ -75,7 +76,8 @@ def test_a_vote_paused_across_its_deadline_closes_only_after_resume_at_the_moved
 
 def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_mail_and_cli(
         make_game: MakeGame) -> None:
-    game = _running(make_game, "suber", {"turn_period": "8s", "reminder_before": "4s"})
+    game = _running(make_game, "suber", {"turn_period": period(8),
+                                         "reminder_before": period(4)})
     reminder = game.wait_subject("Reminder: your turn 1 ends", to=ALICE)
     assert "have not proposed yet" in " ".join(body_of(reminder).split())
     told = game.wait_subject("Turn 1: waiting for Alice")
@@ -103,7 +105,8 @@ def test_a_silent_suber_mover_is_reminded_everyone_told_and_the_host_skips_by_ma
 
 def test_an_absent_player_gets_no_reminder_and_is_not_drawn_as_judge(
         make_game: MakeGame) -> None:
-    game = _running(make_game, "nomicam", {"voting_period": "8s", "reminder_before": "5s",
+    game = _running(make_game, "nomicam", {"voting_period": period(8),
+                                           "reminder_before": period(5),
                                            "win_points": "1000"})
     back = (datetime.now(UTC) + timedelta(days=5)).date().isoformat()
     game.send(BOB, "away", f"ABSENT UNTIL {back} sailing\n")

@@ -18,6 +18,7 @@ import pytest
 from speakerbot.adapters.store import InboundRow, Store
 from speakerbot.engine.edits import MAX_RULE_BYTES
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of
+from tests.support.patience import patience
 from tests.support.supervisor import Supervisor
 
 pytestmark = pytest.mark.integration
@@ -77,10 +78,10 @@ def test_the_nine_line_bomb_under_a_gigabyte_stalls_nobody(game: RunningGame) ->
         game.send(MALLORY, "nine lines", bomb(9))
         game.send(BOB, "bob asks", "STATUS\n")
         started = time.monotonic()
-        game.wait_subject("Re: bob asks", to=BOB, timeout=60)
+        game.wait_subject("Re: bob asks", to=BOB, timeout=patience(60))
         answered = time.monotonic() - started
         refusal = game.wait_subject("Re: nine lines", to=MALLORY)
-    assert answered < 60
+    assert answered < patience(60)
     assert "rule 202 would be" in " ".join(body_of(refusal).split())
     assert supervisor.exits == [], game.log_text()[-3000:]
     assert max(len(message.data) for message in game.sink.messages) < 64 * 1024
@@ -93,9 +94,9 @@ def test_a_message_that_kills_every_reader_is_set_aside_and_the_mail_behind_it_g
     game.send(BOB, "bob asks", "STATUS\n")
     with Supervisor(game, SPEAKERBOT_CRASHPOINT="processing",
                     SPEAKERBOT_CRASHPOINT_MATCH="POISON") as supervisor:
-        game.wait_subject("Re: bob asks", to=BOB, timeout=60)
+        game.wait_subject("Re: bob asks", to=BOB, timeout=patience(60))
         notice = game.wait_subject("set aside", to=SPEAKER)
-        wait_until("the mailbox emptied", lambda: game.inbox() == [], 30)
+        wait_until("the mailbox emptied", lambda: game.inbox() == [], patience(30))
     # Killed three times in it (the batch, then twice alone), set aside at the fourth start.
     assert supervisor.exits == [-9, -9, -9], supervisor.exits
     rows = {row.message_id: row for row in inbound(game)}

@@ -19,6 +19,7 @@ from speakerbot.service.unit_of_work import SEED_KEY
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, admin_mail, body_of
 from tests.support.docs_checker import run_docs_checker
+from tests.support.patience import patience, period
 
 ALICE, BOB, CAROL, DAVE = (f"{n}@nomic.test" for n in ("alice", "bob", "carol", "dave"))
 QUICK = {"reminder_before": "none", "win_points": "1000"}
@@ -147,7 +148,7 @@ def _revealed_count(game: RunningGame) -> int:
 
 def test_nomicam_judges_are_drawn_provably_and_a_seed_stays_sealed_until_revealed(
         make_game: MakeGame, tmp_path: Path) -> None:
-    game = make_game("nomicam", {**QUICK, "voting_period": "3s"})
+    game = make_game("nomicam", {**QUICK, "voting_period": period(3)})
     game.begin((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"), (DAVE, "Dave"))
     # The Speaker calls for judgement: a random Voter judges (nomicam 214).
     game.send(SPEAKER, "cfj", "CFJ Proposals may be sung.\n")
@@ -159,7 +160,7 @@ def test_nomicam_judges_are_drawn_provably_and_a_seed_stays_sealed_until_reveale
     game.send(ALICE, "PROPOSE: Tea", "Tea is served at four.\n")
     game.wait_subject("Proposal 301")
     game.send(BOB, "vote", "VOTE 301 FOR\n")
-    results = body_of(game.wait_subject("Proposal 301 ADOPTED", timeout=60))
+    results = body_of(game.wait_subject("Proposal 301 ADOPTED", timeout=patience(60)))
     assert seed in results, results
 
     # The next seed: another Judge drawn with it, sealed until the host reveals it.

@@ -26,6 +26,7 @@ from speakerbot.rfc5322 import message_id_of
 from speakerbot.service import GameService, processing
 from speakerbot.service.policy import Processed, Received
 from tests.support.mailgame import ALICE, BOB, CAROL, GAME, MailGame, raw_mail
+from tests.support.patience import patience
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import SmtpSink
 
@@ -65,17 +66,17 @@ def test_a_message_delivered_by_lmtp_is_read_once(
     running = threading.Thread(target=daemon.run, args=(stop,))
     running.start()
     try:
-        assert daemon.ready.wait(10)
+        assert daemon.ready.wait(patience(10))
         message_id = "<lmtp-once@example.org>"
         raw = raw_mail(ALICE, "PROPOSE: Tea", "Tea at four.\n", message_id=message_id,
                        date=game.clock.now)
         with smtplib.LMTP(LOOPBACK, settings.lmtp.port if settings.lmtp else 0) as client:
             client.sendmail(ALICE, [GAME], raw)
-        smtp_sink.wait_for(lambda m: b"Proposal 301: Tea" in m.data, timeout=20)
+        smtp_sink.wait_for(lambda m: b"Proposal 301: Tea" in m.data, timeout=patience(20))
     finally:
         stop.set()
         daemon.wake.set()
-        running.join(20)
+        running.join(patience(20))
     [row] = [row for row in game.store.list_inbound() if row.message_id == message_id]
     assert (row.source, row.status) == ("lmtp", "processed")
     assert reads[message_id] == 1

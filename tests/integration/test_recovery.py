@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from speakerbot.adapters.store import Inbound, Outbox, Store, message_id_of
 from speakerbot.service.crashpoints import CRASHPOINTS
 from tests.integration.game_harness import GAME, SPEAKER, MakeGame, RunningGame, body_of
+from tests.support.patience import patience, period
 from tests.support.smtp_sink import CapturedMessage
 
 ALICE, BOB, CAROL, DAVE = ("alice@nomic.test", "bob@nomic.test", "carol@nomic.test",
@@ -83,7 +84,7 @@ def message_id(message: CapturedMessage) -> str:
 
 
 def wait_until(game: RunningGame, what: str, predicate: Callable[[], bool],
-               timeout: float = 30) -> None:
+               timeout: float = patience(30)) -> None:
     """Poll ``predicate`` (a look at the servers or the record) until it holds; bounded."""
     deadline = time.monotonic() + timeout
     delay = 0.05
@@ -95,7 +96,8 @@ def wait_until(game: RunningGame, what: str, predicate: Callable[[], bool],
         delay = min(delay * 2, 0.5)
 
 
-def settle(game: RunningGame, in_processed_folder: int, timeout: float = 30) -> None:
+def settle(game: RunningGame, in_processed_folder: int,
+           timeout: float = patience(30)) -> None:
     """Wait until every message is taken in, moved to the processed folder, and answered."""
     def settled() -> bool:
         rows = inbound_rows(game)
@@ -159,7 +161,7 @@ def test_a_daemon_killed_at_any_step_applies_every_message_once_after_a_restart(
         game.send(ALICE, "alice votes", "VOTE 301 FOR\n"),
         game.send(BOB, "bob votes", "VOTE 301 AGAINST\n"),
     ]
-    assert game.wait_exit(30) == -9, game.log_text()
+    assert game.wait_exit(patience(30)) == -9, game.log_text()
     assert marker.read_text() == point
 
     # Where it died: nothing moved out of the inbox before the commit was acknowledged...
@@ -211,9 +213,11 @@ def test_a_daemon_killed_at_any_step_applies_every_message_once_after_a_restart(
 def test_ballots_received_while_the_daemon_was_down_count_by_their_arrival_time(
     make_game: MakeGame,
 ) -> None:
-    game = make_game("nomicam", {"voting_period": "4s", **QUIET})
+    # A period long enough for the daemon to stop before it ends, on a busy machine too.
+    game = make_game("nomicam", {"voting_period": period(4), **QUIET})
     game.cli("init")
     game.start()
+    game.wait_log("running the game")
     for address, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol")):
         game.send(address, f"{name} joins", f"JOIN {name}\n")
     game.send(ALICE, "PROPOSE: Dance", "Players may dance.\n")
@@ -231,7 +235,7 @@ def test_ballots_received_while_the_daemon_was_down_count_by_their_arrival_time(
     # The daemon comes back only once the deadline (and the late ballot) are in the past:
     # a wait for the clock, not for a result.
     pause = (late_at - datetime.now(UTC)).total_seconds() + 0.1
-    assert pause < 10, f"the deadline {closes_at} is not a few seconds away"
+    assert pause < patience(10), f"the deadline {closes_at} is not a few seconds away"
     time.sleep(max(0.0, pause))
     game.start()
 

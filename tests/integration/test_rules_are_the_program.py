@@ -16,9 +16,11 @@ from datetime import timedelta
 
 import pytest
 
+from speakerbot.engine.durations import format_duration, parse_duration
 from speakerbot.engine.model import ProposalStatus
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, admin_mail, body_of
+from tests.support.patience import period
 
 pytestmark = pytest.mark.integration
 
@@ -26,7 +28,7 @@ ALICE, BOB, CAROL, DAVE, EVE = ("alice@nomic.test", "bob@nomic.test", "carol@nom
                                 "dave@nomic.test", "eve@nomic.test")
 PLAYERS = ((ALICE, "Alice"), (BOB, "Bob"))
 SUBER = {"reminder_before": "none"}
-NOMICAM = {"voting_period": "4s", "reminder_before": "none"}
+NOMICAM = {"voting_period": period(4), "reminder_before": "none"}
 
 db_url = db_url_on("sqlite")
 
@@ -114,7 +116,8 @@ def test_nomicam_reads_its_voting_period_and_quorum_from_amended_rules(
 
     results = adopt(game, 302, "Three days",
                     'Amend Rule 205 by replacing "one week" with "three days".\n', everyone)
-    assert ("Mechanic voting_period is now 3d (it was 4s): rule 205 now says "
+    was = format_duration(parse_duration(NOMICAM["voting_period"]))  # 4s, scaled
+    assert (f"Mechanic voting_period is now 3d (it was {was}): rule 205 now says "
             "“three days”") in results, results
     # The vote of 302 counted its quorum at 25%: of the five players (the Speaker
     # is no Voter), two; at 20%, one.

@@ -18,6 +18,7 @@ from speakerbot.config import Settings, load_settings
 from speakerbot.engine import commands as c
 from speakerbot.service import GameService
 from tests.support.mailgame import MX, raw_mail
+from tests.support.patience import patience
 from tests.support.smtp_sink import SmtpSink, one_per_message
 
 pytestmark = pytest.mark.integration
@@ -77,7 +78,7 @@ def _run_once(config: Path) -> None:
     """Run ``speakerbot run --once`` as a process of its own; it must succeed."""
     result = subprocess.run([sys.executable, "-m", "speakerbot", "run", "--once", "-c",
                              str(config)], capture_output=True, text=True, cwd=config.parent,
-                            env={**os.environ}, timeout=300)
+                            env={**os.environ}, timeout=patience(300))
     assert result.returncode == 0, result.stderr[-3000:]
 
 

@@ -19,6 +19,7 @@ from speakerbot.config import SmtpConfig
 from speakerbot.entrypoints.daemon import Daemon
 from speakerbot.service import GameService
 from tests.support.mailgame import ALICE, BOB, CAROL, MailGame, raw_mail
+from tests.support.patience import patience, period
 from tests.support.smtp_sink import SmtpSink
 
 pytestmark = pytest.mark.integration
@@ -31,7 +32,7 @@ def _now() -> datetime:
 @pytest.fixture
 def game(tmp_path: Path) -> Iterator[MailGame]:
     mail = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL],
-                    mechanics={"voting_period": "3s", "reminder_before": "none"})
+                    mechanics={"voting_period": period(3), "reminder_before": "none"})
     yield mail
     mail.close()
 
@@ -40,7 +41,7 @@ def _serve(daemon: Daemon) -> tuple[threading.Thread, threading.Event]:
     stop = threading.Event()
     thread = threading.Thread(target=daemon.serve, args=(stop,))
     thread.start()
-    assert daemon.ready.wait(10)
+    assert daemon.ready.wait(patience(10))
     return thread, stop
 
 
@@ -52,20 +53,21 @@ def test_a_vote_closes_on_time_in_a_game_served_again(game: MailGame,
     daemon = Daemon(settings, service, clock=_now, rng=random.Random(1), own_lmtp=False)
     thread, stop = _serve(daemon)
     daemon.receive_lmtp(raw_mail(ALICE, "PROPOSE: Tea", "Tea at four.\n", date=_now()), _now())
-    smtp_sink.wait_for(lambda m: b"Proposal 301: Tea" in m.data, timeout=20)
+    smtp_sink.wait_for(lambda m: b"Proposal 301: Tea" in m.data, timeout=patience(20))
     stop.set()
     daemon.wake.set()
-    thread.join(20)
+    thread.join(patience(20))
     closes_at = service.state().proposals[301].closes_at
     assert closes_at is not None and closes_at > _now()
 
     daemon.ready.clear()
     thread, stop = _serve(daemon)
     try:
-        results = smtp_sink.wait_for(lambda m: b"Proposal 301 REJECTED" in m.data, timeout=20)
+        results = smtp_sink.wait_for(lambda m: b"Proposal 301 REJECTED" in m.data,
+                                     timeout=patience(20))
         assert b"quorum not reached" in results.data
-        assert (_now() - closes_at).total_seconds() < 5
+        assert (_now() - closes_at).total_seconds() < patience(5)
     finally:
         stop.set()
         daemon.wake.set()
-        thread.join(20)
+        thread.join(patience(20))

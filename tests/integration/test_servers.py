@@ -18,6 +18,7 @@ from tests.support import dovecot as dovecot_module
 from tests.support import postgres as postgres_module
 from tests.support.dovecot import DovecotServer
 from tests.support.messages import plain_message
+from tests.support.patience import patience
 from tests.support.ports import MissingServerBinary
 from tests.support.postgres import PostgresServer
 from tests.support.smtp_sink import SmtpSink
@@ -42,7 +43,7 @@ def test_dovecot_login_append_and_fetch(dovecot: DovecotServer) -> None:
     user = _new_user(dovecot)
     raw = _raw("Proposal 301")
     when = datetime(2024, 3, 1, 12, 30, tzinfo=UTC)
-    with IMAPClient(dovecot.host, dovecot.port, ssl=False, timeout=10) as client:
+    with IMAPClient(dovecot.host, dovecot.port, ssl=False, timeout=patience(10)) as client:
         client.login(user, "s3cret")
         client.append("INBOX", raw, msg_time=when)
         client.select_folder("INBOX", readonly=True)
@@ -63,7 +64,7 @@ def test_dovecot_login_append_and_fetch(dovecot: DovecotServer) -> None:
 def test_dovecot_rejects_a_wrong_password(dovecot: DovecotServer) -> None:
     user = _new_user(dovecot)
     with (
-        IMAPClient(dovecot.host, dovecot.port, ssl=False, timeout=10) as client,
+        IMAPClient(dovecot.host, dovecot.port, ssl=False, timeout=patience(10)) as client,
         pytest.raises(IMAPClient.Error),
     ):
         client.login(user, "wrong")
@@ -77,14 +78,14 @@ def test_dovecot_idle_pushes_new_mail_within_two_seconds(dovecot: DovecotServer)
         appended_at = time.monotonic()
         dovecot.append(user, "INBOX", _raw("Pushed"))
         exists = None
-        while exists is None and time.monotonic() - appended_at < 2:
-            remaining = 2 - (time.monotonic() - appended_at)
+        while exists is None and time.monotonic() - appended_at < patience(2):
+            remaining = patience(2) - (time.monotonic() - appended_at)
             for response in idler.idle_check(timeout=max(remaining, 0.01)):
                 if len(response) == 2 and response[1] == b"EXISTS":
                     exists = response
         elapsed = time.monotonic() - appended_at
         idler.idle_done()
-    assert exists == (1, b"EXISTS"), f"no EXISTS within 2s (waited {elapsed:.2f}s)"
+    assert exists == (1, b"EXISTS"), f"no EXISTS within {patience(2):g}s (waited {elapsed:.2f}s)"
 
 
 def test_dovecot_restart_keeps_port_and_mail(dovecot: DovecotServer) -> None:
@@ -99,7 +100,7 @@ def test_dovecot_restart_keeps_port_and_mail(dovecot: DovecotServer) -> None:
         idler.idle()
         dovecot.restart()
         # The idling client was told BYE and hung up on.
-        responses = idler.idle_check(timeout=5)
+        responses = idler.idle_check(timeout=patience(5))
         assert responses and responses[-1][0] == b"BYE", responses
         with pytest.raises((IMAPClient.AbortError, OSError)):
             idler.idle_done()
@@ -125,10 +126,10 @@ def test_missing_dovecot_fails_with_install_hint(monkeypatch: pytest.MonkeyPatch
 
 def test_smtp_sink_captures_what_it_accepts(smtp_sink: SmtpSink) -> None:
     raw = _raw("Outgoing")
-    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=10) as smtp:
+    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=patience(10)) as smtp:
         refused = smtp.sendmail("speaker@example.test", ["a@example.test", "b@example.test"], raw)
     assert refused == {}
-    got = smtp_sink.wait_for(lambda m: "b@example.test" in m.rcpt_tos, timeout=2)
+    got = smtp_sink.wait_for(lambda m: "b@example.test" in m.rcpt_tos, timeout=patience(2))
     assert got.mail_from == "speaker@example.test"
     assert got.rcpt_tos == ("a@example.test", "b@example.test")
     assert got.data == raw
@@ -138,13 +139,13 @@ def test_smtp_sink_captures_what_it_accepts(smtp_sink: SmtpSink) -> None:
 def test_smtp_sink_refuses_for_a_while_then_accepts(smtp_sink: SmtpSink) -> None:
     raw = _raw("Retry me")
     smtp_sink.refuse_temporarily(451)
-    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=10) as smtp:
+    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=patience(10)) as smtp:
         with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
             smtp.sendmail("speaker@example.test", ["a@example.test"], raw)
         assert refused.value.recipients["a@example.test"][0] == 451
 
     smtp_sink.refuse_temporarily(452, at="data")
-    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=10) as smtp:
+    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=patience(10)) as smtp:
         with pytest.raises(smtplib.SMTPDataError) as data_error:
             smtp.sendmail("speaker@example.test", ["a@example.test"], raw)
         assert data_error.value.smtp_code == 452
@@ -152,26 +153,26 @@ def test_smtp_sink_refuses_for_a_while_then_accepts(smtp_sink: SmtpSink) -> None
     assert [r.code for r in smtp_sink.refusals] == [451, 452]
 
     smtp_sink.accept()
-    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=10) as smtp:
+    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=patience(10)) as smtp:
         smtp.sendmail("speaker@example.test", ["a@example.test"], raw)
-    assert smtp_sink.wait_for(timeout=2).data == raw
+    assert smtp_sink.wait_for(timeout=patience(2)).data == raw
 
 
 def test_smtp_sink_refuses_one_recipient_for_good(smtp_sink: SmtpSink) -> None:
     smtp_sink.refuse_recipient("Gone@Example.test")
-    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=10) as smtp:
+    with smtplib.SMTP(smtp_sink.host, smtp_sink.port, timeout=patience(10)) as smtp:
         refused = smtp.sendmail(
             "speaker@example.test", ["gone@example.test", "here@example.test"], _raw("Hi")
         )
     assert refused["gone@example.test"][0] == 550
-    assert smtp_sink.wait_for(timeout=2).rcpt_tos == ("here@example.test",)
+    assert smtp_sink.wait_for(timeout=patience(2)).rcpt_tos == ("here@example.test",)
 
 
 def test_smtp_sink_wait_for_times_out(smtp_sink: SmtpSink) -> None:
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         smtp_sink.wait_for(lambda m: False, timeout=0.2)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < patience(2)
 
 
 # -- PostgreSQL ---------------------------------------------------------------------

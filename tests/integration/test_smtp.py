@@ -16,6 +16,7 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from speakerbot.adapters.smtp import DeliveryResult, SmtpSender, SmtpSettings
 from speakerbot.adapters.transport import Security
+from tests.support.patience import patience
 from tests.support.ports import LOOPBACK, free_port
 from tests.support.smtp_sink import SmtpSink, Stage
 
@@ -43,7 +44,7 @@ def _sender(
         security=security,
         username=username,
         password=password,
-        timeout=5.0,
+        timeout=patience(5),
     )
     return SmtpSender(settings)
 
@@ -158,7 +159,8 @@ def test_a_permanent_refusal_of_the_message_refuses_everyone(
     refusing_relay: tuple[Controller, str],
 ) -> None:
     controller, stage = refusing_relay
-    settings = SmtpSettings(host=LOOPBACK, port=controller.port, security="none", timeout=5.0)
+    settings = SmtpSettings(host=LOOPBACK, port=controller.port, security="none",
+                            timeout=patience(5))
     result = SmtpSender(settings).send(SENDER, ["alice@nomic.test", "bob@nomic.test"], _message())
     answer = "550 5.7.1 Sender not allowed" if stage == "mail" else "554 5.6.0 Content rejected"
     assert result == DeliveryResult(
@@ -169,7 +171,8 @@ def test_a_permanent_refusal_of_the_message_refuses_everyone(
 
 
 def test_nothing_listening_is_temporary() -> None:
-    settings = SmtpSettings(host=LOOPBACK, port=free_port(), security="none", timeout=5.0)
+    settings = SmtpSettings(host=LOOPBACK, port=free_port(), security="none",
+                            timeout=patience(5))
     result = SmtpSender(settings).send(SENDER, ["alice@nomic.test"], _message())
     _nothing_sent(result)
     assert "ConnectionRefusedError" in (result.temporary_failure or "")
@@ -185,7 +188,7 @@ def test_a_silent_server_is_temporary_within_the_timeout() -> None:
         result = SmtpSender(settings).send(SENDER, ["alice@nomic.test"], _message())
         elapsed = time.monotonic() - began
     _nothing_sent(result)
-    assert elapsed < 4.0
+    assert elapsed < patience(4)
 
 
 def test_starttls_not_offered_is_temporary(smtp_sink: SmtpSink) -> None:
@@ -271,7 +274,7 @@ def test_login(
         security="none",
         username="speaker",
         password=password,
-        timeout=5.0,
+        timeout=patience(5),
     )
     with caplog.at_level(logging.DEBUG):
         result = SmtpSender(settings).send(SENDER, ["alice@nomic.test"], _message())
@@ -341,7 +344,7 @@ class _SlowOnce:
         content = envelope.content if isinstance(envelope.content, bytes) else b""
         if b"Subject: slow" in content and not self.stalled:
             self.stalled = True
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(patience(2))  # past the client's timeout, scaled alike
         self.peers.append(session.peer)
         return "250 OK"
 
@@ -353,7 +356,8 @@ def test_a_timeout_inside_a_batch_drops_the_connection() -> None:
     )
     controller.start()
     try:
-        settings = SmtpSettings(host=LOOPBACK, port=controller.port, security="none", timeout=0.5)
+        settings = SmtpSettings(host=LOOPBACK, port=controller.port, security="none",
+                                timeout=patience(0.5))
         sender = SmtpSender(settings)
         with sender.batch():
             assert sender.send(SENDER, ["a@nomic.test"], _message("fast")).sent

@@ -37,6 +37,7 @@ from speakerbot.adapters.store import (
     sqlite_url,
 )
 from speakerbot.service.policy import REPLY_KINDS
+from tests.support.patience import patience
 
 pytestmark = pytest.mark.integration
 
@@ -431,7 +432,7 @@ def test_write_transactions_run_one_at_a_time(store: Store) -> None:
         assert store.load_events() == []
         # The second transaction waits for this one to end: give it time to get in wrongly.
         assert not entered.wait(0.3)
-    thread.join(timeout=30)
+    thread.join(timeout=patience(30))
     assert seen == [1]
     assert [e.data["type"] for e in store.load_events()] == ["first", "second"]
 
@@ -642,7 +643,7 @@ def _assert_refused_at_once(store: Store) -> None:
         store.daemon_lock(),
     ):
         pytest.fail("acquired a lock that is held")
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < patience(2)
 
 
 @pytest.mark.timeout(60)
@@ -651,7 +652,7 @@ def test_daemon_lock_excludes_another_process(store: Store) -> None:
         _assert_refused_at_once(store)
         cast(IO[str], proc.stdin).close()
         assert cast(IO[str], proc.stdout).readline() == "released\n"
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=patience(30)) == 0
     with store.daemon_lock():
         # Held by this process now: a second acquisition, even here, is refused.
         _assert_refused_at_once(store)
@@ -664,10 +665,10 @@ def test_daemon_lock_dies_with_its_process(store: Store) -> None:
     with lock_holder(store.url) as proc:
         _assert_refused_at_once(store)
         os.kill(proc.pid, signal.SIGKILL)
-        assert proc.wait(timeout=30) == -signal.SIGKILL
+        assert proc.wait(timeout=patience(30)) == -signal.SIGKILL
     # The kernel drops a flock as the process goes, but PostgreSQL ends the session of a
     # dead client a moment later, and says nothing when it has: try again until then.
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + patience(20)
     while True:
         try:
             with store.daemon_lock():

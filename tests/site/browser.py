@@ -22,6 +22,7 @@ from urllib.parse import urldefrag
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from tests.support.patience import patience
 from tests.support.ports import INSTALL_HINT, MissingServerBinary
 
 CHROMIUM = "/usr/bin/chromium"
@@ -118,7 +119,7 @@ def crawl(driver: webdriver.Chrome, base: str, shots: Path) -> Crawl:
             else:
                 found.files.add(relative)
     for relative in found.files:
-        with urllib.request.urlopen(base + relative, timeout=10) as response:
+        with urllib.request.urlopen(base + relative, timeout=patience(10)) as response:
             if response.status != 200 or not response.read():
                 found.broken.append(relative)
     found.broken += [f"{page} -> {target}#{anchor}" for page, target, anchor in anchors

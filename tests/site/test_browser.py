@@ -26,6 +26,7 @@ from speakerbot.site import MARKER
 from tests.integration.game_harness import GAME, RunningGame, body_of
 from tests.site.browser import Crawl, chromium, crawl
 from tests.support.dovecot import DovecotServer
+from tests.support.patience import patience, period
 from tests.support.smtp_sink import SmtpSink
 
 pytestmark = pytest.mark.integration
@@ -49,7 +50,7 @@ def start_game(tmp: Path, dovecot: DovecotServer, sink: SmtpSink, ruleset: str,
     return game
 
 
-def wait_for_daemon_site(game: RunningGame, timeout: float = 30) -> list[str]:
+def wait_for_daemon_site(game: RunningGame, timeout: float = patience(30)) -> list[str]:
     """Wait until the daemon's archive holds the whole public record; return its lines."""
     wanted = sum(1 for data in game.events() if is_public(data))
     record = game.tmp / "site" / "record.jsonl"
@@ -64,12 +65,21 @@ def wait_for_daemon_site(game: RunningGame, timeout: float = 30) -> list[str]:
         delay = min(delay * 2, 0.5)
 
 
+def _stops_on_ctrl_c() -> None:
+    """In the server's process, before it starts: SIGINT is Ctrl-C, as at a terminal.
+
+    A run started in the background of a script ignores SIGINT, and its children would
+    inherit that: the server would never stop.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def serve_and_crawl(game: RunningGame, driver: webdriver.Chrome, shots: Path) -> Crawl:
     """Serve the game's archive with ``speakerbot site serve --port 0``; crawl it."""
     server = subprocess.Popen(
         [sys.executable, "-m", "speakerbot", "-c", str(game.config), "site", "serve",
          "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=game.env, cwd=game.tmp)
+        env=game.env, cwd=game.tmp, preexec_fn=_stops_on_ctrl_c)
     try:
         assert server.stdout is not None and server.stderr is not None
         first = server.stdout.readline()
@@ -79,7 +89,13 @@ def serve_and_crawl(game: RunningGame, driver: webdriver.Chrome, shots: Path) ->
         return crawl(driver, match.group(0), shots)
     finally:
         server.send_signal(signal.SIGINT)  # Ctrl-C: it removes its folder and exits 0
-        assert server.wait(30) == 0
+        try:
+            code = server.wait(patience(30))
+        except subprocess.TimeoutExpired:
+            server.kill()  # not left behind, serving
+            server.wait()
+            raise AssertionError("site serve did not stop on Ctrl-C") from None
+        assert code == 0, server.stderr.read() if server.stderr else ""
 
 
 def check_site(found: Crawl) -> None:
@@ -94,7 +110,8 @@ def test_a_nomicam_game_by_mail_in_the_archive(tmp_path: Path, dovecot: DovecotS
                                                smtp_sink: SmtpSink,
                                                browser: webdriver.Chrome) -> None:
     game = start_game(tmp_path, dovecot, smtp_sink, "nomicam",
-                      {"voting_period": "4s", "win_points": "20", "reminder_before": "none"})
+                      {"voting_period": period(4), "win_points": "20",
+                       "reminder_before": "none"})
     try:
         play_nomicam(game)
         daemon_lines = wait_for_daemon_site(game)

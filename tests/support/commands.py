@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from .patience import patience
+
 FRESH_ENV = "SPEAKERBOT_TEST_FRESH_CLI"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +51,7 @@ PRELOADED = ("speakerbot.entrypoints.cli", "speakerbot.entrypoints.commands",
 
 
 def speakerbot(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
-               timeout: float = 120, stdin: str | None = None, umask: int = -1
+               timeout: float = patience(120), stdin: str | None = None, umask: int = -1
                ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m speakerbot ARGS`` in ``cwd`` with exactly ``env``; capture its output.
 
@@ -125,7 +127,7 @@ class _Helper:
         process, self._process = self._process, None
         if process is not None and process.stdin is not None:
             process.stdin.close()
-            process.wait(30)
+            process.wait(patience(30))
 
 
 _HELPER = _Helper()

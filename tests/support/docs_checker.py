@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .patience import patience
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verifying.md"
 
 
@@ -23,4 +25,5 @@ def run_docs_checker(export: Path) -> subprocess.CompletedProcess[str]:
     script = export.parent / "check_draws.py"
     script.write_text(docs_checker(), encoding="utf-8")
     return subprocess.run([sys.executable, "-I", str(script), str(export)], cwd=export.parent,
-                          capture_output=True, text=True, timeout=60, check=False)
+                          capture_output=True, text=True, timeout=patience(60),
+                          check=False)

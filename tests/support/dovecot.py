@@ -25,6 +25,7 @@ from pathlib import Path
 # imapclient ships no type information.
 from imapclient import IMAPClient  # type: ignore[import-untyped,unused-ignore]
 
+from .patience import patience
 from .ports import INSTALL_HINT, MissingServerBinary, wait_for_port
 from .servers import ScratchServer
 
@@ -213,7 +214,7 @@ class DovecotServer(ScratchServer):
         binary: str | None = None,
         port: int | None = None,
         idle_notify_interval: int = 1,
-        startup_timeout: float = 15.0,
+        startup_timeout: float = patience(15),
     ) -> None:
         self.binary = binary or find_dovecot()
         self.startup_timeout = startup_timeout
@@ -359,7 +360,7 @@ class DovecotServer(ScratchServer):
                 + self.log_tail()
             )
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = patience(10)) -> None:
         """Stop Dovecot, disconnecting every client; the port, users and mail are kept."""
         proc, self._proc = self._proc, None
         if proc is None:
@@ -391,7 +392,7 @@ class DovecotServer(ScratchServer):
 
     # -- IMAP helpers ------------------------------------------------------------
 
-    def connect(self, user: str, *, timeout: float = 10.0) -> IMAPClient:
+    def connect(self, user: str, *, timeout: float = patience(10)) -> IMAPClient:
         """Return an IMAP connection logged in as ``user`` (close it with ``logout()``)."""
         client = IMAPClient(self.host, self.port, ssl=False, timeout=timeout)
         try:

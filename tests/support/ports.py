@@ -6,6 +6,8 @@ import socket
 import time
 from collections.abc import Callable
 
+from .patience import patience
+
 LOOPBACK = "127.0.0.1"
 
 INSTALL_HINT = "run `bash scripts/install-system-deps` (as root or with sudo) to install it"
@@ -31,7 +33,7 @@ def wait_for_port(
     port: int,
     host: str = LOOPBACK,
     *,
-    timeout: float = 15.0,
+    timeout: float = patience(15),
     greeting: bytes | None = None,
     check: Callable[[], None] | None = None,
 ) -> None:

@@ -9,6 +9,7 @@ server runs as, the ``postgres`` system user that Debian's package creates.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import pwd
 import re
@@ -20,6 +21,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from .patience import patience
 from .ports import INSTALL_HINT, MissingServerBinary
 from .servers import ScratchServer
 
@@ -82,7 +84,7 @@ class PostgresServer(ScratchServer):
         port: int | None = None,
         user: str = "speakerbot",
         database: str = "speakerbot",
-        startup_timeout: int = 30,
+        startup_timeout: float = patience(30),
     ) -> None:
         self.bindir = bindir or find_postgres_bindir()
         self.user = user
@@ -149,7 +151,7 @@ class PostgresServer(ScratchServer):
                 # -w: wait until the server reports it accepts connections.
                 "-w",
                 "-t",
-                str(self.startup_timeout),
+                str(math.ceil(self.startup_timeout)),
             ],
             what="pg_ctl start",
             # Its own session, so a ^C meant for pytest does not reach the server
@@ -194,7 +196,8 @@ class PostgresServer(ScratchServer):
             return
         self._running = False
         self._run(
-            [str(self.bindir / "pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "fast", "-w"],
+            [str(self.bindir / "pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "fast", "-w",
+             "-t", str(math.ceil(patience(60)))],
             what="pg_ctl stop",
         )
 
@@ -244,7 +247,7 @@ class PostgresServer(ScratchServer):
         if not self._running:
             raise RuntimeError("the PostgreSQL server is not running: call start() first")
         with psycopg.connect(
-            self.conninfo("postgres"), autocommit=True, connect_timeout=10
+            self.conninfo("postgres"), autocommit=True, connect_timeout=math.ceil(patience(10))
         ) as conn:
             conn.execute(statement)
 

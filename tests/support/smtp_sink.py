@@ -22,6 +22,7 @@ from typing import Literal
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from .patience import patience
 from .servers import LoopbackServer
 
 Stage = Literal["mail", "rcpt", "data"]
@@ -146,7 +147,7 @@ class SmtpSink(LoopbackServer):
     def wait_for(
         self,
         predicate: Callable[[CapturedMessage], bool] = lambda _: True,
-        timeout: float = 5.0,
+        timeout: float = patience(5),
     ) -> CapturedMessage:
         """Return the first captured message satisfying ``predicate``, waiting up to ``timeout``.
 

@@ -8,6 +8,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from .patience import patience
+
 if TYPE_CHECKING:
     from tests.integration.game_harness import RunningGame
 
@@ -52,4 +54,4 @@ class Supervisor:
         self._stopping.set()
         if self.game.process is not None and self.game.process.poll() is None:
             self.game.stop()
-        self._thread.join(30)
+        self._thread.join(patience(30))

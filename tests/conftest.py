@@ -1,0 +1,40 @@
+"""What every test shares: pytest-timeout's limits scaled by the run's ``SLOWDOWN``.
+
+A test's limit (``timeout`` in pyproject.toml, or its ``@pytest.mark.timeout``) is written
+for a quiet machine, as its waits are (``tests/support/patience.py``): on a busy one both
+grow together, so that a test is stopped for hanging, not for sharing the CPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.patience import ENV, SLOWDOWN, patience
+
+
+def _scaled(item: pytest.Item) -> pytest.MarkDecorator | None:
+    """The test's limit (its marker's, else the run's) times ``SLOWDOWN``; None: no limit."""
+    marker = item.get_closest_marker("timeout")
+    args: tuple[object, ...] = marker.args if marker is not None else ()
+    kwargs = dict(marker.kwargs) if marker is not None else {}
+    if args:
+        limit, rest = args[0], args[1:]
+    else:  # pytest-timeout's own reading of --timeout, PYTEST_TIMEOUT and the ini
+        limit, rest = kwargs.pop("timeout", getattr(item.config, "_env_timeout", None)), ()
+    if limit is None or not float(str(limit)):
+        return None
+    return pytest.mark.timeout(patience(float(str(limit))), *rest, **kwargs)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give each test with a limit that limit times ``SLOWDOWN`` (0, no limit, stays 0)."""
+    for item in items:
+        scaled = _scaled(item)
+        if scaled is not None:
+            item.add_marker(scaled, append=False)
+
+
+def pytest_report_header() -> str:
+    """Say the run's scale, and how to set it."""
+    return f"waits and timeouts scaled by {SLOWDOWN:g} ({ENV})"
