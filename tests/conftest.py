@@ -1,15 +1,26 @@
-"""What every test shares: pytest-timeout's limits scaled by the run's ``SLOWDOWN``.
+"""What every test shares: the clocks of pytest-timeout and Hypothesis scaled by ``SLOWDOWN``.
 
 A test's limit (``timeout`` in pyproject.toml, or its ``@pytest.mark.timeout``) is written
 for a quiet machine, as its waits are (``tests/support/patience.py``): on a busy one both
-grow together, so that a test is stopped for hanging, not for sharing the CPU.
+grow together, so that a test is stopped for hanging, not for sharing the CPU. Hypothesis
+times itself as well: an example's deadline (200 ms unless a test sets its own) grows by the
+same scale, and its health check of slow data generation, a measure of the machine rather
+than of the code, is off unless ``SPEAKERBOT_TEST_SLOWDOWN=1`` says the machine is quiet.
 """
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.patience import ENV, SLOWDOWN, patience
+
+if SLOWDOWN > 1:
+    _deadline = settings.get_profile("default").deadline
+    settings.register_profile(
+        "patience", deadline=_deadline * SLOWDOWN if _deadline is not None else None,
+        suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("patience")
 
 
 def _scaled(item: pytest.Item) -> pytest.MarkDecorator | None:

@@ -1,10 +1,12 @@
-"""The tests' one scale of patience (tests/support/patience.py) and the limits it scales."""
+"""The tests' one scale of patience (tests/support/patience.py) and the clocks it scales."""
 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.patience import (
     ENV,
@@ -66,3 +68,13 @@ def test_a_tests_own_limit_is_scaled_and_keeps_its_method(request: pytest.Fixtur
     marker = request.node.get_closest_marker("timeout")
     assert marker is not None
     assert (marker.args, marker.kwargs) == ((patience(7),), {"method": "thread"})
+
+
+def test_hypothesis_gives_an_example_the_scaled_deadline() -> None:
+    current = settings()
+    if SLOWDOWN == 1:  # a quiet machine: Hypothesis as it comes
+        assert current.deadline == timedelta(milliseconds=200)
+        assert HealthCheck.too_slow not in current.suppress_health_check
+    else:
+        assert current.deadline == timedelta(milliseconds=200) * SLOWDOWN
+        assert HealthCheck.too_slow in current.suppress_health_check
