@@ -180,6 +180,16 @@ def test_a_frozen_worker_writes_nothing_more_for_the_game_it_lost(
         assert worker.stop() == 0
 
 
+def _copies_each(hosting: Hosting, subject: str) -> dict[str, int]:
+    """How many copies of the mail titled ``subject`` each recipient got."""
+    counts: dict[str, int] = {}
+    for copy in hosting.sink.messages:
+        if subject_of(copy) == subject:
+            for recipient in copy.rcpt_tos:
+                counts[recipient] = counts.get(recipient, 0) + 1
+    return counts
+
+
 def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
         tmp_path: Path, smtp_sink: SmtpSink, postgres_url: str,
         stop_workers: list[Hosting]) -> None:
@@ -213,13 +223,7 @@ def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
     after = [m for m in smtp_sink.messages[taken_before:] if m.peer == frozen_peer]
     assert len(after) <= 1, [(subject_of(m), m.rcpt_tos) for m in after]
     by_frozen = [m for m in smtp_sink.messages if m.peer == frozen_peer]
-    per_recipient: dict[str, int] = {}
-    for copy in hosting.sink.messages:
-        if subject_of(copy) == distribution:
-            for recipient in copy.rcpt_tos:
-                per_recipient[recipient] = per_recipient.get(recipient, 0) + 1
-    # Each recipient has the new holder's copy; only those the frozen worker sent before it
-    # stopped, and the one it was sending, have two.
+    per_recipient = _copies_each(hosting, distribution)
     assert set(players) <= set(per_recipient)
     twice = {r for r, count in per_recipient.items() if count > 1}
     assert all(count <= 2 for count in per_recipient.values()), per_recipient
@@ -228,16 +232,6 @@ def test_a_worker_frozen_in_mid_send_sends_nothing_after_the_copy_it_was_in(
     hosting.cli("record", "verify", game=ALPHA.id)
     for worker in hosting.workers:
         assert worker.stop() == 0
-
-
-def _copies_each(hosting: Hosting, subject: str) -> dict[str, int]:
-    """How many copies of the mail titled ``subject`` each recipient got."""
-    counts: dict[str, int] = {}
-    for copy in hosting.sink.messages:
-        if subject_of(copy) == subject:
-            for recipient in copy.rcpt_tos:
-                counts[recipient] = counts.get(recipient, 0) + 1
-    return counts
 
 
 def test_run_for_one_game_beside_a_worker_serves_nothing_twice(
