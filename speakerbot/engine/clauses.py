@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from speakerbot.engine import events as e
 from speakerbot.engine.edits import EDITS, check_edit, check_rule_size, edited_text
+from speakerbot.engine.fates import settle_conditions
 from speakerbot.engine.handwork import open_handwork
 from speakerbot.engine.mechanics import PARAMETERS, Numbering, parse_setting
 from speakerbot.engine.model import Clause, ClauseKind, Rule
@@ -33,11 +34,14 @@ def check_proposal(play: Play, clauses: Sequence[Clause], proposal: int) -> None
     """Refuse a proposal's clauses if any could not be carried out, or not all together.
 
     Several edits (REPLACE, APPEND, INSERT) of one rule are allowed, as players write them:
-    each is checked against the text the ones before it leave.
+    each is checked against the text the ones before it leave. A clause under a condition
+    on another proposal's fate is checked when that is settled, at adoption: the text it
+    edits may be one the other proposal is to bring.
     """
     touched: set[int] = set()
     edited: dict[int, str] = {}  # rule -> its text once this proposal's edits so far are made
     numbered = 0
+    clauses = [clause for clause in clauses if clause.condition is None]
     for clause in clauses:
         if clause.kind in EDITS and clause.rule in edited:
             assert clause.rule is not None
@@ -237,14 +241,16 @@ def carry_out(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
     so that the ruleset never drifts from what was adopted without the host being told.
     """
     start = len(play.events)
-    _carry_out_clauses(play, proposal, clauses)
+    if not clauses:
+        play.emit(e.InformalProposalAdopted(play.now, proposal))
+    else:
+        _carry_out_clauses(play, proposal, settle_conditions(play, proposal, clauses))
     open_handwork(play, proposal, play.events[start:])
 
 
 def _carry_out_clauses(play: Play, proposal: int, clauses: Sequence[Clause]) -> None:
     """Carry out the clauses themselves, recording each that cannot be as failed."""
     if not clauses:
-        play.emit(e.InformalProposalAdopted(play.now, proposal))
         return
     also_set = {(clause.parameter or "").strip().lower().replace("-", "_"): clause.text
                 for clause in clauses if clause.kind is ClauseKind.SET}

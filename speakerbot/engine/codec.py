@@ -31,9 +31,11 @@ from speakerbot.engine.refusals import Facts, Refusal
 
 _FACT_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Facts)}
 # Fields added with the clause kinds players write (REPLACE, APPEND, INSERT), and with the
-# parts of a rule they edit (paragraphs, sentences, list items, lines) and enactments' titles.
+# parts of a rule they edit (paragraphs, sentences, list items, lines) and enactments' titles,
+# and with the conditions on another proposal's fate a clause may carry.
 _CLAUSE_DEFAULTS = {"old": "", "new": "", "every": False, "anchor": "", "position": "",
-                    "unit": "", "nth": 0, "title": "", "whole": False}
+                    "unit": "", "nth": 0, "title": "", "whole": False,
+                    "condition": None}
 # Event fields added with ballot receipts, and their values in older records (as JSON).
 # A proposal's debate (debate.py) likewise: a proposal distributed without one encodes as before.
 # A game's record version likewise: a game of version 1 starts as it always did.

@@ -314,6 +314,20 @@ class ClauseFailed(Event):
 
 
 @dataclass(frozen=True)
+class ClauseWithheld(Event):
+    """An adopted proposal's clause not carried out, as its condition says.
+
+    The condition named another proposal's fate (model.Condition); ``decided_by`` is that
+    proposal and ``fate`` its status when the clause's proposal was carried out.
+    """
+
+    proposal: int
+    clause: Clause
+    decided_by: int
+    fate: str
+
+
+@dataclass(frozen=True)
 class InformalProposalAdopted(Event):
     """An adopted proposal without clauses: the Speaker carries it out by hand."""
 
@@ -464,6 +478,7 @@ EVENT_TYPES: dict[str, type[Event]] = {kind.__name__: kind for kind in (
     RemindersSent, VoteExtended, VoteClosed, ProposalVoided, DieThrown, ScoreChanged,
     GameWon, NewGameBegun, GameEnded, RuleEnacted, RuleAmended, RuleRetitled, RuleRepealed,
     RuleTransmuted, MechanicSet, AdoptionSwitchedToMajority, ClauseFailed,
+    ClauseWithheld,
     InformalProposalAdopted, MechanicsMayHaveChanged, MechanicChanged, MechanicNotRead,
     CfjCalled, JudgeAssigned,
     JudgementDelivered, OverruleSupported, JudgementOverruled, JudgeDeadlineMissed,

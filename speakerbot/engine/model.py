@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, Self
 
 from speakerbot.addresses import canonical_address
+from speakerbot.engine.condition import Condition
 from speakerbot.engine.draw_events import RecordSoFar
 from speakerbot.engine.mechanics import Mechanics
 from speakerbot.engine.publicity import WITHHELD
@@ -110,9 +111,15 @@ class Clause(_Shared):
     # The part is the one whose whole text is ``anchor`` (the player quoted the part, not its
     # beginning): a longer part that merely begins with it is not the one meant.
     whole: bool = False
+    # Carried out only if another proposal was (or was not) adopted: settled at adoption.
+    condition: Condition | None = None
 
     def describe(self) -> str:
-        """Say in a few words what the clause does."""
+        """Say in a few words what the clause does (and under what condition, if any)."""
+        what = self._what()
+        return f"{self.condition.describe()}, {what}" if self.condition is not None else what
+
+    def _what(self) -> str:
         if self.kind is ClauseKind.ENACT:
             titled = f" “{' '.join(self.title.split())}”" if self.title.strip() else ""
             return "enact a new " + ("immutable " if self.immutable else "") + "rule" + titled

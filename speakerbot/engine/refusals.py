@@ -63,6 +63,8 @@ class Refusal(StrEnum):
     ENACT_WITHOUT_TEXT = "enact-without-text"
     NO_IMMUTABLE_RULES = "no-immutable-rules"
     NO_SUCH_RULE = "no-such-rule"
+    # A clause's condition on another proposal's fate that the record cannot settle yet.
+    CONDITION_UNSETTLED = "condition-unsettled"
     NO_SUCH_HANDWORK = "no-such-handwork"  # no open item of the host's hand work by that number
     RULE_CHANGED_TWICE = "rule-changed-twice"
     RULE_IMMUTABLE = "rule-immutable"

@@ -462,6 +462,7 @@ _HANDLERS: dict[type[e.Event], _Handler] = {
     e.ProposalVoided: _Folder._voided,
     e.RemindersSent: _Folder._proposal_event,
     e.ClauseFailed: _Folder._proposal_event,
+    e.ClauseWithheld: _Folder._proposal_event,
     e.InformalProposalAdopted: _Folder._proposal_event,
     e.RuleEnacted: _Folder._enacted,
     e.RuleAmended: _Folder._amended,

@@ -46,7 +46,8 @@ ALWAYS = frozenset({"home", "rules"})
 """The game's own pages (``OWN_FILES``) that change with any new event."""
 
 _PROPOSAL_EVENTS = (e.ProposalSubmitted, e.VoteExtended, e.VoteClosed, e.ProposalVoided,
-                    e.RemindersSent, e.ClauseFailed, e.InformalProposalAdopted)
+                    e.RemindersSent, e.ClauseFailed, e.ClauseWithheld,
+                    e.InformalProposalAdopted)
 _CFJ_EVENTS = (e.CfjCalled, e.JudgeAssigned, e.JudgementDelivered, e.JudgementOverruled,
                e.JudgeDeadlineMissed, e.OverruleSupported)
 # The events that add or change a text the search finds (search.py): its index then.

@@ -76,3 +76,43 @@ def test_admin_done_from_the_desk_closes_an_item_and_status_by_mail_no_longer_li
     game.send(BOB, "status again", "STATUS\n")
     assert UNCLEAR not in body_of(game.wait_subject("Re: status again", to=BOB))
     assert game.stop() == 0
+
+
+CONDITIONAL = ('If Proposal 301 passed, amend Rule 210 by replacing "full effect" with '
+               '"its whole effect".\n')
+
+
+def _conditional(game: RunningGame, *, first: str) -> str:
+    """Proposal 301 (Alice's, voted ``first``) and 302 (Bob's, its change hanging on 301's
+    fate, adopted); return 302's results, flattened."""
+    game.begin((ALICE, "Alice"), (BOB, "Bob"))
+    game.send(ALICE, "PROPOSE: Three days",
+              'Amend Rule 205 by replacing "one week" with "three days".\n')
+    game.wait_subject("Proposal 301: Three days")
+    game.send(BOB, "PROPOSE: Two votes", CONDITIONAL)
+    distributed = _flat(body_of(game.wait_subject("Proposal 302: Two votes")))
+    assert "if proposal 301 was adopted, replace text in rule 210" in distributed
+    game.send(ALICE, "vote", f"VOTE 301 {first}\nVOTE 302 FOR\n")
+    game.send(BOB, "vote", f"VOTE 301 {first}\nVOTE 302 FOR\n")
+    return _flat(body_of(game.wait_subject("Proposal 302 ADOPTED")))
+
+
+def test_a_change_on_condition_that_proposal_301_passed_is_made_when_it_was_adopted(
+        make_game: MakeGame) -> None:
+    game = make_game("nomicam", MECHANICS)
+    results = _conditional(game, first="FOR")
+    assert "Rule 210 amended" in results and "not carried out" not in results
+    assert "takes its whole effect" in game.state().rules[210].text
+    assert json.loads(game.cli("handwork", "--json").stdout) == []
+    assert game.stop() == 0
+
+
+def test_a_change_on_condition_that_proposal_301_passed_is_not_made_when_it_failed(
+        make_game: MakeGame) -> None:
+    game = make_game("nomicam", MECHANICS)
+    results = _conditional(game, first="AGAINST")
+    assert ("Proposal 302: not carried out, as its condition says (proposal 301 was "
+            "rejected): if proposal 301 was adopted, replace text in rule 210") in results
+    assert "takes full effect" in game.state().rules[210].text
+    assert json.loads(game.cli("handwork", "--json").stdout) == []  # nothing for the host
+    assert game.stop() == 0

@@ -27,7 +27,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine.clauses import carry_out, check_proposal
 from speakerbot.engine.luck import NO_RANDOMNESS
 from speakerbot.engine.mechanics import Mechanics
-from speakerbot.engine.model import Clause, GameState, Rule
+from speakerbot.engine.model import Clause, GameState, Proposal, ProposalStatus, Rule
 from speakerbot.engine.play import MAX_TEXT, MAX_TITLE, Play
 from speakerbot.engine.refusals import GameError, Refusal
 from speakerbot.mail.inbound import language as lang
@@ -137,12 +137,26 @@ def rules_before(corpus: Corpus, proposal: AgoraProposal) -> dict[int, int]:
 
 
 def agora_state(corpus: Corpus, proposal: AgoraProposal) -> GameState:
-    """Return a started game whose rules are those in force just before ``proposal``."""
+    """Return a started game whose rules are those in force just before ``proposal``.
+
+    Its proposals are the adopted ones of the record before it (by number and title, for a
+    condition on another proposal's fate to be settled): the record holds no other, so a
+    condition on one it does not hold is left to the host, as the game leaves one on a
+    proposal it does not know.
+    """
     rules: dict[int, Rule] = {}
     for number, key in rules_before(corpus, proposal).items():
         version = corpus.versions[key]
         rules[number] = Rule(number, version.text, True, title=version.title)
-    return GameState(started=True, mechanics=agora_mechanics(), rules=rules)
+    return GameState(started=True, mechanics=agora_mechanics(), rules=rules,
+                     proposals=_adopted_before(corpus, proposal.number))
+
+
+def _adopted_before(corpus: Corpus, number: int) -> dict[int, Proposal]:
+    """Return the record's adopted proposals numbered below ``number``, as the game holds them."""
+    return {earlier.number: Proposal(earlier.number, earlier.title, "", (), "", NOW, None, 0,
+                                     None, status=ProposalStatus.ADOPTED)
+            for earlier in corpus.proposals if earlier.number < number}
 
 
 def _texts(state: GameState) -> dict[int, tuple[str, str]]:

@@ -137,6 +137,10 @@ def _titled(title: str, w: Words) -> str:
     return f" “{w.text(title)}”" if title else ""
 
 
+_FATES = {"adopted": "adopted", "rejected": "rejected", "void": "voided"}
+"""A proposal's status as a withheld clause's sentence says what became of it."""
+
+
 def _renumbered(ev: e.RuleAmended | e.RuleTransmuted) -> str:
     return f", now rule {ev.new_number}" if ev.new_number != ev.number else ""
 
@@ -332,6 +336,9 @@ _RULES: dict[type[e.Event], Sentence] = {
         "majority")),
     e.ClauseFailed: Sentence(lambda ev, _: (
         f"Proposal {ev.proposal}: could not {ev.clause.describe()}: {clause_failure_text(ev)}")),
+    e.ClauseWithheld: Sentence(lambda ev, _: (
+        f"Proposal {ev.proposal}: not carried out, as its condition says (proposal "
+        f"{ev.decided_by} was {_FATES.get(ev.fate, ev.fate)}): {ev.clause.describe()}")),
     e.InformalProposalAdopted: Sentence(lambda ev, _: (
         f"Proposal {ev.proposal} has no structured clauses: the Speaker carries it out")),
     e.MechanicChanged: Sentence(_mechanic_changed),

@@ -72,6 +72,8 @@ _WORDS: dict[Refusal, tuple[str, str]] = {
     R.ENACT_WITHOUT_TEXT: ("ENACT RULE needs the new rule's text", ""),
     R.NO_IMMUTABLE_RULES: ("this ruleset has no immutable rules", "enact it as a rule"),
     R.NO_SUCH_RULE: ("there is no rule {number} in effect", "RULES lists them"),
+    R.CONDITION_UNSETTLED: ("its condition cannot be settled from the record: the proposal it "
+                            "names is {text}", ""),
     R.NO_SUCH_HANDWORK: ("there is no open item {number} of the Speaker's hand work",
                          "STATUS lists the open items"),
     R.RULE_CHANGED_TWICE: ("rule {number} is changed by two clauses",

@@ -5,8 +5,11 @@ the end of the proposal (REPEAL and TRANSMUTE take none; ``Amend Rule 5:`` not i
 gets no text that may hold a rationale); the forms players write in prose are read by
 :mod:`~speakerbot.mail.inbound.language.natural`. The clauses are the engine's
 :class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``. A
-condition anywhere (``If Proposal 8000 was adopted:``, ``... takes effect only if ...``)
-leaves every change to the host, and a change inside a comment in brackets is quoted back.
+condition on another proposal's fate (``If Proposal 8000 was adopted:``, ``Otherwise:``) is
+kept on the changes it governs, for the game to settle at adoption
+(:mod:`~speakerbot.mail.inbound.language.proposal_conditions`); any other condition (``...
+takes effect only if ...``) leaves every change to the host, and a change inside a comment
+in brackets is quoted back.
 A rule named by its title alone is found among the rules in effect the reader is given
 (:mod:`~speakerbot.mail.inbound.language.natural_titles`); a line quoted back that names
 one is noted with what the title names, for the host.
@@ -15,14 +18,20 @@ one is noted with what the title names, for the host.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
 from speakerbot.mail.inbound.language.natural_text import not_rule_text
 from speakerbot.mail.inbound.language.natural_titles import RuleTitles, title_note
 from speakerbot.mail.inbound.language.natural_unread import names_a_change
-from speakerbot.mail.inbound.language.results import Clause, ClauseKind, ParseError
+from speakerbot.mail.inbound.language.proposal_conditions import (
+    Scope,
+    otherwise,
+    read_condition,
+)
+from speakerbot.mail.inbound.language.results import Clause, ClauseKind, Condition, ParseError
 
 _CLAUSE = re.compile(
     r"\s*(ENACT|AMEND|REPEAL|TRANSMUTE)\s+(?:(IMMUTABLE)\s+)?RULE\b(.*)", re.IGNORECASE | re.DOTALL
@@ -195,6 +204,13 @@ class _ClauseReader:
         # The natural change just read: the index of the line after it, where its clauses
         # begin, and its first line (quoted back if the next line turns out to be its rest).
         self.just_read: tuple[int, int, int, str] | None = None
+        # Conditions on another proposal's fate (proposal_conditions.py): the one governing
+        # the changes below, the last read (what "Otherwise" turns round), the lines of those
+        # governing every change below, and those governing the whole proposal.
+        self.below: Condition | None = None
+        self.last_condition: Condition | None = None
+        self.settled_lines: list[tuple[int, str]] = []
+        self.whole: list[tuple[int, str, Condition]] = []
 
     def close(self) -> None:
         """Finish the keyword clause being read, if any."""
@@ -210,7 +226,7 @@ class _ClauseReader:
             # paragraphs, or a comment in it, may be a rationale after the rule's text.
             self.unclear.append((line, tokens.shown(text)))
         else:
-            self.clauses.append(clause)
+            self.clauses.extend(self.conditioned([clause]))
         self.current, self.following = None, []
 
     def step(self, index: int) -> int:
@@ -241,7 +257,7 @@ class _ClauseReader:
         if natural is not None:
             self.close()
             self.just_read = (natural.next, len(self.clauses), line, text)
-            self.clauses.extend(natural.clauses)
+            self.clauses.extend(self.conditioned(natural.clauses))
             self.previous = _went_on(natural.clauses)
             return natural.next
         if isinstance(head, str):
@@ -254,9 +270,52 @@ class _ClauseReader:
             self.following.append(text)
         elif self.goes_on(index, text):
             self.withdraw(line, text)
+        elif (after := self.settled(index)) is not None:
+            return after
         else:
             self.prose(line, text)
         return index + 1
+
+    def settled(self, index: int) -> int | None:
+        """Read a condition on another proposal's fate at ``index``; return the next line's.
+
+        The change it governs is read too when it is on its line.
+
+        None when the line is no such condition, or governs a change on its line that is not
+        read, or would put a second condition on a change: it is then prose (the host's).
+        """
+        read = read_condition(self.lines, index)
+        if read is None and self.last_condition is not None:
+            read = otherwise(self.lines, index, self.last_condition)
+        if read is None or read.condition is None:
+            return read.next if read is not None else None
+        line, text = self.lines[index]
+        if read.scope is Scope.WHOLE:
+            self.whole.append((line, tokens.shown(text), read.condition))
+            return read.next
+        if read.scope is Scope.BELOW:
+            self.close()
+            self.below = read.condition
+            self.last_condition = read.condition
+            self.settled_lines.append((line, tokens.shown(text)))
+            return read.next
+        natural = read_natural(read.lines, read.next, None, self.titles)
+        if natural is None or natural.unnamed is not None or self.below is not None:
+            return None
+        self.close()
+        self.last_condition = read.condition
+        after = read.index(natural.next)
+        self.just_read = (after, len(self.clauses), line, text)
+        self.clauses.extend(replace(clause, condition=read.condition)
+                            for clause in natural.clauses)
+        self.previous = _went_on(natural.clauses)
+        return after
+
+    def conditioned(self, clauses: Sequence[Clause]) -> list[Clause]:
+        """Return clauses read under the condition that governs the changes below, if any."""
+        if self.below is None:
+            return list(clauses)
+        return [replace(clause, condition=self.below) for clause in clauses]
 
     def goes_on(self, index: int, text: str) -> bool:
         """Whether line ``index`` goes on with the sentence of the change just read.
@@ -316,6 +375,15 @@ class _ClauseReader:
         """
         governing = [(line, text) for line, text, governs, before in self.conditions
                      if governs or before < len(self.clauses)]
+        if self.whole and (len(self.whole) > 1 or any(
+                clause.condition is not None for clause in self.clauses)):
+            governing += [(line, text) for line, text, _ in self.whole]  # two conditions
+        elif self.whole:
+            self.clauses = [replace(clause, condition=self.whole[0][2])
+                            for clause in self.clauses]
+        if self.unclear:  # the host, given lines to carry out, is given what governs them
+            self.unclear = sorted({*self.unclear, *self.settled_lines,
+                                   *((line, text) for line, text, _ in self.whole)})
         if not governing or not self.clauses:
             return self.clauses
         self.unclear = sorted({*self.unclear, *governing})

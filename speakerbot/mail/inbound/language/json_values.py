@@ -15,7 +15,9 @@ def clause_json(clause: Clause) -> dict[str, object]:
     ``old``, ``new`` and ``every``; INSERT adds ``anchor`` and ``position`` (``"before"`` or
     ``"after"``) to its ``text``; APPEND's added text is its ``text``. An edit of a part
     of the rule (issue 26) adds ``unit``, ``anchor`` and ``nth``; RETITLE's title is its
-    ``text``.
+    ``text``. A clause under a condition on another proposal's fate adds ``condition``:
+    ``{"proposal": N or null, "title": "..." (when named by title), "adopted": true|false,
+    "words": "..."}`` (carried out only if that proposal was adopted, or was not).
     """
     is_set = clause.kind is ClauseKind.SET
     out: dict[str, object] = {
@@ -33,6 +35,11 @@ def clause_json(clause: Clause) -> dict[str, object]:
         out.update(anchor=clause.anchor, position=clause.position)
     if clause.unit:  # a part of the rule: the one beginning with anchor, else the nth
         out.update(unit=clause.unit, anchor=clause.anchor, nth=clause.nth)
+    if clause.condition is not None:
+        condition = clause.condition
+        out["condition"] = {"proposal": condition.proposal, "adopted": condition.adopted,
+                            "words": condition.words,
+                            **({"title": condition.title} if condition.title else {})}
     return out
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 # Re-exported: the engine's values, as the language's callers have always named them here.
+from speakerbot.engine.condition import Condition
 from speakerbot.engine.model import Choice, Clause, ClauseKind
 from speakerbot.engine.model import Judgement as JudgementValue
 from speakerbot.mail.inbound.language.commands import Command
@@ -25,6 +26,7 @@ __all__ = [
     "Clause",
     "ClauseKind",
     "Command",
+    "Condition",
     "IgnoredLine",
     "JudgementValue",
     "ParseError",
