@@ -144,3 +144,26 @@ def test_a_long_condition_is_read_in_linear_time() -> None:
 
     assert cpu_seconds(parsing(65536), enough=1.0) < 1.0
     assert growth(parsing(16384), parsing(65536), enough=8) < 8
+
+
+def test_an_aside_in_parentheses_is_no_condition() -> None:
+    text = ('Amend Rule 5 by replacing "a" with "b".\n\n'
+            "(Current text does nothing because 'a' means nothing.)\n\n"
+            'Amend Rule 6 by replacing "c" with "d".')
+    assert [(clause.kind, clause.rule) for clause in read(text).clauses] == [
+        (REPLACE, 5), (REPLACE, 6)]
+
+
+def test_a_change_in_parentheses_is_quoted_back_not_taken_for_an_aside() -> None:
+    proposal = read("Repeal Rule 7.\n\n(Also repeal Rule 6 if it does nothing.)")
+    assert proposal.clauses == ()
+    assert proposal.not_understood == ((4, "(Also repeal Rule 6 if it does nothing.)"),)
+
+
+@pytest.mark.parametrize("aside", [
+    "(This proposal has no effect if Rule 3 was amended.)",
+    "(Only if the Speaker agrees.)",
+    "(Provided that the Herald does nothing.)",
+])
+def test_a_condition_in_parentheses_is_still_a_condition(aside: str) -> None:
+    assert read(f"Repeal Rule 7.\n\n{aside}").clauses == ()

@@ -160,6 +160,16 @@ _ADOPTION = re.compile(
 )
 
 
+# A paragraph of its own in parentheses: the proposer's aside (a condition's words in it
+# are about the rules, not the changes).
+_ASIDE = re.compile(r"\((?![0-9a-z]{1,3}\))[^()]*+\)")
+# Words that make an aside a condition after all: it names a proposal ("this proposal has no
+# effect if ..."), or ties something to something else.
+_NOT_ASIDE = re.compile(
+    r"\bproposals?\b|\bp[0-9]|\bonly\b|\bprovided\b|\bunless\b|\bcondition|\bcontingent\b"
+    r"|\bsubject\s++to\b|\bassuming\b|\btakes?\s++effect\b|\bupon\b", re.IGNORECASE)
+
+
 def _edited(clause: Clause) -> int | None:
     """Return the rule a clause changes the text of, if any (what "the same rule" means)."""
     edits = (ClauseKind.AMEND, ClauseKind.REPLACE, ClauseKind.APPEND, ClauseKind.INSERT)
@@ -350,6 +360,10 @@ class _ClauseReader:
         stripped = text.strip()
         if stripped.startswith("[") and stripped.endswith("]"):
             return  # a comment on its line
+        if _ASIDE.fullmatch(stripped) and not (
+                _NOT_ASIDE.search(stripped) or speaks_of_change(stripped[1:])
+                or names_a_change(stripped[1:-1])):
+            return  # "(Current text does nothing because ...)": an aside, not a condition
         governs = _GOVERNS.search(stripped) is not None
         if governs or (_CONDITION.match(stripped) and not _ADOPTION.match(stripped)):
             governs = governs or speaks_of_change(text)

@@ -16,22 +16,27 @@ or ``-``):
   right after a change to a rule: more edits of that rule;
 - ``Remove "X" from Rule N``, ``Append the following paragraph to Rule N: <text>``,
   ``Replace "X" in Rule N with "Y"``;
-- ``Repeal [each of the following] Rule[s] N[, M and K][, in <an> order]``, ``Enact|Create a
-  [new] rule[ titled "T"][ with power P|at P=P][ with the following text]: <text>`` (a
-  power is the game's own business: it is not kept; the title is; the power may come first,
-  and ``the following rule`` for ``a new rule``; ``Add a new[ Power=P] rule`` too),
+- ``Repeal [each of the following] Rule[s] N[, M and K][, in <an|this> order]``,
+  ``Enact|Create a [new] rule[ titled "T"][ with power P|at P=P|, power P,][ with the
+  following text|with text|which reads (in full)]: <text>`` (a power is the game's own
+  business: it is not kept; the title is; the power may come first, and ``the following
+  rule`` for ``a new rule``; ``Add a new[ Power=P] rule`` too; ``Enact the following rule,
+  Charities:`` with a title written bare in Title Case right before the colon),
   ``Transmute Rule N[ to (mutable|immutable)]``,
   ``Retitle|Rename Rule N [to] "T"``, ``Change|Amend|Set the title of Rule N to "T"``;
 - the passive: ``Rule N is [hereby] amended ...``, ``... repealed``, ``... retitled "T"``,
-  read as ``Amend|Repeal|Retitle Rule N ...``;
+  read as ``Amend|Repeal|Retitle Rule N ...``; ``Rule N (T) by <edits>`` (``Amend`` left
+  out) as ``Amend Rule N (T) by <edits>``;
 - ``At the end of [<part> of] Rule N, append ...``: the place first, then the edit;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
   title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
   named after the part: ``Replace the last paragraph of Rule N with: <text>``;
 - ``Amend Rule N to be titled "T" and to read:`` (RETITLE, then AMEND), ``Amend the text of
   Rule N by``, ``Amend Rules N, M in the given order by replacing every instance of ...``;
-- ``Amend N by``, ``Amend RN "T" to replace ...``, ``Amend Rule N (T) as follows:`` and
-  ``by, as a single amendment:`` with the edits as list items below, and ``Amend the
+- ``Amend N by`` (also ``Amend N Title Written Bare by``), ``Amend RN "T" to replace ...``,
+  ``Amend Rule N (T) as follows:`` and ``by, as a single amendment:`` with the edits as list
+  items below (after ``as follows:`` also as indented paragraphs, each a command: ``Delete
+  the text "X".``; read by :mod:`~speakerbot.mail.inbound.language.natural_below`), and ``Amend the
   following rules, in the order listed, by replacing every instance of "X" with "Y": <rules>``
   (one REPLACE of every occurrence a rule).
 
@@ -42,8 +47,9 @@ see :meth:`~speakerbot.mail.inbound.language.natural_text.Cursor.block`). A titl
 bare right after the number, in Title Case and naming no part of a rule (``rule 2551 Auction
 End with``), is a title wherever a title may stand. A title written bare between commas
 (``Amend Rule 2464, Tournaments, by``) or a part of the rule (``section 2``) is taken only
-before edits that find their place by quoted text; never before ``to read``, appending,
-``every occurrence`` or a part named by its place, which it could change the meaning of. A
+before edits that find their place by quoted text; never before appending, ``every
+occurrence`` or a part named by its place, which it could change the meaning of, nor before
+``to read`` unless it is the rule's own title among the rules the reader is given. A
 rule named by its title alone (``Amend the rule entitled "T" by``, ``Repeal the rule "T"``,
 ``In Rule "T",``, ``Amend "T" by``) is the one rule in effect with that title, among the rules
 the reader is given; with none given, or a title that names no one rule, the form is not
@@ -55,6 +61,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from speakerbot.mail.inbound.language.natural_below import complete, edits_below
 from speakerbot.mail.inbound.language.natural_edits import (
     END,
     counted_after_an_edit,
@@ -75,7 +82,6 @@ from speakerbot.mail.inbound.language.natural_names import (
 from speakerbot.mail.inbound.language.natural_text import (
     ADD_A_RULE,
     COLON,
-    MARKER,
     Lines,
     Q,
     form,
@@ -109,7 +115,7 @@ _BY = (
     r"|(?=as\s++follows\s*+:\s*+$))"
 )
 # "Amend 2481 by replacing:": the rule's number alone, only before "by".
-_NUMBER = rf"#?(?=[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\b)"
+_NUMBER = rf"#?(?=[0-9]{{1,9}}(?:{NAMED}|{TITLE})\s*+,?\s*+by\b)"
 _AMEND_BY = form(
     rf"amend\s++(?:the\s++text\s++of\s++)?(?:(?:rule\s++#?|r#?|{_NUMBER})(?P<rule>[0-9]{{1,9}})"
     rf"{REVISION}(?:{NAMED}|{TITLE})|{BY_TITLE}|(?P<amended_title>{Q})(?=\s*+,?\s*+by\b))"
@@ -134,17 +140,25 @@ _REPEAL_RULES = form(
 )
 _TRANSMUTE = form(
     rf"transmute\s++{RULE}(?:\s*+,?\s*+to\s++(?:be\s++)?(?P<target>mutable|immutable))?{END}")
-# A rule's power: "with power 2", "of Power: 2", "at P=0.5" (the power is not kept).
-_POWER = r"(?:power\s*+[=:]?|p\s*+=)\s*+[0-9.]+"
+# A rule's power: "with power 2", "of Power: 2", "at P=0.5", or bare between commas ("a new
+# rule, power 2, title "T"") (the power is not kept).
+_POWER = r"(?:(?:with|at|of)\s++)?(?:power\s*+[=:]?|p\s*+=)\s*+[0-9.]+"
+# A new rule's title written bare: words in Title Case ("Points", "Zombie Auctions"), none a
+# word of the form.
+_NEW_WORD = r"(?i:(?!(?:power|title|text|immutable|mutable|with|by)\b))(?-i:[A-Z][\w'’-]*+)"
+_NEW_TITLE = (rf"{_NEW_WORD}(?:\s++(?:(?:of|the|and|a|an|in|on|for|or|at)\s++){{0,2}}"
+              rf"{_NEW_WORD}){{0,7}}")
 _ENACT = form(
     r"(?:enact|create)\s++(?:an?|the\s++following)\s++(?:new\s++)?(?P<immutable>immutable\s++)?"
-    r"(?:[\w.=-]+\s++){0,2}?rule\s*+,?\s*+"
-    rf"(?:(?:with|at|of)\s++{_POWER}\s*+,?\s*+"
+    # "Enact the following rule, Charities:": a title written bare, only right before the colon.
+    rf"(?:[\w.=-]+\s++){{0,2}}?rule(?:\s*+,\s*+(?P<words>{_NEW_TITLE})\s*+(?=:)|\s*+,?\s*+"
+    rf"(?:{_POWER}\s*+,?\s*+"
     r"(?:and\s++)?)?(?:(?:titled|entitled|named|called|(?:with\s++)?(?:the\s++)?title)\s++"
     rf"(?P<title>{Q})\s*+,?\s*+(?:and\s++(?=with|the|this|text))?|(?P<bare>{Q})\s*+,?\s*+(?=with\b|at\b|:))?"
-    rf"(?:(?:with|at)\s++{_POWER}\s*+,?\s*+(?:and\s++)?)?"
-    r"(?:(?:with\s++)?(?:the\s++following\s++text|the\s++text|this\s++text|text\s++as\s++follows)"
-    r"|reading(?:\s++as\s++follows)?|which\s++reads|as\s++follows)?"
+    rf"(?:{_POWER}\s*+,?\s*+(?:and\s++)?)?"
+    r"(?:(?:with\s++)?(?:the\s++(?:the\s++)?following\s++text|the\s++text|this\s++text"
+    r"|text\s++as\s++follows)|with\s++text|reading(?:\s++as\s++follows)?"
+    r"|which\s++reads(?:\s*+\(in\s++full\))?|as\s++follows)?)"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 _RETITLE = form(
@@ -157,6 +171,8 @@ _PASSIVE = form(
     rf"{RULE}\s*+,?\s*+(?:is|shall\s++be)\s++(?:hereby\s++)?(?P<verb>amended|repealed|retitled)"
     r"\b(?P<rest>.*)"
 )
+# "Rule 2478 (Vigilante Justice) by replacing:": "Amend" left out, read as if written.
+_NO_VERB = form(rf"(?=(?:rule\s++#?|r#?)[0-9]{{1,9}}{TITLE}\s*+,?\s*+by\s++{_EDIT_VERB}ing\b)")
 _ADD_A_RULE = form(ADD_A_RULE)
 _ACTIVE = {"amended": "amend", "repealed": "repeal", "retitled": "retitle"}
 _A_PART = (
@@ -211,8 +227,11 @@ def _edits(cursor: RuleCursor, head: str, previous: int | None) -> list[Clause] 
         match = pattern.fullmatch(head)
         if match is not None:
             body = match["body"]
-            if _LIST_BELOW.fullmatch(body):  # "Amend Rule 5 by:" and the edits as items below
-                return _listed(cursor, cursor.rule(match)) if not match["scope"] else None
+            below = _LIST_BELOW.fullmatch(body)
+            if below is not None:  # "Amend Rule 5 by:" and the edits as items below
+                if match["scope"]:
+                    return None
+                return edits_below(cursor, cursor.rule(match), paragraphs=bool(below["follows"]))
             clauses = read_edits(cursor, cursor.rule(match), body)
             if clauses and match["scope"] and not all(_anchored(c) for c in clauses):
                 return None
@@ -226,34 +245,7 @@ def _edits(cursor: RuleCursor, head: str, previous: int | None) -> list[Clause] 
     return None
 
 
-_LIST_BELOW = form(r"\s*+(?:as\s++follows\s*+)?:\s*+")
-
-
-def _listed(cursor: RuleCursor, rule: int) -> list[Clause] | None:
-    """Read ``by:`` followed by the edits as an indented list, one edit or more an item.
-
-    Each item is read on its own (a text after an item's colon ends with its item, its full
-    stop kept); an item that takes a block of its own is too much to guess at, so none may
-    read past the list.
-    """
-    items: list[str] = []
-    for line in cursor.listed().split("\n"):
-        if MARKER.match(line):
-            items.append(unmarked(line))
-        elif items and line.strip():
-            items[-1] += " " + line.strip()  # an item wrapped over lines
-        elif line.strip():
-            return None
-    if not items or any(item.endswith(":") for item in items):
-        return None  # an item whose text would be the next item is a guess
-    after = cursor.index
-    clauses: list[Clause] = []
-    for item in items:
-        edits = read_edits(cursor, rule, item)
-        if edits is None or cursor.index != after:
-            return None
-        clauses.extend(edits)
-    return clauses
+_LIST_BELOW = form(r"\s*+(?P<follows>as\s++follows\s*+)?:\s*+")
 
 
 def _other_forms(cursor: RuleCursor, head: str) -> Clause | None:
@@ -266,7 +258,7 @@ def _other_forms(cursor: RuleCursor, head: str) -> Clause | None:
     match = _ENACT.fullmatch(head)
     if match is not None:
         text = cursor.text(match["text"], match["q"])
-        title = unquote(match["title"] or match["bare"] or "")
+        title = unquote(match["title"] or match["bare"] or match["words"] or "")
         return Clause(ClauseKind.ENACT, None, text, immutable=bool(match["immutable"]),
                       title=" ".join(title.split()))
     match = _RETITLE.fullmatch(head)
@@ -348,6 +340,8 @@ def _read(cursor: RuleCursor, head: str, previous: int | None) -> tuple[Clause, 
     if passive is not None:
         verb = _ACTIVE[passive["verb"].lower()]
         head = f"{verb} rule {cursor.rule(passive)}{passive['rest']}"
+    if _NO_VERB.match(head):
+        head = f"amend {head}"
     if _ADD_A_RULE.match(head):
         head = "enact" + head[3:]
     start = cursor.index
@@ -402,7 +396,7 @@ def read_natural(lines: Lines, index: int, previous: int | None = None,
         unnamed = unnamed or missed
         if clauses and counted_after_an_edit(clauses, previous):
             return None
-        if clauses and all(_complete(clause) for clause in clauses):
+        if clauses and all(complete(clause) for clause in clauses):
             if _GOES_ON_BELOW.search(head) is None:
                 return Read(clauses, cursor.index)
             cut = cut or _OR_BELOW.search(head) is not None
@@ -439,13 +433,3 @@ _MAX_WRAPPED = 3
 """How many wrapped lines after a clause's first line are joined to it."""
 _GOES_ON_BELOW = re.compile(r"(?:,|\band|\bor|\bthen)\s*+$", re.IGNORECASE)
 _OR_BELOW = re.compile(r"\bor\s*+$", re.IGNORECASE)
-
-
-def _complete(clause: Clause) -> bool:
-    placed = bool(clause.anchor or clause.nth)
-    if clause.kind in (ClauseKind.AMEND, ClauseKind.ENACT, ClauseKind.APPEND, ClauseKind.INSERT,
-                       ClauseKind.RETITLE):
-        return bool(clause.text) and (clause.kind is not ClauseKind.INSERT or placed)
-    if clause.kind is ClauseKind.REPLACE:
-        return bool(clause.old) or (bool(clause.unit) and placed)
-    return True

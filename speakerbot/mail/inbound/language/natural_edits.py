@@ -14,12 +14,14 @@ One sentence may make several edits, each checked in turn and none guessed:
 - the last edit may take its text after a colon or as a block below (``replacing "X" with
   the following:``);
 - the block forms ``replacing[ the following]:`` <block> ``with[ the following]:``
-  <block> and ``deleting the following:`` <block>, where a block is indented, in braces
-  (which may open on the edit's line: ``replacing {``), or (after a colon) the lines up to
-  a blank line. Without the colon, only an indented or braced block, or a line that is one
-  quotation, is taken (a wrapped sentence is not a block). A block edit may come last after
-  others (``removing "X" and replacing:``); ``deleting the list item which reads:`` <block>
-  is read only with ``and replace it with:`` <block> after it (its text replaced).
+  <block>, ``deleting the following:`` <block> and ``inserting, after the text:`` <block>
+  ``the text:`` <block> (a text of one paragraph, joined as a sentence), where a block is
+  indented, in braces (which may open on the edit's line: ``replacing {``), or (after a
+  colon) the lines up to a blank line. Without the colon, only an indented or braced
+  block, or a line that is one quotation, is taken (a wrapped sentence is not a block). A
+  block edit may come last after others (``removing "X" and replacing:``); ``deleting the
+  list item which reads:`` <block> is read only with ``and replace it with:`` <block> after
+  it (its text replaced).
 
 Edits are separated by commas, semicolons, ``and`` or ``then``; each may repeat ``by``.
 The verbs are read as gerunds (``replacing``) or as commands (``replace``). Anything left
@@ -266,7 +268,38 @@ def _block_edit(cursor: Cursor, rule: int, body: str, at: int = 0) -> Clause | N
     match = _DELETE_BLOCK.fullmatch(body, at)
     if match is not None:
         return _deleted_block(cursor, rule, match)
+    match = _INSERT_BLOCK.fullmatch(body, at)
+    if match is not None:
+        return _inserted_block(cursor, rule, match)
     return None
+
+
+# "inserting, after the text:" <block> "the text:" <block>: a text put next to another.
+_INSERT_BLOCK = form(
+    r"insert(?:ing)?\s*+,?\s*+(?P<position>before|after)\s++(?:the\s++(?:following\s++)?text"
+    r"|the\s++following)\s*+:\s*+")
+_THE_TEXT_LINE = form(
+    r"\s*+(?:the\s++(?:following\s++)?(?:new\s++)?text|the\s++following)\s*+:\s*+")
+
+
+def _inserted_block(cursor: Cursor, rule: int, match: re.Match[str]) -> Clause | None:
+    """Read ``inserting, after the text:`` <block> ``the text:`` <block> as an INSERT.
+
+    The text joins the text it goes next to as a sentence (the engine sets it off): only a
+    text of one paragraph, next to a text that ends a sentence, is read so; a paragraph of
+    its own would be said ("the following paragraph").
+    """
+    anchor = cursor.block(stop=lambda text: _THE_TEXT_LINE.fullmatch(text) is not None)
+    cursor.skip_blank()
+    if not anchor or cursor.index >= len(cursor.lines):
+        return None
+    if _THE_TEXT_LINE.fullmatch(cursor.lines[cursor.index][1]) is None:
+        return None
+    cursor.index += 1
+    text = cursor.block()
+    if not text or not one_paragraph(text) or not anchor.endswith(_ENDS_SENTENCE):
+        return None
+    return Clause(ClauseKind.INSERT, rule, text, anchor=anchor, position=match["position"].lower())
 
 
 def _text_after(cursor: Cursor, with_line: re.Match[str]) -> str:

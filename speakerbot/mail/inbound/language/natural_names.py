@@ -69,9 +69,10 @@ BY_TITLE = (
 )
 RULE = rf"(?:(?:rule\s++#?|r#?)(?P<rule>[0-9]{{1,9}}){REVISION}(?:{NAMED}|{TITLE})|{BY_TITLE})"
 # The order in which rules are changed or repealed, named after them ("in ascending
-# numerical order by ID"): each rule gets the same change, so it changes nothing.
+# numerical order by ID", "in this order"): each rule gets the same change, so it changes
+# nothing.
 IN_ORDER = (
-    r"(?:\s*+,?\s*+in\s++(?:the\s++)?(?:(?:ascending|descending|numerical|numeric|given|listed)"
+    r"(?:\s*+,?\s*+in\s++(?:the\s++|this\s++)?(?:(?:ascending|descending|numerical|numeric|given|listed)"
     r"\s++){0,3}order(?:\s++(?:they\s++are\s++)?(?:listed|given)|\s++by\s++(?:id|number))?)?"
 )
 # Rules apart by a comma, a semicolon, "and" or a space ("1.2" is no two rules, "1. 2" is
@@ -116,6 +117,10 @@ class RuleCursor(Cursor):
     def rule(self, match: re.Match[str]) -> int:
         """Return the number of the rule a form's match names (see :func:`rule_number`)."""
         return rule_number(match, self.titles)
+
+    def titled(self, rule: int, title: str) -> bool:
+        """Tell whether ``title`` is rule ``rule``'s own among the rules in effect (if known)."""
+        return self.titles is not None and rule in self.titles.numbers(title)
 
 
 def listed_rules(listed: str) -> list[int]:

@@ -47,6 +47,8 @@ _STARTS_CLAUSE = form(
     r"|repeal\s+(?:each\s+of\s+)?the\s+following\s+rules\b"
     r"|(?:change|amend|set)\s+the\s+title\s+of\s+(?:rule\b|r[0-9])"
     r"|(?:enact|create)\s+the\s+following\s+(?:new\s+)?(?:[\w.=-]+\s+){0,2}?rule\b"
+    r"|(?:rule\s+#?|r)[0-9]+\s*(?:\([^()\n]{0,80}\)|\"[^\"\n]{0,80}\")?\s*,?\s*by\s+"
+    r"(?:replac|chang|delet|remov|strik|add|append|insert|prepend)ing\b"
     r"|(?:rule\s+#?|r)[0-9]+\b[^\n]{0,80}?\b(?:is|shall\s+be)\s+(?:hereby\s+)?"
     r"(?:amended|repealed|retitled)\b"
     r"|amend\s+the\s+following\s+rules\b|enact\s+(?:an?\s|(?:immutable\s+)?rule\b)"

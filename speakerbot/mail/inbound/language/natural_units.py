@@ -7,15 +7,19 @@ whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text 
 -1 the last):
 
 - ``replacing the (paragraph|sentence|list item|line) beginning "X" with: <text>`` and
-  ``replacing the (first|second|...|last|final) paragraph with: <text>`` → REPLACE;
+  ``replacing the (first|second|...|last|final) paragraph with: <text>`` → REPLACE (also
+  ``with the sentence`` <block>, and ``amending the list item beginning "X" to read: <text>``);
 - ``deleting the paragraph beginning "X"``, ``deleting the list item "X"``, ``deleting the
-  paragraph:`` <block> → REPLACE with an empty ``new`` (the part and its separator go);
+  [following] paragraph:`` <block> (or line) → REPLACE with an empty ``new`` (the part and its
+  separator go);
 - ``appending the following to the paragraph beginning "X": <text>``, ``appending to the
   last paragraph the following sentence: <text>`` → APPEND to that part;
   ``appending the following paragraph to the paragraph ...: <text>`` → INSERT a paragraph
   after it;
 - ``adding the sentence "X"`` → APPEND to the last paragraph (a sentence added to a rule
   joins its last paragraph, as players mean it; a new paragraph is ``appending``);
+- ``adding the sentence "T" before the sentence beginning "X"`` → INSERT a new sentence
+  (also a paragraph, a list item or a line, after or before one named);
 - ``inserting the following (paragraph|list item|line) (before|after) "X": <text>`` (or
   after ``the paragraph beginning "X"``) → INSERT a new part; also ``adding`` or
   ``appending``, and ``the following[ text]`` before or after a part named, which puts a
@@ -56,7 +60,7 @@ CARDINAL = "(?:" + "|".join(CARDINALS) + ")"
 UNIT = r"(?:paragraph|sentence|(?:list\s++)?item|bullet(?:\s++point)?|line)"
 _BEGINNING_WORDS = (
     r"(?:beginning|starting|that\s++(?:begins|starts)|which\s++(?:begins|starts))"
-    r"(?:\s++with)?\s*+"
+    r"(?:\s++with)?\s*+,?\s*+"
 )
 _BEGINNING = rf"(?:{_BEGINNING_WORDS})?"
 _OF_RULE = r"(?:\s++of\s++(?:the|this|that)\s++rule|\s++of\s++it)?"
@@ -83,17 +87,23 @@ _INSERTED = rf"(?:the\s++following|an?(?:\s++new)?|the\s++new)\s++(?:new\s++)?(?
 
 UNIT_FORMS: dict[str, re.Pattern[str]] = {
     "part-replace": form(
-        rf"(?:replac|chang)(?:ing|e)\s++(?:the\s++text\s++of\s++)?{_PART}\s*+,?\s*+"
-        rf"(?:with|to\s++read|by)\s*+(?:{_FOLLOWING}|the\s++(?:following|new)\s++{UNIT}\s*+"
-        rf"|the\s++{UNIT}(?=\s*+:?\s*+{Q}))?{_TEXT}"),
+        rf"(?:(?:replac|chang)(?:ing|e)|amend(?:ing)?)\s++(?:the\s++text\s++of\s++)?{_PART}"
+        rf"\s*+,?\s*+(?:with|to\s++read(?:\s*+,?\s*+in\s++(?:its\s++)?(?:full|entirety))?|by)"
+        rf"\s*+(?:{_FOLLOWING}|the\s++(?:following|new)\s++{UNIT}"
+        rf"\s*+|the\s++{UNIT}(?=\s*+:?\s*+(?:{Q}|$)))?{_TEXT}"),
     "part-delete-block": form(
-        rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?P<unit>{UNIT})\s*+:\s*+"
+        rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++the\s++(?:following\s++)?(?P<unit>{UNIT})"
+        r"\s*+:\s*+"
         r"(?P<text>.*)"),
     "part-delete": form(rf"(?:delet|remov|strik)(?:ing|e)(?:\s++out)?\s++{_PART}"),
     "part-append": form(
         rf"(?:(?:append|add)(?:ing)?\s*+{_FOLLOWING}?(?:to(?:\s++the\s++end\s++of)?|at\s++the\s++end"
         rf"\s++of)|insert(?:ing)?\s*+{_FOLLOWING}?(?:at|to)\s++the\s++end\s++of)\s++{_PART}"
         rf"\s*+,?\s*+{_FOLLOWING}?{_TEXT}"),
+    # "adding the sentence "X" before the sentence that begins "Y"": the text before the place.
+    "part-insert-quoted": form(
+        rf"(?:insert|add)(?:ing)?\s++(?:the|a)\s++(?:new\s++)?(?P<new_unit>{UNIT})\s*+,?\s*+"
+        rf"(?P<q>{Q})\s*+,?\s*+(?:immediately\s++)?(?P<position>before|after)\s++{_PART}"),
     "sentence-add": form(
         rf"(?:add|append)(?:ing)?\s++the\s++(?:new\s++)?sentence\s*+,?\s*+:?\s*+(?P<q>{Q})"
         r"(?:\s*+(?:to|at)\s++the\s++end(?:\s++of\s++(?:the|this|that)\s++rule)?)?"),
@@ -235,7 +245,7 @@ def one_paragraph(text: str) -> bool:
 
 def unit_clause(cursor: Cursor, rule: int, name: str, match: re.Match[str]) -> Clause | None:
     """Build the clause of one form of :data:`UNIT_FORMS`, reading its text from below."""
-    if name in ("part-insert", "part-between"):
+    if name in ("part-insert", "part-between", "part-insert-quoted"):
         return _insert(cursor, rule, name, match)
     if name == "retitle":
         title = unquote(match["q"])

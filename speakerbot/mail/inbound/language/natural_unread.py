@@ -33,6 +33,7 @@ _SPEAKS_OF_CHANGE = form(
     r"(?:(?:amend|repeal|(?:re-?)?enact|transmute|retitle|renumber|replace|insert|append|delete|remove"
     r"|create|change|modify|strike|add|prepend)\w*\b.*?(?:\brules?\s++#?|\br)[0-9]"
     r"|(?:enact|create)\b.*?\bnew\s++(?:[\w-]+\s++){0,2}?rule\b"
+    r"|(?:enact|create)\s++the\s++following\s++(?:[\w.=-]+\s++){0,2}?rule\s*+[,:]"
     r"|(?:also\s++)?amend\s++the\s++same\s++rule\b"
     r"|amend\s++the\s++(?:rule\s++(?:entitled|titled|named|called)|following\s++rules)\b"
     r"|repeal\s++(?:each\s++of\s++)?the\s++following\s++rules\b"

@@ -24,11 +24,15 @@ from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 __all__ = ["titled_to_read", "whole"]
 
 _AMEND = rf"amend\s++{RULE}\s*+,?\s*+"
+# A title written bare between commas ("Amend R2629, Victory Auctions, to read"): taken only
+# when it is the rule's own title among the rules in effect (else it may be a part of it).
+_BETWEEN_COMMAS = r"(?:\s*+,\s*+(?P<between>[^\s,\"“”(][^,\n]{0,99}?)\s*+,)?"
 _TO_READ = form(
-    rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}\s*+,?\s*+"
+    rf"amend\s++(?:the\s++text\s++of\s++)?{RULE}{_BETWEEN_COMMAS}\s*+,?\s*+"
     r"(?:by\s++(?:changing|amending)\s++it\s++)?(?:(?:so\s++as\s++)?to\s++read"
     r"|so\s++that\s++it\s++(?:reads|shall\s++read))"
-    r"(?:\s*+,?\s*+(?:in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
+    r"(?:\s*+,?\s*+(?:\(in\s++(?:its\s++)?(?:entirety|full|whole)\)"
+    r"|in\s++(?:its\s++)?(?:entirety|full|whole)|as\s++follows)){0,2}\s*+,?"
     rf"\s*+(?:{COLON}\s*+(?P<text>.*)|(?P<q>{Q}){END})"
 )
 # "Amend Rule 5 to be titled "T" and to read in full:": a retitling, then the new text.
@@ -61,8 +65,11 @@ def whole(cursor: RuleCursor, head: str) -> Clause | None:
     for pattern in (_TO_READ, _WHOLE_TEXT):
         match = pattern.fullmatch(head)
         if match is not None:
-            text = cursor.text(match["text"], match["q"])
-            return Clause(ClauseKind.AMEND, cursor.rule(match), text)
+            rule = cursor.rule(match)
+            between = match.groupdict().get("between")
+            if between is not None and not cursor.titled(rule, between):
+                return None
+            return Clause(ClauseKind.AMEND, rule, cursor.text(match["text"], match["q"]))
     match = _REMOVE_FROM.fullmatch(head)
     if match is not None:
         every = bool(match["every"] or match["every2"])
