@@ -10,6 +10,7 @@ it folded first (``anchors.refollow``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -274,6 +275,11 @@ def _renumber(state: GameState, rule: Rule, new_number: int) -> None:
     state.rules[new_number] = rule
     state.rules = dict(sorted(state.rules.items()))
     state.sources = {name: new_number if n == old else n for name, n in state.sources.items()}
+    # An open item of hand work names the rule by the number it has now, so that the Speaker's
+    # edit of the renumbered rule closes it and the archive marks the rule that is awaiting it.
+    state.handwork = {item: replace(open_item, rules=tuple(
+        new_number if number == old else number for number in open_item.rules))
+        for item, open_item in state.handwork.items()}
 
 
 @_on(ev.RuleAmended)

@@ -79,6 +79,20 @@ def test_a_failed_clause_is_an_item_and_the_speakers_edit_of_its_rule_closes_it(
     assert replay(g.events) == g.state
 
 
+def test_an_item_follows_its_rule_when_a_later_proposal_renumbers_it() -> None:
+    # Suber renumbers an amended rule to its proposal's number: rule 205 becomes rule 302.
+    g = _game()
+    _adopted(g, c.Propose(ALICE, "Sing", "Text.", (enact("Players may sing."),), UNCLEAR[:1]))
+    assert g.state.handwork[1].rules == (205,)
+    g.ok(c.Propose(BOB, "Renumber", "", (amend(205, "Votes are secret."),)))
+    g.votes(302, alice="FOR", bob="FOR", carol="FOR")
+    assert 302 in g.state.rules and 205 not in g.state.rules
+    assert g.state.handwork[1].rules == (302,)
+    assert replay(g.events) == g.state
+    (done,) = g.of(e.HandWorkDone, g.ok(c.EditRule(SPEAKER, amend(302, "Ballots are secret."))))
+    assert done.item == 1 and not g.state.handwork
+
+
 def test_the_speaker_closes_an_item_by_hand_and_only_an_open_one() -> None:
     g = _game()
     _adopted(g, c.Propose(ALICE, "Sing", "Text.", (enact("Players may sing."),), UNCLEAR))
