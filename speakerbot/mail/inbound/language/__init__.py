@@ -15,6 +15,7 @@ The package is split by part of the language:
 - :mod:`.results`: the errors, ignored lines and result, and the limits of one message;
 - :mod:`.spec`: the shapes of the command table; :mod:`.tokens`: the small token readers;
 - :mod:`.clauses`: ENACT, AMEND, REPEAL, TRANSMUTE and SET inside a proposal;
+- :mod:`.prose`: the rule changes players write in prose, a package with a map of its forms;
 - :mod:`.heads`, :mod:`.lookups`, :mod:`.debating`, :mod:`.pace` and :mod:`.admin`: how
   each keyword's line is read;
 - :mod:`.grammar`: the command table; :mod:`.help`: the HELP text built from it;
@@ -102,9 +103,9 @@ from speakerbot.mail.inbound.language.commands import (
 )
 from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
 from speakerbot.mail.inbound.language.help import help_text
-from speakerbot.mail.inbound.language.natural_titles import wants_titles
 from speakerbot.mail.inbound.language.parsing import parse_commands
 from speakerbot.mail.inbound.language.password import redact
+from speakerbot.mail.inbound.language.prose import wants_titles
 from speakerbot.mail.inbound.language.results import (
     HISTORY_DEFAULT,
     HISTORY_MAX,

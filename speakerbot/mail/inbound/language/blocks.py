@@ -15,7 +15,7 @@ from bisect import bisect_left
 from speakerbot.mail.inbound.language import tokens
 from speakerbot.mail.inbound.language.commands import Command
 from speakerbot.mail.inbound.language.grammar import KEYWORDS
-from speakerbot.mail.inbound.language.natural_titles import RuleTitles
+from speakerbot.mail.inbound.language.prose import RuleTitles
 from speakerbot.mail.inbound.language.results import (
     MAX_COMMAND_LINES,
     REDACTED,

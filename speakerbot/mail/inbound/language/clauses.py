@@ -3,15 +3,15 @@
 A keyword clause's text runs from its line to the next clause line, a line ``END RULE``, or
 the end of the proposal (REPEAL and TRANSMUTE take none; ``Amend Rule 5:`` not in capitals
 gets no text that may hold a rationale); the forms players write in prose are read by
-:mod:`~speakerbot.mail.inbound.language.natural`. The clauses are the engine's
+:mod:`~speakerbot.mail.inbound.language.prose.reading`. The clauses are the engine's
 :class:`~speakerbot.engine.model.Clause`; a SET clause keeps its value as ``text``. A
 condition on another proposal's fate (``If Proposal 8000 was adopted:``, ``Otherwise:``) is
 kept on the changes it governs, for the game to settle at adoption
-(:mod:`~speakerbot.mail.inbound.language.proposal_conditions`); any other condition (``...
+(:mod:`~speakerbot.mail.inbound.language.prose.conditions`); any other condition (``...
 takes effect only if ...``) leaves every change to the host, and a change inside a comment
 in brackets is quoted back.
 A rule named by its title alone is found among the rules in effect the reader is given
-(:mod:`~speakerbot.mail.inbound.language.natural_titles`); a line quoted back that names
+(:mod:`~speakerbot.mail.inbound.language.prose.titles`); a line quoted back that names
 one is noted with what the title names, for the host.
 """
 
@@ -22,14 +22,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from speakerbot.mail.inbound.language import tokens
-from speakerbot.mail.inbound.language.natural import is_end_rule, read_natural, speaks_of_change
-from speakerbot.mail.inbound.language.natural_text import not_rule_text
-from speakerbot.mail.inbound.language.natural_titles import RuleTitles, title_note
-from speakerbot.mail.inbound.language.natural_unread import names_a_change
-from speakerbot.mail.inbound.language.proposal_conditions import (
+from speakerbot.mail.inbound.language.prose import (
+    RuleTitles,
     Scope,
+    is_end_rule,
+    names_a_change,
+    not_rule_text,
     otherwise,
     read_condition,
+    read_natural,
+    speaks_of_change,
+    title_note,
 )
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind, Condition, ParseError
 
@@ -214,7 +217,7 @@ class _ClauseReader:
         # The natural change just read: the index of the line after it, where its clauses
         # begin, and its first line (quoted back if the next line turns out to be its rest).
         self.just_read: tuple[int, int, int, str] | None = None
-        # Conditions on another proposal's fate (proposal_conditions.py): the one governing
+        # Conditions on another proposal's fate (prose/conditions.py): the one governing
         # the changes below, the last read (what "Otherwise" turns round), the lines of those
         # governing every change below, and those governing the whole proposal.
         self.below: Condition | None = None

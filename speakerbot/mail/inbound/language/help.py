@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from speakerbot.mail.inbound.language.admin import ADMIN_ACTIONS
 from speakerbot.mail.inbound.language.grammar import COMMANDS, SUBJECT_SHORTCUTS
-from speakerbot.mail.inbound.language.natural import NATURAL_FORMS
+from speakerbot.mail.inbound.language.prose import NATURAL_FORMS
 
 __all__ = ["help_text"]
 
@@ -58,9 +58,10 @@ def help_text() -> str:
     """
     out: list[str] = [
         "Write one command per line in the body of your message. Keywords may be",
-        "written in any case; a number may be written 301 or #301. A message is",
-        "applied whole or not at all: if any line has an error, nothing in it is",
-        "done, and the reply says what to write instead.",
+        "written in any case; a number may be written 301 or #301. Each command",
+        "is applied on its own, in order: one refused leaves the others done. But",
+        "if any line has an error (a command not understood), nothing in the",
+        "message is done, and the reply says what to write instead.",
         "",
     ]
 

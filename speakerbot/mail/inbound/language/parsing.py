@@ -21,8 +21,8 @@ from speakerbot.mail.inbound.language.commands import (
     Vote,
 )
 from speakerbot.mail.inbound.language.grammar import KEYWORDS, NOT_TYPOS, near_candidates
-from speakerbot.mail.inbound.language.natural_titles import RuleTitles
 from speakerbot.mail.inbound.language.password import scrub
+from speakerbot.mail.inbound.language.prose import RuleTitles
 from speakerbot.mail.inbound.language.results import (
     MAX_COMMAND_LINES,
     REDACTED,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from speakerbot.mail.inbound.language.commands import Command
-from speakerbot.mail.inbound.language.natural_titles import RuleTitles
+from speakerbot.mail.inbound.language.prose import RuleTitles
 from speakerbot.mail.inbound.language.results import ParseError, Who
 from speakerbot.mail.inbound.language.tokens import join_text
 

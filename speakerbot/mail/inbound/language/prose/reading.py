@@ -6,9 +6,9 @@ or ``-``):
 
 - ``Amend Rule N to read[ as follows|, in full]: <text>`` → AMEND (with the other forms
   that name the rule after the change or change its whole text, read by
-  :mod:`~speakerbot.mail.inbound.language.natural_whole`);
+  :mod:`~speakerbot.mail.inbound.language.prose.whole`);
 - ``Amend Rule N by <edits>`` and ``In Rule N, <edits>``, where the edits (read by
-  :mod:`~speakerbot.mail.inbound.language.natural_edits`) replace, delete, insert or append
+  :mod:`~speakerbot.mail.inbound.language.prose.edits`) replace, delete, insert or append
   text: ``by replacing "X" with "Y" and "C" with "D"``, ``by replacing:`` <block> ``with:``
   <block> → REPLACE, INSERT, APPEND; also ``Amend Rule N by:`` with the edits as list items;
 - ``and by <edits>``, ``and removing:`` (an edit's verb after ``and``), a gerund alone
@@ -29,21 +29,21 @@ or ``-``):
   out) as ``Amend Rule N (T) by <edits>``;
 - ``At the end of [<part> of] Rule N, append ...``: the place first, then the edit;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
-  title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`, also with the rule
+  title, read by :mod:`~speakerbot.mail.inbound.language.prose.parts`, also with the rule
   named after the part: ``Replace the last paragraph of Rule N with: <text>``;
 - ``Amend Rule N to be titled "T" and to read:`` (RETITLE, then AMEND), ``Amend the text of
   Rule N by``, ``Amend Rules N, M in the given order by replacing every instance of ...``;
 - ``Amend N by`` (also ``Amend N Title Written Bare by``), ``Amend RN "T" to replace ...``,
   ``Amend Rule N (T) as follows:`` and ``by, as a single amendment:`` with the edits as list
   items below (after ``as follows:`` also as indented paragraphs, each a command: ``Delete
-  the text "X".``; read by :mod:`~speakerbot.mail.inbound.language.natural_below`), and ``Amend the
+  the text "X".``; read by :mod:`~speakerbot.mail.inbound.language.prose.below`), and ``Amend the
   following rules, in the order listed, by replacing every instance of "X" with "Y": <rules>``
   (one REPLACE of every occurrence a rule).
 
 Quoted text is in straight or curly double quotes (it may run over several lines); a block
 after a colon is text in braces, the indented lines below, or else the lines up to a blank
 line, the next clause or ``END RULE`` (none when more text follows it that may be its own:
-see :meth:`~speakerbot.mail.inbound.language.natural_text.Cursor.block`). A title written
+see :meth:`~speakerbot.mail.inbound.language.prose.text.Cursor.block`). A title written
 bare right after the number, in Title Case and naming no part of a rule (``rule 2551 Auction
 End with``), is a title wherever a title may stand. A title written bare between commas
 (``Amend Rule 2464, Tournaments, by``) or a part of the rule (``section 2``) is taken only
@@ -53,7 +53,7 @@ occurrence`` or a part named by its place, which it could change the meaning of,
 rule named by its title alone (``Amend the rule entitled "T" by``, ``Repeal the rule "T"``,
 ``In Rule "T",``, ``Amend "T" by``) is the one rule in effect with that title, among the rules
 the reader is given; with none given, or a title that names no one rule, the form is not
-read and its line is quoted back (:mod:`~speakerbot.mail.inbound.language.natural_titles`).
+read and its line is quoted back (:mod:`~speakerbot.mail.inbound.language.prose.titles`).
 """
 
 from __future__ import annotations
@@ -61,14 +61,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from speakerbot.mail.inbound.language.natural_below import complete, edits_below
-from speakerbot.mail.inbound.language.natural_edits import (
+from speakerbot.mail.inbound.language.prose.below import complete, edits_below
+from speakerbot.mail.inbound.language.prose.edits import (
     END,
     counted_after_an_edit,
     read_edits,
 )
-from speakerbot.mail.inbound.language.natural_forms import NATURAL_FORMS
-from speakerbot.mail.inbound.language.natural_names import (
+from speakerbot.mail.inbound.language.prose.names import (
     BY_TITLE,
     IN_ORDER,
     NAMED,
@@ -79,24 +78,22 @@ from speakerbot.mail.inbound.language.natural_names import (
     listed_rules,
     rules_after,
 )
-from speakerbot.mail.inbound.language.natural_text import (
+from speakerbot.mail.inbound.language.prose.parts import CARDINAL, ORDINAL, UNIT
+from speakerbot.mail.inbound.language.prose.text import (
     ADD_A_RULE,
     COLON,
     Lines,
     Q,
     form,
-    is_end_rule,
     starts_clause,
     unmarked,
     unquote,
 )
-from speakerbot.mail.inbound.language.natural_titles import RuleTitles, Unnamed
-from speakerbot.mail.inbound.language.natural_units import CARDINAL, ORDINAL, UNIT
-from speakerbot.mail.inbound.language.natural_unread import speaks_of_change
-from speakerbot.mail.inbound.language.natural_whole import titled_to_read, whole
+from speakerbot.mail.inbound.language.prose.titles import RuleTitles, Unnamed
+from speakerbot.mail.inbound.language.prose.whole import titled_to_read, whole
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
-__all__ = ["NATURAL_FORMS", "is_end_rule", "read_natural", "speaks_of_change"]
+__all__ = ["read_natural"]
 
 # A title written bare between commas (Title Case, not a condition), or a part of the rule.
 _BARE_TITLE = (

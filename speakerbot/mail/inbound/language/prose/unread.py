@@ -10,7 +10,7 @@ costs one pass.
 
 from __future__ import annotations
 
-from speakerbot.mail.inbound.language.natural_text import form, unmarked
+from speakerbot.mail.inbound.language.prose.text import form, unmarked
 
 __all__ = ["names_a_change", "speaks_of_change"]
 

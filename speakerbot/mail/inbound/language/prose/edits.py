@@ -10,7 +10,7 @@ One sentence may make several edits, each checked in turn and none guessed:
   pairs after it;
 - ``appending[ the following (text|paragraph|sentence)][ to the end of the rule]: <text>``;
 - the edits of a part of a rule (a paragraph, sentence, list item or line) and of its
-  title, read by :mod:`~speakerbot.mail.inbound.language.natural_units`;
+  title, read by :mod:`~speakerbot.mail.inbound.language.prose.parts`;
 - the last edit may take its text after a colon or as a block below (``replacing "X" with
   the following:``);
 - the block forms ``replacing[ the following]:`` <block> ``with[ the following]:``
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
-from speakerbot.mail.inbound.language.natural_units import UNIT_FORMS, one_paragraph, unit_clause
+from speakerbot.mail.inbound.language.prose.parts import UNIT_FORMS, one_paragraph, unit_clause
+from speakerbot.mail.inbound.language.prose.text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__: list[str] = []

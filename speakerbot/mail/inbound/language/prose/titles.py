@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from speakerbot.mail.inbound.language.commands import Command, Propose, Revise
-from speakerbot.mail.inbound.language.natural_text import Q, form, unquote
+from speakerbot.mail.inbound.language.prose.text import Q, form, unquote
 
 __all__ = ["QUOTED_TITLE", "RuleTitles", "Unnamed", "title_note", "wants_titles"]
 

@@ -5,15 +5,15 @@ in Title Case (``rule 2551 Auction End with``): the reader keeps the number and 
 title aside. A rule may also be named by its title alone, in the same quoting forms
 (``the rule entitled "Eclipse Light"``, ``Rule "Dependent Actions"``, ``the rule titled
 Eclipse Light by``): :func:`rule_number` finds it among the rules in effect it is given
-(:mod:`~speakerbot.mail.inbound.language.natural_titles`).
+(:mod:`~speakerbot.mail.inbound.language.prose.titles`).
 """
 
 from __future__ import annotations
 
 import re
 
-from speakerbot.mail.inbound.language.natural_text import Cursor, Lines, Q, form, unmarked
-from speakerbot.mail.inbound.language.natural_titles import (
+from speakerbot.mail.inbound.language.prose.text import Cursor, Lines, Q, form, unmarked
+from speakerbot.mail.inbound.language.prose.titles import (
     QUOTED_TITLE,
     RuleTitles,
     number_titled,
@@ -95,7 +95,7 @@ def rule_number(match: re.Match[str], titles: RuleTitles | None = None) -> int:
     """Return the number of the rule a form's match names (its ``rule`` or ``rule2``).
 
     A rule named by its title alone is the one rule in effect of ``titles`` with that title;
-    :class:`~speakerbot.mail.inbound.language.natural_titles.Unnamed` is raised when there is
+    :class:`~speakerbot.mail.inbound.language.prose.titles.Unnamed` is raised when there is
     none, several, or no rules are known (the form is then not read).
     """
     groups = match.groupdict()

@@ -1,6 +1,6 @@
 """The edits of a part of a rule written in prose: a paragraph, a sentence, a list item, a line.
 
-Read inside ``Amend Rule 5 by ...`` (see :mod:`natural_edits`), each into a clause with a
+Read inside ``Amend Rule 5 by ...`` (see :mod:`.edits`), each into a clause with a
 ``unit`` ("paragraph", "sentence", "item" or "line") and the part it works on: the one
 whose text begins with ``anchor`` (``beginning "X"``), the one whose whole text it is
 (``whole``: the part quoted itself, ``the list item "X"``), or the ``nth`` (1 the first,
@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from speakerbot.mail.inbound.language.natural_text import COLON, Cursor, Q, form, unquote
+from speakerbot.mail.inbound.language.prose.text import COLON, Cursor, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["CARDINAL", "ORDINAL", "UNIT", "UNIT_FORMS", "nth", "one_paragraph", "unit_clause",

@@ -5,20 +5,20 @@ with: <text>`` (AMEND), ``Amend Rule N to be titled "T" and to read: <text>`` (R
 AMEND), ``Remove "X" from Rule N`` and ``Replace "X" in Rule N with "Y"`` (REPLACE), and
 ``Append the following paragraph to Rule N: <text>`` (APPEND): forms whose rule stands after
 the verb's object, or whose text replaces the rule's. Read by
-:mod:`~speakerbot.mail.inbound.language.natural` with the other forms.
+:mod:`~speakerbot.mail.inbound.language.prose.reading` with the other forms.
 """
 
 from __future__ import annotations
 
-from speakerbot.mail.inbound.language.natural_edits import (
+from speakerbot.mail.inbound.language.prose.edits import (
     END,
     EVERY,
     EVERY_AFTER,
     FOLLOWING,
     KIND_OF_TEXT,
 )
-from speakerbot.mail.inbound.language.natural_names import RULE, RuleCursor, second
-from speakerbot.mail.inbound.language.natural_text import COLON, Q, form, unquote
+from speakerbot.mail.inbound.language.prose.names import RULE, RuleCursor, second
+from speakerbot.mail.inbound.language.prose.text import COLON, Q, form, unquote
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
 
 __all__ = ["titled_to_read", "whole"]

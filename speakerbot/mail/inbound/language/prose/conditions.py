@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from speakerbot.engine.condition import Condition
-from speakerbot.mail.inbound.language.natural_text import Lines, starts_clause
+from speakerbot.mail.inbound.language.prose.text import Lines, starts_clause
 
 __all__ = ["ConditionRead", "Scope", "otherwise", "read_condition"]
 

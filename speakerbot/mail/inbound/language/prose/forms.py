@@ -1,6 +1,6 @@
 """The rule changes players write in prose, as HELP and the docs show them: a form and an example.
 
-The forms themselves are read by :mod:`~speakerbot.mail.inbound.language.natural`; each
+The forms themselves are read by :mod:`~speakerbot.mail.inbound.language.prose.reading`; each
 example here is read by a test as exactly one clause.
 """
 

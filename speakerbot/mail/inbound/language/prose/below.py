@@ -1,8 +1,8 @@
 """The edits of one rule written below its head: ``Amend Rule 5 by:`` or ``as follows:``.
 
-Read by :mod:`~speakerbot.mail.inbound.language.natural` for a head that names the rule and
+Read by :mod:`~speakerbot.mail.inbound.language.prose.reading` for a head that names the rule and
 ends in a colon, each edit read by
-:mod:`~speakerbot.mail.inbound.language.natural_edits`:
+:mod:`~speakerbot.mail.inbound.language.prose.edits`:
 
 - the edits as the items of an indented list, one edit or more an item (``* replacing "a"
   with "b"; and`` ``* deleting "c".``);
@@ -18,9 +18,9 @@ reads past its paragraph or its list item.
 
 from __future__ import annotations
 
-from speakerbot.mail.inbound.language.natural_edits import read_edits
-from speakerbot.mail.inbound.language.natural_names import RuleCursor
-from speakerbot.mail.inbound.language.natural_text import (
+from speakerbot.mail.inbound.language.prose.edits import read_edits
+from speakerbot.mail.inbound.language.prose.names import RuleCursor
+from speakerbot.mail.inbound.language.prose.text import (
     MARKER,
     Lines,
     indent,
