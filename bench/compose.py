@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--replies", type=int, default=2000)
     args = parser.parse_args()
     state = game()
-    writer = ReplyWriter(Renderer(templates_dir()), "HELP\n")
+    writer = ReplyWriter(Renderer(templates_dir()), lambda topic: "HELP\n")
     date = datetime(2026, 1, 2, tzinfo=UTC)
     messages = replies(state, writer, args.replies)
 

@@ -317,6 +317,9 @@ def _check_games_keys(data: Mapping[str, Any], path: Path) -> None:
     for index, game in enumerate(games):
         where = game_key(index)
         for key, value in game.items():
+            if key not in GAMES_KEYS and key in PARAMETERS:
+                raise ConfigError(_mechanic_elsewhere(key, "[games.mechanics]"),
+                                  key=f"{where}.{key}", path=path)
             if key not in GAMES_KEYS:
                 raise ConfigError(f"unknown key; {suggest(key, GAMES_KEYS)}the keys of a "
                                   f"[[games]] table are {', '.join(GAMES_KEYS)}",
@@ -379,6 +382,8 @@ def _translate_game(what: str, index: int, steps: list[str], data: Mapping[str, 
 def _top_level(kind: str, name: str, data: Mapping[str, Any], path: Path) -> ConfigError:
     if kind == "missing required":
         return ConfigError(_MISSING_GAME, key=f"[{name}]", path=path)
+    if not isinstance(data[name], dict) and name in PARAMETERS:
+        return ConfigError(_mechanic_elsewhere(name, "[mechanics]"), key=name, path=path)
     if not isinstance(data[name], dict):
         return ConfigError("unknown key at the top level; every key belongs in a section "
                            "such as [game]", key=name, path=path)
@@ -388,9 +393,18 @@ def _top_level(kind: str, name: str, data: Mapping[str, Any], path: Path) -> Con
 
 
 def _unknown_key(section: str, key: str, path: Path) -> ConfigError:
+    if key in PARAMETERS:  # a mechanic (win_points) written in the wrong section
+        return ConfigError(_mechanic_elsewhere(key, "[mechanics]"), key=f"[{section}] {key}",
+                           path=path)
     keys = KEYS[section]
     return ConfigError(f"unknown key; {suggest(key, list(keys))}the keys of [{section}] are "
                        f"{', '.join(keys)}", key=f"[{section}] {key}", path=path)
+
+
+def _mechanic_elsewhere(key: str, table: str) -> str:
+    """Say that ``key`` is a mechanic, and the table it is written in."""
+    return (f"unknown key; {key} is a mechanic of the game: write it under {table} "
+            f"({table} on a line of its own, then {key} = ...)")
 
 
 def _not_a_table(section: str, path: Path) -> ConfigError:

@@ -16,7 +16,7 @@ from speakerbot.engine.judgement import replace_judge
 from speakerbot.engine.model import GameState
 from speakerbot.engine.pace import mover_reminder_due, overdue_due, remind_mover, tell_overdue
 from speakerbot.engine.play import NO_RANDOMNESS, Play, RandomSource, require_aware
-from speakerbot.engine.reminders import judge_reminder_at, remind_round, vote_reminder_at
+from speakerbot.engine.reminders import judge_reminder_at, remind_round, vote_reminder_due
 from speakerbot.engine.scoring import check_winners
 from speakerbot.engine.seeds import settle_seed
 from speakerbot.engine.voting import close_vote
@@ -96,13 +96,15 @@ _Due = list[_Next]
 
 def _votes_due(state: GameState, before: timedelta | None, now: datetime | None) -> _Due:
     found: _Due = []
+    voters = state.voters()  # once, not once a proposal: who owes a reminder
     for proposal in state.open_proposals():
         if proposal.debate_until is not None:
             found.append((proposal.debate_until, _START_VOTE, proposal.number))
         if proposal.closes_at is None:
             continue
         found.append((proposal.closes_at, _CLOSE_VOTE, proposal.number))
-        if (remind_at := vote_reminder_at(proposal, before, now)) is not None:
+        remind_at = vote_reminder_due(state, proposal, before, now, voters=voters)
+        if remind_at is not None:
             found.append((remind_at, _REMIND, proposal.number))
     return found
 

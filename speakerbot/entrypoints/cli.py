@@ -264,8 +264,8 @@ def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
     new_game.set_defaults(handler="new_game")
 
     player_commands = _actions(command("player", "register and list players"))
-    add = _action(player_commands, "add", "register a player (as ADMIN ADD PLAYER by mail)",
-                  config)
+    add = _action(player_commands, "add",
+                  "register a player (as ADMIN ADD <email> <name> by mail)", config)
     add.add_argument("email")
     add.add_argument("name")
     add.set_defaults(handler="player_add")

@@ -16,6 +16,7 @@ from speakerbot.mail.inbound.reading import InboundMail, can_acknowledge, kiloby
 from speakerbot.mail.inbound.translate import Query
 from speakerbot.mail.outbound import lookups
 from speakerbot.mail.outbound.compose import Outgoing, compose, wrap
+from speakerbot.mail.outbound.subjects import reply_subject
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import (
     LOOKUPS_PER_MESSAGE,
@@ -73,9 +74,8 @@ def limited_reply(deps: Deps, uow: UnitOfWork, mail: InboundMail, body: str,
     sender = mail.sender or ""
     sent_today = uow.replies_since(sender, day_start(deps.clock()), REPLY_KINDS)
     limit = deps.settings.limits.replies_per_day
-    subject = mail.subject.strip() or "your message"
-    if not subject.lower().startswith("re:"):
-        subject = f"Re: {subject}"
+    # One "Re:" and no tag of the game's: the Subject header puts the tag in front once.
+    subject = reply_subject(deps.identity.tag, mail.subject)
     subject = subject if len(subject) <= 200 else subject[:197] + "..."
     if sent_today < limit:
         return [Outgoing("reply", (sender,), subject, body, f"reply:{row.message_id}:{row.id}",
@@ -98,19 +98,19 @@ def answers(deps: Deps, queries: Sequence[Query], state: GameState, sender: str,
     ``pending``, the message's own) as they will stand in it.
     """
     said: list[str] = []
-    asked: set[tuple[str, int | None]] = set()
+    asked: set[tuple[str, int | None, str]] = set()
     lookup = Lookups(deps, state, batch, pending)
     for query in queries:
-        if (query.verb, query.number) in asked:
+        if (query.verb, query.number, query.topic) in asked:
             continue
-        asked.add((query.verb, query.number))
+        asked.add((query.verb, query.number, query.topic))
         if not is_known(deps.settings, state, sender):
             # A stranger whose JOIN was refused is still a stranger: answering RULES
             # would send far more than they sent.
             lookup.refuse(said, "Questions (RULES, STATUS, SCORES, SHOW, HISTORY) "
                           "are answered for players, the host and the Speaker only.")
         elif query.verb not in LOOKUP_VERBS:
-            said.append(deps.replies.answer(query.verb, state, sender))
+            said.append(deps.replies.answer(query.verb, state, sender, query.topic))
             if query.verb == "STATUS":
                 said += unreachable_players(deps, state, batch)
         elif lookup.count >= LOOKUPS_PER_MESSAGE:
@@ -217,7 +217,7 @@ class Lookups:
         if query.verb == "SHOW RULE":
             return lookups.show_rule(renderer, state, number)
         if query.verb == "SHOW MECHANICS":
-            return lookups.show_mechanics(renderer, state)
+            return lookups.show_mechanics(renderer, state, self.deps.identity.name)
         if query.verb == "SHOW PROPOSAL":
             return lookups.show_proposal(renderer, state, number, self.record)
         if query.verb == "SHOW CFJ":

@@ -18,6 +18,7 @@ from speakerbot.engine import commands as c
 from speakerbot.engine import events as e
 from speakerbot.engine.model import Choice
 from speakerbot.engine.publicity import RECORD_VERSION
+from speakerbot.engine.refusals import Refusal
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.reading import InboundMail, can_acknowledge
 from speakerbot.mail.inbound.redaction import RIGHT, WRONG
@@ -39,7 +40,6 @@ from speakerbot.service.observing import Change, carry_out
 from speakerbot.service.observing import answer as observer_answer
 from speakerbot.service.policy import (
     ADMIN_DATE_SKEW,
-    NOT_DONE,
     WRONG_PASSWORDS,
     day_start,
     not_a_player,
@@ -117,8 +117,12 @@ def apply_mail(
     received: datetime, *, admin_error: str | None = None,
     notes: Sequence[str] = (), batch: Batch,
 ) -> tuple[GameState, list[e.Event], str | None, bool]:
-    """Apply a message's commands all or nothing.
+    """Apply a message's commands, each on its own, in order.
 
+    A message with an error (a line not understood at all, a broken command) is applied not
+    at all: the error may be the sender's correction of a line above it. Otherwise each
+    command is applied or refused by itself, and a refusal leaves the others standing; a
+    command that depends on one refused before it is refused naming it.
     Return the new state, the events, the reply, and whether it asked for the digest.
     ``batch``: the transaction it is applied in, whose record the lookups read.
     """
@@ -128,7 +132,7 @@ def apply_mail(
                                              ignored=(), answers=(), applied=False,
                                              problem=mail.problem), False
     parsed = read_with_rules(deps, mail, parsed, state)  # a rule named by its title alone
-    ignored = [(item.line, item.text) for item in parsed.ignored]
+    ignored, suggested = plain_words(parsed)
     commands, errors = translated(deps, parsed, state, sender, received, admin_error)
     if not errors:
         errors = argument_limit_errors(batch.uow, state, sender, parsed.commands,
@@ -136,19 +140,34 @@ def apply_mail(
     if errors:
         return state, [], deps.replies.reply(state, sender, outcomes=(), errors=errors,
                                              ignored=ignored, answers=(), applied=False,
-                                             notes=notes), False
+                                             notes=notes, suggested=suggested), False
     run = Run(state, batch.uow.luck(), batch.uow.first_seed, batch.uow.session)
     for command, action in commands:
-        if not run_one(deps, run, command, action, sender, received):
-            break
-    if run.applied:
-        carry_out(deps, batch.uow.session, run.audience, received)
+        run_one(deps, run, command, action, sender, received)
+    carry_out(deps, batch.uow.session, run.audience, received)
     said = answers(deps, run.queries, run.work, sender, batch, run.events)
     reply = deps.replies.reply(run.work, sender, outcomes=run.outcomes, errors=(),
                                ignored=ignored, answers=said, applied=run.applied,
-                               notes=notes,
+                               notes=notes, suggested=suggested,
                                unclear=deps.replies.not_understood_in(parsed.commands))
     return run.work, run.events, reply, run.digest_asked
+
+
+def plain_words(parsed: lang.ParseResult) -> tuple[
+        list[tuple[int, str]], list[tuple[int, str, tuple[str, ...], str]]]:
+    """Split a message's ignored lines: plain words that say what a command does, and others.
+
+    Each line in plain words (``I vote against 303``) comes with the exact lines to send.
+    """
+    ignored: list[tuple[int, str]] = []
+    suggested: list[tuple[int, str, tuple[str, ...], str]] = []
+    for item in parsed.ignored:
+        found = lang.suggestion(item.text)
+        if found is None:
+            ignored.append((item.line, item.text))
+        else:
+            suggested.append((item.line, item.text, found.lines, found.note))
+    return ignored, suggested
 
 
 def translated(
@@ -185,15 +204,16 @@ def refused_player(settings: Settings, action: Action) -> str | None:
 
 def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender: str,
             received: datetime) -> bool:
-    """Run one command of a message; False when it was refused (and nothing applies)."""
+    """Run one command of a message; False when it was refused (the others stand)."""
     if isinstance(action, Query):
         run.queries.append(action)
         return True
     if isinstance(action, AudienceRequest):
         said, turned_down = observer_answer(deps, run.session, run.work, sender,
                                             action.observe, run.audience)
-        run.outcomes.append(Outcome(command.line, command_text(command), said))
-        return undo(run) if turned_down else True
+        run.outcomes.append(Outcome(command.line, command_text(command), said,
+                                    refused=turned_down))
+        return not turned_down
     if isinstance(action, DigestRequest):
         run.digest_asked = True
         run.outcomes.append(Outcome(command.line, command_text(command),
@@ -202,15 +222,11 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
     if isinstance(action, NewGameRequest):
         started = next_game(deps.settings, run.work, action.ruleset, run.commitment())
         if isinstance(started, str):
-            run.outcomes.append(Outcome(command.line, command_text(command),
-                                        f"Refused: {started}."))
-            return undo(run)
+            return refuse(run, command, f"Refused: {started}.")
         action = started
     refused = refused_player(deps.settings, action)
     if refused is not None:  # the engine knows no config, so not the game's addresses
-        run.outcomes.append(Outcome(command.line, command_text(command),
-                                    f"Refused: {refused}."))
-        return undo(run)
+        return refuse(run, command, f"Refused: {refused}.")
     if isinstance(action, c.DeclareAbsence):  # [limits] max_absence: the engine knows no config
         longest = timedelta(seconds=deps.settings.limits.max_absence)
         action = dataclasses.replace(action, longest=longest)
@@ -220,22 +236,44 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
         action = dataclasses.replace(action, salt=deps.new_secret())
     after, produced = apply(run.work, action, received, run.luck,
                             max_rule_bytes=deps.settings.limits.max_rule_bytes)
+    rejected = next((ev for ev in produced if isinstance(ev, e.CommandRejected)), None)
+    if rejected is not None:
+        return refuse(run, command, outcome_of(produced, after, sender)
+                      + depends_on(run, rejected))
     run.outcomes.append(Outcome(command.line, command_text(command),
                                 outcome_of(produced, after, sender),
                                 receipts_of(produced, after)))
-    if any(isinstance(ev, e.CommandRejected) for ev in produced):
-        return undo(run)
     run.work, run.events = after, [*run.events, *produced]
     return True
 
 
-def undo(run: Run) -> bool:
-    """Undo a message whose last command was refused: none of its commands are done."""
-    run.outcomes[:-1] = [Outcome(done.line, done.command, NOT_DONE)
-                         for done in run.outcomes[:-1]]
-    run.work, run.events, run.digest_asked = run.start, [], False
-    run.applied, run.audience = False, []
+def refuse(run: Run, command: lang.Command, result: str) -> bool:
+    """Record a command of a message as refused: it changes nothing; the others stand."""
+    run.outcomes.append(Outcome(command.line, command_text(command), result, refused=True))
     return False
+
+
+# Refusals of a command that names a proposal or CFJ the game does not have: one that an
+# earlier command of the same message, refused, was to make.
+_NAMES_NOTHING = frozenset({Refusal.NO_SUCH_PROPOSAL, Refusal.NO_SUCH_CFJ})
+_MAKES = ("PROPOSE", "CFJ")
+
+
+def depends_on(run: Run, rejected: e.CommandRejected) -> str:
+    """Name the refused command of the same message a refused command may depend on.
+
+    "VOTE 303 FOR" under a PROPOSE that was refused: proposal 303 does not exist because the
+    PROPOSE was refused, which the sender should be told rather than only "no proposal 303".
+    """
+    if rejected.refusal not in _NAMES_NOTHING:
+        return ""
+    makers = [done for done in run.outcomes
+              if done.refused and done.command.split(" ", 1)[0].upper() in _MAKES]
+    if not makers:
+        return ""
+    maker = makers[-1]
+    where = "the subject" if maker.line == 0 else f"line {maker.line}"
+    return f" It may depend on {where} ({maker.command}), which was refused."
 
 
 def proposal_limits(limits: LimitsSettings, state: GameState, sender: str,
@@ -307,8 +345,12 @@ class Run:
     outcomes: list[Outcome] = field(default_factory=list)
     queries: list[Query] = field(default_factory=list)
     digest_asked: bool = False
-    applied: bool = True
     audience: list[Change] = field(default_factory=list)  # observers to add or remove
 
     def __post_init__(self) -> None:
         self.work = self.start
+
+    @property
+    def applied(self) -> bool:
+        """Whether anything of the message was done: a command not refused, or a question."""
+        return bool(self.queries) or any(not done.refused for done in self.outcomes)

@@ -134,7 +134,7 @@ def next_request_due(deps: Deps, session: Session | None = None) -> datetime | N
 
 
 def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail, *,
-         bounded: bool = True) -> None:
+         bounded: bool = True, subscribing: bool = False) -> None:
     """Hold unauthenticated mail and ask its From address to confirm it.
 
     Each message held gets a code of its own, which releases that message only. A
@@ -145,23 +145,28 @@ def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail, *,
     address that is no player gets one request a day at most, and nothing larger than
     its message unless not ``bounded`` (an observer's UNOBSERVE: the address asked for
     the game's mail, and List-Unsubscribe's bare subject is smaller than any request).
+    ``subscribing``: an authenticated OBSERVE, confirmed by a code all the same (as a list
+    confirms a subscription); its request is the address's one mail of the day, whatever
+    the size of the message, and says that a subscription is being confirmed.
     """
     uow, sender, now = batch.uow, mail.sender or "", row.received_at
     known = is_known(deps.settings, batch.state, sender)
+    why = "a subscription to confirm" if subscribing else "not authenticated"
     if not known and stranger_answered(uow, sender):
-        batch.note = "not authenticated; this address had its reply today"
-        batch.reason = "not-authenticated"
+        batch.note = f"{why}; this address had its reply today"
+        batch.reason = "audience" if subscribing else "not-authenticated"
         return
     batch.status = "held"
     if not may_ask(deps, uow, sender, now):
         if known:
             deps.store.hold(uow.session, row.id, None, HELD_WAITING)
         else:
-            batch.status, batch.note = "", "not authenticated; no request (too many lately)"
-            batch.reason = "not-authenticated"
+            batch.status, batch.note = "", f"{why}; no request (too many lately)"
+            batch.reason = "audience" if subscribing else "not-authenticated"
         return
     if not known:
-        if not ask(deps, batch, sender, [row], now, fits=row if bounded else None):
+        if not ask(deps, batch, sender, [row], now, fits=row if bounded else None,
+                   subscribing=subscribing):
             batch.status, batch.reason = "", "not-authenticated"
             batch.note = "not authenticated; a request would be larger than it"
         return
@@ -176,11 +181,12 @@ def may_ask(deps: Deps, uow: UnitOfWork, sender: str, now: datetime) -> bool:
 
 
 def ask(deps: Deps, batch: Batch, sender: str, rows: Sequence[InboundRow], now: datetime,
-        *, fits: InboundRow | None = None) -> bool:
+        *, fits: InboundRow | None = None, subscribing: bool = False) -> bool:
     """Send one request listing ``rows``, each with a code of its own, and hold them.
 
     ``fits``: send it only if it costs no more bytes than this message (for an address
     that is no player). Returns False, holding nothing, when it would not fit.
+    ``subscribing``: the request confirms an authenticated OBSERVE (a subscription).
     """
     expires = now + timedelta(seconds=deps.settings.auth.confirm_within)
     listed = []
@@ -191,10 +197,11 @@ def ask(deps: Deps, batch: Batch, sender: str, rows: Sequence[InboundRow], now: 
             for cmd in reading.commands.commands if not isinstance(cmd, NEEDS_NO_TRUST)],
             deps.new_secret()))
     body = deps.replies.renderer.render("confirm_request.txt", messages=listed,
-                                        expires=expires)
+                                        expires=expires, subscribing=subscribing)
     # A random key: the request's Message-ID cannot be guessed from anything public.
     key = f"confirm:{deps.new_secret()}"
-    subject = "Please confirm your message" + ("s" if len(rows) > 1 else "")
+    subject = ("Please confirm your subscription" if subscribing
+               else "Please confirm your message" + ("s" if len(rows) > 1 else ""))
     request = Outgoing("confirm", (sender,), subject, body, key)
     if fits is not None and not costs_no_more(deps, request, fits):
         return False

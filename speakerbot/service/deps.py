@@ -74,8 +74,11 @@ def game_deps(store: Store, settings: Settings, *, rng: Entropy,
     secret = store.message_id_secret() if store.is_initialised() else ""
     identity = GameIdentity(game.name, game.address, game.list, secret, settings.site.url)
     renderer = Renderer(templates_dir())
-    return Deps(store, settings, rng, clock, identity, Announcer(identity, renderer),
-                ReplyWriter(renderer, lang.help_text()),
+    # The Speaker's notice names the way the host can send overrides: ADMIN by mail only
+    # with an admin password (else it is refused), ``speakerbot admin`` otherwise.
+    announcer = Announcer(identity, renderer, admin_by_mail=game.admin_password is not None)
+    return Deps(store, settings, rng, clock, identity, announcer,
+                ReplyWriter(renderer, lang.help_text, game_name=identity.name),
                 AuthPolicy(settings.auth.require, settings.auth.authserv_id),
                 States(store, settings.database.snapshot_every), crashpoints=crashpoints)
 

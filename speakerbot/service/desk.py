@@ -19,6 +19,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine import tick as engine_tick
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.translate import Query
+from speakerbot.service.additions import are_additions, keep_for_announcing
 from speakerbot.service.answering import LOOKUP_VERBS, Lookups, queue_digest
 from speakerbot.service.applying import Run, run_one, translated
 from speakerbot.service.deps import Deps
@@ -82,7 +83,9 @@ def host_command(deps: Deps, words: Sequence[str] | str, text: str = "") -> Desk
         raise Unreadable("; ".join(error.reason for error in parsed.errors))
     if len(parsed.commands) != 1 or not isinstance(parsed.commands[0], lang.AdminCommand):
         raise Unreadable("the words are not one ADMIN command")
-    tick(deps)  # a backlog of deadlines first, in bounded transactions
+    # A backlog of deadlines first, in bounded transactions; and the host's additions still
+    # to announce, unless this is one more (then it is announced with them).
+    tick(deps, additions=not isinstance(parsed.commands[0], lang.AdminAdd))
     with deps.states.lock, open_unit(deps) as uow:
         return run_admin(uow, deps, parsed)
 
@@ -97,8 +100,13 @@ def run_admin(uow: UnitOfWork, deps: Deps, parsed: lang.ParseResult) -> DeskOutc
     run = Run(batch.state, uow.luck(), uow.first_seed, uow.session)
     for command, action in commands:
         run_one(deps, run, command, action, sender, deps.clock())
-    batch.outgoing += uow.announce(run.events, run.work, batch.state, earlier=batch.events)
+    # A player added is announced at the next tick, with the others added since.
+    additions = are_additions(run.events)
+    if not additions:
+        batch.outgoing += uow.announce(run.events, run.work, batch.state, earlier=batch.events)
     uow.record([*batch.events, *run.events], run.work, batch.outgoing)
+    if additions:
+        keep_for_announcing(uow, deps, len(run.events))
     if run.digest_asked:
         stamp = deps.clock().strftime("%Y%m%d%H%M%S%f")
         queue_digest(uow, deps, run.work, f"digest:desk:{stamp}")

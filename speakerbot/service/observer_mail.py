@@ -55,11 +55,24 @@ def take_request(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
         short_answer(deps, batch, row, sender, "This game has as many observers as it takes; "
                      "nothing changes.", "No room for observers")
     else:
-        hold(deps, batch, row, mail, bounded=not stop)
-        batch.note = batch.note or "held: OBSERVE or UNOBSERVE, confirmed by a code"
+        held(deps, batch, row, reading, subscribing=not stop, trusted=trusted)
         return True
     batch.note, batch.reason = batch.note or "an observer's request", "audience"
     return True
+
+
+def held(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *, subscribing: bool,
+         trusted: bool) -> None:
+    """Hold an OBSERVE (``subscribing``) or UNOBSERVE until its code comes back.
+
+    An authenticated OBSERVE is its sender's own wish: its request is bounded by the
+    address's one mail a day, not by the size of the message (an empty OBSERVE is smaller
+    than any request). A forgeable one stays bounded by its own size; an UNOBSERVE never is
+    (its address asked for the game's mail).
+    """
+    hold(deps, batch, row, reading.mail, bounded=subscribing and not trusted,
+         subscribing=subscribing and trusted)
+    batch.note = batch.note or "held: OBSERVE or UNOBSERVE, confirmed by a code"
 
 
 def short_answer(deps: Deps, batch: Batch, row: InboundRow, sender: str, text: str,

@@ -42,8 +42,8 @@ def answer(deps: Deps, session: Session, state: GameState, sender: str, observe:
            changes: list[Change]) -> tuple[str, bool]:
     """Answer one OBSERVE or UNOBSERVE of a trusted message; say whether it was refused.
 
-    A change is added to ``changes``, carried out by :func:`carry_out` only if every
-    command of the message applies.
+    A change is added to ``changes``, carried out by :func:`carry_out` with the message's
+    other commands (each stands on its own).
     """
     player = state.players.get(sender)
     if (player is not None and player.active) or sender in (state.speaker, state.host):
@@ -74,7 +74,7 @@ def has_room(deps: Deps, observers: Mapping[str, object]) -> bool:
 
 
 def carry_out(deps: Deps, session: Session, changes: Sequence[Change], when: datetime) -> None:
-    """Add and remove the observers of a message whose commands all applied."""
+    """Add and remove the observers a message's OBSERVE and UNOBSERVE asked for."""
     for change in changes:
         if change.observe:
             deps.store.add_observer(session, change.address, when)

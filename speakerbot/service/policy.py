@@ -59,8 +59,6 @@ def not_a_player(address: str, game: GameSettings) -> str | None:
             "back to the game, and mail from it is never acted on), so it cannot be a player")
 
 
-NOT_DONE = "Not done: a later command was refused, so nothing in the message was applied."
-
 RETRY_DELAYS = (30.0, 60.0, 120.0, 240.0, 480.0)
 
 """Seconds a failing message waits before each retry: 15.5 minutes in all, then set aside."""

@@ -14,6 +14,7 @@ from speakerbot.engine.publicity import RECORD_VERSION
 from speakerbot.presets import load_ruleset
 from speakerbot.presets.located import read_located_file
 from speakerbot.presets.snapshot import Importer, Snapshot, read_snapshot
+from speakerbot.service.additions import are_additions, keep_for_announcing
 from speakerbot.service.applying import next_game
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import ServiceError, not_a_player, raise_rejection
@@ -94,7 +95,11 @@ def new_game(uow: UnitOfWork, deps: Deps, ruleset: str | None = None) -> list[e.
 
 
 def speaker_command(uow: UnitOfWork, deps: Deps, command: c.Command) -> list[e.Event]:
-    """Apply an override from the command line as the Speaker; announce it."""
+    """Apply an override from the command line as the Speaker; announce it.
+
+    A player added (``speakerbot player add``) is announced at the next tick, with the
+    other players added since (``additions``).
+    """
     if isinstance(command, c.AddPlayer):
         refused = not_a_player(command.address, deps.settings.game)
         if refused is not None:
@@ -103,5 +108,10 @@ def speaker_command(uow: UnitOfWork, deps: Deps, command: c.Command) -> list[e.E
     new, events = apply(state, command, deps.clock(), uow.luck(),
                         max_rule_bytes=deps.settings.limits.max_rule_bytes)
     raise_rejection(events)
+    if are_additions(events):
+        # Announced with the host's other additions at the next tick (additions.py).
+        uow.record(events, new, [])
+        keep_for_announcing(uow, deps, len(events))
+        return events
     uow.record(events, new, uow.announce(events, new, state))
     return events

@@ -8,6 +8,7 @@ from datetime import datetime
 from speakerbot.engine import GameState, due_by, next_deadline
 from speakerbot.engine import events as e
 from speakerbot.engine import tick as engine_tick
+from speakerbot.service.additions import announce_additions
 from speakerbot.service.answering import queue_digest, tell_host_set_aside
 from speakerbot.service.confirmations import ask_waiting
 from speakerbot.service.deps import Deps
@@ -17,13 +18,17 @@ from speakerbot.service.policy import TICK_BUDGET
 from speakerbot.service.unit_of_work import UnitOfWork, open_unit
 
 
-def tick(deps: Deps, now: datetime | None = None) -> list[e.Event]:
+def tick(deps: Deps, now: datetime | None = None, *, additions: bool = True) -> list[e.Event]:
     """Settle everything due by ``now``: reminders, closes, judge deadlines. Idempotent.
 
     Never past a message received but not yet processed: a ballot that arrived before
-    a deadline must be read before the vote closes.
+    a deadline must be read before the vote closes. ``additions``: announce the players the
+    host added (False: the desk is adding one more, announced with them).
     """
     events: list[e.Event] = []
+    if additions:
+        # The host's additions came before anything due now: their one announcement first.
+        announce_additions(deps)
     # Looked at first without the lock or a write transaction: the daemon ticks after
     # every batch of mail, and most ticks find nothing due even at ``now``.
     if is_due_by(deps, now or deps.clock()):

@@ -28,6 +28,7 @@ from speakerbot.engine.codec import event_to_json
 from speakerbot.engine.luck import SEED_BYTES, SeededDraws
 from speakerbot.engine.seeds import committed_by
 from speakerbot.mail.inbound.intake import Reading
+from speakerbot.mail.outbound.announcements import HOST_TOPIC
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS, Outgoing, compose
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import (
@@ -217,7 +218,8 @@ class UnitOfWork:
             log.exception("dropped an answer to %s that could not be composed",
                           message.recipients)
             return
-        held = self._held_until(now) if message.public and gather else None
+        held = self._held_until(now, counted=message.topic != HOST_TOPIC) \
+            if message.public and gather else None
         recipients: tuple[str, ...] = message.recipients
         observers: tuple[str, ...] = ()
         if message.public:
@@ -233,15 +235,19 @@ class UnitOfWork:
         ))
         self._count_queued(message, now)
 
-    def _held_until(self, now: datetime) -> datetime | None:
+    def _held_until(self, now: datetime, *, counted: bool = True) -> datetime | None:
         """Return until when a public message queued ``now`` is kept (None: it goes now).
 
-        The hour's count is read at the transaction's first public message.
+        The hour's count is read at the transaction's first public message. The host's
+        overrides (not ``counted``) neither count nor fill the hour: they are kept only
+        behind mail kept already, so as not to overtake it.
         """
         if self.public is None:
             sent, waiting = self.deps.store.public_since(now - PUBLIC_WINDOW, PUBLIC_KINDS,
-                                                         self.session)
+                                                         self.session, uncounted=(HOST_TOPIC,))
             self.public = PublicGate(self.deps.settings.limits.public_per_hour, sent, waiting)
+        if not counted:
+            return gathered_until(now) if self.public.waiting else None
         return gathered_until(now) if self.public.hold() else None
 
     def replies_since(self, address: str, since: datetime, kinds: tuple[str, ...]) -> int:

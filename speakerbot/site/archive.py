@@ -90,10 +90,21 @@ RESERVED: frozenset[str] = frozenset(
 
 @dataclass(frozen=True)
 class DiffLine:
-    """One line of a rule's change: ``mark`` is "-" (removed), "+" (added) or " "."""
+    """One line of a rule's change: ``mark`` is "-" (removed), "+" (added) or " ".
+
+    ``parts`` is the text of a removed or added line in pieces, each marked True when its
+    words are the ones removed or added (a paragraph changed in a few words); empty when
+    the whole line is (a paragraph removed or added whole).
+    """
 
     mark: str
     text: str
+    parts: tuple[tuple[str, bool], ...] = ()
+
+    @property
+    def pieces(self) -> tuple[tuple[str, bool], ...]:
+        """Return the line in pieces, each with whether it changed (the whole line if so)."""
+        return self.parts or ((self.text, self.mark in ("-", "+")),)
 
 
 @dataclass

@@ -40,13 +40,13 @@ _DASHES = ("", "6 3", "2 2", "8 2 2 2")
 
 
 def charted(game: GameArchive) -> list[PlayerRecord]:
-    """Return the players the chart shows: those playing now, the Speaker's role left out.
+    """Return the players the chart shows: every one playing now, the Speaker included.
 
-    A removed player, and the game's own addresses (the host as Speaker), are not players
-    a visitor compares scores with.
+    The same players as the scores' table beside it: the Speaker has a score and a line
+    of their own, and a line the legend does not name is a line no one can read. A removed
+    player is not one a visitor compares scores with.
     """
-    return [player for player in game.players.values()
-            if player.active and player.role != "speaker"]
+    return [player for player in game.players.values() if player.active]
 
 
 def scores_chart(game: GameArchive) -> bytes | None:
@@ -118,11 +118,36 @@ class _Frame:
                          f'<text x="{_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end">'
                          f"{_number(score)}</text>")
         middle = self.first + (self.last - self.first) / 2
-        for at, anchor in ((self.first, "start"), (middle, "middle"), (self.last, "end")):
-            day = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d")
-            parts.append(f'<text x="{self.x(at):.1f}" y="{bottom + 18}" '
-                         f'text-anchor="{anchor}">{day}</text>')
+        shown: set[str] = set()
+        for at, anchor, (label, day) in zip(
+                (self.first, middle, self.last), ("start", "middle", "end"),
+                _labels((self.first, middle, self.last)), strict=True):
+            if label in shown:  # a game of a moment: one label, not the same three times
+                continue
+            shown.add(label)
+            x = f"{self.x(at):.1f}"
+            parts.append(f'<text x="{x}" y="{bottom + 18}" text-anchor="{anchor}">{label}</text>')
+            if day:
+                parts.append(f'<text x="{x}" y="{bottom + 32}" text-anchor="{anchor}">'
+                             f"{day}</text>")
         return parts
+
+
+def _labels(moments: tuple[float, ...]) -> list[tuple[str, str]]:
+    """Return the label of each moment under the plot, and the day written below it ("").
+
+    Days while they differ; within a shorter span, times of day (UTC, to the second if the
+    minutes are the same), each day written once below the first time of that day: a game
+    of one afternoon showed the same date three times.
+    """
+    stamps = [datetime.fromtimestamp(at, UTC) for at in moments]
+    days = [stamp.strftime("%Y-%m-%d") for stamp in stamps]
+    if len(set(days)) == len(days):
+        return [(day, "") for day in days]
+    minutes = [stamp.strftime("%Y-%m-%d %H:%M") for stamp in stamps]
+    clock = "%H:%M" if len(set(minutes)) == len(minutes) else "%H:%M:%S"
+    return [(stamp.strftime(clock), day if index == 0 or day != days[index - 1] else "")
+            for index, (stamp, day) in enumerate(zip(stamps, days, strict=True))]
 
 
 def _moments(players: list[PlayerRecord], first: float, end: float) -> list[float]:

@@ -23,6 +23,7 @@ from speakerbot.engine.evolve import evolve
 from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import receipt_line
 from speakerbot.mail.outbound.lookups import retitled_from
+from speakerbot.mail.outbound.naming import judge_reason
 from speakerbot.site.archive import (
     RESERVED,
     Ballot,
@@ -421,7 +422,7 @@ class _Folder:
         cfj = self._on_cfj(event.cfj, entry)
         if cfj is not None:
             cfj.judges.append(JudgeTurn(event.judge, self.state.name_of(event.judge),
-                                        event.how, event.at, event.deadline))
+                                        judge_reason(event.how), event.at, event.deadline))
 
     def _judgement(self, seq: int, event: e.JudgementDelivered, entry: Entry) -> None:
         cfj = self._on_cfj(event.cfj, entry)

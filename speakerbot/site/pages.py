@@ -40,6 +40,7 @@ from speakerbot.site.feeds import game_feed, rule_feed
 from speakerbot.site.folding import read_games
 from speakerbot.site.ruleset import KeptRuleset
 from speakerbot.site.search import KeptIndex, game_index, touched_documents
+from speakerbot.site.texts import mailto
 from speakerbot.site.touching import Touched
 
 __all__ = ["HISTORY_PAGE", "Keeping", "SiteRenderer", "build_site", "last_moment", "record_bytes"]
@@ -246,7 +247,7 @@ def _environment(folder: str) -> Environment:
         loader=FileSystemLoader(folder), undefined=StrictUndefined, autoescape=True,
         trim_blocks=True, lstrip_blocks=True, auto_reload=False, keep_trailing_newline=True,
     )
-    environment.filters.update(when=format_time, points=points,
+    environment.filters.update(when=format_time, points=points, mailto=mailto,
                                signed=lambda value: points(value, signed=True))
     return environment
 

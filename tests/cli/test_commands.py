@@ -86,8 +86,9 @@ def test_init_player_add_and_status(config: Path, tmp_path: Path) -> None:
     assert "Turn 1: Alice" in status
     assert "Alice" in status and "bob@cli.test" in status
     assert "Open proposals:\n  none" in status and "Open CFJs:\n  none" in status
-    # The two additions are overrides, announced to every player: they wait in the outbox.
-    assert "Outbox: 2 waiting" in status
+    # The two additions are overrides, announced to every player together, in one message
+    # at the daemon's first tick (service/additions.py): nothing waits in the outbox yet.
+    assert "Outbox: 0 waiting" in status
 
 
 def test_init_refuses_an_existing_game_unless_forced(config: Path, tmp_path: Path) -> None:

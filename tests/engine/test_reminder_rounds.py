@@ -102,6 +102,58 @@ def test_after_an_outage_a_voter_back_before_a_reminder_fell_due_is_reminded() -
     assert any(isinstance(ev, pe.AbsenceEnded) for ev in events)
 
 
+def _open_vote(*voters_voting: str) -> tuple[GameState, SeededDraws]:
+    """Three players and proposal 301 open two days (close_when_all_voted off); its vote's
+    reminder falls due a day before the close. ``voters_voting`` vote FOR first."""
+    draws = SeededDraws.by_chance(random.Random(1).randrange)  # proves nothing
+    state, _ = apply(GameState(), c.StartGame(
+        SPEAKER, load_preset("nomicam"), "Speaker",
+        mechanics={"voting_period": "2d", "reminder_before": "1d",
+                   "close_when_all_voted": "false"}), T0, draws)
+    for n, player in enumerate(PLAYERS[:3]):
+        state, _ = apply(state, c.AddPlayer(SPEAKER, player, f"P{n}"), T0, draws)
+    state, _ = apply(state, c.Propose(PLAYERS[0], "First", "Text."), T0, draws)
+    for voter in voters_voting:
+        state, _ = apply(state, c.CastBallot(voter, 301, Choice.FOR), T0, draws)
+    return state, draws
+
+
+def test_a_vote_everyone_has_cast_records_no_reminders_that_were_not_sent() -> None:
+    # Every voter had voted, no reminder went out, and yet "the reminders for proposal 301
+    # went out" was recorded, and said in HISTORY and on the archive.
+    state, draws = _open_vote(*PLAYERS[:3])
+    assert all(voter in state.proposals[301].ballots for voter in state.voters())
+    assert state.proposals[301].status.value == "open"
+    later, events = tick(state, T0 + DAY * 1.5, draws)  # past the reminder's moment
+    assert not [ev for ev in events if isinstance(ev, e.RemindersSent | pe.Reminded)]
+    # Nothing is due before the close: the tick has nothing left to do, and the vote closes.
+    assert later.proposals[301].status.value == "open"
+    _, closing = tick(later, T0 + DAY * 2, draws)
+    assert any(isinstance(ev, e.VoteClosed) for ev in closing)
+    assert not [ev for ev in closing if isinstance(ev, e.RemindersSent | pe.Reminded)]
+
+
+def test_a_withdrawn_ballot_after_the_reminders_moment_is_still_reminded() -> None:
+    # Who owes nothing is not reminded; one who comes to owe before the close is, at once.
+    state, draws = _open_vote(*PLAYERS[:3])
+    state, events = tick(state, T0 + DAY * 1.5, draws)
+    assert not events
+    state, _ = apply(state, c.CastBallot(PLAYERS[1], 301, Choice.ABSTAIN), T0 + DAY * 1.5,
+                     draws)
+    _, events = tick(state, T0 + DAY * 1.6, draws)
+    assert [ev.player for ev in events if isinstance(ev, pe.Reminded)] == [PLAYERS[1]]
+    assert [ev.proposal for ev in events if isinstance(ev, e.RemindersSent)] == [301]
+
+
+def test_a_vote_some_owe_records_its_reminders_once() -> None:
+    state, draws = _open_vote(PLAYERS[0])
+    state, events = tick(state, T0 + DAY * 1.5, draws)
+    assert [ev.proposal for ev in events if isinstance(ev, e.RemindersSent)] == [301]
+    assert {ev.player for ev in events if isinstance(ev, pe.Reminded)} == set(PLAYERS[1:3])
+    _, again = tick(state, T0 + DAY * 1.9, draws)
+    assert not again
+
+
 # --- at random -------------------------------------------------------------------------------
 
 PLAYERS = [f"p{i}@example.org" for i in range(5)]

@@ -121,6 +121,21 @@ def test_a_player_is_never_an_observer(make_game: MakeGame) -> None:
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_an_authenticated_empty_observe_gets_its_request(make_game: MakeGame) -> None:
+    # The Subject alone, an empty body: smaller than any request, yet its sender's own wish.
+    game = started(make_game)
+    game.send(OLIVE, "OBSERVE", "")
+    request = game.wait_subject("Please confirm your subscription", to=OLIVE)
+    assert "You asked to observe this game" in " ".join(body_of(request).split())
+    [code] = _CODE.findall(body_of(request))
+    game.send(OLIVE, "yes", f"CONFIRM {code}\n")
+    game.wait_subject("Re: OBSERVE", to=OLIVE)
+    listed = json.loads(game.cli("observers", "list", "--json").stdout)
+    assert [entry["address"] for entry in listed] == [OLIVE]
+    assert game.stop() == 0
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_a_flood_of_observe_requests_sends_one_confirmation_a_day(
         make_game: MakeGame) -> None:
     game = started(make_game)

@@ -75,9 +75,31 @@ def test_an_unconfirmed_observe_makes_no_observer(game: MailGame) -> None:
     assert OLIVE not in propose(game, "Tea").recipients
 
 
-def test_a_request_is_never_larger_than_what_asked(game: MailGame) -> None:
-    game.send(OLIVE, "w", "OBSERVE\n")  # a message smaller than the request would be
+def test_a_request_is_never_larger_than_a_forgeable_message_that_asked(game: MailGame) -> None:
+    game.send(OLIVE, "w", "OBSERVE\n", authenticated=False)  # smaller than a request
     assert to(game, OLIVE) == []
+
+
+@pytest.mark.parametrize(("subject", "body"), [("w", "OBSERVE\n"), ("OBSERVE", "")])
+def test_an_authenticated_observe_of_any_size_gets_its_request(
+        game: MailGame, subject: str, body: str) -> None:
+    game.send(OLIVE, subject, body)
+    [request] = to(game, OLIVE)
+    assert request.row.kind == "confirm"
+    assert request.subject.endswith("Please confirm your subscription")
+    flat = " ".join(request.body.split())
+    assert "You asked to observe this game" in flat
+    assert "could not be authenticated" not in flat
+    [code] = _CODE.findall(request.body)
+    game.send(OLIVE, "yes", f"CONFIRM {code}\n")
+    assert OLIVE in game.service.audience()[0]
+
+
+def test_an_address_gets_one_request_a_day_however_often_it_asks(game: MailGame) -> None:
+    game.send(OLIVE, "w", "OBSERVE\n")
+    game.clock.now += timedelta(hours=2)  # past the gap between requests, within the day
+    game.send(OLIVE, "again", "OBSERVE\n")
+    assert [mail.row.kind for mail in to(game, OLIVE)] == ["confirm"]
 
 
 def test_a_full_game_takes_no_more_observers(tmp_path: Path) -> None:

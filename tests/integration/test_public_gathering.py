@@ -13,7 +13,6 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -37,9 +36,12 @@ def game(tmp_path: Path) -> Iterator[MailGame]:
 
 
 def announce(game: MailGame, n: int, after: timedelta = timedelta(seconds=10)) -> None:
-    """One public announcement, from the command line, numbered ``n`` in its text."""
+    """One public announcement, a player's proposal, numbered ``n`` in its text.
+
+    Not the host's overrides: they are neither counted nor kept (``announcements``).
+    """
     game.clock.now += after
-    game.service.speaker_command(c.AdjustScore(SPEAKER, ALICE, Decimal(1), f"cake {n}"))
+    game.service.speaker_command(c.Propose(ALICE, f"cake {n}", f"A cake {n}."))
 
 
 def public_since(game: MailGame, mark: int) -> list[Mail]:
@@ -123,10 +125,10 @@ def test_what_is_kept_survives_a_restart_and_a_failed_gathering(
 
 
 def test_replies_and_confirmations_are_never_held_back(tmp_path: Path) -> None:
-    game = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL], limits={"public_per_hour": 2})
+    game = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL], limits={"public_per_hour": 1})
     try:
         game.clock.now += timedelta(hours=2)
-        game.service.tick()  # the game's start, gathered: now one public message of the hour
+        game.service.tick()
         mark = last_id(game)
         game.send(ALICE, "PROPOSE: Tea", "Tea at four.\n")
         sent = game.send(ALICE, "PROPOSE: Cake", "Cake at five.\n")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from speakerbot.engine import commands as c
 from speakerbot.engine.model import ClauseKind
-from speakerbot.mail.inbound.language import CallVote, Debate, Revise, help_text, parse_commands
+from speakerbot.mail.inbound.language import CallVote, Debate, Revise, every_help, parse_commands
 from speakerbot.mail.inbound.translate import translate
 
 
@@ -85,7 +85,7 @@ def test_an_argument_keeps_its_lines_but_never_a_quoted_one_or_the_password() ->
 
 
 def test_help_lists_the_debate_lines() -> None:
-    text = help_text()
+    text = every_help()
     for fragment in ("DEBATE <n>", "REVISE <n>", "CALL VOTE <n>", "END DEBATE", "END REVISE"):
         assert fragment in text
 

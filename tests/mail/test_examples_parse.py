@@ -20,7 +20,7 @@ from pathlib import Path
 
 from speakerbot.engine.mechanics import parse_setting
 from speakerbot.mail.inbound import language as lang
-from speakerbot.mail.inbound.language import ADMIN_ACTIONS, COMMANDS, help_text
+from speakerbot.mail.inbound.language import ADMIN_ACTIONS, COMMANDS, every_help
 from speakerbot.mail.inbound.translate import translate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +138,7 @@ def doc_examples() -> Iterator[tuple[str, str]]:
 
 def help_examples() -> Iterator[str]:
     """Every command line of HELP (indented by two) and every ``e.g.`` line."""
-    for line in help_text().splitlines():
+    for line in every_help().splitlines():
         text = line.strip().removeprefix("e.g. ")
         syntax = line.startswith("  ") and not line.startswith("   ")
         if (syntax or line.strip() != text) and _is_example(text):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from speakerbot.mail.inbound.language import (
     HISTORY_DEFAULT,
     HISTORY_MAX,
-    help_text,
+    every_help,
     parse_commands,
 )
 from speakerbot.mail.inbound.translate import Query, translate
@@ -123,7 +123,7 @@ def test_a_lookup_translates_to_a_question(body: str, verb: str, number: int) ->
 
 
 def test_help_lists_the_lookups() -> None:
-    text = help_text()
+    text = every_help()
     assert "SHOW PROPOSAL|RULE|CFJ <n>" in text
     assert "HISTORY [<n>]" in text
     assert f"at most {HISTORY_MAX}" in text

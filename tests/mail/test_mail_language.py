@@ -17,7 +17,7 @@ from speakerbot.mail.inbound.language import (
     ClauseKind,
     Propose,
     Vote,
-    help_text,
+    every_help,
     parse_commands,
     redact,
 )
@@ -971,7 +971,7 @@ def test_redact() -> None:
 
 
 def test_help_lists_every_command_and_action() -> None:
-    text = help_text()
+    text = every_help()
     for spec in COMMANDS:
         assert f"{spec.verb} {spec.syntax}".strip() in text or spec.verb in text
         for alias in spec.aliases:

@@ -315,10 +315,10 @@ def test_parse_never_raises_on_natural_forms(pieces: list[str]) -> None:
 
 
 def test_help_shows_every_natural_form_and_its_example_parses() -> None:
-    from speakerbot.mail.inbound.language import help_text
+    from speakerbot.mail.inbound.language import every_help
     from speakerbot.mail.inbound.language.prose import NATURAL_FORMS
 
-    text = help_text()
+    text = every_help()
     assert text.index("Amend Rule <n> by replacing") < text.index("AMEND RULE <n>: <text>")
     for syntax, example in NATURAL_FORMS:
         assert syntax in text and example in text

@@ -80,7 +80,7 @@ def test_translation_gives_the_engine_commands_with_the_day_start_in_utc() -> No
 
 
 def test_help_lists_the_pace_commands() -> None:
-    text = lang.help_text()
+    text = lang.every_help()
     for words in ("ABSENT UNTIL <YYYY-MM-DD> [reason]", "BACK", "ADMIN PAUSE [reason]",
                   "ADMIN RESUME", "ADMIN ABSENT <player> UNTIL <YYYY-MM-DD> [reason]",
                   "ADMIN SKIP"):

@@ -52,7 +52,7 @@ def test_it_translates_to_the_engine_s_reveal() -> None:
 
 
 def test_help_lists_it() -> None:
-    text = lang.help_text()
+    text = lang.every_help()
     assert "  ADMIN REVEAL\n" in text
     assert "Reveal the seed the game's draws are made with now" in text
 

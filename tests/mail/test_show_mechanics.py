@@ -21,7 +21,7 @@ from speakerbot.engine import events as e
 from speakerbot.engine import replay
 from speakerbot.engine.mechanics import PARAMETERS
 from speakerbot.engine.model import Clause, ClauseKind
-from speakerbot.mail.inbound.language import help_text, parse_commands
+from speakerbot.mail.inbound.language import every_help, parse_commands
 from speakerbot.mail.inbound.language.commands import Show
 from speakerbot.mail.inbound.translate import Query, translate
 from speakerbot.mail.outbound import lookups
@@ -98,7 +98,7 @@ def test_show_alone_says_mechanics_is_a_choice() -> None:
 
 
 def test_help_tells_of_show_mechanics() -> None:
-    assert "SHOW MECHANICS gets every mechanic in force" in flat(help_text())
+    assert "SHOW MECHANICS gets every mechanic in force" in flat(every_help())
 
 
 # --- The answer -------------------------------------------------------------------------------

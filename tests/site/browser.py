@@ -3,19 +3,23 @@
 Chromium starts with the flags that keep it off the network (the machine has none; without
 them it stalls looking for updates and the like) and a fresh profile. ``crawl`` opens every
 page reachable from the home page, checks that nothing scrolls sideways at 375 px and that
-every link resolves (pages in the browser, with their anchors; other files by HTTP), and
-keeps a screenshot of the first page of each kind.
+every link resolves (pages in the browser, with their anchors; other files by HTTP; a
+``mailto:`` link is kept to be read, never followed), and keeps a screenshot of the first
+page of each kind.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import tempfile
+import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urldefrag
 
@@ -68,6 +72,29 @@ def chromium() -> Iterator[webdriver.Chrome]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep the test's output to what fails."""
+
+
+@contextmanager
+def served(files: Mapping[str, bytes], folder: Path) -> Iterator[str]:
+    """Write a built site's ``files`` into ``folder`` and serve it by HTTP; yield its address."""
+    for path, content in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(content)
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
 @dataclass
 class Crawl:
     """What a crawl of the archive found."""
@@ -79,6 +106,8 @@ class Crawl:
     shots: dict[str, Path] = field(default_factory=dict)  # kind: screenshot
     # path: each image's (file, width shown, width drawn), to tell the size its type is seen
     images: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
+    # path: each mailto: link's href (a message to the game, written for the player)
+    mailtos: dict[str, list[str]] = field(default_factory=dict)
 
 
 def crawl(driver: webdriver.Chrome, base: str, shots: Path) -> Crawl:
@@ -104,6 +133,9 @@ def crawl(driver: webdriver.Chrome, base: str, shots: Path) -> Crawl:
         if kind not in found.shots:
             found.shots[kind] = _screenshot(driver, shots, kind)
         for link in driver.execute_script(_LINKS):
+            if link.startswith("mailto:"):  # the one link that leaves: a message to write
+                found.mailtos.setdefault(path, []).append(link)
+                continue
             target, anchor = urldefrag(link)
             if not target.startswith(base):
                 found.broken.append(f"{path} -> {link} (leaves the archive)")

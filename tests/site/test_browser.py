@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from selenium import webdriver
@@ -201,13 +202,17 @@ def check_for_visitors(game: RunningGame, found: Crawl, chart: str) -> None:
         for path, text in found.pages.items():
             assert address not in text, (path, address)
     assert f"write to {GAME}" in found.pages["index.html"]
+    # A closed vote offers no ballot line; the home page JOIN, HELP and STATUS, as mails.
+    assert [path for path in found.mailtos if "proposals/" in path] == []
+    assert {subject for _, subject in map(mail_of, found.mailtos["index.html"])} >= {
+        "HELP", "STATUS"}
     (image,) = [item for item in found.images["index.html"] if item[0].endswith("scores.svg")]
     _, shown, drawn = image
     sizes = [float(size) for size in re.findall(r"font-size:([\d.]+)px", chart)]
     assert min(sizes) * shown / drawn >= 11, (min(sizes), shown, drawn)
     legend = re.findall(r'class="legend reactive activate-serie">.*?<text[^>]*>([^<]+)</text>',
                         chart)
-    current = {p.name for p in state.active_players() if p.role.value != "speaker"}
+    current = {p.name for p in state.active_players()}  # the Speaker too
     assert set(legend) == current and len(legend) == len(current)
 
 
@@ -245,9 +250,20 @@ def test_a_suber_game_by_mail_and_the_next_game_in_the_archive(
     assert any(path.startswith("games/") and "/proposals/" in path for path in pages)
     page = pages[f"proposals/{number}.html"]
     assert f"VOTE {number} FOR" in page and f"VOTE {number} AGAINST" in page
+    # Each ballot line of the open proposal is a mail to the game, written for the player.
+    assert [mail_of(href) for href in found.mailtos[f"proposals/{number}.html"]] == [
+        (GAME, f"VOTE {number} {choice}") for choice in ("FOR", "AGAINST", "ABSTAIN")]
     for address in (ALICE, BOB):
         for path, text in pages.items():
             assert address not in text, (path, address)
+
+
+def mail_of(href: str) -> tuple[str, str]:
+    """Return the address and the line a ``mailto:`` link writes (its subject and body)."""
+    parts = urlsplit(href)
+    fields = parse_qs(parts.query, strict_parsing=True)
+    assert parts.scheme == "mailto" and fields["subject"] == fields["body"], href
+    return unquote(parts.path), fields["body"][0]
 
 
 def play_suber(game: RunningGame) -> None:

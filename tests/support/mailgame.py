@@ -178,6 +178,8 @@ class MailGame:
             self.service.import_game(imported)
         for address in players:
             self.service.speaker_command(c.AddPlayer(SPEAKER, address, NAMES[address]))
+        if players:
+            self.service.tick()  # the host's additions are announced at the next tick
 
     def close(self) -> None:
         self.store.close()

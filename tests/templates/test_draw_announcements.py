@@ -137,8 +137,8 @@ def test_the_cfj_mail_gives_the_draw_of_a_random_judge() -> None:
     assert assigned.draw is not None and assigned.draw.label == "judge:cfj-2"
     judge = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol", DAVE: "Dave"}[assigned.judge]
     [message] = messages
-    assert (f"Judge: {judge} (a random Voter, as the Speaker invoked judgement (rule 214); "
-            "draw judge:cfj-2 among Alice, Bob, Carol and Dave).") in _unwrapped(message)
+    assert (f"Judge: {judge} (a random Voter, because the Speaker called this CFJ, as rule "
+            "214 says; draw judge:cfj-2 among Alice, Bob, Carol and Dave).") in _unwrapped(message)
 
 
 def test_the_cfj_mail_of_a_judge_drawn_without_proof_is_as_before() -> None:
@@ -146,6 +146,6 @@ def test_the_cfj_mail_of_a_judge_drawn_without_proof_is_as_before() -> None:
     game.dice.load(1)
     _, messages = _messages(game, c.CallForJudgement(SPEAKER, "Alice may sing.", "", False))
     [message] = messages
-    assert ("Judge: Bob (a random Voter, as the Speaker invoked judgement (rule 214)). The "
-            "judgement is due") in _unwrapped(message)
+    assert ("Judge: Bob (a random Voter, because the Speaker called this CFJ, as rule 214 "
+            "says). The judgement is due") in _unwrapped(message)
     assert "draw" not in message.body

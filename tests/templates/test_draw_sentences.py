@@ -67,15 +67,15 @@ def test_a_die_without_a_draw_is_said_as_before(state: GameState) -> None:
 
 def test_a_random_judge_with_its_draw(state: GameState) -> None:
     assert news_line(_judge(JUDGE_DRAW, (BOB, CAROL, DAVE)), state) == (
-        "CFJ 4: Bob is the Judge (a random Voter, as the Speaker invoked judgement; draw "
+        "CFJ 4: Bob is the Judge (a random Voter, because the Speaker called this CFJ; draw "
         "judge:cfj-4 among Bob, Carol and Dave)")
     assert record_line(_judge(JUDGE_DRAW, (BOB, CAROL, DAVE)), _name) == (
-        "CFJ 4: Bob is the Judge (a random Voter, as the Speaker invoked judgement; draw "
+        "CFJ 4: Bob is the Judge (a random Voter, because the Speaker called this CFJ; draw "
         "judge:cfj-4 among Bob, Carol and Dave, after line 52)")
 
 
 def test_a_judge_drawn_before_draws_were_provable_is_said_as_before(state: GameState) -> None:
-    said = "CFJ 4: Bob is the Judge (a random Voter, as the Speaker invoked judgement)"
+    said = "CFJ 4: Bob is the Judge (a random Voter, because the Speaker called this CFJ)"
     assert news_line(_judge(None, (BOB, CAROL, DAVE)), state) == said
     assert record_line(_judge(None, (BOB, CAROL, DAVE)), _name) == said
 

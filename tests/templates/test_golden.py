@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from email import policy
@@ -50,6 +50,7 @@ from speakerbot.mail.outbound.compose import (
     headers_of,
 )
 from speakerbot.mail.outbound.replies import Outcome, ReplyWriter, command_text, outcome_of
+from speakerbot.mail.outbound.subjects import reply_subject, tagged_subject
 from speakerbot.mail.outbound.wire import message_bytes_by_the_book
 from speakerbot.mail.verp import bounce_address, message_ref
 from speakerbot.resources import templates_dir
@@ -107,7 +108,7 @@ class Script:
 
     @property
     def writer(self) -> ReplyWriter:
-        return ReplyWriter(self.renderer, lang.help_text())
+        return ReplyWriter(self.renderer, lang.help_text, game_name=self.identity.name)
 
     def _add(self, message: Outgoing) -> Outgoing:
         slug = re.sub(r"[^a-z0-9]+", "-", message.subject.lower()).strip("-")[:48].strip("-")
@@ -134,43 +135,41 @@ class Script:
         return self._announce(events, before)
 
     def mail(self, sender: str, subject: str, body: str, *, applied: bool = True) -> Outgoing:
-        """Read a player's message whole or not at all; announce its events; reply."""
+        """Read a player's message (nothing of it when a line has an error, else each command
+        on its own, as the service does); announce its events; reply."""
         parsed = lang.parse_commands(subject, body)
         errors = [(err.line, err.text, err.reason) for err in parsed.errors]
-        ignored = [(item.line, item.text) for item in parsed.ignored]
         before = work = self.game.state
         events: list[e.Event] = []
         outcomes: list[Outcome] = []
-        queries: list[str] = []
+        queries: list[Query] = []
         ok = not errors
         for command in parsed.commands if ok else ():
             action = translate(command, sender)
             assert not isinstance(action, DigestRequest | NewGameRequest | AudienceRequest)
             if isinstance(action, Query):
-                queries.append(action.verb)
+                queries.append(action)
                 continue
             after, produced = apply(work, action, self.game.now, self.game.dice)
+            refused = any(isinstance(event, e.CommandRejected) for event in produced)
             outcomes.append(Outcome(command.line, command_text(command),
-                                    outcome_of(produced, after, sender)))
-            if any(isinstance(event, e.CommandRejected) for event in produced):
-                ok = False
-                break
-            work, events = after, [*events, *produced]
+                                    outcome_of(produced, after, sender), refused=refused))
+            if not refused:
+                work, events = after, [*events, *produced]
+        ok = ok and (not outcomes or any(not outcome.refused for outcome in outcomes))
         assert ok == applied, (subject, body, errors, outcomes)
-        if ok:
-            self.game.state = work
-            self.game.events.extend(events)
-            self._announce(events, before)
-        else:
-            work = before
-        answers = [self.writer.answer(verb, work, sender) for verb in queries]
+        self.game.state = work
+        self.game.events.extend(events)
+        self._announce(events, before)
+        answers = [self.writer.answer(query.verb, work, sender, query.topic)
+                   for query in queries]
+        ignored, suggested = applying.plain_words(parsed)
         reply = self.writer.reply(work, sender, outcomes=outcomes, errors=errors,
-                                  ignored=ignored, answers=answers, applied=ok)
+                                  ignored=ignored, answers=answers, applied=ok,
+                                  suggested=suggested)
         number = len(self.sent) + 1
-        # As the service writes it: "Re: " once, before the subject as it came.
-        answering = subject.strip() or "your message"
-        if not answering.lower().startswith("re:"):
-            answering = f"Re: {answering}"
+        # As the service writes it: "Re: " once, before the subject without tag or prefixes.
+        answering = reply_subject(self.identity.tag, subject)
         return self._add(Outgoing(
             "reply", (sender,), answering, reply, f"{self.scenario}.reply.{number}",
             in_reply_to=f"<{self.scenario}.{number}@{sender.partition('@')[2]}>",
@@ -457,6 +456,8 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += gathered_announcements(renderer, folder / "gathering")
         notices += imported_announcement(renderer, folder / "imported")
         notices += unreachable_notice(renderer, folder / "unreachable")
+        notices += notice_without_password(renderer, folder / "no-password")
+        notices += first_week_answers(renderer, folder / "first-week")
     finally:
         game.close()
     sent = []
@@ -505,6 +506,54 @@ def lookup_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.M
         asked.append(game.send(mailgame.BOB, "lookups", "SHOW PROPOSAL 301\nSHOW RULE 205\n"
                                "HISTORY 6\nSHOW RULE 999\nSHOW MECHANICS\n"))
         return [mail for received in asked for mail in game.replies_to(received.message_id)]
+
+
+def first_week_answers(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """HELP and three of its topics, plain words answered with the exact command, and an
+    authenticated OBSERVE's request to confirm the subscription (issue 39)."""
+    with service_game(renderer, folder) as game:
+        game.service.new_secret = lambda: "0" * 32
+        game.send(mailgame.ALICE, "PROPOSE: Three days",
+                  'Amend Rule 205 by replacing "one week" with "three days".\n')
+        asked = [game.send(mailgame.BOB, subject, body) for subject, body in (
+            ("help", "HELP\n"), ("help vote", "HELP VOTE\n"), ("help rules", "HELP RULES\n"),
+            ("help cfj", "HELP CFJ\n"),
+            ("my vote", "I vote against 301.\nplease withdraw my proposal 301\nThanks, Bob\n"))]
+        replies = [mail for received in asked for mail in game.replies_to(received.message_id)]
+        game.send("olive@watchers.example", "OBSERVE", "")
+        return replies + [mail for mail in game.outbox() if mail.row.kind == "confirm"]
+
+
+def notice_without_password(renderer: RecordingRenderer,
+                            folder: Path) -> list[mailgame.Mail]:
+    """The host's "Action needed" notice in a game with no admin password (ADMIN by mail off).
+
+    Rule 204, which nomicam's flow comes from but which no phrase reads, is amended: the
+    notice gives flow's value, the rule's words now, and ``speakerbot admin`` commands.
+    """
+    folder.mkdir()
+    made = mailgame.make_settings
+
+    def without_password(*args: Any, **kwargs: Any) -> Any:
+        settings = made(*args, **kwargs)
+        return replace(settings, game=replace(settings.game, admin_password=None))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mailgame, "make_settings", without_password)
+        game = mailgame.MailGame(folder, "nomicam", [mailgame.ALICE, mailgame.BOB],
+                                 renderer=renderer)
+    try:
+        game.send(mailgame.ALICE, "PROPOSE: Turns", "Amend Rule 204 to read: A proposal "
+                  "shall be made by the Voter whose turn it is, by submitting it to the "
+                  "Speaker.\n")
+        game.send(mailgame.ALICE, "vote", "VOTE 301 FOR\n")
+        game.send(mailgame.BOB, "vote", "VOTE 301 FOR\n")
+        game.clock.now += timedelta(days=8)
+        game.service.tick()
+        return [mail for mail in game.outbox()
+                if mail.subject.endswith("Action needed by the Speaker")]
+    finally:
+        game.close()
 
 
 def new_game_announcement(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
@@ -566,11 +615,13 @@ def gathered_announcements(renderer: RecordingRenderer, folder: Path) -> list[ma
     """Announcements beyond ``[limits] public_per_hour``, gathered at the end of the hour."""
     with service_game(renderer, folder, limits={"public_per_hour": 1}) as game:
         game.clock.now += timedelta(hours=2)
-        game.service.tick()  # the game's start, gathered: the hour's one public message
-        for n, reason in enumerate(("first to arrive", "baked a cake", "brought tea")):
-            game.clock.now += timedelta(minutes=n + 1)
-            game.service.speaker_command(c.AdjustScore(mailgame.SPEAKER, mailgame.ALICE,
-                                                       Decimal(n + 1), reason))
+        game.service.tick()  # the players' additions: the host's, which are not counted
+        # The hour's one public message, then three kept to be gathered (the host's
+        # overrides would not be: they neither count nor are kept).
+        for sender, title in ((mailgame.ALICE, "Tea"), (mailgame.BOB, "Cake"),
+                              (mailgame.ALICE, "Scones"), (mailgame.BOB, "Jam")):
+            game.send(sender, f"PROPOSE: {title}", f"{title} at four.\n",
+                      after=timedelta(minutes=2))
         start = len(game.outbox())
         game.clock.now += timedelta(hours=1)
         game.service.tick()
@@ -616,7 +667,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 
 def golden_text(message: Outgoing, identity: GameIdentity) -> str:
     return (f"Kind: {message.kind}\nTo: {', '.join(message.recipients)}\n"
-            f"Subject: {identity.tag} {message.subject}\n\n{message.body}")
+            f"Subject: {tagged_subject(identity.tag, message.subject)}\n\n{message.body}")
 
 
 @pytest.mark.parametrize("scenario", [*SCENARIOS, "service"])
@@ -707,7 +758,8 @@ def test_composed_messages_carry_the_required_headers(played: Played, scenario: 
         assert message["From"].addresses[0].addr_spec == identity.address
         # Unfolded, the header may start with the folding white space (see below).
         subject = str(message["Subject"]).strip()
-        assert subject == f"{identity.tag} {outgoing.subject}", sent.name
+        assert subject == tagged_subject(identity.tag, outgoing.subject), sent.name
+        assert subject.count(identity.tag) == 1, sent.name
         to = [address.addr_spec for address in message["To"].addresses]
         # No header hands one player's address to another: public mail goes to the list,
         # else to the game, with the players only in the envelope.

@@ -42,12 +42,12 @@ def test_a_template_is_read_once_however_often_it_is_rendered(
     assert reads == ["note.txt"]
 
 
-def test_format_time_writes_utc_minutes_and_seconds_only_when_there_are_some() -> None:
+def test_format_time_writes_utc_always_to_the_minute() -> None:
     noon = datetime(2026, 1, 12, 12, 0, tzinfo=UTC)
     assert format_time(noon) == "2026-01-12 12:00 UTC"
-    assert format_time(noon + timedelta(seconds=5)) == "2026-01-12 12:00:05 UTC"
+    # Cut, never rounded up: a deadline is not said later than it is.
+    assert format_time(noon + timedelta(seconds=59)) == "2026-01-12 12:00 UTC"
     assert format_time(noon.astimezone(timezone(timedelta(hours=9)))) == "2026-01-12 12:00 UTC"
     assert format_time(None) == "no deadline"
-    # Refusals give times to the minute, through the same formatter.
-    assert format_time(noon + timedelta(seconds=5), seconds=False) == "2026-01-12 12:00 UTC"
+    # Refusals give times the same way, through the same formatter.
     assert when(noon + timedelta(seconds=5)) == "2026-01-12 12:00 UTC"

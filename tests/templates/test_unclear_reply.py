@@ -19,7 +19,7 @@ END PROPOSE
 
 def _reply(unclear: list[tuple[int, str]]) -> str:
     g = Game("nomicam", [ALICE, BOB])
-    writer = ReplyWriter(Renderer(templates_dir()), lang.help_text())
+    writer = ReplyWriter(Renderer(templates_dir()), lang.help_text)
     done = [Outcome(1, "PROPOSE Better votes", "Your proposal is number 301.")]
     return writer.reply(g.state, ALICE, outcomes=done, errors=(), ignored=(), answers=(),
                         applied=True, unclear=unclear)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
@@ -225,18 +225,24 @@ class OutboxStore(StoreBase):
     # -- Gathered public mail (the service's hourly limit) ---------------------------------
 
     def public_since(self, since: datetime, kinds: Sequence[str],
-                     session: Session | None = None) -> tuple[int, bool]:
+                     session: Session | None = None, *,
+                     uncounted: Sequence[str] = ()) -> tuple[int, bool]:
         """Count the mail of ``kinds`` queued since ``since`` to be sent by itself.
 
-        Also say whether any message is waiting to be gathered.
+        Mail of the topics ``uncounted`` (the host's overrides) is not counted. Also say
+        whether any message is waiting to be gathered.
         """
         aware(since, "since")
         with self._reading(session) as reading:
             connection = reading.connection()
+            counted = [Outbox.kind.in_(tuple(kinds)), Outbox.created_at >= since,
+                       Outbox.status.not_in((GATHERED, MERGED))]
+            if uncounted:
+                # Most public mail has no topic: NOT IN alone would leave it out (NULL).
+                counted.append(or_(Outbox.topic.is_(None), Outbox.topic.not_in(uncounted)))
             count = connection.scalar(
                 select(func.count()).select_from(statements.table(Outbox))
-                .where(Outbox.kind.in_(tuple(kinds)), Outbox.created_at >= since,
-                       Outbox.status.not_in((GATHERED, MERGED)))) or 0
+                .where(*counted)) or 0
             waiting = connection.scalar(
                 select(Outbox.id).where(Outbox.status == GATHERED).limit(1)) is not None
         return count, waiting

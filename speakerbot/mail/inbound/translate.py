@@ -16,12 +16,14 @@ class Query:
     """A question answered privately in the reply, changing nothing.
 
     ``verb``: STATUS, RULES, SCORES, HELP, HISTORY, or SHOW PROPOSAL, SHOW RULE, SHOW CFJ;
-    ``number``: what SHOW shows, or how many events HISTORY asked for (None for the rest).
+    ``number``: what SHOW shows, or how many events HISTORY asked for (None for the rest);
+    ``topic``: the topic HELP asked for ("" for the index).
     """
 
     line: int
     verb: str
     number: int | None = None
+    topic: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,22 @@ def translate(command: lang.Command, sender: str) -> Translated:
         return paced
     if isinstance(command, lang.AdminCommand):
         return _translate_admin(command, sender)
-    return _translate_player(command, sender)
+    query = _query(command)
+    return query if query is not None else _translate_player(command, sender)
+
+
+def _query(command: lang.Command) -> Query | None:
+    """Return a question the command asks (answered in the reply, changing nothing)."""
+    match command:
+        case lang.Help(topic=topic):
+            return Query(command.line, command.verb, topic=topic)
+        case lang.Status() | lang.Rules() | lang.Scores():
+            return Query(command.line, command.verb)
+        case lang.Show(what=what, number=number):
+            return Query(command.line, f"SHOW {what.upper()}", number)
+        case lang.History(count=count):
+            return Query(command.line, "HISTORY", count)
+    return None
 
 
 def _translate_player(command: lang.Command, sender: str) -> Translated:
@@ -91,12 +108,6 @@ def _translate_player(command: lang.Command, sender: str) -> Translated:
             return c.Forfeit(sender)
         case lang.Join(name=name):
             return c.Join(sender, name)
-        case lang.Status() | lang.Rules() | lang.Scores() | lang.Help():
-            return Query(command.line, command.verb)
-        case lang.Show(what=what, number=number):
-            return Query(command.line, f"SHOW {what.upper()}", number)
-        case lang.History(count=count):
-            return Query(command.line, "HISTORY", count)
         case lang.Observe() | lang.Unobserve():
             return AudienceRequest(command.line, isinstance(command, lang.Observe))
     raise TypeError(f"no translation for {command!r}")

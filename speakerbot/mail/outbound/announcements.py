@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from speakerbot.engine import events as e
+from speakerbot.engine import evolve
 from speakerbot.engine import pace_events as pe
 from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import ballot_receipt_line
@@ -23,8 +24,8 @@ from speakerbot.mail.outbound.batch import public_recipients as public_recipient
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer, points
 from speakerbot.mail.outbound.diffs import clause_views
 from speakerbot.mail.outbound.diffs import text_diff as text_diff
-from speakerbot.mail.outbound.handwork import finishing_line
-from speakerbot.mail.outbound.naming import without_addresses
+from speakerbot.mail.outbound.naming import judge_reason, without_addresses
+from speakerbot.mail.outbound.notice import AT_THE_DESK, BY_MAIL, channel_words, notice_lines
 from speakerbot.mail.outbound.proofs import news_subject
 from speakerbot.mail.outbound.sentences import Words, news_line
 
@@ -41,8 +42,18 @@ _UNANNOUNCED = (
     e.BallotCast, e.BallotWithdrawn, e.ConsentDeclared, e.TurnConsentGiven, e.OverruleSupported,
     e.RemindersSent, e.CommandRejected,
 )
-_SPEAKER_NOTICES = (e.InformalProposalAdopted, e.ClauseFailed, e.MechanicsMayHaveChanged,
-                    e.MechanicNotRead)
+
+
+HOST_TOPIC = "override"
+"""The topic of the host's overrides' announcements: the hourly limit on public mail does
+not count them (the host is not a flood), and never keeps them back while nothing is."""
+ADDED = "AddPlayer"
+"""The action of an override that adds a player: several in a row are announced together."""
+
+
+def added_player(event: e.Event | None) -> bool:
+    """Whether ``event`` is the host's override that adds a player."""
+    return isinstance(event, e.SpeakerOverride) and event.action == ADDED
 
 
 @dataclass
@@ -70,7 +81,11 @@ def _group(events: Sequence[e.Event]) -> list[_Group]:
     for event in events:
         if isinstance(event, _UNANNOUNCED):
             continue
-        if isinstance(event, _HEADS):
+        if added_player(event) and current is not None and added_player(current.head):
+            # The host added several players (one message, or added before the daemon
+            # looked): one message says them all, not one to everyone for each.
+            current.events.append(event)
+        elif isinstance(event, _HEADS):
             current = _Group(event)
             groups.append(current)
         elif isinstance(event, e.VoteReminder | e.JudgeReminder | pe.Reminded | pe.TurnReminder):
@@ -136,7 +151,8 @@ def _game_started(voice: Voice, head: e.GameStarted, batch: Batch) -> Outgoing:
     if head.imported_from:
         return _imported(voice, head, batch)
     return announce(
-        voice, batch, f"A new game begins: {head.title}", "new_game.txt", started=head,
+        voice, batch, f"A new game begins, from the ruleset {head.title}", "new_game.txt",
+        started=head,
         players=[player.name for player in state.active_players()],
         speaker=state.name_of(state.speaker),
     )
@@ -161,10 +177,13 @@ def _imported(voice: Voice, head: e.GameStarted, batch: Batch) -> Outgoing:
 
 def _override(voice: Voice, head: e.SpeakerOverride, batch: Batch) -> Outgoing:
     summary = without_addresses(head.summary, batch.state.name_of)
+    added = 1 + sum(1 for event in batch.rest if added_player(event))
+    if added > 1:
+        summary = f"added {added} players"  # each is named in what changed
     return announce(
-        voice, batch, f"Speaker's override: {summary}", "override.txt",
+        voice, batch, f"Speaker's override: {summary}", "override.txt", topic=HOST_TOPIC,
         summary=summary, speaker_name=batch.state.name_of(head.speaker),
-        effects=_said(batch.plain(), batch.state),
+        effects=_said([ev for ev in batch.plain() if not added_player(ev)], batch.state),
         rules=_changed_rules(batch.rest, batch.state),
     )
 
@@ -175,6 +194,7 @@ def _cfj(voice: Voice, head: e.CfjCalled, batch: Batch) -> Outgoing:
     return announce(
         voice, batch, f"CFJ {head.number}: {head.statement}", "cfj.txt",
         cfj=head, judge=judge, drawn=drawn, caller=batch.state.name_of(head.caller),
+        how=judge_reason(judge.how) if judge is not None else "",
     )
 
 
@@ -219,9 +239,16 @@ _COMPOSERS: dict[type[e.Event], Composer] = {
 class Announcer:
     """Turns a batch of events into the messages they call for."""
 
-    def __init__(self, identity: GameIdentity, renderer: Renderer) -> None:
+    def __init__(self, identity: GameIdentity, renderer: Renderer, *,
+                 admin_by_mail: bool = True) -> None:
+        """Speak as ``identity``, with the templates of ``renderer``.
+
+        ``admin_by_mail``: whether the host may send ADMIN by mail (an admin password is
+        set); the Speaker's notice names ``speakerbot admin`` otherwise.
+        """
         self.identity = identity
         self.renderer = renderer
+        self.admin_by_mail = admin_by_mail
 
     def messages(self, events: Sequence[e.Event], state: GameState, key: str,
                  before: GameState | None = None, *,
@@ -237,6 +264,13 @@ class Announcer:
         for index, group in enumerate(_group(events)):
             batch = Batch(state, before or state, f"{key}.{index}", group.events, record)
             out += self._compose(group.head, batch)
+            if isinstance(group.head, e.GameStarted):
+                # What follows a game's start in the same batch (an import's open proposals,
+                # distributed again) is shown against the rules that game began with, not
+                # the state before it (no rules, or the last game's): else no diff.
+                before = GameState()
+                for event in (group.head, *group.events):
+                    evolve(before, event)
         return out
 
     def _compose(self, head: e.Event | None, batch: Batch) -> list[Outgoing]:
@@ -272,15 +306,13 @@ class Announcer:
 
     def _speaker_notice(self, batch: Batch) -> Outgoing | None:
         """Compose the Speaker's notice of what needs their hand, if anything does."""
-        notices = [ev for ev in batch.rest if isinstance(ev, _SPEAKER_NOTICES)]
-        # Each item of hand work opened, with the commands that finish it (handwork.py).
-        items = [finishing_line(ev.item, ev.proposal, ev.words, ev.rules)
-                 for ev in batch.rest if isinstance(ev, e.HandWorkOpened)]
-        if not notices and not items:
+        via = BY_MAIL if self.admin_by_mail else AT_THE_DESK
+        lines = notice_lines(batch, via)
+        if not lines:
             return None
         body = self.renderer.render("speaker_notice.txt", game=batch.state,
-                                    identity=self.identity,
-                                    lines=_said(notices, batch.state) + items)
+                                    identity=self.identity, lines=lines,
+                                    channel=channel_words(via))
         return Outgoing("notice", (batch.state.speaker,), "Action needed by the Speaker", body,
                         f"{batch.key}.notice")
 

@@ -19,6 +19,8 @@ from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, Renderer
 
 ENDINGS = (e.GameWon, e.NewGameBegun, e.GameEnded)
 """The events that end a game: each batch that holds one gets a game-over message too."""
+HOST_TODO = (e.MechanicNotRead, e.MechanicsMayHaveChanged)
+"""The events that ask the host to check a mechanic: said in the Speaker's notice alone."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,11 @@ class Batch:
     def plain(self) -> list[e.Event]:
         """Return the group's events but those that end a game (they get their own message).
 
-        Nor a mechanic that could not be read: the host is asked about it in the Speaker's
-        notice, and its line there tells the Speaker what to send.
+        Nor the host's to-do (a mechanic that could not be read, or that may have changed
+        with its rule): the Speaker's notice, to the Speaker alone, asks the host about it
+        and says what to send; the players' mail is no place for the host's to-do list.
         """
-        return [ev for ev in self.rest if not isinstance(ev, (*ENDINGS, e.MechanicNotRead))]
+        return [ev for ev in self.rest if not isinstance(ev, (*ENDINGS, *HOST_TODO))]
 
 
 class Voice(Protocol):

@@ -3,11 +3,12 @@
 Every message has its own Message-ID (derived from a stable key, so the same message composed
 twice gets the same ID), ``Auto-Submitted`` (``auto-replied`` for replies, ``auto-generated``
 for the rest), ``X-Loop``, a Reply-To of the game's address, and a subject that starts with
-the game's tag. Replies carry In-Reply-To and References. Public mail carries a mailing
-list's headers (RFC 2919 List-Id, RFC 2369 List-Post, List-Help, List-Archive), so that mail
-clients can file a game's mail and providers see what it is; an observer's copy adds
-List-Unsubscribe (:func:`unsubscribe_line`, put in by the outbox). Replies and private mail
-carry none of them.
+the game's tag, once (:mod:`.subjects` folds a reply's tags and prefixes). Replies carry
+In-Reply-To and References. Public mail carries a mailing list's headers (RFC 2919
+List-Id, RFC 2369 List-Post, List-Help, List-Archive), so that mail clients can file a
+game's mail and providers see what it is; an observer's copy adds List-Unsubscribe
+(:func:`unsubscribe_line`, put in by the outbox). Replies and private mail carry none of
+them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from speakerbot.mail.outbound.subjects import tagged_subject
 from speakerbot.mail.outbound.wire import header_line, message_bytes
 
 if TYPE_CHECKING:
@@ -140,7 +142,7 @@ def headers_of(identity: GameIdentity, outgoing: Outgoing, date: datetime,
         ("From", f"{identity.name} <{identity.address}>"),
         ("To", addressee_of(identity, outgoing)),
         ("Reply-To", identity.address),
-        ("Subject", f"{identity.tag} {clean_text(outgoing.subject)}"),
+        ("Subject", tagged_subject(identity.tag, clean_text(outgoing.subject))),
         ("Date", format_datetime(date.astimezone(UTC))),
         ("Message-ID", message_id),
         ("Auto-Submitted",
@@ -250,18 +252,17 @@ def fill_words(words: Sequence[str], width: int, first: str, later: str) -> str:
     return "\n".join(lines)
 
 
-def format_time(moment: datetime | None, *, seconds: bool = True) -> str:
-    """Write a time as players read it: ``2026-01-12 12:00 UTC`` (seconds only when not 0).
+def format_time(moment: datetime | None) -> str:
+    """Write a time as players read it: ``2026-01-12 12:00 UTC``, always to the minute.
 
-    The one time formatter of the Speaker's mail (templates use it as the ``when`` filter);
-    ``None`` is written ``no deadline``; without ``seconds``, to the minute (as refusals
-    give times).
+    The one time formatter of the Speaker's mail and the archive (templates use it as the
+    ``when`` filter); ``None`` is written ``no deadline``. Seconds are never written: a
+    time written with them only when they are not 0 put "21:06 UTC" beside "21:05:59
+    UTC". They are cut, not rounded, so that a deadline is never said later than it is.
     """
     if moment is None:
         return "no deadline"
-    moment = moment.astimezone(UTC)
-    with_seconds = seconds and moment.second
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC" if with_seconds else "%Y-%m-%d %H:%M UTC")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def points(value: Decimal | int, signed: bool = False) -> str:

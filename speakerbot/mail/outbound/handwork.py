@@ -12,11 +12,15 @@ from speakerbot.engine.model import GameState, HandItem
 from speakerbot.mail.outbound.compose import format_time
 
 
-def finishing_line(item: int, proposal: int, words: str, rules: Sequence[int]) -> str:
-    """Say one open item and what closes it: ADMIN RULE of a rule it names, or ADMIN DONE."""
-    edit = (f"ADMIN RULE <clause> of rule {_listed(rules)}, or " if rules else "")
+def finishing_line(item: int, proposal: int, words: str, rules: Sequence[int], *,
+                   via: str = "ADMIN") -> str:
+    """Say one open item and what closes it: ADMIN RULE of a rule it names, or ADMIN DONE.
+
+    ``via``: how the host's commands begin (``speakerbot admin`` where ADMIN by mail is off).
+    """
+    edit = (f"{via} RULE <clause> of rule {_listed(rules)}, or " if rules else "")
     return (f"Item {item} (proposal {proposal}): “{words}” (to finish it: {edit}"
-            f"ADMIN DONE {item} <reason>)")
+            f"{via} DONE {item} <reason>)")
 
 
 def open_items(state: GameState) -> list[HandItem]:

@@ -311,12 +311,16 @@ def show_rule(renderer: Renderer, state: GameState, number: int) -> str:
 # --------------------------------------------------------------------------- SHOW MECHANICS
 
 
-def show_mechanics(renderer: Renderer, state: GameState) -> str:
-    """Answer ``SHOW MECHANICS``: every mechanic in force, its value, and where it comes from."""
+def show_mechanics(renderer: Renderer, state: GameState, game_name: str | None = None) -> str:
+    """Answer ``SHOW MECHANICS``: every mechanic in force, its value, and where it comes from.
+
+    ``game_name``: the game's name as configured (else its ruleset's title).
+    """
     # Written as SET reads them; a yes-or-no in lower case, as the rulesets write it.
     rows = [(found.name, found.value.lower() if found.value in ("True", "False") else
              found.value, found.origin) for found in in_force(state)]
-    return renderer.render("show_mechanics.txt", game=state, rows=rows)
+    return renderer.render("show_mechanics.txt", game=state, rows=rows,
+                           game_name=game_name or state.title)
 
 
 # --------------------------------------------------------------------------- SHOW CFJ

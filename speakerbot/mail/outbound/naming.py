@@ -46,3 +46,27 @@ def listed(named: Sequence[str]) -> str:
     if not named:
         return "nobody"
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+# The rule a choice comes from, as the engine puts it after the choice: " (rule 214)".
+_RULE_SUFFIX = re.compile(r" \(rule (\d+)\)\Z")
+
+
+def judge_reason(how: str) -> str:
+    """Say how a Judge was chosen with no brackets of its own, to stand inside a sentence's.
+
+    "the Speaker, because a Voter called this CFJ (rule 214)" is written "..., as rule 214
+    says", so that "Judge: Chuck (the Speaker, ... (rule 214))" nests no brackets.
+    """
+    said = " ".join(how.split())
+    for recorded, plain in _RECORDED_REASONS.items():
+        said = said.replace(recorded, plain)
+    return _RULE_SUFFIX.sub(r", as rule \1 says", said)
+
+
+# How the record words a Judge's choosing (engine/judgement.py: kept as recorded, so that the
+# record stays as it always was), and how mail and the archive say it.
+_RECORDED_REASONS = {
+    "as a Voter invoked judgement": "because a Voter called this CFJ",
+    "as the Speaker invoked judgement": "because the Speaker called this CFJ",
+}

@@ -7,7 +7,7 @@ confirmation names only the sender's own ballot.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from speakerbot.engine import events as e
@@ -51,6 +51,7 @@ class Outcome:
     command: str  # the command as understood, e.g. "VOTE 301 FOR"
     result: str
     receipts: tuple[str, ...] = ()  # of the ballots it cast (see receipts.py)
+    refused: bool = False  # refused, so it changed nothing (the message's others stand)
 
 
 def command_text(command: object) -> str:
@@ -80,6 +81,11 @@ def receipts_of(events: Sequence[e.Event], state: GameState) -> tuple[str, ...]:
                  for event in events if isinstance(event, e.BallotCast) and event.salt)
 
 
+def sentence(text: str) -> str:
+    """End ``text`` with a full stop, unless it ends a sentence already ("did you mean X?")."""
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:
     """Say what a command did, from the events it caused, as its sender should read it."""
     lines: list[str] = []
@@ -87,8 +93,8 @@ def outcome_of(events: Sequence[e.Event], state: GameState, actor: str) -> str:
         match event:
             case e.CommandRejected():
                 reason, remedy = refusal_text(event)
-                return f"Refused: {reason}." + (f" {remedy[:1].upper()}{remedy[1:]}." if remedy
-                                                   else "")
+                return f"Refused: {sentence(reason)}" + (
+                    f" {sentence(remedy[:1].upper() + remedy[1:])}" if remedy else "")
             case _:
                 said = _said(event, state, actor)
                 if said:
@@ -106,15 +112,26 @@ def _said(event: e.Event, state: GameState, actor: str) -> str | None:
 class ReplyWriter:
     """Writes replies and the private answers to STATUS, RULES, SCORES and HELP."""
 
-    def __init__(self, renderer: Renderer, help_text: str) -> None:
+    def __init__(self, renderer: Renderer, help_text: Callable[[str], str], *,
+                 game_name: str | None = None) -> None:
+        """Write with ``renderer``; ``game_name``: the game's name as configured.
+
+        ``help_text`` gives HELP's index (of the topic ``""``) or one topic. Without a
+        ``game_name``, a game is named by its ruleset's title (the state's).
+        """
         self.renderer = renderer
         self.help_text = help_text
+        self.game_name = game_name
 
     def reply(self, state: GameState, sender: str, *, outcomes: Sequence[Outcome],
               errors: Sequence[tuple[int, str, str]], ignored: Sequence[tuple[int, str]],
               answers: Sequence[str], applied: bool, problem: str | None = None,
-              notes: Sequence[str] = (), unclear: Sequence[tuple[int, str]] = ()) -> str:
+              notes: Sequence[str] = (), unclear: Sequence[tuple[int, str]] = (),
+              suggested: Sequence[tuple[int, str, tuple[str, ...], str]] = ()) -> str:
         """Render a reply: results, errors (nothing applied), ignored lines, answers.
+
+        ``suggested``: lines in plain words that say what a command does, each with the
+        exact command lines to send (and a note where no command does it): never applied.
 
         ``unclear`` are a proposal's lines that speak of changing a rule in no form
         understood (see :func:`not_understood_in`): they are quoted back with an example of
@@ -130,7 +147,7 @@ class ReplyWriter:
             applied=applied, problem=problem, notes=notes,
             unclear=unclear[:MAX_IGNORED_SHOWN],
             more_unclear=max(0, len(unclear) - MAX_IGNORED_SHOWN),
-            example_rule=example_rule(unclear),
+            example_rule=example_rule(unclear), suggested=suggested[:MAX_IGNORED_SHOWN],
         )
 
     @staticmethod
@@ -138,12 +155,13 @@ class ReplyWriter:
         """Return the proposals' lines not understood, for :meth:`reply`'s ``unclear``."""
         return not_understood_in(commands)
 
-    def answer(self, verb: str, state: GameState, sender: str) -> str:
-        """Answer one query for ``sender``."""
+    def answer(self, verb: str, state: GameState, sender: str, topic: str = "") -> str:
+        """Answer one query for ``sender`` (``topic``: the one HELP asked for)."""
         if verb == "HELP":
-            return self.help_text.rstrip("\n") + "\n"
+            return self.help_text(topic).rstrip("\n") + "\n"
         if verb == "RULES":
-            return self.renderer.render("rules.txt", game=state, rules=list(state.rules.values()))
+            return self.renderer.render("rules.txt", game=state, rules=list(state.rules.values()),
+                                        game_name=self.game_name or state.title)
         if verb == "SCORES":
             return self.renderer.render("scores.txt", game=state, scores=scoreboard(state))
         ballots = [(p.number, p.title, p.ballots[sender].choice.value)

@@ -28,7 +28,7 @@ from speakerbot.engine.durations import format_duration
 from speakerbot.engine.model import GameState, ProposalStatus
 from speakerbot.engine.tally import fraction_words
 from speakerbot.mail.outbound.compose import format_time, points
-from speakerbot.mail.outbound.naming import listed, without_addresses
+from speakerbot.mail.outbound.naming import judge_reason, listed, without_addresses
 from speakerbot.mail.outbound.proofs import draw_words, seed_committed, seed_revealed
 from speakerbot.mail.outbound.wording import clause_failure_text
 
@@ -155,8 +155,11 @@ def _game_started(ev: e.GameStarted, w: Words) -> str:
                 f"{ev.next_proposal}; {ev.host_name or ev.host} is the Speaker")
     # Only the commitment: the seed stays secret until a SeedRevealed publishes it.
     seed = f"; its first seed's commitment is {ev.commitment}" if ev.commitment else ""
-    return (f"The game {w.text(ev.title)} began under the {ev.preset} preset, with "
-            f"{len(ev.rules)} rules; {ev.host_name or ev.host} is the Speaker{w.more(seed)}")
+    # The event's title is the ruleset's (the preset's), not the game's: the game is named
+    # by its configuration, which the record does not hold.
+    return (f"The game began from the ruleset {w.text(ev.title)} (the {ev.preset} preset), "
+            f"with {len(ev.rules)} rules; {ev.host_name or ev.host} is the Speaker"
+            f"{w.more(seed)}")
 
 
 def _player_joined(ev: e.PlayerJoined, w: Words) -> str:
@@ -172,8 +175,10 @@ def _player_left(ev: e.PlayerLeft, w: Words) -> str:
 
 _GAME: dict[type[e.Event], Sentence] = {
     e.GameStarted: Sentence(_game_started),
-    e.PlayerJoined: Sentence(_player_joined, reply=lambda ev, state: (
-        f"Welcome to {state.title}, {ev.name}.")),
+    # Not the state's title: that is the ruleset's, and the game's own name is in the
+    # reply's Subject tag.
+    e.PlayerJoined: Sentence(_player_joined, reply=lambda ev, _: (
+        f"Welcome to the game, {ev.name}.")),
     e.PlayerLeft: Sentence(_player_left, reply=lambda ev, _: "You have left the game."),
     e.TurnPassed: Sentence(lambda ev, w: (
         f"Turn {ev.number}: it is {w.name(ev.mover)}'s turn to propose"), reply=_as_news),
@@ -380,7 +385,7 @@ def _closed_by(ev: e.HandWorkDone, w: Words) -> str:
 def _judge_assigned(ev: e.JudgeAssigned, w: Words) -> str:
     due = f", to judge by {format_time(ev.deadline)}" if ev.deadline else ""
     # The draw joins the brackets that say how the Judge was chosen.
-    how = w.text(ev.how) + (f"; {w.draw(ev.draw)}" if ev.draw else "")
+    how = w.text(judge_reason(ev.how)) + (f"; {w.draw(ev.draw)}" if ev.draw else "")
     return f"CFJ {ev.cfj}: {w.name(ev.judge)} is the Judge ({how}){w.more(due)}"
 
 

@@ -192,7 +192,7 @@ def refusal_words(refusal: Refusal, facts: Facts) -> tuple[str, str]:
 def when(moment: datetime) -> str:
     """Write a moment as refusals give it: in UTC as ``2026-01-12 12:00 UTC``."""
     if moment.utcoffset() == timedelta(0):
-        return format_time(moment, seconds=False)
+        return format_time(moment)
     return moment.isoformat(timespec="minutes")
 
 

@@ -102,9 +102,10 @@ from speakerbot.mail.inbound.language.commands import (
     clause_json,
 )
 from speakerbot.mail.inbound.language.grammar import COMMANDS, NOT_TYPOS, SUBJECT_SHORTCUTS
-from speakerbot.mail.inbound.language.help import help_text
+from speakerbot.mail.inbound.language.help import every_help, help_text
 from speakerbot.mail.inbound.language.parsing import parse_commands
 from speakerbot.mail.inbound.language.password import redact
+from speakerbot.mail.inbound.language.plain import Suggestion, suggestion
 from speakerbot.mail.inbound.language.prose import wants_titles
 from speakerbot.mail.inbound.language.results import (
     HISTORY_DEFAULT,
@@ -184,14 +185,17 @@ __all__ = [
     "ShowWhat",
     "Status",
     "SubjectShortcut",
+    "Suggestion",
     "Unobserve",
     "Vote",
     "Who",
     "clause_json",
     "clauses_of",
+    "every_help",
     "help_text",
     "one_edit_apart",
     "parse_commands",
     "redact",
+    "suggestion",
     "wants_titles",
 ]

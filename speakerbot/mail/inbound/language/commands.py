@@ -39,6 +39,9 @@ class CommandBase:
             if item.name == "not_understood":
                 if value:
                     out[item.name] = [{"line": line, "text": text} for line, text in value]
+            elif item.name == "topic":  # HELP's: its JSON is as before HELP took topics
+                if value:
+                    out[item.name] = value
             elif item.name != "line":
                 out[item.name] = json_value(value)
         return out
@@ -201,8 +204,9 @@ class Scores(CommandBase):
 
 @dataclass(frozen=True)
 class Help(CommandBase):
-    """``HELP``."""
+    """``HELP [topic]``: the index, or one topic (JSON has ``topic`` only when one is asked)."""
 
+    topic: str = ""
     verb: ClassVar[str] = "HELP"
 
 

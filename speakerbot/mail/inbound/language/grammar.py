@@ -13,7 +13,6 @@ from speakerbot.engine.debate import MAX_ARGUMENT
 from speakerbot.mail.inbound.language import admin, debating, heads, lookups, pace
 from speakerbot.mail.inbound.language.commands import (
     Forfeit,
-    Help,
     Observe,
     Overrule,
     Refuse,
@@ -119,7 +118,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 f"without a number, at most {HISTORY_MAX})",
                 "anyone", lookups.history, example="HISTORY 50", alone=True,
                 prose=lookups.history_is_prose),
-    CommandSpec("HELP", "", "get this help", "anyone", heads.bare(Help), bare=True),
+    CommandSpec("HELP", "[<topic>]", "get the index of help, or one topic: a command's name "
+                "(HELP VOTE) or RULES, ADMIN, DIGEST, SUBJECT, READING",
+                "anyone", lookups.help_topic, example="HELP VOTE", alone=True,
+                prose=lookups.help_is_prose),
     CommandSpec(
         "PASSWORD",
         "<password>",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from speakerbot.mail.inbound.language import tokens
-from speakerbot.mail.inbound.language.commands import History, Show, ShowWhat
+from speakerbot.mail.inbound.language.commands import Help, History, Show, ShowWhat
 from speakerbot.mail.inbound.language.results import HISTORY_DEFAULT, HISTORY_MAX
 from speakerbot.mail.inbound.language.spec import Outcome, plan
 
@@ -92,3 +92,24 @@ def history(line: int, rest: str) -> Outcome:
         return (f"HISTORY takes only a number of events, e.g. HISTORY {count}; write "
                 "anything else on a line of its own")
     return plan(History(line, count))
+
+
+_TOPIC = re.compile(r"[A-Za-z][A-Za-z ]{0,29}")
+
+
+def help_is_prose(rest: str) -> bool:
+    """HELP followed by more than a topic ("Help! I cannot vote") is a sentence.
+
+    A topic is one word, or CALL VOTE: "Help me please" is a sentence too.
+    """
+    words = rest.split()
+    return (len(words) > 2 or (len(words) == 2 and words[0].lower() != "call")
+            or not _TOPIC.fullmatch(rest.strip().rstrip(".!?") or "x"))
+
+
+def help_topic(line: int, rest: str) -> Outcome:
+    """Read ``HELP [topic]``: a command's name or a topic (HELP VOTE, HELP RULES)."""
+    topic = " ".join(rest.strip().rstrip(".!?").split()).upper()
+    if topic and not _TOPIC.fullmatch(topic):
+        return "HELP takes a topic or a command's name, e.g. HELP VOTE, or nothing"
+    return plan(Help(line, topic))
