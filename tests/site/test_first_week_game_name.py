@@ -52,7 +52,7 @@ def test_a_join_is_welcomed_without_the_preset_s_title() -> None:
     g = game()
     events = g.ok(c.Join("dora@example.org", "Dora"))
     said = outcome_of(events, g.state, "dora@example.org")
-    assert "Welcome to the game, Dora." in said
+    assert "Welcome to the game, Dora: a letter of welcome follows" in said
     assert "NomiCam" not in said
 
 

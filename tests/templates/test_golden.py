@@ -458,6 +458,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += unreachable_notice(renderer, folder / "unreachable")
         notices += notice_without_password(renderer, folder / "no-password")
         notices += first_week_answers(renderer, folder / "first-week")
+        notices += welcome_by_the_host(renderer, folder / "welcome")
     finally:
         game.close()
     sent = []
@@ -522,6 +523,18 @@ def first_week_answers(renderer: RecordingRenderer, folder: Path) -> list[mailga
         replies = [mail for received in asked for mail in game.replies_to(received.message_id)]
         game.send("olive@watchers.example", "OBSERVE", "")
         return replies + [mail for mail in game.outbox() if mail.row.kind == "confirm"]
+
+
+def welcome_by_the_host(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """A player the host adds (``speakerbot player add``) while a proposal is open: the
+    additions' announcement, then the newcomer's welcome with the lines to vote."""
+    with service_game(renderer, folder) as game:
+        game.send(mailgame.ALICE, "PROPOSE: Three days",
+                  'Amend Rule 205 by replacing "one week" with "three days".\n')
+        start = len(game.outbox())
+        game.service.host_command(["ADD", "dora@example.org", "Dora"])
+        game.service.tick()
+        return game.outbox()[start:]
 
 
 def notice_without_password(renderer: RecordingRenderer,

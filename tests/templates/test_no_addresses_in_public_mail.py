@@ -59,6 +59,10 @@ def test_joining_adding_removing_and_rescoring_are_announced_by_name_only() -> N
             *_announced(g, c.AddPlayer(SPEAKER, "dave@example.org", "Dave")),
             *_announced(g, c.AdjustScore(SPEAKER, "bob@example.org", Decimal(5), "tea")),
             *_announced(g, c.RemovePlayer(SPEAKER, "carol@example.org", "moved away"))]
+    # Carol and Dave are each welcomed privately too (to their own address alone).
+    welcomes = [message for message in sent if message.kind == "welcome"]
+    assert [message.recipients for message in welcomes] == [(CAROL,), ("dave@example.org",)]
+    sent = [message for message in sent if message.public]
     assert len(sent) == 4
     for message in sent:
         text = message.subject + "\n" + message.body

@@ -28,6 +28,7 @@ from speakerbot.mail.outbound.naming import judge_reason, without_addresses
 from speakerbot.mail.outbound.notice import AT_THE_DESK, BY_MAIL, channel_words, notice_lines
 from speakerbot.mail.outbound.proofs import news_subject
 from speakerbot.mail.outbound.sentences import Words, news_line
+from speakerbot.mail.outbound.welcome import welcomes
 
 # Events that begin a message of their own; the events after them, up to the next one,
 # belong to that message.
@@ -277,7 +278,11 @@ class Announcer:
         """Compose a group's message, then its game-over message and Speaker's notice."""
         main = self._news(batch) if head is None else _COMPOSERS[type(head)](self, head, batch)
         extra = (self._game_over(batch), self._speaker_notice(batch))
-        return [message for message in (main, *extra) if message is not None]
+        # A new player is welcomed; the players a next game (or an import) starts with are
+        # not newcomers to it.
+        welcomed = [] if isinstance(head, e.GameStarted | e.NewGameBegun) else welcomes(
+            self, (head, *batch.rest) if head is not None else batch.rest, batch)
+        return [message for message in (main, *extra) if message is not None] + welcomed
 
     def _news(self, batch: Batch) -> Outgoing | None:
         plain = batch.plain()
@@ -287,7 +292,12 @@ class Announcer:
         # A seed's sentence is long and holds hex: its news gets a short Subject.
         subject = (news_subject(first) if isinstance(first, e.SeedRevealed | e.SeedCommitted)
                    else news_line(first, batch.state))
-        return announce(self, batch, subject, "news.txt", lines=_said(plain, batch.state))
+        lines = _said(plain, batch.state)
+        if len(plain) == 1 and isinstance(first, e.PlayerJoined):
+            # Not the Subject again: who plays now.
+            players = [player.name for player in batch.state.active_players()]
+            lines.append(f"The players now ({len(players)}): {', '.join(players)}.")
+        return announce(self, batch, subject, "news.txt", lines=lines)
 
     def _game_over(self, batch: Batch) -> Outgoing | None:
         """Compose the message that a game was won or ended, if the group ended one."""

@@ -178,7 +178,8 @@ _GAME: dict[type[e.Event], Sentence] = {
     # Not the state's title: that is the ruleset's, and the game's own name is in the
     # reply's Subject tag.
     e.PlayerJoined: Sentence(_player_joined, reply=lambda ev, _: (
-        f"Welcome to the game, {ev.name}.")),
+        f"Welcome to the game, {ev.name}: a letter of welcome follows, with what is open "
+        "now and how to play.")),
     e.PlayerLeft: Sentence(_player_left, reply=lambda ev, _: "You have left the game."),
     e.TurnPassed: Sentence(lambda ev, w: (
         f"Turn {ev.number}: it is {w.name(ev.mover)}'s turn to propose"), reply=_as_news),
