@@ -20,7 +20,7 @@ from tests.support.patience import patience
 # Every third-party package speakerbot depends on is imported only by the subcommands that
 # need it (the daemon, the store, the configuration, the archive, the tests' browser).
 HEAVY = ("sqlalchemy", "alembic", "apscheduler", "jinja2", "imapclient", "aiosmtpd",
-         "authres", "publicsuffixlist", "msgspec", "pygal", "psycopg", "selenium")
+         "authres", "publicsuffixlist", "msgspec", "psycopg", "selenium")
 # speakerbot's own rooms that open or configure a game: parse and --help need none.
 STACK = ("speakerbot.service", "speakerbot.adapters", "speakerbot.config",
          "speakerbot.site", "speakerbot.mail.outbound")
@@ -75,7 +75,7 @@ def test_the_probe_sees_heavy_imports_where_there_are_some(tmp_path: Path) -> No
 # What a query of a started game on SQLite needs none of: the daemon's scheduler and IMAP
 # connection, the templates of mail (these queries render none), PostgreSQL's dialect.
 NOT_FOR_QUERIES = ("apscheduler", "imapclient", "jinja2", "aiosmtpd", "psycopg", "alembic",
-                   "sqlalchemy.dialects.postgresql", "pygal", "feedgen", "selenium")
+                   "sqlalchemy.dialects.postgresql", "feedgen", "selenium")
 
 
 def test_a_query_imports_only_what_it_uses(tmp_path: Path) -> None:
@@ -95,4 +95,4 @@ def test_the_daemon_imports_the_archive_only_for_a_game_that_keeps_one() -> None
                        "speakerbot.entrypoints.daemon, speakerbot.entrypoints.hosting")
     assert "speakerbot.entrypoints.daemon" in modules and "aiosmtpd" in modules
     assert not {name for name in modules
-                if name.startswith(("speakerbot.site", "feedgen", "pygal", "lxml"))}
+                if name.startswith(("speakerbot.site", "feedgen", "lxml"))}

@@ -34,6 +34,23 @@ def not_understood_in(commands: Sequence[object]) -> list[tuple[int, str]]:
     return [item for command in commands for item in getattr(command, "not_understood", ())]
 
 
+def example_words(state: GameState, rule: str) -> tuple[str, str]:
+    """Return two short quotations of rule ``rule`` for the examples: its first words, and
+    the last words of its first sentence (placeholders when the game has no such rule).
+
+    So that every example quotes words the rule has: one copied works as it stands.
+    """
+    found = state.rules.get(int(rule)) if rule.isdigit() else None
+    words = found.text.split() if found is not None else []
+    if len(words) < 6:
+        return "<words of the rule>", "<other words of the rule>"
+    first = " ".join(words[:3]).rstrip(".,;:")
+    sentence = found.text.split(". ")[0].split() if found is not None else []
+    last = " ".join(sentence[-3:]).rstrip(".,;:") if len(sentence) >= 6 else " ".join(
+        words[3:6]).rstrip(".,;:")
+    return first, last
+
+
 def example_rule(unclear: Sequence[tuple[int, str]]) -> str:
     """Return the rule number the examples of the forms use: the first the lines name."""
     for _, text in unclear:
@@ -148,6 +165,7 @@ class ReplyWriter:
             unclear=unclear[:MAX_IGNORED_SHOWN],
             more_unclear=max(0, len(unclear) - MAX_IGNORED_SHOWN),
             example_rule=example_rule(unclear), suggested=suggested[:MAX_IGNORED_SHOWN],
+            example_words=example_words(state, example_rule(unclear)),
         )
 
     @staticmethod
