@@ -35,10 +35,10 @@ def not_understood_in(commands: Sequence[object]) -> list[tuple[int, str]]:
 
 
 def example_words(state: GameState, rule: str) -> tuple[str, str]:
-    """Return two short quotations of rule ``rule`` for the examples: its first words, and
-    the last words of its first sentence (placeholders when the game has no such rule).
+    """Return two short quotations of rule ``rule`` for the examples of the forms.
 
-    So that every example quotes words the rule has: one copied works as it stands.
+    Its first words, and the last words of its first sentence (placeholders when the game
+    has no such rule): every example quotes words the rule has, so one copied works.
     """
     found = state.rules.get(int(rule)) if rule.isdigit() else None
     words = found.text.split() if found is not None else []
