@@ -7,7 +7,7 @@ with a line not understood at all is still applied not at all.
 
 from __future__ import annotations
 
-from tests.integration.game_harness import SPEAKER, MakeGame, body_of
+from tests.integration.game_harness import SPEAKER, MakeGame, RunningGame, body_of
 from tests.support.patience import period
 
 ALICE, BOB = "alice@nomic.test", "bob@nomic.test"
@@ -18,13 +18,19 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_a_judgement_is_delivered_though_the_same_message_holds_a_refused_vote(
-        make_game: MakeGame) -> None:
+def _with_301(make_game: MakeGame) -> RunningGame:
+    """A nomicam game of Alice and Bob, run by the daemon, with Alice's proposal 301 open."""
     game = make_game("nomicam", MECHANICS)
     game.begin((ALICE, "Alice"), (BOB, "Bob"))
     game.send(ALICE, "PROPOSE: Three days",
               'Amend Rule 205 by replacing "one week" with "three days".\n')
     game.wait_subject("Proposal 301: Three days")
+    return game
+
+
+def test_a_judgement_is_delivered_though_the_same_message_holds_a_refused_vote(
+        make_game: MakeGame) -> None:
+    game = _with_301(make_game)
     game.send(BOB, "CFJ: Rule 205 is too slow", "")
     game.wait_subject("CFJ 1")
     assert game.state().cfjs[1].judge == SPEAKER  # a Voter's CFJ: the Speaker judges
@@ -42,11 +48,7 @@ def test_a_judgement_is_delivered_though_the_same_message_holds_a_refused_vote(
 
 def test_a_message_with_a_line_not_understood_is_applied_not_at_all(
         make_game: MakeGame) -> None:
-    game = make_game("nomicam", MECHANICS)
-    game.begin((ALICE, "Alice"), (BOB, "Bob"))
-    game.send(ALICE, "PROPOSE: Three days",
-              'Amend Rule 205 by replacing "one week" with "three days".\n')
-    game.wait_subject("Proposal 301: Three days")
+    game = _with_301(make_game)
     game.send(BOB, "votes", "VOTE 301 FOR\nVOET 301 AGAINST\n")
     reply = _flat(body_of(game.wait_subject("Re: votes", to=BOB)))
     assert "Nothing in your message was done" in reply

@@ -8,13 +8,13 @@ reader must leave to the host, its first line quoted back and no clause read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import pytest
 
-from speakerbot.mail.inbound.language import ParseResult, Propose, parse_commands
+from speakerbot.mail.inbound.language import Propose, parse_commands
 from speakerbot.mail.inbound.language.results import Clause, ClauseKind
-from tests.support.cpu_time import cpu_seconds, growth
+from tests.support.hostile_lines import assert_read_in_linear_time
 
 TITLES = {5: "Voting", 6: "Dice", 7: "Victory Auctions", 8: "Coins"}
 """The rules in effect, by number, each with its title."""
@@ -208,11 +208,4 @@ def test_a_bare_title_between_commas_is_not_read_without_the_rules() -> None:
     ids=["bare-title", "between-commas", "powers", "as-follows", "as-follows-blocks"],
 )
 def test_a_hostile_line_is_read_in_linear_time(line: str) -> None:
-    def body(size: int) -> str:
-        return f"PROPOSE T\nRepeal Rule 6.\n{line * (size // len(line))}\nEND PROPOSE\n"
-
-    def parsing(size: int) -> Callable[[], ParseResult]:
-        return lambda: parse_commands("", body(size), titles=TITLES)
-
-    assert cpu_seconds(parsing(65536), enough=1.0) < 1.0
-    assert growth(parsing(16384), parsing(65536), enough=8) < 8
+    assert_read_in_linear_time(line, TITLES)

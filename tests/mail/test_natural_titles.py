@@ -8,14 +8,14 @@ the candidates; read with no rules (intake, ``speakerbot parse``), it is quoted 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import pytest
 
 from speakerbot.engine.model import ClauseKind
-from speakerbot.mail.inbound.language import ParseResult, Propose, Revise, parse_commands
+from speakerbot.mail.inbound.language import Propose, Revise, parse_commands
 from speakerbot.mail.inbound.language import wants_titles as wants
-from tests.support.cpu_time import cpu_seconds, growth
+from tests.support.hostile_lines import assert_read_in_linear_time
 
 TITLES = {
     5: "Dice", 6: "A Coin Award", 7: "Eclipse  Light", 8: "Twice", 9: "TWICE",
@@ -138,11 +138,4 @@ def test_only_a_change_quoted_back_for_a_title_asks_for_the_rules() -> None:
 def test_a_hostile_line_naming_titles_is_read_in_linear_time(line: str) -> None:
     # The title forms are tried on every line of a proposal, with rules given: 64 KiB of
     # any of them costs one pass.
-    def body(size: int) -> str:
-        return f"PROPOSE T\nRepeal Rule 6.\n{line * (size // len(line))}\nEND PROPOSE\n"
-
-    def parsing(size: int) -> Callable[[], ParseResult]:
-        return lambda: parse_commands("", body(size), titles=TITLES)
-
-    assert cpu_seconds(parsing(65536), enough=1.0) < 1.0
-    assert growth(parsing(16384), parsing(65536), enough=8) < 8
+    assert_read_in_linear_time(line, TITLES)

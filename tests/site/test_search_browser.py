@@ -8,10 +8,7 @@ read as scripts.
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,6 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from speakerbot.resources import templates_dir
 from speakerbot.site import build_site
 from tests.site.browser import WIDTH, chromium
+from tests.site.browser import served as serving
 from tests.site.records import public_lines
 from tests.site.search_game import TITLE, search_game
 
@@ -32,33 +30,26 @@ _RESULTS = """return [document.getElementById('search-status').textContent,
         .map(a => [a.textContent, a.getAttribute('href'), a.href])];"""
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """Keep the test's output to what fails."""
+@pytest.fixture(scope="module")
+def archive_files() -> dict[str, bytes]:
+    return build_site(public_lines([("g-search", search_game())]), templates_dir() / "site",
+                      name="Search test")
 
 
 @pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def archive(tmp_path_factory: pytest.TempPathFactory, archive_files: dict[str, bytes]) -> Path:
+    """The built archive in a folder, to be opened from file://."""
     folder = tmp_path_factory.mktemp("archive")
-    files = build_site(public_lines([("g-search", search_game())]), templates_dir() / "site",
-                       name="Search test")
-    for path, content in files.items():
+    for path, content in archive_files.items():
         (folder / path).parent.mkdir(parents=True, exist_ok=True)
         (folder / path).write_bytes(content)
     return folder
 
 
 @pytest.fixture(scope="module")
-def served(archive: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(_Quiet, directory=str(archive)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        thread.join()
+def served(archive: Path, archive_files: dict[str, bytes]) -> Iterator[str]:
+    with serving(archive_files, archive) as address:
+        yield address
 
 
 def search(driver: webdriver.Chrome, page: str, query: str) -> tuple[str, list[list[str]]]:
