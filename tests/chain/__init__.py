@@ -1,0 +1,1 @@
+"""The real mail chain (unbound, Postfix, OpenDKIM, OpenDMARC) in front of speakerbot."""
