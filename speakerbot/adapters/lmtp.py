@@ -42,7 +42,9 @@ __all__ = ["CannotListen", "LmtpServer", "Store"]
 
 log = logging.getLogger(__name__)
 
-Store = Callable[[bytes, datetime, str, list[str]], None]
+Store = Callable[[bytes, datetime, str, list[str]], bool]
+"""Stores one message delivered (raw bytes, when, the envelope's sender and recipients);
+returns False when it was a copy of one stored already, which it drops (True: stored)."""
 """``store(raw, received_at, mail_from, recipients)``: keep the message durably, or raise."""
 
 STORED = "250 2.0.0 Message stored"
@@ -283,13 +285,19 @@ class _Handler:
         recipients = list(envelope.rcpt_tos)
         raw = with_envelope(original, mail_from, recipients)
         try:
-            await asyncio.to_thread(self._store, raw, received_at, mail_from, recipients)
+            stored = await asyncio.to_thread(self._store, raw, received_at, mail_from,
+                                             recipients)
         except Exception:
             log.exception(
                 "storing a message from <%s> to %s failed; answered 451", mail_from, recipients
             )
             return TEMPORARY_FAILURE
-        log.info("stored a message from <%s> to %s (%d bytes)", mail_from, recipients, len(raw))
+        if stored:
+            log.info("stored a message from <%s> to %s (%d bytes)", mail_from, recipients,
+                     len(raw))
+        else:  # the server delivered it again: it is answered as stored, and stored once
+            log.info("a message from <%s> to %s was stored already; not stored again",
+                     mail_from, recipients)
         return STORED
 
     async def handle_exception(self, error: Exception) -> str:

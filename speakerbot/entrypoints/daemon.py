@@ -148,16 +148,18 @@ class Daemon:
         return done
 
     def _store_lmtp(self, raw: bytes, received_at: datetime, mail_from: str,
-                    recipients: list[str]) -> None:
-        self.receive_lmtp(raw, received_at)
+                    recipients: list[str]) -> bool:
+        return self.receive_lmtp(raw, received_at)
 
-    def receive_lmtp(self, raw: bytes, received_at: datetime, shares: int = 1) -> None:
+    def receive_lmtp(self, raw: bytes, received_at: datetime, shares: int = 1) -> bool:
         """Store a message delivered by LMTP, first of all, and wake the loop to process it.
 
         ``shares``: for how many games the host stores this one message (``Received``).
+        Returns False when it was stored already (a server's second delivery): dropped.
         """
         stored = self.service.receive(raw, received_at, source="lmtp", shares=shares)
         self._woken_by(stored.status)
+        return not stored.duplicate
 
     # --- the main loop ---
 

@@ -87,12 +87,12 @@ class Host:
         return bool(self.games_for([recipient]))
 
     def _store_lmtp(self, raw: bytes, received_at: datetime, mail_from: str,
-                    recipients: list[str]) -> None:
+                    recipients: list[str]) -> bool:
         # Stored once for each game it is addressed to: each game reads it as its own mail,
         # and may answer a stranger within its share of it only (``Received.shares``).
         games = self.games_for(recipients)
-        for daemon in games:
-            daemon.receive_lmtp(raw, received_at, shares=len(games))
+        stored = [daemon.receive_lmtp(raw, received_at, shares=len(games)) for daemon in games]
+        return any(stored) or not stored
 
     # --- running ---
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import socket
 import threading
@@ -48,11 +49,14 @@ class Recorder:
 
     def __call__(
         self, raw: bytes, received_at: datetime, mail_from: str, recipients: list[str]
-    ) -> None:
+    ) -> bool:
+        """Keep the message; say whether it is new (a copy of one kept is a duplicate)."""
         if self._hook is not None:
             self._hook()
         with self._lock:
+            new = all(call.raw != raw for call in self.calls)
             self.calls.append(Stored(raw, received_at, mail_from, recipients))
+            return new
 
 
 @pytest.fixture
@@ -425,3 +429,20 @@ def test_stop_lets_a_message_being_stored_be_answered() -> None:
     assert not stopper.is_alive()
     assert [code for code, _ in answers[0]] == [250]
     assert len(store.calls) == 1
+
+
+def test_a_message_delivered_again_is_logged_as_stored_already_not_as_stored(
+        start: Callable[..., LmtpServer], caplog: pytest.LogCaptureFixture) -> None:
+    # Issue 40: the listener said "stored a message" for a duplicate the store drops.
+    server = start(Recorder())
+    raw = b"From: alice@example.test\r\nSubject: vote\r\n\r\nVOTE 301 FOR\r\n"
+    with caplog.at_level(logging.INFO, logger="speakerbot.adapters.lmtp"):
+        for _ in range(2):
+            client = _client(server)
+            assert _transaction(client, "alice@example.test", ["game@example.test"],
+                                raw)[0][0] == 250
+            client.quit()
+    said = [record.getMessage() for record in caplog.records]
+    assert sum(line.startswith("stored a message from <alice@example.test>")
+               for line in said) == 1
+    assert sum("was stored already; not stored again" in line for line in said) == 1
