@@ -1,4 +1,4 @@
-"""Finds the files shipped with speakerbot: ruleset presets and mail templates.
+"""Finds the files shipped with speakerbot: ruleset presets, mail templates, the example config.
 
 In a wheel they are inside the package (``speakerbot/_shipped``); in a checkout
 they are at the top of the repository (``data/rulesets``, ``templates``).
@@ -30,3 +30,12 @@ def rulesets_dir() -> Path:
 def templates_dir() -> Path:
     """Return the folder that holds the Jinja2 mail templates."""
     return _first_existing(_PACKAGE / "_shipped" / "templates", _CHECKOUT / "templates")
+
+
+def example_config() -> Path:
+    """Return the example configuration file (``speakerbot config example`` prints it)."""
+    for candidate in (_PACKAGE / "_shipped" / "config" / "speakerbot.example.toml",
+                      _CHECKOUT / "config" / "speakerbot.example.toml"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("speakerbot's example configuration is missing")

@@ -15,6 +15,7 @@ from email.errors import HeaderParseError
 from email.headerregistry import Address
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from msgspec import UNSET, UnsetType
 
@@ -146,6 +147,24 @@ class Checker:
                 raise self.fail("auth", "authserv_id", f"expected {schema.AUTHSERV_WANTED}, "
                                 f"not {shown(ids)}")
         return tuple(name.strip().lower() for name in ids)
+
+    def time_of_day(self, section: str, key: str, value: str) -> tuple[int, int, int]:
+        """Return a time of day, ``"HH:MM"`` or ``"HH:MM:SS"`` (24-hour clock), as numbers."""
+        found = re.fullmatch(r"\s*([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?\s*", value)
+        if found is None:
+            raise self.fail(section, key, f'expected a time of day such as "18:00" (24-hour '
+                            f"clock, HH:MM or HH:MM:SS), not {value!r}")
+        return int(found.group(1)), int(found.group(2)), int(found.group(3) or 0)
+
+    def timezone(self, section: str, key: str, value: str) -> str:
+        """Return a time zone's IANA name (``"Europe/London"``, ``"UTC"``) once it is known."""
+        name = value.strip()
+        try:
+            ZoneInfo(name)
+        except (ValueError, OSError, ZoneInfoNotFoundError):
+            raise self.fail(section, key, f'expected a time zone\'s IANA name such as "UTC" '
+                            f'or "Europe/London", not {value!r}') from None
+        return name
 
     def cron(self, expression: str) -> None:
         """Refuse a [game] digest that is not a 5-field cron expression in UTC."""

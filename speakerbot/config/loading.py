@@ -57,9 +57,9 @@ def _read_text(path: Path) -> str:
             data = stream.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(
-            "there is no configuration file here; create one by copying "
-            "config/speakerbot.example.toml to this path and editing it (or choose another "
-            f"file with --config PATH or {CONFIG_ENV})", path=path) from None
+            "there is no configuration file here; create one with `speakerbot config "
+            "example > PATH` and edit it (or choose another file with --config PATH or "
+            f"{CONFIG_ENV})", path=path) from None
     except IsADirectoryError:
         raise ConfigError("is a directory, not a configuration file", path=path) from None
     except OSError as error:

@@ -94,6 +94,10 @@ class GameSettings:
     judge_name: str
     # How often the host is reminded of open hand work, in seconds; None: never.
     handwork_reminder: float | None = 86400.0
+    # When the daily digests of the players in digest mode go: (hour, minute, second) in
+    # ``timezone`` (an IANA name, checked to be known).
+    digest_time: tuple[int, int, int] = (18, 0, 0)
+    timezone: str = "UTC"
 
     @property
     def subject_tag(self) -> str:

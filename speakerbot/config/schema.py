@@ -95,6 +95,8 @@ class GameTable(Struct, forbid_unknown_fields=True, frozen=True):
     list: str | UnsetType = UNSET
     open_registration: bool = True
     digest: str | UnsetType = UNSET
+    digest_time: str = "18:00"
+    timezone: str = "UTC"
     judge: str | UnsetType = UNSET
     judge_name: str | UnsetType = UNSET
     handwork_reminder: str = "1d"

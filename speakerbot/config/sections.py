@@ -88,6 +88,8 @@ def game(check: Checker, table: GameTable) -> GameSettings:
         speaker_name=speaker_name, admin_password=admin_password, list=mailing_list,
         open_registration=table.open_registration, digest=digest, judge=judge,
         judge_name=judge_name, handwork_reminder=reminder,
+        digest_time=check.time_of_day(s, "digest_time", table.digest_time),
+        timezone=check.timezone(s, "timezone", table.timezone),
     )
 
 

@@ -1,7 +1,9 @@
 """``speakerbot observers list | remove ADDRESS``: the host's view of who follows the game.
 
 Observers are kept by the service (see ``speakerbot.service.observing``); adding one takes
-the address's own OBSERVE and its confirmation, so the host can only remove.
+the address's own OBSERVE and its confirmation, so the host can only remove. Also
+``speakerbot player digest EMAIL on|off``: how a player or observer gets the public mail
+(``speakerbot.service.digests``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from speakerbot.entrypoints.commands import USER_ERRORS as COMMAND_ERRORS
 from speakerbot.entrypoints.commands import print_json
 from speakerbot.entrypoints.opening import started_game
 from speakerbot.mail.outbound.compose import format_time
+from speakerbot.service import ServiceError
+from speakerbot.service.digests import choose_at_desk, digest_time
 
 # The observers' commands read the configuration: a fault in it is said in one line.
 USER_ERRORS = COMMAND_ERRORS
@@ -43,4 +47,26 @@ def observers_remove(args: argparse.Namespace) -> int:
         if not service.remove_observer(address):
             raise NotFound(f"{address} is no observer of this game")
     print(f"{address} no longer observes the game")
+    return 0
+
+
+def player_digest(args: argparse.Namespace) -> int:
+    """Put a player or observer in digest mode (``on``) or take them out; exit 1: neither."""
+    address = canonical_address(args.email)
+    if address is None:
+        raise CliError(f"{args.email!r} is not an email address")
+    on = args.mode == "on"
+    with started_game(args) as (settings, service):
+        try:
+            changed = choose_at_desk(service.deps, address, on)
+        except ServiceError as error:
+            raise NotFound(str(error)) from None
+    state = "in digest mode" if on else "not in digest mode"
+    if not changed:
+        print(f"{address} was {state} already")
+    elif on:
+        print(f"{address} now gets the public mail in one digest a day at "
+              f"{digest_time(settings.game)}")
+    else:
+        print(f"{address} now gets each public message as it is sent")
     return 0

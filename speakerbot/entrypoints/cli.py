@@ -59,8 +59,10 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "db_upgrade": "speakerbot.entrypoints.games",
             "rulesets": "speakerbot.entrypoints.rulesets",
             "import_game": "speakerbot.entrypoints.rulesets",
+            "config_example": "speakerbot.entrypoints.rulesets",
             "observers_list": "speakerbot.entrypoints.audience",
-            "observers_remove": "speakerbot.entrypoints.audience"}
+            "observers_remove": "speakerbot.entrypoints.audience",
+            "player_digest": "speakerbot.entrypoints.audience"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 
@@ -86,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         return _action(commands, name, help_text, config)
 
     _add_rulesets(command)
+    example = _action(_actions(command("config", "the configuration file")), "example",
+                      "print the example configuration, to copy and edit", config)
+    example.set_defaults(handler="config_example")
     _add_games(command, config)
 
     run = command("run", "run the daemon in the foreground")
@@ -273,6 +278,12 @@ def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
                       "scores, roles and absences", config)
     _add_json(listing)
     listing.set_defaults(handler="player_list")
+    digest = _action(player_commands, "digest", "send a player or observer the public mail "
+                     "in one digest a day (on), or each message as it goes (off), as DIGEST "
+                     "ON and DIGEST OFF by mail", config)
+    digest.add_argument("email")
+    digest.add_argument("mode", choices=("on", "off"))
+    digest.set_defaults(handler="player_digest")
 
 
 def _add_record(record: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:

@@ -26,7 +26,7 @@ from speakerbot.presets import (
     read_ruleset_file,
     summary,
 )
-from speakerbot.resources import rulesets_dir
+from speakerbot.resources import example_config, rulesets_dir
 from speakerbot.service.deps import now_utc
 from speakerbot.service.speaker import read_import
 
@@ -34,6 +34,12 @@ USAGE = "usage: speakerbot rulesets [show NAME | export NAME | check FILE]"
 
 # import reads the configuration: a fault in it is said in one line, as by every command.
 USER_ERRORS = COMMAND_ERRORS
+
+
+def config_example(args: argparse.Namespace) -> int:
+    """Print the example configuration (shipped with the program, not only in a checkout)."""
+    sys.stdout.write(example_config().read_text(encoding="utf-8"))
+    return 0
 
 
 def rulesets(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from speakerbot.mail.inbound.reading import InboundMail, can_acknowledge
 from speakerbot.mail.inbound.redaction import RIGHT, WRONG
 from speakerbot.mail.inbound.translate import (
     AudienceRequest,
+    DigestChoice,
     DigestRequest,
     NewGameRequest,
     Query,
@@ -35,6 +36,7 @@ from speakerbot.presets import PresetError, load_preset, load_ruleset
 from speakerbot.service.answering import answers, limited_reply
 from speakerbot.service.debating import argument_limit_errors
 from speakerbot.service.deps import Deps
+from speakerbot.service.digests import choose as choose_digest
 from speakerbot.service.limits import public_limit_errors
 from speakerbot.service.observing import Change, carry_out
 from speakerbot.service.observing import answer as observer_answer
@@ -214,6 +216,10 @@ def run_one(deps: Deps, run: Run, command: lang.Command, action: Action, sender:
         run.outcomes.append(Outcome(command.line, command_text(command), said,
                                     refused=turned_down))
         return not turned_down
+    if isinstance(action, DigestChoice):
+        said = choose_digest(deps, run.session, run.work, sender, action.on, received)
+        run.outcomes.append(Outcome(command.line, command_text(command), said))
+        return True
     if isinstance(action, DigestRequest):
         run.digest_asked = True
         run.outcomes.append(Outcome(command.line, command_text(command),
@@ -326,7 +332,7 @@ def next_game(settings: Settings, state: GameState, ruleset: str | None,
                        RECORD_VERSION, commitment)
 
 
-Action = c.Command | Query | DigestRequest | NewGameRequest | AudienceRequest
+Action = c.Command | Query | DigestRequest | NewGameRequest | AudienceRequest | DigestChoice
 """What one command of a message becomes: an engine command, a question, or the digest."""
 
 

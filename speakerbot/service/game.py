@@ -27,6 +27,7 @@ from speakerbot.service import desk, intake, processing, speaker, ticks
 from speakerbot.service.confirmations import next_request_due
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 from speakerbot.service.deps import Entropy, FromDeps, game_deps, now_utc
+from speakerbot.service.digests import next_due
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import Processed, Received, ServiceError
 from speakerbot.service.unit_of_work import (
@@ -176,7 +177,7 @@ class GameService(AbstractContextManager["GameService"]):
                       may_send=may_send).send_due(sender, everything=everything)
 
     def next_wakes(self) -> dict[str, datetime | None]:
-        """When the daemon must next wake: deadline, outbox try, retry, request, gathering."""
+        """When the daemon must next wake: deadline, outbox, retry, request, gathering, digest."""
         return self.look()[1]
 
     def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
@@ -185,9 +186,8 @@ class GameService(AbstractContextManager["GameService"]):
             return self._mark(session)
 
     def _mark(self, session: Session) -> tuple[int, datetime | None, datetime | None]:
-        store = self.store
-        return (store.last_event_seq(session), store.next_outbox_attempt(session),
-                store.earliest_pending(session))
+        return (self.store.last_event_seq(session), self.store.next_outbox_attempt(session),
+                self.store.earliest_pending(session))
 
     def look(self) -> tuple[tuple[int, datetime | None, datetime | None],
                             dict[str, datetime | None]]:
@@ -198,7 +198,8 @@ class GameService(AbstractContextManager["GameService"]):
             return mark, {"deadline": deadline, "outbox": mark[1],
                           "inbound-retry": store.next_inbound_retry(session),
                           "confirm-request": next_request_due(self.deps, session),
-                          "gathering": store.next_gathering(session)}
+                          "gathering": store.next_gathering(session),
+                          "daily-digests": next_due(self.deps, session)}
 
     def mail_due(self) -> bool:
         """Whether a stored message is due to be processed now (new, or its retry is due)."""

@@ -42,7 +42,9 @@ def send_gathered(deps: Deps) -> int:
                 [read_part(identity, row.raw, row.created_at) for row in rows],
                 _everyone(rows), f"gathered:{rows[0].id}",
                 limit=deps.settings.limits.public_per_hour)
-            uow.record([], state, [outgoing], gather=False)
+            # The digest readers kept copies of the parts: the gathering is not theirs too.
+            covered = deps.store.digest_copies_of(uow.session, [row.message_id for row in rows])
+            uow.record([], state, [outgoing], gather=False, covered=covered)
             into = message_id_for(identity, f"{state.game_id}|{outgoing.key}")
             deps.store.mark_merged(uow.session, [row.id for row in rows], into)
     return len(rows)

@@ -1,5 +1,7 @@
 """Mail about observing from an address that is no player: OBSERVE and UNOBSERVE, by a code.
 
+An observer's DIGEST ON or OFF is taken here too (:func:`take_digest_choice`).
+
 What an observer is, and the answers a player or a confirmed message gets, are in
 :mod:`speakerbot.service.observing`; this stage comes after the confirmations, whose
 request for a code OBSERVE always takes.
@@ -10,10 +12,11 @@ from __future__ import annotations
 from speakerbot.adapters.store import InboundRow
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.intake import Reading
-from speakerbot.mail.outbound.compose import Outgoing
+from speakerbot.mail.outbound.compose import Outgoing, wrap
 from speakerbot.service.answering import answer_stranger, send_stranger
 from speakerbot.service.confirmations import hold
 from speakerbot.service.deps import Deps
+from speakerbot.service.digests import choose
 from speakerbot.service.observing import AUDIENCE, has_room
 from speakerbot.service.policy import routes_to_game
 from speakerbot.service.reading import is_known
@@ -80,3 +83,29 @@ def short_answer(deps: Deps, batch: Batch, row: InboundRow, sender: str, text: s
     """Send an address that is no player one short line, within the stranger's daily mail."""
     send_stranger(deps, batch, row, Outgoing("stranger", (sender,), subject, text + "\n",
                                              f"audience:{row.message_id}:{row.id}"))
+
+
+def take_digest_choice(deps: Deps, batch: Batch, row: InboundRow, reading: Reading, *,
+                       trusted: bool) -> bool:
+    """Take an observer's DIGEST ON or OFF; False: not one.
+
+    Only from authenticated (or confirmed) mail: a forger must not change how an observer
+    gets the game. The last DIGEST line is the observer's wish; other lines are not read.
+    """
+    mail, parsed = reading.mail, reading.commands
+    sender = mail.sender or ""
+    wanted = [cmd for cmd in parsed.commands if isinstance(cmd, lang.DigestMode)]
+    if not wanted or is_known(deps.settings, batch.state, sender) or \
+            sender not in deps.store.observers(batch.uow.session):
+        return False
+    if parsed.errors or mail.problem:
+        answer_stranger(deps, batch, row, mail)
+    elif not trusted:
+        short_answer(deps, batch, row, sender, "DIGEST needs mail your provider "
+                     "authenticates; nothing changes.", "Digest mode unchanged")
+    else:
+        said = choose(deps, batch.uow.session, batch.state, sender, wanted[-1].on,
+                      row.received_at)
+        short_answer(deps, batch, row, sender, wrap(said), "Digest mode")
+    batch.note, batch.reason = batch.note or "an observer's DIGEST", "audience"
+    return True

@@ -21,7 +21,7 @@ from speakerbot.service.applying import apply_trusted
 from speakerbot.service.bounces import bounce_in, count_bounce, heard_from
 from speakerbot.service.confirmations import confirmations, hold, release_held
 from speakerbot.service.deps import Deps
-from speakerbot.service.observer_mail import take_request
+from speakerbot.service.observer_mail import take_digest_choice, take_request
 from speakerbot.service.policy import (
     DEFERRED,
     NEEDS_NO_TRUST,
@@ -204,8 +204,9 @@ def take(deps: Deps, batch: Batch, row: InboundRow, reading: Reading) -> None:
     if confirmed and needs_no_reply(batch, parsed):
         batch.note = "a confirmation"
         return  # each message it released has had its own reply
-    if take_request(deps, batch, row, reading, trusted=trusted):
-        return  # an address that is no player asks to observe, or to stop
+    if take_request(deps, batch, row, reading, trusted=trusted) or \
+            take_digest_choice(deps, batch, row, reading, trusted=trusted):
+        return  # an address that is no player asks to observe, or to stop, or for digests
     known = is_known(deps.settings, batch.state, sender)
     if not known and not joining and not (confirmed and not wanting):
         answer_stranger(deps, batch, row, mail)

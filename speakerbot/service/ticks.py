@@ -12,6 +12,7 @@ from speakerbot.service.additions import announce_additions
 from speakerbot.service.answering import queue_digest, tell_host_set_aside
 from speakerbot.service.confirmations import ask_waiting
 from speakerbot.service.deps import Deps
+from speakerbot.service.digests import send_digests
 from speakerbot.service.gathering import send_gathered
 from speakerbot.service.handwork import remind_host_of_handwork
 from speakerbot.service.policy import TICK_BUDGET
@@ -44,6 +45,8 @@ def tick(deps: Deps, now: datetime | None = None, *, additions: bool = True) -> 
     tell_host_set_aside(deps)
     remind_host_of_handwork(deps)
     send_gathered(deps)
+    # After the gathering: it leaves out the readers who hold copies of its parts.
+    send_digests(deps)
     ask_waiting(deps)
     return events
 

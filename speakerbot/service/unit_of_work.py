@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import hmac
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -106,11 +106,12 @@ class UnitOfWork:
 
     def record(self, events: Sequence[e.Event], state: GameState,
                outgoing: Sequence[Outgoing], *, inbound_id: int | None = None,
-               gather: bool = True) -> None:
+               gather: bool = True, covered: Collection[str] = ()) -> None:
         """Append events and queue their messages, in this transaction.
 
         Public mail beyond the hour's limit is kept to be gathered (``gather``: unless it
-        is the gathering itself).
+        is the gathering itself). ``covered``: addresses left out of the public messages,
+        for they have what these hold already (a gathering's parts, kept for their digest).
         """
         deps = self.deps
         if events:
@@ -135,7 +136,7 @@ class UnitOfWork:
                 deps.store.no_longer_observers(self.session, joined)
         now = deps.clock()
         for message in outgoing:
-            self._queue(message, state, now, inbound_id, gather)
+            self._queue(message, state, now, inbound_id, gather, covered)
 
     def luck(self) -> SeededDraws:
         """Return the source of this transaction's draws, with the record's head as found.
@@ -203,7 +204,7 @@ class UnitOfWork:
                                          seed.hex(), now=event.at)
 
     def _queue(self, message: Outgoing, state: GameState, now: datetime,
-               inbound_id: int | None, gather: bool) -> None:
+               inbound_id: int | None, gather: bool, covered: Collection[str] = ()) -> None:
         """Compose one message and queue it (an answer that cannot be written is dropped)."""
         # The game's own id makes Message-IDs unique across games on one address.
         keyed = dataclasses.replace(message, key=f"{state.game_id}|{message.key}")
@@ -222,18 +223,34 @@ class UnitOfWork:
             if message.public and gather else None
         recipients: tuple[str, ...] = message.recipients
         observers: tuple[str, ...] = ()
+        digest: tuple[str, ...] = ()
         if message.public:
             # The observers of the moment it is published; the outbox leaves out any who
             # stop before it goes.
             observers = tuple(address for address in self.deps.store.observers(self.session)
                               if address not in recipients)
-            recipients = (*recipients, *observers)
+            recipients, digest = self._for_digests((*recipients, *observers), covered)
+            if not recipients and not digest:
+                return  # everyone has it already, in what a digest keeps for them
         self.queued.append(OutgoingMail(
             message_id, identity.address, recipients, raw, message.kind,
             inbound_id, now, priority=1 if message.kind in ANSWER_KINDS else 0,
-            gathered_until=held, topic=message.topic, observers=observers,
+            gathered_until=held, topic=message.topic, observers=observers, digest=digest,
         ))
         self._count_queued(message, now)
+
+    def _for_digests(self, recipients: Sequence[str], covered: Collection[str],
+                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Split a public message's recipients: those sent it now, those kept a copy.
+
+        A digest reader (DIGEST ON) is kept a copy for the day's digest instead of sent the
+        message; an address ``covered`` is neither. Read at every public message, as the
+        observers are: a DIGEST command earlier in the transaction counts already.
+        """
+        readers = self.deps.store.digest_readers(self.session)
+        wanted = [address for address in recipients if address not in covered]
+        return (tuple(address for address in wanted if address not in readers),
+                tuple(address for address in wanted if address in readers))
 
     def _held_until(self, now: datetime, *, counted: bool = True) -> datetime | None:
         """Return until when a public message queued ``now`` is kept (None: it goes now).

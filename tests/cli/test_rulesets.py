@@ -109,3 +109,9 @@ def test_the_presets_ship_inside_the_wheel(tmp_path: Path) -> None:
     result = run("rulesets", "show", "rurru", cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert parse_show(result.stdout)[0][2].startswith("All players must always abide by the rurrus")
+    # The example configuration ships too: a host copies it with ``config example``.
+    assert "speakerbot/_shipped/config/speakerbot.example.toml" in names
+    example = run("config", "example", cwd=tmp_path, env=env)
+    assert example.returncode == 0, example.stderr
+    assert example.stdout == (ROOT / "config" / "speakerbot.example.toml").read_text(
+        encoding="utf-8")

@@ -126,7 +126,7 @@ def test_migrations_create_exactly_what_the_models_declare(store: Store) -> None
             conn, opts={"compare_type": True, "compare_server_default": True}
         )
         assert compare_metadata(context, Base.metadata) == []
-        assert context.get_current_revision() == "0007"
+        assert context.get_current_revision() == "0008"
 
 
 def test_the_readings_migration_keeps_older_mail_unread(store_url: str) -> None:

@@ -53,12 +53,16 @@ def make_settings(folder: Path, ruleset: str, *, list_address: str | None = None
                   mechanics: Mapping[str, Any] | None = None,
                   auth: Mapping[str, Any] | None = None,
                   site: Mapping[str, Any] | None = None,
-                  open_registration: bool = True) -> Settings:
-    """Build checked settings for a game whose database lives in ``folder``."""
+                  open_registration: bool = True,
+                  game_keys: Mapping[str, Any] | None = None) -> Settings:
+    """Build checked settings for a game whose database lives in ``folder``.
+
+    ``game_keys``: more keys of [game] (``digest_time``, ``timezone``...).
+    """
     game: dict[str, Any] = {
         "name": NAME, "ruleset": ruleset, "address": GAME, "speaker": SPEAKER,
         "speaker_name": "Chuck", "admin_password": PASSWORD,
-        "open_registration": open_registration,
+        "open_registration": open_registration, **dict(game_keys or {}),
     }
     if list_address is not None:
         game["list"] = list_address

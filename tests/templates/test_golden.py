@@ -35,6 +35,7 @@ from speakerbot.engine import events as e
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.translate import (
     AudienceRequest,
+    DigestChoice,
     DigestRequest,
     NewGameRequest,
     Query,
@@ -146,7 +147,8 @@ class Script:
         ok = not errors
         for command in parsed.commands if ok else ():
             action = translate(command, sender)
-            assert not isinstance(action, DigestRequest | NewGameRequest | AudienceRequest)
+            assert not isinstance(action, DigestRequest | NewGameRequest | AudienceRequest
+                                  | DigestChoice)
             if isinstance(action, Query):
                 queries.append(action)
                 continue
@@ -459,6 +461,7 @@ def service_notices(renderer: RecordingRenderer, folder: Path) -> list[Sent]:
         notices += notice_without_password(renderer, folder / "no-password")
         notices += first_week_answers(renderer, folder / "first-week")
         notices += welcome_by_the_host(renderer, folder / "welcome")
+        notices += daily_digest(renderer, folder / "daily-digest")
     finally:
         game.close()
     sent = []
@@ -523,6 +526,36 @@ def first_week_answers(renderer: RecordingRenderer, folder: Path) -> list[mailga
         replies = [mail for received in asked for mail in game.replies_to(received.message_id)]
         game.send("olive@watchers.example", "OBSERVE", "")
         return replies + [mail for mail in game.outbox() if mail.row.kind == "confirm"]
+
+
+def daily_digest(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:
+    """A player's daily digest (DIGEST ON): a distribution and its results, as one MIME
+    digest at 18:00; its golden body is the digest's first part, then each message it holds
+    as a mail client shows it (issue 39)."""
+    with service_game(renderer, folder, game_keys={"handwork_reminder": ""}) as game:
+        game.send(mailgame.ALICE, "digest please", "DIGEST ON\n")
+        game.send(mailgame.BOB, "PROPOSE: Three days",
+                  'Amend Rule 205 by replacing "one week" with "three days".\n')
+        for voter in (mailgame.ALICE, mailgame.BOB):
+            game.send(voter, "vote", "VOTE 301 FOR\n")
+        game.clock.now += timedelta(minutes=5)
+        game.service.speaker_command(c.CloseVote(mailgame.SPEAKER, 301))
+        start = len(game.outbox())
+        game.clock.now = game.clock.now.replace(hour=18, minute=0)
+        game.service.tick()
+        return [replace(mail, body=_with_enclosed(mail)) for mail in game.outbox()[start:]]
+
+
+def _with_enclosed(mail: mailgame.Mail) -> str:
+    """Return a digest's text, then each message/rfc822 part: its headers and its text."""
+    shown = [mail.body]
+    for part in mail.message.walk():
+        if part.get_content_type() == "message/rfc822":
+            inner = part.get_content()
+            text = inner.get_body(("plain",)).get_content().replace("\r\n", "\n")
+            shown.append(f"\n--- message/rfc822 ---\nSubject: {inner['Subject']}\n"
+                         f"Date: {inner['Date']}\n\n{text}")
+    return "".join(shown)
 
 
 def welcome_by_the_host(renderer: RecordingRenderer, folder: Path) -> list[mailgame.Mail]:

@@ -29,6 +29,7 @@ from speakerbot.adapters.store.database import (
     shared_engine,
     sqlite_url,
 )
+from speakerbot.adapters.store.digests import HeldCopy
 from speakerbot.adapters.store.inbound import InboundStore
 from speakerbot.adapters.store.namespaces import move_main_game
 from speakerbot.adapters.store.outbox import OutboxStore
@@ -70,6 +71,7 @@ __all__ = [
     "ConfirmationRow",
     "Event",
     "EventLinks",
+    "HeldCopy",
     "Inbound",
     "InboundItem",
     "InboundRow",

@@ -11,18 +11,13 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
-from speakerbot.adapters.store.database import StoreBase
+from speakerbot.adapters.store.digests import DigestStore
 from speakerbot.adapters.store.rows import OutboxRow, OutboxSummary, OutgoingMail, aware, outbox_row
-from speakerbot.adapters.store.schema import Outbox, row_in_status
+from speakerbot.adapters.store.schema import FOR_DIGEST, GATHERED, MERGED, Outbox, row_in_status
 from speakerbot.addresses import as_compared
 
-GATHERED = "gathered"
-"""The status of a message kept to be gathered with others into one; never sent itself."""
-MERGED = "merged"
-"""The status of a gathered message once its gathering is queued."""
 
-
-class OutboxStore(StoreBase):
+class OutboxStore(DigestStore):
     """The outbox: queued mail, delivery attempts, retries and give-ups."""
 
     def enqueue(self, session: Session, mail: OutgoingMail) -> None:
@@ -38,12 +33,15 @@ class OutboxStore(StoreBase):
             session.connection().execute(
                 statements.insert_ignoring_conflicts(self._dialect, Outbox, "message_id"),
                 [self._outbox_values(mail) for mail in mails])
+            self.keep_digest_copies(session, mails)
 
     @staticmethod
     def _outbox_values(mail: OutgoingMail) -> dict[str, Any]:
         aware(mail.created_at, "created_at")
-        if not mail.recipients:
+        if not mail.recipients and not mail.digest:
             raise ValueError(f"outgoing message {mail.message_id} has no recipients")
+        status = FOR_DIGEST if not mail.recipients else "pending" \
+            if mail.gathered_until is None else GATHERED
         return {
             "message_id": mail.message_id,
             "mail_from": mail.mail_from,
@@ -54,7 +52,7 @@ class OutboxStore(StoreBase):
             "observers": list(mail.observers) or None,
             "inbound_id": mail.inbound_id,
             "created_at": mail.created_at,
-            "status": "pending" if mail.gathered_until is None else GATHERED,
+            "status": status,
             "attempts": 0,
             "next_attempt_at": mail.created_at if mail.gathered_until is None
             else mail.gathered_until,
@@ -263,6 +261,7 @@ class OutboxStore(StoreBase):
         still goes (without List-Unsubscribe), and is not left out as theirs who stopped.
         """
         gone = set(addresses)
+        self.digest_copies_not_observed(session, addresses)
         # Only the ids and the lists are read: a backlog's bodies stay where they are.
         rows = session.execute(select(Outbox.id, Outbox.observers).where(
             Outbox.status.in_(("pending", GATHERED)), Outbox.observers.is_not(None)))

@@ -155,7 +155,11 @@ class OutgoingMail(OutboxMail):
     """What a public message is about, when ``speakerbot status`` counts it apart:
     ``results`` or ``distribution`` (None: anything else)."""
     observers: tuple[str, ...] = ()
-    """The observers among ``recipients`` (their copy carries List-Unsubscribe)."""
+    """The observers among ``recipients`` (their copy carries List-Unsubscribe), and among
+    ``digest``."""
+    digest: tuple[str, ...] = ()
+    """The digest readers of a public message: not sent to, but each kept a copy for its
+    next digest (``recipients`` may then be empty)."""
 
 
 @dataclass(frozen=True)

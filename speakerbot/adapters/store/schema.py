@@ -33,6 +33,14 @@ PENDING_INBOUND = ("new", "retry")
 FINAL_INBOUND = ("processed", "skipped", "unconfirmed")
 """The statuses an inbound message may be marked with once it is handled."""
 
+GATHERED = "gathered"
+"""The status of a message kept to be gathered with others into one; never sent itself."""
+MERGED = "merged"
+"""The status of a gathered message once its gathering is queued."""
+FOR_DIGEST = "for-digest"
+"""The status of a public message every addressee of which reads digests: never sent itself,
+kept for its copies (``digest_copies``)."""
+
 
 class AlreadyRunning(RuntimeError):
     """Another speakerbot daemon holds the daemon lock of this database."""
@@ -228,6 +236,34 @@ class Observer(Base):
 
     address: Mapped[str] = mapped_column(Text, primary_key=True)
     since: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class DigestReader(Base):
+    """An address that chose DIGEST ON: its public mail comes once a day, in one digest."""
+
+    __tablename__ = "digest_readers"
+
+    address: Mapped[str] = mapped_column(Text, primary_key=True)
+    since: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class DigestCopy(Base):
+    """One digest reader's copy of a public message, kept for the reader's next digest.
+
+    The message's bytes stay in the outbox (``message_id``); the copy is deleted in the
+    transaction that queues the digest holding it, so that it is held once and sent once.
+    """
+
+    __tablename__ = "digest_copies"
+    __table_args__ = (UniqueConstraint("message_id", "address"),
+                      Index("ix_digest_copies_queued_at", "queued_at"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[str] = mapped_column(Text)
+    address: Mapped[str] = mapped_column(Text)
+    # An observer's copy is left out of the digest once the address stops observing.
+    observer: Mapped[bool] = mapped_column(Boolean)
+    queued_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class BounceMark(Base):

@@ -49,7 +49,16 @@ class AudienceRequest:
     observe: bool
 
 
-Translated = c.Command | Query | DigestRequest | NewGameRequest | AudienceRequest
+@dataclass(frozen=True)
+class DigestChoice:
+    """DIGEST ON (``on``) or DIGEST OFF: the service keeps who reads digests, not the engine."""
+
+    line: int
+    on: bool
+
+
+Translated = (c.Command | Query | DigestRequest | NewGameRequest | AudienceRequest
+              | DigestChoice)
 
 
 def translate(command: lang.Command, sender: str) -> Translated:
@@ -110,6 +119,8 @@ def _translate_player(command: lang.Command, sender: str) -> Translated:
             return c.Join(sender, name)
         case lang.Observe() | lang.Unobserve():
             return AudienceRequest(command.line, isinstance(command, lang.Observe))
+        case lang.DigestMode(on=on):
+            return DigestChoice(command.line, on)
     raise TypeError(f"no translation for {command!r}")
 
 

@@ -182,6 +182,14 @@ class Unobserve(CommandBase):
 
 
 @dataclass(frozen=True)
+class DigestMode(CommandBase):
+    """``DIGEST ON`` / ``DIGEST OFF``: the game's public mail once a day in one digest, or not."""
+
+    on: bool
+    verb: ClassVar[str] = "DIGEST"
+
+
+@dataclass(frozen=True)
 class Status(CommandBase):
     """``STATUS``."""
 
@@ -465,7 +473,7 @@ AdminCommand: TypeAlias = (
 Command: TypeAlias = (
     Join | Vote | Propose | Cfj | Judgement | Consent | ConsentTurn | Refuse | Overrule
     | Forfeit | Confirm | Status | Rules | Scores | Help | Show | History
-    | Observe | Unobserve
+    | Observe | Unobserve | DigestMode
     | AdminCommand
     | Revise | CallVote | Debate
     | Absent | Back

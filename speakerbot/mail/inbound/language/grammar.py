@@ -104,6 +104,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "the Speaker sends", "anyone", heads.bare(Observe), bare=True),
     CommandSpec("UNOBSERVE", "", "stop following the game (also as the Subject alone)",
                 "anyone", heads.bare(Unobserve), bare=True),
+    CommandSpec("DIGEST", "ON|OFF",
+                "DIGEST ON: get the game's public mail once a day, in one digest at the hour "
+                "the game sets, instead of each message as it is sent (replies, requests and "
+                "reminders still come at once); DIGEST OFF: each message again",
+                "anyone", pace.digest_mode, example="DIGEST ON", prose=pace.digest_is_prose),
     CommandSpec("STATUS", "", "get the state of the game: open proposals, CFJs, deadlines",
                 "anyone", heads.bare(Status), bare=True),
     CommandSpec("RULES", "", "get the current ruleset", "anyone", heads.bare(Rules), bare=True),
@@ -179,7 +184,7 @@ def near_candidates(key: str) -> tuple[tuple[CommandSpec, str], ...]:
 NOT_TYPOS: frozenset[str] = frozenset(
     {
         "JOHN", "JOAN", "JOINT", "COIN", "LOIN", "HELL", "HELD", "HELM", "YELP",
-        "ROLES", "RULED", "RULER", "STATUE", "SCORED", "STORES",
+        "ROLES", "RULED", "RULER", "STATUE", "SCORED", "STORES", "DIGESTS", "DIVEST",
     }
 )  # fmt: skip
 """Real words one edit from a keyword that are never reported as a mistyped keyword."""

@@ -1,6 +1,7 @@
-"""The heads of the pace lines: absences, and the host's pause, absence and skip actions.
+"""The heads of the pace lines: absences, digests, and the host's pause, absence and skip.
 
-``ABSENT UNTIL``, ``BACK``; ``ADMIN PAUSE``, ``ADMIN RESUME``, ``ADMIN ABSENT``, ``ADMIN SKIP``.
+``ABSENT UNTIL``, ``BACK``, ``DIGEST ON|OFF``; ``ADMIN PAUSE``, ``ADMIN RESUME``,
+``ADMIN ABSENT``, ``ADMIN SKIP``.
 """
 
 from __future__ import annotations
@@ -84,3 +85,22 @@ def admin_absent(line: int, rest: str) -> Outcome:
                 f"{tokens.shown(match.group('date'))}; {_ADMIN_ABSENT_EXAMPLE}")
     return plan(commands.AdminAbsent(line, tokens.player(match.group("who")), until,
                              _reason(match.group("reason"))))
+
+
+_DIGEST_MODES = {"ON": True, "OFF": False}
+
+
+def digest_mode(line: int, rest: str) -> Outcome:
+    """Read ``DIGEST ON`` or ``DIGEST OFF``."""
+    words = rest.split()
+    on = _DIGEST_MODES.get(tokens.word(words[0])) if len(words) == 1 else None
+    if on is None:
+        return ("DIGEST needs ON or OFF: DIGEST ON for the public mail once a day in one "
+                "digest, DIGEST OFF for each message as it is sent")
+    return plan(commands.DigestMode(line, on))
+
+
+def digest_is_prose(rest: str) -> bool:
+    """DIGEST followed by anything but ON or OFF is a sentence ("Digest of the week: ...")."""
+    words = rest.split()
+    return bool(words) and tokens.word(words[0]) not in _DIGEST_MODES
