@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from speakerbot.engine import GameState
 from speakerbot.mail.outbound.compose import Outgoing
 from speakerbot.mail.outbound.handwork import finishing_line, open_items
+from speakerbot.mail.outbound.notice import AT_THE_DESK, BY_MAIL, channel_words
 from speakerbot.service.deps import Deps
 from speakerbot.service.unit_of_work import open_unit
 
@@ -33,10 +34,13 @@ def remind_host_of_handwork(deps: Deps) -> None:
         if not _due(state, deps.store.get_meta(_REMINDED, uow.session), period, now):
             return
         items = open_items(state)
-        lines = [finishing_line(item.item, item.proposal, item.words, item.rules)
+        # The commands the host has: ADMIN by mail only where an admin password is set.
+        via = BY_MAIL if deps.announcer.admin_by_mail else AT_THE_DESK
+        lines = [finishing_line(item.item, item.proposal, item.words, item.rules, via=via)
                  for item in items]
         body = deps.replies.renderer.render("speaker_notice.txt", game=state,
-                                            identity=deps.identity, lines=lines)
+                                            identity=deps.identity, lines=lines,
+                                            channel=channel_words(via))
         subject = (f"Still left to the Speaker: {len(items)} item"
                    + ("s" if len(items) > 1 else ""))
         uow.record([], state, [Outgoing("notice", (deps.settings.game.speaker,), subject,

@@ -55,3 +55,16 @@ def test_a_message_with_a_line_not_understood_is_applied_not_at_all(
     assert "line 2: VOET 301 AGAINST" in reply and "did you mean VOTE?" in reply
     assert game.state().proposals[301].ballots == {}
     assert game.stop() == 0
+
+
+def test_plain_words_get_the_exact_command_back_and_change_nothing(
+        make_game: MakeGame) -> None:
+    game = _with_301(make_game)
+    events = len(list(game.events()))
+    game.send(BOB, "my vote", "I vote against 301.\nCheers, Bob\n")
+    reply = _flat(body_of(game.wait_subject("Re: my vote", to=BOB)))
+    assert "Your message held no commands, so nothing was done" in reply
+    assert "line 1: I vote against 301. VOTE 301 AGAINST" in reply
+    assert game.state().proposals[301].ballots == {}
+    assert len(list(game.events())) == events  # nothing recorded
+    assert game.stop() == 0

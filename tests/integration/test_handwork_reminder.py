@@ -47,6 +47,8 @@ def test_the_host_is_reminded_once_a_day_while_an_item_is_open(tmp_path: Path) -
         assert "Still left to the Speaker: 1 item" in reminder.subject
         body = " ".join(reminder.body.split())
         assert "Item 1 (proposal 301): “Tea” (to finish it: ADMIN DONE 1 <reason>)" in body
+        # The MailGame's host has an admin password: ADMIN by mail is the host's channel.
+        assert "Send these commands by mail from the Speaker's address" in body
         _later(game, timedelta(hours=12))
         assert len(_reminders(game)) == 1  # once a day, not at every tick
         _later(game, timedelta(hours=12))
