@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from speakerbot.adapters.store import InboundRow
@@ -125,12 +126,24 @@ def process_due(uow: UnitOfWork, deps: Deps) -> None:
 
 def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,
                    earlier: tuple[datetime | None] | None = None) -> Processed:
-    """Process one message in the transaction in hand.
+    """Process one message in the transaction in hand; log who sent what, and its outcome.
 
     ``earlier``: when the oldest other message still waiting was received, if the
     caller knows (in a 1-tuple; None: ask the store).
     """
+    started = time.monotonic()
     reading = reading_in(uow, deps, row)
+    processed = _handle(uow, deps, row, reading, earlier)
+    if processed.status != DEFERRED:  # a deferred message is read again, and logged then
+        verbs = [command.verb for command in reading.commands.commands]
+        log.info("inbound message %s from <%s>: %s; %s in %d ms", row.id,
+                 reading.mail.sender or "", ", ".join(dict.fromkeys(verbs)) or "no command",
+                 processed.status, (time.monotonic() - started) * 1000)
+    return processed
+
+
+def _handle(uow: UnitOfWork, deps: Deps, row: InboundRow, reading: Reading,
+            earlier: tuple[datetime | None] | None) -> Processed:
     mail = reading.mail
     deps.crashpoints.reach("processing", mail.subject)
     received = row.received_at

@@ -10,6 +10,7 @@ failing is set aside and the Speaker is told.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from collections.abc import Iterator
@@ -611,3 +612,15 @@ def test_a_command_on_a_proposal_a_refused_propose_was_to_make_names_that_line(
     assert "Nothing in your message was done: each of its commands was refused." in flat
     assert ("Refused: there is no proposal 301. STATUS lists the open proposals. It may "
             "depend on line 1 (PROPOSE Tea), which was refused.") in flat
+
+
+def test_every_message_processed_gets_one_log_line_with_who_what_outcome_and_time(
+        game: MailGame, caplog: pytest.LogCaptureFixture) -> None:
+    # Issue 40: a message processed without trouble got no log line at all.
+    with caplog.at_level(logging.INFO, logger="speakerbot.service"):
+        received = game.send(BOB, "votes", "VOTE 301 FOR\nSTATUS\n")
+    lines = [record.getMessage() for record in caplog.records
+             if record.getMessage().startswith(f"inbound message {received.inbound_id} ")]
+    assert len(lines) == 1
+    assert re.fullmatch(rf"inbound message {received.inbound_id} from <{re.escape(BOB)}>: "
+                        r"VOTE, STATUS; processed in \d+ ms", lines[0]), lines
