@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from tests.integration.conftest import db_url_on
 from tests.integration.game_harness import MakeGame, RunningGame, body_of, subject_of
+from tests.support.digests import enclosed
 from tests.support.patience import patience, period
 
 ALICE, BOB = "alice@nomic.test", "bob@nomic.test"
@@ -36,16 +37,7 @@ def _set_digest_time(game: RunningGame, when: datetime) -> None:
 
 def _enclosed(message: EmailMessage) -> list[EmailMessage]:
     """Return the messages a MIME digest holds, in order."""
-    assert message.get_content_type() == "multipart/mixed"
-    [digest] = [part for part in message.iter_parts()
-                if part.get_content_type() == "multipart/digest"]
-    found = []
-    for part in digest.iter_parts():
-        assert part.get_content_type() == "message/rfc822"
-        inner = part.get_content()
-        assert isinstance(inner, EmailMessage)
-        found.append(inner)
-    return found
+    return enclosed(message)
 
 
 def test_a_reader_gets_one_digest_of_a_distribution_and_a_result_and_no_copies(

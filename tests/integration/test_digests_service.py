@@ -21,6 +21,7 @@ from speakerbot.config import parse_settings
 from speakerbot.engine import commands as c
 from speakerbot.service import ServiceError
 from speakerbot.service.digests import choose_at_desk, last_moment, next_moment
+from tests.support.digests import enclosed as enclosed_in
 from tests.support.mailgame import ALICE, BOB, CAROL, SPEAKER, T0, Mail, MailGame
 
 OLIVE = "olive@watchers.example"
@@ -45,16 +46,7 @@ def to(game: MailGame, address: str, start: int = 0) -> list[Mail]:
 
 def enclosed(mail: Mail) -> list[EmailMessage]:
     """Return the messages a digest holds, in order (each a message/rfc822 part)."""
-    assert mail.message.get_content_type() == "multipart/mixed"
-    [digest] = [part for part in mail.message.iter_parts()
-                if part.get_content_type() == "multipart/digest"]
-    found = []
-    for part in digest.iter_parts():
-        assert part.get_content_type() == "message/rfc822"
-        inner = part.get_content()
-        assert isinstance(inner, EmailMessage)
-        found.append(inner)
-    return found
+    return enclosed_in(mail.message)
 
 
 def subjects(messages: list[EmailMessage]) -> list[str]:
