@@ -125,9 +125,11 @@ def parse_games(data: Mapping[str, Any], path: Path,
     auth = sections.auth(check, tables.auth)
     site = sections.site(check, tables.site)
     workers = sections.workers(check, tables.workers)
+    metrics = sections.metrics(check, tables.metrics)
     return Games(path, tuple(
         Settings(path, part.game, part.mechanics, limits, database, imap, lmtp, smtp, auth,
-                 site, imap_missing + smtp_missing, game_id=part.game_id, workers=workers)
+                 site, imap_missing + smtp_missing, game_id=part.game_id, workers=workers,
+                 metrics=metrics)
         for part, (imap, imap_missing) in zip(own, imaps, strict=True)
     ), named=not isinstance(tables.games, UnsetType))
 

@@ -211,6 +211,18 @@ class WorkersSettings:
 
 
 @dataclass(frozen=True)
+class MetricsSettings:
+    """The [metrics] section: where ``speakerbot run`` serves /metrics and /healthz.
+
+    ``host`` and ``port``: the address to listen on; ``host`` None when nothing is served
+    (the default).
+    """
+
+    host: str | None = None
+    port: int = 9464
+
+
+@dataclass(frozen=True)
 class Settings:
     """One game's whole configuration, checked; ``mechanics`` holds the overrides as written.
 
@@ -233,6 +245,7 @@ class Settings:
     # The game's id: it keys the game in the database, its archive folder and --game.
     game_id: str = DEFAULT_GAME_ID
     workers: WorkersSettings = WorkersSettings()
+    metrics: MetricsSettings = MetricsSettings()
 
     def require_mail(self) -> None:
         """Raise the first missing value of the mail sections, if any."""

@@ -44,6 +44,7 @@ __all__ = [
     "ImapTable",
     "LimitsTable",
     "LmtpTable",
+    "MetricsTable",
     "SiteTable",
     "SmtpTable",
     "WorkersTable",
@@ -195,6 +196,12 @@ class SiteTable(Struct, forbid_unknown_fields=True, frozen=True):
     url: str | UnsetType = UNSET
 
 
+class MetricsTable(Struct, forbid_unknown_fields=True, frozen=True):
+    """[metrics]: where ``speakerbot run`` serves /metrics and /healthz ("" for nowhere)."""
+
+    listen: str = ""
+
+
 class WorkersTable(Struct, forbid_unknown_fields=True, frozen=True):
     """[workers]: how the ``speakerbot run`` processes share the games."""
 
@@ -218,14 +225,15 @@ class FileTables(Struct, forbid_unknown_fields=True, frozen=True):
     smtp: SmtpTable | UnsetType = UNSET
     site: SiteTable = SiteTable()
     workers: WorkersTable = WorkersTable()
+    metrics: MetricsTable = MetricsTable()
 
 
 _SECTION_ORDER = ("game", "mechanics", "limits", "auth", "database", "imap", "lmtp", "smtp",
-                  "site", "workers")
+                  "site", "workers", "metrics")
 _TABLES: dict[str, type[Struct]] = {
     "game": GameTable, "limits": LimitsTable, "auth": AuthTable, "database": DatabaseTable,
     "imap": ImapTable, "lmtp": LmtpTable, "smtp": SmtpTable, "site": SiteTable,
-    "workers": WorkersTable,
+    "workers": WorkersTable, "metrics": MetricsTable,
 }
 
 KEYS: dict[str, tuple[str, ...]] = {

@@ -27,6 +27,7 @@ from speakerbot.config.records import (
     GameSettings,
     LimitsSettings,
     LmtpConfig,
+    MetricsSettings,
     MissingValue,
     SiteSettings,
     WorkersSettings,
@@ -38,6 +39,7 @@ from speakerbot.config.schema import (
     ImapTable,
     LimitsTable,
     LmtpTable,
+    MetricsTable,
     SiteTable,
     SmtpTable,
     WorkersTable,
@@ -45,7 +47,8 @@ from speakerbot.config.schema import (
 )
 from speakerbot.presets import PresetError, is_ruleset_file, preset_names, read_ruleset_file
 
-__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "site", "smtp", "workers"]
+__all__ = ["auth", "database", "game", "imap", "limits", "lmtp", "metrics", "site", "smtp",
+           "workers"]
 
 _IMAP_PORTS: dict[str, int] = {"ssl": 993, "starttls": 143, "none": 143}
 _SMTP_PORTS: dict[str, int] = {"ssl": 465, "starttls": 587, "none": 25}
@@ -282,3 +285,17 @@ def _security(check: Checker, section: str, value: str) -> Security:
 def workers(check: Checker, table: WorkersTable) -> WorkersSettings:
     """Build [workers]: a lease of a second (for tests) to ten minutes."""
     return WorkersSettings(lease=check.duration("workers", "lease", table.lease, 1, 600))
+
+
+def metrics(check: Checker, table: MetricsTable) -> MetricsSettings:
+    """Build [metrics]: ``listen`` as ``host:port`` (``[::1]:port`` for IPv6), or "" for off."""
+    listen = table.listen.strip()
+    if not listen:
+        return MetricsSettings()
+    host, colon, port = listen.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or any(c.isspace() for c in host) or not port.isdigit() \
+            or not 1 <= int(port) <= 65535:
+        raise check.fail("metrics", "listen", f"expected host:port (such as "
+                         f"\"127.0.0.1:9464\"), not {listen!r}")
+    return MetricsSettings(host=host, port=int(port))

@@ -106,6 +106,11 @@ class Daemon:
         # Until when (monotonic) this process may send for the game: a worker sharing games
         # by lease sets it a little short of its lease's end at each renewal.
         self.held_until = float("inf")
+        # For /healthz and /metrics (entrypoints/metrics.py): whether the loop runs, and when
+        # (monotonic) it last went round or looked at the store; it does so every
+        # ``watch_every`` seconds at most while it is well.
+        self.serving = False
+        self.last_beat: float | None = None
         # Mail by LMTP may be landing an instant after a deadline (LMTP_GRACE).
         self.lmtp_grace = settings.lmtp is not None
         self.scheduler: BackgroundScheduler | None = None
@@ -256,6 +261,7 @@ class Daemon:
         end = time.monotonic() + longest
         warned = False
         while True:
+            self.last_beat = time.monotonic()
             left = end - time.monotonic()
             if left <= 0:
                 self.timed.set()
@@ -325,8 +331,10 @@ class Daemon:
         self.scheduler.start()
         self.ready.set()
         log.info("speakerbot is running the game %s", self.settings.game.name)
+        self.serving = True
         try:
             while not stop.is_set():
+                self.last_beat = time.monotonic()
                 self.wake.clear()
                 whole = self.timed.is_set()
                 self.timed.clear()
@@ -352,6 +360,7 @@ class Daemon:
                     mark, wakes = self.service.look()
                 self._sleep(self._schedule(wakes), mark)
         finally:
+            self.serving = False
             self._stop_inbound()
             self.scheduler.shutdown(wait=False)
             log.info("speakerbot stopped")

@@ -30,6 +30,7 @@ from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Games
 from speakerbot.entrypoints.cli import CliError
 from speakerbot.entrypoints.commands import USER_ERRORS as COMMAND_ERRORS
+from speakerbot.entrypoints.metrics import serving_metrics
 from speakerbot.entrypoints.opening import chosen_game, games_from, open_game, started_game
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         stop = threading.Event()
         _on_signals(daemon.stop_event_wakes(stop))
-        with _said_plainly():
+        with _said_plainly(), serving_metrics(settings, [daemon]):
             daemon.run(stop)
     return 0
 
@@ -137,7 +138,7 @@ def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None)
         host = Host(shared, daemons, leases, serves=[d.settings.game_id for d in served])
         stop = threading.Event()
         _on_signals(host.stop_event_wakes(stop))
-        with _said_plainly():
+        with _said_plainly(), serving_metrics(shared, daemons):
             host.run(stop)
     return 0
 

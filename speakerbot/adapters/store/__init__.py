@@ -30,6 +30,7 @@ from speakerbot.adapters.store.database import (
     sqlite_url,
 )
 from speakerbot.adapters.store.digests import HeldCopy
+from speakerbot.adapters.store.gauges import Gauges, GaugeStore
 from speakerbot.adapters.store.inbound import InboundStore
 from speakerbot.adapters.store.namespaces import move_main_game
 from speakerbot.adapters.store.outbox import OutboxStore
@@ -71,6 +72,8 @@ __all__ = [
     "ConfirmationRow",
     "Event",
     "EventLinks",
+    "GaugeStore",
+    "Gauges",
     "HeldCopy",
     "Inbound",
     "InboundItem",
@@ -96,5 +99,6 @@ __all__ = [
 ]
 
 
-class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceStore):
+class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceStore,
+            GaugeStore):
     """The game's database: inbound mail, events, outbox, metadata and the audience."""
