@@ -8,6 +8,7 @@ test would hide that nothing was tested.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 from tests.integration.game_harness import MakeGame, RunningGame
+from tests.integration.hosting_harness import Hosting
 from tests.support.dovecot import DovecotServer
 from tests.support.ports import MissingServerBinary
 from tests.support.postgres import PostgresServer
@@ -114,3 +116,15 @@ def make_game(tmp_path: Path, dovecot: DovecotServer, smtp_sink: SmtpSink,
         game.kill()
     for game in games:  # every game played in a test keeps an unbroken record
         game.verify_record()
+
+
+@pytest.fixture
+def stop_workers() -> Iterator[list[Hosting]]:
+    """The failover tests' hostings: after a test, each worker is continued, then killed."""
+    started: list[Hosting] = []
+    yield started
+    for hosting in started:
+        for worker in hosting.workers:
+            if worker.process is not None:
+                worker.signal(signal.SIGCONT)
+            worker.kill()
