@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from speakerbot.engine import events as e
-from speakerbot.engine import evolve
 from speakerbot.engine import pace_events as pe
+from speakerbot.engine import replay
 from speakerbot.engine.model import GameState
 from speakerbot.engine.receipts import ballot_receipt_line
 from speakerbot.engine.starting import ruleset_digest
@@ -269,9 +269,7 @@ class Announcer:
                 # What follows a game's start in the same batch (an import's open proposals,
                 # distributed again) is shown against the rules that game began with, not
                 # the state before it (no rules, or the last game's): else no diff.
-                before = GameState()
-                for event in (group.head, *group.events):
-                    evolve(before, event)
+                before = replay([group.head, *group.events])
         return out
 
     def _compose(self, head: e.Event | None, batch: Batch) -> list[Outgoing]:
