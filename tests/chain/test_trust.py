@@ -73,7 +73,7 @@ def test_a_signature_by_another_domain_is_held(mail_chain: MailChain) -> None:
 @pytest.mark.parametrize("authserv_id", [
     AUTHSERV_ID,  # the game's own id: OpenDKIM removes it (RemoveARFrom, RemoveARAll)
     AUTHSERV_ID.upper(),  # another case
-    f"{AUTHSERV_ID}.",  # a trailing dot, which speakerbot reads as the same name
+    f"{AUTHSERV_ID}.",  # a trailing dot: OpenDKIM leaves it, speakerbot trusts it not
     f"{AUTHSERV_ID} (a comment)",  # a comment, which speakerbot skips
     f"{AUTHSERV_ID}.evil.test",  # a suffix
     f"{AUTHSERV_ID}/4F2A1",  # a job id after it (AuthservIDWithJobID)

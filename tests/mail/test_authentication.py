@@ -117,6 +117,11 @@ CASES: dict[str, Case] = {
     # --- how the authserv-id is written
     "the authserv-id in capitals": Case(
         SENDER, ("MX.Example.ORG; dmarc=pass header.from=example.org",), "dmarc"),
+    "a pass under the trusted id with a trailing dot": Case(
+        SENDER, (f"{MX}.; dmarc=pass header.from=example.org",), None),
+    # Not the server's: authres cannot even read it, and it must not hide the real one.
+    "a header under the id with a trailing dot is passed over": Case(
+        SENDER, (f"{MX}.; dmarc=fail header.from=example.org", PASS), "dmarc"),
     "the authserv-id with a version": Case(
         SENDER, (f"{MX} 1; dkim=pass header.d=example.org",), "dkim"),
     "the authserv-id with a version and comments": Case(

@@ -76,9 +76,9 @@ def authenticate(sender: str | None, results: Sequence[str], policy: AuthPolicy)
     from_domain = _domain(sender.rsplit("@", 1)[1])
     if from_domain is None:
         return Authentication(True, False, None, "the From domain is not a valid domain name")
-    trusted = {_domain(name) for name in policy.authserv_ids} - {None}
+    trusted = {_authserv_id(name) for name in policy.authserv_ids} - {None}
     for value in results:
-        if _domain(_lexical_authserv_id(value)) not in trusted:
+        if _authserv_id(_lexical_authserv_id(value)) not in trusted:
             continue
         return _judge(from_domain, value)
     return Authentication(True, False, None, "no Authentication-Results header from "
@@ -160,6 +160,19 @@ def _without_comments(text: str) -> str:
         elif not depth:
             out.append(ch)
     return "".join(out)
+
+
+def _authserv_id(name: str) -> str | None:
+    """The id as the receiving server wrote it, case aside: a token, not a DNS name.
+
+    A trailing dot is not taken off: OpenDKIM's ``RemoveARFrom`` compares the id exactly
+    and leaves a forged ``mx.example.org.`` header in place, so reading it as the same name
+    would trust a header that nobody's server wrote.
+    """
+    name = name.strip()
+    if not name or name.endswith("."):
+        return None
+    return canonical_domain(name)
 
 
 def _domain(name: str) -> str | None:
