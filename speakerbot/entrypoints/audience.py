@@ -3,7 +3,8 @@
 Observers are kept by the service (see ``speakerbot.service.observing``); adding one takes
 the address's own OBSERVE and its confirmation, so the host can only remove. Also
 ``speakerbot player digest EMAIL on|off``: how a player or observer gets the public mail
-(``speakerbot.service.digests``).
+(``speakerbot.service.digests``); and ``speakerbot player welcome (--all | EMAIL...)``, the
+welcome letter again, or for an import's players (``speakerbot.service.welcoming``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from speakerbot.entrypoints.opening import started_game
 from speakerbot.mail.outbound.compose import format_time
 from speakerbot.service import ServiceError
 from speakerbot.service.digests import choose_at_desk, digest_time
+from speakerbot.service.welcoming import welcome_players
 
 # The observers' commands read the configuration: a fault in it is said in one line.
 USER_ERRORS = COMMAND_ERRORS
@@ -69,4 +71,24 @@ def player_digest(args: argparse.Namespace) -> int:
               f"{digest_time(settings.game)}")
     else:
         print(f"{address} now gets each public message as it is sent")
+    return 0
+
+
+def player_welcome(args: argparse.Namespace) -> int:
+    """Queue the welcome for the players named, or every player with ``--all``."""
+    if bool(args.all) == bool(args.email):
+        raise CliError("name the players to welcome, or give --all (not both)")
+    addresses = []
+    for email in args.email:
+        address = canonical_address(email)
+        if address is None:
+            raise CliError(f"{email!r} is not an email address")
+        addresses.append(address)
+    with started_game(args) as (_, service):
+        try:
+            welcomed = welcome_players(service.deps, addresses)
+        except ServiceError as error:
+            raise NotFound(str(error)) from None
+    print(f"a welcome for {len(welcomed)} player{'' if len(welcomed) == 1 else 's'} is in "
+          "the outbox: " + ", ".join(welcomed))
     return 0

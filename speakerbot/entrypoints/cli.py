@@ -55,6 +55,7 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "history": "speakerbot.entrypoints.desk",
             "handwork": "speakerbot.entrypoints.desk",
             "run": "speakerbot.entrypoints.running",
+            "doctor": "speakerbot.entrypoints.doctor",
             "games": "speakerbot.entrypoints.games",
             "db_upgrade": "speakerbot.entrypoints.games",
             "rulesets": "speakerbot.entrypoints.rulesets",
@@ -62,7 +63,8 @@ _MODULES = {"parse": "speakerbot.entrypoints.parse",
             "config_example": "speakerbot.entrypoints.rulesets",
             "observers_list": "speakerbot.entrypoints.audience",
             "observers_remove": "speakerbot.entrypoints.audience",
-            "player_digest": "speakerbot.entrypoints.audience"}
+            "player_digest": "speakerbot.entrypoints.audience",
+            "player_welcome": "speakerbot.entrypoints.audience"}
 _DEFAULT_MODULE = "speakerbot.entrypoints.commands"
 
 
@@ -92,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "print the example configuration, to copy and edit", config)
     example.set_defaults(handler="config_example")
     _add_games(command, config)
+    _add_doctor(command)
 
     run = command("run", "run the daemon in the foreground")
     run.add_argument("--once", action="store_true",
@@ -211,6 +214,16 @@ def _add_desk(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
     handwork.set_defaults(handler="handwork")
 
 
+def _add_doctor(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Add ``doctor [--nameserver ADDRESS[:PORT]] [--json]``."""
+    doctor = command("doctor", "check the setup: the config, the mail servers, the game's "
+                     "DNS records, and the receiving server's verdicts on the newest mail")
+    doctor.add_argument("--nameserver", metavar="ADDRESS[:PORT]",
+                        help="ask this DNS server (default: the system's resolver)")
+    _add_json(doctor)
+    doctor.set_defaults(handler="doctor")
+
+
 def _count(text: str) -> int:
     """Read a positive whole number (a proposal's, rule's or CFJ's, or a count of events)."""
     if not text.isascii() or not text.isdigit() or not 0 < int(text) < 10**9:
@@ -244,6 +257,9 @@ def _add_rulesets(command: Callable[[str, str], argparse.ArgumentParser]) -> Non
     imported = command("import", "start the configured game from a snapshot of a hand-run "
                        "game (its rules, players, scores, open proposals)")
     imported.add_argument("file", help="the snapshot, a TOML file (see docs/configuration.md)")
+    imported.add_argument("--welcome", action="store_true",
+                          help="also send each player the welcome a new player gets (else "
+                               "speakerbot player welcome --all sends it later)")
     imported.set_defaults(handler="import_game")
 
 
@@ -284,6 +300,11 @@ def _add_games(command: Callable[[str, str], argparse.ArgumentParser],
     digest.add_argument("email")
     digest.add_argument("mode", choices=("on", "off"))
     digest.set_defaults(handler="player_digest")
+    welcome = _action(player_commands, "welcome", "send players the welcome a new player "
+                      "gets (an import's players get none unless asked)", config)
+    welcome.add_argument("email", nargs="*", help="the players to welcome")
+    welcome.add_argument("--all", action="store_true", help="welcome every player")
+    welcome.set_defaults(handler="player_welcome")
 
 
 def _add_record(record: argparse.ArgumentParser, config: argparse.ArgumentParser) -> None:

@@ -29,6 +29,7 @@ from speakerbot.presets import (
 from speakerbot.resources import example_config, rulesets_dir
 from speakerbot.service.deps import now_utc
 from speakerbot.service.speaker import read_import
+from speakerbot.service.welcoming import welcome_players
 
 USAGE = "usage: speakerbot rulesets [show NAME | export NAME | check FILE]"
 
@@ -108,4 +109,10 @@ def import_game(args: argparse.Namespace) -> int:
                   "each is distributed again so that the players vote anew")
         print("the players are told in the announcement waiting in the outbox; speakerbot run "
               "sends it")
+        if args.welcome:
+            welcomed = welcome_players(service.deps)
+            print(f"and each of the {len(welcomed)} players gets the welcome a new player gets")
+        else:
+            print("speakerbot player welcome --all sends each player the welcome a new player "
+                  "gets")
     return 0

@@ -18,7 +18,7 @@ import pytest
 
 from speakerbot.engine.model import ProposalStatus
 from tests.cli.test_rulesets import ROOT
-from tests.integration.game_harness import MakeGame, RunningGame, body_of
+from tests.integration.game_harness import MakeGame, RunningGame, body_of, subject_of
 
 pytestmark = pytest.mark.integration
 
@@ -26,6 +26,7 @@ SOURCE = "the Pine Street list, run by hand by Ann from January to November 2026
 IMPORTED = {"ann@example.org": 57, "bea@example.org": 112, "cyd@example.org": -5,
             "dora@example.org": 88, "eli@example.org": 31, "fay@example.org": 0}
 ANN, DORA, ELI = "ann@example.org", "dora@example.org", "eli@example.org"
+WELCOME = "Welcome to "
 FIRST_LINE = f"The game Pine Street Nomic was imported from {SOURCE}"
 
 
@@ -121,3 +122,36 @@ def test_an_imported_game_goes_on_from_proposal_457_and_its_scores(
     assert FIRST_LINE in first[: first.index("</li>")], first[:400]
     record = (tmp_path / "built" / "record.jsonl").read_text().splitlines()
     assert '"type":"GameStarted"' in record[0] and f'"imported_from":"{SOURCE}"' in record[0]
+    # An import's players are no newcomers: no welcome unless the host asks.
+    assert not [m for m in game.sink.messages if subject_of(m).startswith("Welcome")]
+
+
+def welcomes_to(game: RunningGame, address: str) -> list[str]:
+    return [body_of(m) for m in game.sink.messages
+            if WELCOME in subject_of(m) and address in m.rcpt_tos]
+
+
+def test_an_import_welcomes_its_players_when_the_host_asks(make_game: MakeGame) -> None:
+    game = make_game("suber", {"reminder_before": "none"})
+    shutil.copy(ROOT / "config" / "example-import.toml", game.tmp / "pine-street.toml")
+    done = game.cli("import", "--welcome", "pine-street.toml")
+    assert "each of the 6 players gets the welcome" in done.stdout, done.stdout
+    game.start()
+    first = {}
+    for address in IMPORTED:
+        first[address] = game.wait_subject(WELCOME, to=address)
+        body = body_of(first[address])
+        # What is open now, with the exact lines to vote on it.
+        assert "Proposal 456: Shorter titles" in body and "VOTE 456 AGAINST" in body, body
+    # Asked again for one player, she alone gets it again; a stranger is refused, and
+    # nothing is queued for anyone.
+    refused = game.cli("player", "welcome", ELI, "zed@example.org", check=False)
+    assert refused.returncode == 1 and "zed@example.org" in refused.stderr, refused.stderr
+    assert game.cli("player", "welcome", check=False).returncode != 0
+    again = game.cli("player", "welcome", ELI)
+    assert f"a welcome for 1 player is in the outbox: {ELI}" in again.stdout, again.stdout
+    game.wait_for(lambda m: m is not first[ELI] and ELI in m.rcpt_tos
+                  and WELCOME in subject_of(m))
+    game.send(ANN, "anything new", "STATUS\n")
+    game.wait_subject("Re: anything new", to=ANN)
+    assert [len(welcomes_to(game, a)) for a in IMPORTED] == [1, 1, 1, 1, 2, 1]

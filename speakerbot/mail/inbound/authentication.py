@@ -163,7 +163,7 @@ def _without_comments(text: str) -> str:
 
 
 def _authserv_id(name: str) -> str | None:
-    """The id as the receiving server wrote it, case aside: a token, not a DNS name.
+    """Return the id as the receiving server wrote it, case aside: a token, not a DNS name.
 
     A trailing dot is not taken off: OpenDKIM's ``RemoveARFrom`` compares the id exactly
     and leaves a forged ``mx.example.org.`` header in place, so reading it as the same name

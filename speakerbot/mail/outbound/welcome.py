@@ -1,8 +1,11 @@
 """The welcome a new player gets: what the game is, what is open now, the rules, how to play.
 
 One private letter to each player who joins (by JOIN, or added by the host: ``ADMIN ADD``,
-``speakerbot player add``), composed from the event that made them a player, so that
-composing it again gives the same Message-ID. It teaches by example: the exact lines to vote
+``speakerbot player add``), or whom the host asks to welcome (``speakerbot player welcome``,
+``speakerbot import --welcome``: an import's players are no newcomers to the game, only to
+speakerbot, so they are welcomed only when the host says so). A welcome for a join is
+composed from the event that made the player, so composing it again gives the same
+Message-ID. It teaches by example: the exact lines to vote
 on each open proposal, to propose, to ask for help and to leave; and it lists the rules in
 force one line each, with the archive's address when the game has one.
 """
@@ -16,7 +19,7 @@ from speakerbot.engine.model import GameState, Rule
 from speakerbot.mail.outbound.batch import Batch, Voice
 from speakerbot.mail.outbound.compose import Outgoing
 
-__all__ = ["rule_line", "welcomes"]
+__all__ = ["rule_line", "welcome", "welcomes"]
 
 _LINE = 64
 """How much of a rule one line of the welcome shows."""
@@ -34,20 +37,25 @@ def rule_line(rule: Rule) -> str:
 def welcomes(voice: Voice, events: Iterable[e.Event], batch: Batch) -> list[Outgoing]:
     """Return a welcome for each player these events made (one each, the last name taken)."""
     joined = {event.address: event for event in events if isinstance(event, e.PlayerJoined)}
-    return [_welcome(voice, event, batch) for event in joined.values()
-            if event.address in batch.state.players]
+    return [welcome(voice, address, batch) for address in joined
+            if address in batch.state.players]
 
 
-def _welcome(voice: Voice, joined: e.PlayerJoined, batch: Batch) -> Outgoing:
+def welcome(voice: Voice, address: str, batch: Batch) -> Outgoing:
+    """Return the welcome of one player, as the game stands in ``batch``.
+
+    Its Message-ID comes from the batch's key and the address: the same batch composed
+    again gives the same message.
+    """
     state: GameState = batch.state
     proposals = [proposal for proposal in state.open_proposals() if not proposal.in_debate]
     turn = state.name_of(state.turn.mover) if state.turn is not None else ""
     body = voice.renderer.render(
         "welcome.txt", game=state, identity=voice.identity,
-        name=state.name_of(joined.address), speaker=state.name_of(state.speaker),
+        name=state.name_of(address), speaker=state.name_of(state.speaker),
         proposals=proposals, cfjs=state.open_cfjs(), turn=turn,
         rules=[(rule.number, rule_line(rule)) for rule in state.rules.values()],
         archive=voice.identity.page("index.html"),
     )
-    return Outgoing("welcome", (joined.address,), f"Welcome to {voice.identity.name}", body,
-                    f"{batch.key}.welcome.{joined.address}")
+    return Outgoing("welcome", (address,), f"Welcome to {voice.identity.name}", body,
+                    f"{batch.key}.welcome.{address}")
