@@ -191,16 +191,20 @@ def status(args: argparse.Namespace) -> int:
             print(f"Turn {state.turn.number}: {state.name_of(state.turn.mover)}")
         print("\nPlayers:")
         players = state.scoreboard()
+        digests = service.deps.store.digest_readers()
         for player in players:
             print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
                   f"  {player.role.value}"
+                  + ("  digest" if player.address in digests else "")
                   + ("  UNREACHABLE" if player.address in unreachable else ""))
         if not players:
             print("  none")
         for address, since in unreachable.items():
             print(f"  {state.name_of(address)} is unreachable: the mail sent them bounces "
                   f"(since {format_time(since)})")
-        print(f"Observers: {len(observers)} (speakerbot observers list)")
+        reading = sum(address in digests for address in observers)
+        print(f"Observers: {len(observers)}" + (f", {reading} of them by digest" if reading
+                                                 else "") + " (speakerbot observers list)")
         print("\nOpen proposals:")
         for proposal in state.open_proposals():
             print(f"  {proposal.number} {proposal.title} (by {state.name_of(proposal.proposer)})"

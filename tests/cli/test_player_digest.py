@@ -25,8 +25,14 @@ def test_the_host_turns_a_players_digest_on_and_off(tmp_path: Path) -> None:
         0, "alice@cli.test now gets the public mail in one digest a day at 07:30 "
         "(Europe/Paris)", "")
     assert digest("alice@cli.test", "on")[:2] == (0, "alice@cli.test was in digest mode already")
+    # speakerbot status says who reads by digest.
+    status = speakerbot("status", "-c", str(config), cwd=tmp_path).stdout
+    [alice] = [line for line in status.splitlines() if "alice@cli.test" in line]
+    assert alice.split()[-1] == "digest", status
     assert digest("alice@cli.test", "off")[:2] == (
         0, "alice@cli.test now gets each public message as it is sent")
+    status = speakerbot("status", "-c", str(config), cwd=tmp_path).stdout
+    assert "digest" not in status, status
     code, _, said = digest("nobody@cli.test", "on")
     assert code == 1 and "no player or observer" in said
     assert digest("alice@cli.test", "maybe")[0] == 2
