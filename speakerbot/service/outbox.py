@@ -231,12 +231,14 @@ class Outbox:
         refused: dict[str, str] = {}
         deferred: dict[str, str] = {}
         ref = message_ref(row.message_id)
+        # Made once: the sender quotes each copy's bytes once, and every observer's are one.
+        observed = self.unsubscribe + row.raw if row.observers else row.raw
         for index, recipient in enumerate(chunk):
             if index and not self.may_send():
                 # The copies sent are kept as taken; the rest wait for the next chunk's check.
                 return DeliveryResult(tuple(accepted), refused, None, deferred,
                                       over_limit=tuple(chunk[index:]))
-            raw = self.unsubscribe + row.raw if recipient in row.observers else row.raw
+            raw = observed if recipient in row.observers else row.raw
             result = sender.send(self.return_path(ref, recipient), (recipient,), raw)
             if result.temporary_failure is not None:
                 return DeliveryResult(tuple(accepted), refused, result.temporary_failure,

@@ -35,6 +35,17 @@ def _message(subject: str = "Proposal 301 passes", body: str = "It passed.\n") -
     return msg.as_bytes(policy=SMTP_POLICY)
 
 
+@pytest.fixture(params=["pipelined", "one command at a time"])
+def smtp_sink(request: pytest.FixtureRequest) -> Iterator[SmtpSink]:
+    """The sink, offering PIPELINING (as relays do) or not: each test runs against both."""
+    sink = SmtpSink(pipelining=request.param == "pipelined")
+    sink.start()
+    try:
+        yield sink
+    finally:
+        sink.close()
+
+
 def _sender(
     sink: SmtpSink, *, security: Security = "none", username: str = "", password: str = ""
 ) -> SmtpSender:

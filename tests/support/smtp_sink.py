@@ -5,6 +5,7 @@ for the message they expect. The sink can be told to refuse mail for a while
 (4xx), to refuse some recipients for good (5xx), to take at most so many recipients in
 one transaction (452 after them, as hosted relays do), or to be slow: to take so many
 seconds over each message before it answers DATA (a relay's checks, a remote server).
+It offers PIPELINING, as real relays do, unless made with ``pipelining=False``.
 """
 
 from __future__ import annotations
@@ -84,8 +85,11 @@ class SmtpSink(LoopbackServer):
     command is recorded in ``refusals``.
     """
 
-    def __init__(self, *, port: int | None = None, hostname: str = "smtp-sink.test") -> None:
+    def __init__(self, *, port: int | None = None, hostname: str = "smtp-sink.test",
+                 pipelining: bool = True) -> None:
         super().__init__(port)
+        # Offered in EHLO, as Postfix and the hosted relays do (RFC 2920).
+        self.pipelining = pipelining
         self._server_hostname = hostname
         self._cond = threading.Condition()
         self._messages: list[CapturedMessage] = []
@@ -256,6 +260,13 @@ class _Handler:
 
     def __init__(self, sink: SmtpSink) -> None:
         self._sink = sink
+
+    async def handle_EHLO(self, server: SMTP, session: Session, envelope: Envelope,
+                          hostname: str, responses: list[str]) -> list[str]:
+        session.host_name = hostname
+        if self._sink.pipelining:
+            responses.insert(-1, "250-PIPELINING")
+        return responses
 
     async def handle_MAIL(
         self,

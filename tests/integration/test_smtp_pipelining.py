@@ -1,0 +1,156 @@
+"""RFC 2920 PIPELINING: a copy's MAIL FROM, RCPT TO and DATA go to the relay in one group.
+
+The relay here is strict: it answers nothing of a transaction until it holds the whole
+group, up to DATA. A client that waited for the answer to MAIL FROM would wait forever
+(until its timeout), so every message taken proves the commands were pipelined. It
+refuses ``gone@`` addresses, and opens DATA only for a transaction with a recipient.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+import pytest
+
+from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
+from tests.support.patience import patience
+from tests.support.ports import LOOPBACK
+
+pytestmark = pytest.mark.integration
+
+SENDER = "nomic+bounce-1@nomic.test"
+
+
+@dataclass
+class _Transaction:
+    mail_from: str
+    recipients: list[str]
+    data: bytes = b""
+
+
+@dataclass
+class StrictRelay:
+    """A one-connection-at-a-time SMTP relay that demands pipelined groups."""
+
+    listener: socket.socket
+    transactions: list[_Transaction] = field(default_factory=list)
+    connections: int = 0
+
+    @property
+    def port(self) -> int:
+        return int(self.listener.getsockname()[1])
+
+    def serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return  # closed: the test is over
+            self.connections += 1
+            with connection:
+                self._session(connection)
+
+    def _session(self, connection: socket.socket) -> None:
+        reader = connection.makefile("rb")
+        connection.sendall(b"220 strict.test ESMTP\r\n")
+        while line := reader.readline():
+            verb = line[:4].upper()
+            if verb == b"EHLO":
+                connection.sendall(b"250-strict.test\r\n250-PIPELINING\r\n250 8BITMIME\r\n")
+            elif verb == b"MAIL":
+                self._transaction(connection, reader, line)
+            elif verb == b"QUIT":
+                connection.sendall(b"221 bye\r\n")
+                return
+            else:  # RSET, NOOP
+                connection.sendall(b"250 OK\r\n")
+
+    def _transaction(self, connection: socket.socket, reader: BinaryIO, mail: bytes) -> None:
+        """Read the group up to DATA before answering any of it; then take the message."""
+        transaction = _Transaction(mail.split(b":", 1)[1].split()[0].decode().strip("<>"), [])
+        answers = [b"250 OK"]
+        while (line := reader.readline()).upper().startswith(b"RCPT"):
+            address = line.split(b":", 1)[1].strip().decode().strip("<>")
+            if address.startswith("gone@"):
+                answers.append(b"550 5.1.1 no such user")
+            else:
+                transaction.recipients.append(address)
+                answers.append(b"250 OK")
+        if not line.upper().startswith(b"DATA"):
+            return  # the client gave up waiting for an answer, or spoke out of turn
+        if not transaction.recipients:
+            connection.sendall(b"\r\n".join([*answers, b"554 5.5.1 no valid recipients"])
+                               + b"\r\n")
+            return
+        connection.sendall(b"\r\n".join([*answers, b"354 go on"]) + b"\r\n")
+        data = b""
+        while (line := reader.readline()) not in (b".\r\n", b""):
+            data += line[1:] if line.startswith(b".") else line
+        transaction.data = data
+        self.transactions.append(transaction)
+        connection.sendall(b"250 2.0.0 queued\r\n")
+
+
+@pytest.fixture
+def relay() -> Iterator[StrictRelay]:
+    listener = socket.create_server((LOOPBACK, 0))
+    strict = StrictRelay(listener)
+    thread = threading.Thread(target=strict.serve, daemon=True)
+    thread.start()
+    try:
+        yield strict
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() the thread waits in
+        listener.close()
+        thread.join(patience(5))
+
+
+def _sender(relay: StrictRelay, *, pipelining: bool = True) -> SmtpSender:
+    return SmtpSender(SmtpSettings(host=LOOPBACK, port=relay.port, security="none",
+                                   timeout=patience(2)), pipelining=pipelining)
+
+
+MESSAGE = (b"From: Nomic <nomic@nomic.test>\r\nSubject: Proposal 301\r\n"
+           b"Message-ID: <p301@nomic.test>\r\n\r\nA body.\r\n.A line with a dot.\r\n")
+
+
+def test_each_copy_goes_as_one_group_over_one_connection(relay: StrictRelay) -> None:
+    sender = _sender(relay)
+    with sender.batch():
+        for recipient in ("a@nomic.test", "b@nomic.test", "c@nomic.test"):
+            result = sender.send(SENDER, [recipient], MESSAGE)
+            assert result.sent and result.accepted == (recipient,), result
+    assert [t.recipients for t in relay.transactions] == [
+        ["a@nomic.test"], ["b@nomic.test"], ["c@nomic.test"]]
+    # The copies are the message's bytes: the transparency dot taken off again.
+    assert {t.data for t in relay.transactions} == {MESSAGE}
+    assert relay.connections == 1
+
+
+def test_a_refused_recipient_in_the_group_leaves_the_others_and_the_session(
+        relay: StrictRelay) -> None:
+    sender = _sender(relay)
+    with sender.batch():
+        some = sender.send(SENDER, ["a@nomic.test", "gone@nomic.test", "b@nomic.test"],
+                           MESSAGE)
+        assert some.accepted == ("a@nomic.test", "b@nomic.test"), some
+        assert some.refused == {"gone@nomic.test": "550 5.1.1 no such user"}
+        # Every recipient refused: the relay refuses DATA, nothing is sent, and the
+        # session stays in step for the next copy.
+        none = sender.send(SENDER, ["gone@nomic.test"], MESSAGE)
+        assert not none.sent and none.temporary_failure is None
+        assert none.refused == {"gone@nomic.test": "550 5.1.1 no such user"}
+        assert sender.send(SENDER, ["c@nomic.test"], MESSAGE).sent
+    assert [t.recipients for t in relay.transactions] == [
+        ["a@nomic.test", "b@nomic.test"], ["c@nomic.test"]]
+    assert relay.connections == 1
+
+
+def test_without_pipelining_the_strict_relay_is_never_answered(relay: StrictRelay) -> None:
+    # The test's own check: a client that waits after MAIL FROM gets nothing from it.
+    result = _sender(relay, pipelining=False).send(SENDER, ["a@nomic.test"], MESSAGE)
+    assert result.temporary_failure is not None and not relay.transactions
