@@ -98,6 +98,9 @@ class GameSettings:
     # ``timezone`` (an IANA name, checked to be known).
     digest_time: tuple[int, int, int] = (18, 0, 0)
     timezone: str = "UTC"
+    # The DKIM selector the game's domain signs its mail with, for ``speakerbot doctor``
+    # to look up; None: not looked up.
+    dkim_selector: str | None = None
 
     @property
     def subject_tag(self) -> str:

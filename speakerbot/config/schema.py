@@ -101,6 +101,7 @@ class GameTable(Struct, forbid_unknown_fields=True, frozen=True):
     judge: str | UnsetType = UNSET
     judge_name: str | UnsetType = UNSET
     handwork_reminder: str = "1d"
+    dkim_selector: str | UnsetType = UNSET
 
 
 class LimitsTable(Struct, forbid_unknown_fields=True, frozen=True):

@@ -8,6 +8,7 @@ and the adapters' own records built directly for [imap] and [smtp].
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal, cast
 from urllib.parse import urlsplit
@@ -93,7 +94,22 @@ def game(check: Checker, table: GameTable) -> GameSettings:
         judge_name=judge_name, handwork_reminder=reminder,
         digest_time=check.time_of_day(s, "digest_time", table.digest_time),
         timezone=check.timezone(s, "timezone", table.timezone),
+        dkim_selector=_selector(check, table.dkim_selector),
     )
+
+
+# A selector is one or more DNS labels (RFC 6376 3.1): "s1", "2024-01.mail".
+_SELECTOR = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
+
+
+def _selector(check: Checker, value: str | UnsetType) -> str | None:
+    """Return [game] dkim_selector, the DKIM selector of the game's domain, or None."""
+    selector = check.optional_text("game", "dkim_selector", value)
+    if selector is not None and (len(selector) > 200 or not _SELECTOR.fullmatch(selector)):
+        raise check.fail("game", "dkim_selector", "expected the selector the game's domain "
+                         "signs its mail with, such as \"s1\" (DNS labels of letters, digits "
+                         f"and hyphens, joined by dots), not {selector!r}")
+    return selector
 
 
 def _ruleset(check: Checker, ruleset: str) -> str:

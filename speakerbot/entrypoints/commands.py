@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from speakerbot.config import (
@@ -174,6 +175,26 @@ def _known_ruleset(name: str) -> None:
         raise CliError(str(error)) from None
 
 
+def _print_players(state: GameState, observers: Mapping[str, datetime],
+                   unreachable: Mapping[str, datetime], digests: Collection[str]) -> None:
+    """Print the players, best first (who reads by digest, who bounces), and the observers."""
+    print("\nPlayers:")
+    players = state.scoreboard()
+    for player in players:
+        print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
+              f"  {player.role.value}"
+              + ("  digest" if player.address in digests else "")
+              + ("  UNREACHABLE" if player.address in unreachable else ""))
+    if not players:
+        print("  none")
+    for address, since in unreachable.items():
+        print(f"  {state.name_of(address)} is unreachable: the mail sent them bounces "
+              f"(since {format_time(since)})")
+    reading = sum(address in digests for address in observers)
+    print(f"Observers: {len(observers)}" + (f", {reading} of them by digest" if reading
+                                             else "") + " (speakerbot observers list)")
+
+
 def status(args: argparse.Namespace) -> int:
     """Print the players and scores, open proposals and CFJs, and the outbox."""
     with started_game(args) as (settings, service):
@@ -189,22 +210,7 @@ def status(args: argparse.Namespace) -> int:
         print(f"Speaker: {state.name_of(state.speaker)} <{state.speaker}>")
         if state.turn is not None:
             print(f"Turn {state.turn.number}: {state.name_of(state.turn.mover)}")
-        print("\nPlayers:")
-        players = state.scoreboard()
-        digests = service.deps.store.digest_readers()
-        for player in players:
-            print(f"  {player.name:<24} {points(player.score):>8}  {player.address}"
-                  f"  {player.role.value}"
-                  + ("  digest" if player.address in digests else "")
-                  + ("  UNREACHABLE" if player.address in unreachable else ""))
-        if not players:
-            print("  none")
-        for address, since in unreachable.items():
-            print(f"  {state.name_of(address)} is unreachable: the mail sent them bounces "
-                  f"(since {format_time(since)})")
-        reading = sum(address in digests for address in observers)
-        print(f"Observers: {len(observers)}" + (f", {reading} of them by digest" if reading
-                                                 else "") + " (speakerbot observers list)")
+        _print_players(state, observers, unreachable, service.deps.store.digest_readers())
         print("\nOpen proposals:")
         for proposal in state.open_proposals():
             print(f"  {proposal.number} {proposal.title} (by {state.name_of(proposal.proposer)})"

@@ -32,12 +32,15 @@ class Domain:
     name: str
     dmarc: str | None = "v=DMARC1; p=reject"
     signs: bool = True
+    mx: bool = False
+    """Whether it publishes an MX record, ``mx.<name>``, at 127.0.0.1 (the chain routes by
+    address: only ``speakerbot doctor`` reads it)."""
 
 
 DOMAINS = (
-    Domain(GAME_DOMAIN),
+    Domain(GAME_DOMAIN, mx=True),
     Domain("players.test"),  # the players' provider: signs, DMARC p=reject
-    Domain("nodmarc.test", dmarc=None),  # signs, but publishes no DMARC record
+    Domain("nodmarc.test", dmarc=None, mx=True),  # signs, but publishes no DMARC record
     Domain("other.test"),  # a forger's own domain, genuinely signed
     Domain("list.test", dmarc="v=DMARC1; p=none"),  # a mailing list that re-signs
 )
@@ -92,8 +95,9 @@ def unbound_conf(folder: Path, address: str, keys: dict[str, Path]) -> str:
         if domain.signs:
             zones += _txt(f"{SELECTOR}._domainkey.{name}",
                           f"v=DKIM1; k=rsa; p={public_key(keys[name])}")
-    zones += f"  local-data: '{GAME_DOMAIN}. 300 IN MX 10 {AUTHSERV_ID}.'\n"
-    zones += f"  local-data: '{AUTHSERV_ID}. 300 IN A 127.0.0.1'\n"
+        if domain.mx:
+            zones += f"  local-data: '{name}. 300 IN MX 10 mx.{name}.'\n"
+            zones += f"  local-data: 'mx.{name}. 300 IN A 127.0.0.1'\n"
     # Port 53: OpenDMARC has no resolver setting of its own and reads resolv.conf, which
     # cannot name a port. A loopback address of its own keeps it clear of any local DNS.
     return f"""server:

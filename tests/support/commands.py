@@ -47,7 +47,7 @@ PRELOADED = ("speakerbot.entrypoints.cli", "speakerbot.entrypoints.commands",
              "speakerbot.entrypoints.rulesets", "speakerbot.entrypoints.record",
              "speakerbot.entrypoints.parse", "speakerbot.entrypoints.site",
              "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql", "psycopg",
-             "jinja2")
+             "speakerbot.entrypoints.doctor", "jinja2")
 
 
 def speakerbot(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,

@@ -76,10 +76,8 @@ def authenticate(sender: str | None, results: Sequence[str], policy: AuthPolicy)
     from_domain = _domain(sender.rsplit("@", 1)[1])
     if from_domain is None:
         return Authentication(True, False, None, "the From domain is not a valid domain name")
-    trusted = {_authserv_id(name) for name in policy.authserv_ids} - {None}
-    for value in results:
-        if _authserv_id(_lexical_authserv_id(value)) not in trusted:
-            continue
+    value = trusted_header(results, policy.authserv_ids)
+    if value is not None:
         return _judge(from_domain, value)
     return Authentication(True, False, None, "no Authentication-Results header from "
                           f"{', '.join(policy.authserv_ids)}")
@@ -134,6 +132,22 @@ def organizational_domain(address: str) -> str:
     if "." not in domain:
         return domain
     return str(_public_suffixes().privatesuffix(domain) or domain)
+
+
+def trusted_header(results: Sequence[str], authserv_ids: Sequence[str]) -> str | None:
+    """Return the topmost of ``results`` written under one of ``authserv_ids``, or None.
+
+    The one header a verdict is read from: the receiving server's own, which it wrote on
+    top of whatever the sender brought. Anything below it is never read.
+    """
+    trusted = {_authserv_id(name) for name in authserv_ids} - {None}
+    return next((value for value in results
+                 if _authserv_id(_lexical_authserv_id(value)) in trusted), None)
+
+
+def authserv_id_of(value: str) -> str:
+    """Return the authserv-id an Authentication-Results value names, as written."""
+    return _lexical_authserv_id(value)
 
 
 def _lexical_authserv_id(value: str) -> str:
