@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-CRASHPOINTS = ("after-fetch", "after-commit", "after-smtp", "processing")
+CRASHPOINTS = ("after-fetch", "after-commit", "after-store", "after-smtp", "processing")
 
 
 @dataclass(frozen=True)

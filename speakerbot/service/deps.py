@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-from speakerbot.adapters.store import Store
+from speakerbot.adapters.store import InboundItem, Store, StoredInbound
 from speakerbot.config import Settings
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.authentication import AuthPolicy
@@ -22,6 +22,7 @@ from speakerbot.mail.outbound.compose import GameIdentity, Renderer
 from speakerbot.mail.outbound.replies import ReplyWriter
 from speakerbot.resources import templates_dir
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
+from speakerbot.service.grouping import GroupCommit
 from speakerbot.service.policy import RETRY_DELAYS
 from speakerbot.service.states import States
 
@@ -64,6 +65,7 @@ class Deps:
     retry_delays: tuple[float, ...] = RETRY_DELAYS
     new_secret: Callable[[], str] = field(default=new_secret)
     crashpoints: CrashPoints = NO_CRASHES
+    intake_commits: GroupCommit[InboundItem, StoredInbound] = field(default_factory=GroupCommit)
 
 
 def game_deps(store: Store, settings: Settings, *, rng: Entropy,

@@ -27,10 +27,18 @@ def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
     kept in a column of its own, and the secret masked in the stored bytes. Whatever
     goes wrong while reading the message, its bytes are stored set aside with the error,
     so that no message can stop the mail behind it. ``oversized``: the message's size,
-    when only its headers were fetched because it is over the size limit.
+    when only its headers were fetched because it is over the size limit. Messages
+    received at once from several threads are stored in one transaction
+    (``grouping.GroupCommit``).
     """
-    [stored] = receive_many(deps, [Received(raw, received_at, source, uidvalidity, uid,
-                                            oversized, shares)])
+    item, _ = read_at_intake(deps, Received(raw, received_at, source, uidvalidity, uid,
+                                            oversized, shares))
+    # Group commit: messages that arrive together (LMTP's parallel deliveries) share a
+    # transaction; each caller returns once the one holding its message is committed.
+    stored = deps.intake_commits.submit(item, lambda items: store_items(deps, items))
+    # Between the commit and the caller's acknowledgement (LMTP's 250): a crash here
+    # must leave the message to be delivered again, and stored once.
+    deps.crashpoints.reach("after-store")
     return stored
 
 
