@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from speakerbot.adapters.backoff import backoff
+from speakerbot.adapters.relay import RelayPool
 from speakerbot.adapters.transport import SECURITY_MODES, Security
 
 __all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "backoff"]
@@ -104,6 +105,8 @@ class SmtpSender:
 
     Outside :meth:`batch`, one connection per message. Inside it, one connection carries
     every message of the batch; any error drops it, and the next message opens a fresh one.
+    With a ``pool``, a connection whose last transaction ended cleanly is left there at the
+    end, and the next batch (of this game or another) starts on it (``adapters.relay``).
     A transaction that ended with the answer to DATA leaves the session ready for the next
     (RFC 5321 4.1.4), so RSET is sent only after one that stopped short; should the server
     have closed the connection meanwhile, the message goes over a fresh one at once.
@@ -111,9 +114,11 @@ class SmtpSender:
 
     def __init__(
         self, settings: SmtpSettings, *, tls_context: ssl.SSLContext | None = None,
-        pipelining: bool = True,
+        pipelining: bool = True, pool: RelayPool | None = None,
     ) -> None:
         self.settings = settings
+        # Connections kept between batches, shared with the other games of the process.
+        self._pool = pool
         # Whether to pipeline where the relay offers it (off: the benches' baseline).
         self.pipelining = pipelining
         self._quoted: dict[int, tuple[bytes, bytes]] = {}
@@ -135,7 +140,14 @@ class SmtpSender:
             self._batching = False
             client, self._client = self._client, None
             if client is not None:
-                _quit(client)
+                self._let_go(client)
+
+    def _let_go(self, client: smtplib.SMTP) -> None:
+        """Leave a connection in the pool if its last transaction ended cleanly; else QUIT."""
+        if self._pool is not None and self._ended:
+            self._pool.give(client)
+        else:
+            _quit(client)
 
     def _session(self) -> tuple[smtplib.SMTP, bool]:
         """Return the batch's open connection, ready for a new transaction, or a new one.
@@ -143,6 +155,10 @@ class SmtpSender:
         The flag tells whether it is a kept connection not checked by RSET.
         """
         client, self._client = self._client, None
+        if client is None and self._pool is not None:
+            client = self._pool.take()
+            if client is not None:
+                self._ended = True  # given to the pool only after a transaction's end
         if client is not None and self._ended:
             return client, True
         if client is not None:
@@ -195,7 +211,7 @@ class SmtpSender:
         if self._batching:
             self._client = client
         else:
-            _quit(client)
+            self._let_go(client)
         if result.refused:
             log.warning("SMTP: %s refused %s", where, result.refused)
         if result.accepted:

@@ -25,6 +25,7 @@ from apscheduler.triggers.date import DateTrigger
 
 from speakerbot.adapters.imap import FetchedMessage, ImapMailbox, ImapSettings, ImapWatcher
 from speakerbot.adapters.lmtp import LmtpServer
+from speakerbot.adapters.relay import RelayPool
 from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
 from speakerbot.adapters.store.leases import LeaseLost
 from speakerbot.config import Settings
@@ -79,12 +80,12 @@ class Daemon:
     def __init__(self, settings: Settings, service: GameService, *,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC),
                  rng: random.Random | None = None, retry_base: float = 30.0,
-                 own_lmtp: bool = True) -> None:
+                 own_lmtp: bool = True, relay: RelayPool | None = None) -> None:
         self.settings = settings
         self.service = service
         self.clock = clock
         self.rng = rng or random.Random()
-        self.sender = SmtpSender(smtp_settings(settings))
+        self.sender = SmtpSender(smtp_settings(settings), pool=relay)
         self.outbox_policy = OutboxPolicy(smtp_settings(settings).give_up_after, retry_base,
                                           self.rng, smtp_settings(settings).max_recipients)
         self.wake = threading.Event()

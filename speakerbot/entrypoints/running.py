@@ -34,6 +34,8 @@ from speakerbot.entrypoints.metrics import serving_metrics
 from speakerbot.entrypoints.opening import chosen_game, games_from, open_game, started_game
 
 if TYPE_CHECKING:
+    from speakerbot.adapters.relay import RelayPool
+    from speakerbot.adapters.smtp import SmtpSettings
     from speakerbot.entrypoints.daemon import Daemon
 
 log = logging.getLogger("speakerbot.entrypoints.running")
@@ -111,7 +113,8 @@ def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None)
     Every game is opened (a worker's listener stores mail for all of them); on PostgreSQL
     this worker takes leases on the chosen game only.
     """
-    from speakerbot.entrypoints.daemon import Daemon
+    from speakerbot.adapters.relay import RelayPool
+    from speakerbot.entrypoints.daemon import Daemon, smtp_settings
     from speakerbot.entrypoints.hosting import Host
 
     shared = games.shared
@@ -119,6 +122,9 @@ def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None)
     engine = shared_engine(shared.database.url)
     with ExitStack() as services:
         daemons = []
+        # The games that send through one relay share the connections kept between batches.
+        relays: dict[SmtpSettings, RelayPool] = {}
+        services.callback(_close_relays, relays)
         for settings in games.games:
             if not args.once:
                 settings.require_inbound()
@@ -126,7 +132,9 @@ def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None)
             if not service.has_game():
                 raise CliError(f"the game {settings.game_id} has not started: run "
                                "speakerbot init first")
-            daemons.append(Daemon(settings, service, retry_base=_retry_base(), own_lmtp=False))
+            relay = relays.setdefault(smtp_settings(settings), RelayPool())
+            daemons.append(Daemon(settings, service, retry_base=_retry_base(), own_lmtp=False,
+                                  relay=relay))
         served = [d for d in daemons if chosen is None or d.settings.game_id == chosen]
         leases = Leases(engine, lease=shared.workers.lease) if engine is not None else None
         if args.once:
@@ -141,6 +149,12 @@ def _run_host(args: argparse.Namespace, games: Games, chosen: str | None = None)
         with _said_plainly(), serving_metrics(shared, daemons):
             host.run(stop)
     return 0
+
+
+def _close_relays(relays: dict[SmtpSettings, RelayPool]) -> None:
+    """Say goodbye on the connections the games kept to their relays."""
+    for pool in relays.values():
+        pool.close()
 
 
 def _once_by_lease(daemons: Sequence[Daemon], leases: Leases) -> int:
