@@ -48,29 +48,64 @@ SKIPPED = {
 }
 
 
+BATCH = 50
+"""The most messages processed in one transaction: a burst's replies are not kept back
+behind a whole backlog's, nor is the game's lock held for it."""
+
+
 def process_pending(deps: Deps) -> list[Processed]:
     """Process every stored message that is due, in the order received.
+
+    The messages due are processed together, up to ``BATCH`` in one transaction (mail that
+    arrives together is made durable together: LMTP's bursts), as an IMAP batch is. Should
+    a batch fail, or should a message due have been begun before and never finished (the
+    last process died in it), each is processed in a transaction of its own, so that one
+    bad message costs only itself and the one that kills is found and set aside alone.
+    """
+    done: list[Processed] = []
+    with deps.states.lock:
+        while deps.store.start_due(deps.clock(), limit=BATCH):
+            batch = _together(deps)
+            if batch is None:
+                break
+            done += batch
+            if len(batch) < BATCH or any(item.status == DEFERRED for item in batch):
+                return done
+        return done + _one_by_one(deps)
+
+
+def _together(deps: Deps) -> list[Processed] | None:
+    """Process up to ``BATCH`` due messages in one transaction; None if it failed."""
+    try:
+        with open_unit(deps) as uow:
+            return process_due(uow, deps, limit=BATCH)
+    except Exception:
+        log.exception("processing a batch of messages failed; each is processed alone")
+        return None
+
+
+def _one_by_one(deps: Deps) -> list[Processed]:
+    """Process every due message in a transaction of its own (``process``).
 
     An authenticated message waiting to be retried holds back the later mail of its
     sender only, so that one sender's messages still apply in the order they were sent;
     an unauthenticated one (perhaps a forger's) holds back no one.
     """
     done = []
-    with deps.states.lock:
-        now = deps.clock()
-        waiting = {sender for _, sender, at in deps.store.retry_waiting()
-                   if at is None or at > now}
-        for row in deps.store.pending_inbound(now):
-            if row.sender in waiting:
-                continue
-            if deps.store.start_one(row.id) > UNFINISHED_STARTS:
-                done.append(set_aside_unfinished(deps, row))
-                continue
-            done.append(process(deps, row))
-            if done[-1].status == DEFERRED:
-                break  # the mail after it waits too, in the order received
-            if done[-1].status == "retry" and row.authenticated:
-                waiting.add(row.sender)  # a forger's failing mail holds back no one
+    now = deps.clock()
+    waiting = {sender for _, sender, at in deps.store.retry_waiting()
+               if at is None or at > now}
+    for row in deps.store.pending_inbound(now):
+        if row.sender in waiting:
+            continue
+        if deps.store.start_one(row.id) > UNFINISHED_STARTS:
+            done.append(set_aside_unfinished(deps, row))
+            continue
+        done.append(process(deps, row))
+        if done[-1].status == DEFERRED:
+            break  # the mail after it waits too, in the order received
+        if done[-1].status == "retry" and row.authenticated:
+            waiting.add(row.sender)  # a forger's failing mail holds back no one
     return done
 
 
@@ -99,10 +134,10 @@ def set_aside_unfinished(deps: Deps, row: InboundRow) -> Processed:
     return Processed(row.id, "set_aside", False)
 
 
-def process_due(uow: UnitOfWork, deps: Deps) -> None:
-    """Process every message that is due, in the order received, in ``uow``.
+def process_due(uow: UnitOfWork, deps: Deps, limit: int | None = None) -> list[Processed]:
+    """Process every message that is due (the ``limit`` oldest), in the order received.
 
-    As ``process_pending`` does, but all in the transaction in hand: a failure fails
+    As ``_one_by_one`` does, but all in the transaction in hand: a failure fails
     them all (the caller then processes each in a transaction of its own).
     """
     now = deps.clock()
@@ -112,7 +147,8 @@ def process_due(uow: UnitOfWork, deps: Deps) -> None:
     # the store each time: what was passed over (its sender's retry is not due), and
     # what comes later (received later). A retry not due is asked about every time.
     passed_over: list[datetime] = []
-    rows = deps.store.pending_inbound(now, uow.session)
+    done: list[Processed] = []
+    rows = deps.store.pending_inbound(now, uow.session, limit=limit)
     uow.count_replies_of([row.sender for row in rows if row.sender], day_start(now),
                          REPLY_KINDS)
     for row in rows:
@@ -120,8 +156,10 @@ def process_due(uow: UnitOfWork, deps: Deps) -> None:
             passed_over.append(row.received_at)
             continue
         earliest = None if waiting else (min(passed_over, default=None),)
-        if handle_message(uow, deps, row, earliest).status == DEFERRED:
+        done.append(handle_message(uow, deps, row, earliest))
+        if done[-1].status == DEFERRED:
             break  # the mail after it waits too, in the order received
+    return done
 
 
 def handle_message(uow: UnitOfWork, deps: Deps, row: InboundRow,

@@ -134,8 +134,9 @@ class InboundStore(StoreBase):
             return inbound_row(row)
 
     def pending_inbound(self, now: datetime | None = None,
-                        session: Session | None = None) -> list[InboundRow]:
-        """Return the messages still to handle, oldest first.
+                        session: Session | None = None,
+                        limit: int | None = None) -> list[InboundRow]:
+        """Return the messages still to handle, oldest first (the ``limit`` oldest).
 
         Those 'new', and those to 'retry' whose retry is due by ``now`` (all of them when
         ``now`` is None).
@@ -149,7 +150,7 @@ class InboundStore(StoreBase):
             # Columns, not ORM objects: the mail path reads every message this way.
             rows = reading.connection().execute(
                 select(*Inbound.__table__.c).where(due)
-                .order_by(Inbound.received_at, Inbound.id))
+                .order_by(Inbound.received_at, Inbound.id).limit(limit))
             return [inbound_row(row) for row in rows]
 
     def any_due_inbound(self, now: datetime) -> bool:
@@ -288,18 +289,23 @@ class InboundStore(StoreBase):
 
     # -- Starts that never finished (a poison message) -------------------------------------
 
-    def start_due(self, now: datetime) -> bool:
-        """Count a start for every message due by ``now``, committed before they are begun.
+    def start_due(self, now: datetime, limit: int | None = None) -> bool:
+        """Count a start for every message due by ``now`` (the ``limit`` oldest).
 
-        So that a process that dies processing them (killed, out of memory) leaves a trace
-        that the next one reads. Returns False, counting nothing, when a message due was
-        started before and never finished: the caller then takes them one at a time.
+        Committed before they are begun, so that a process that dies processing them
+        (killed, out of memory) leaves a trace that the next one reads. Returns False,
+        counting nothing, when a message due was started before and never finished (the
+        caller then takes them one at a time), or when none is due.
         """
         with self.transaction() as session:
             if session.scalar(select(Inbound.id).where(_due(now), Inbound.started > 0)
                               .limit(1)) is not None:
                 return False
-            session.execute(update(Inbound).where(_due(now))
+            chosen = session.scalars(select(Inbound.id).where(_due(now)).order_by(
+                Inbound.received_at, Inbound.id).limit(limit)).all()
+            if not chosen:
+                return False
+            session.execute(update(Inbound).where(Inbound.id.in_(chosen))
                             .values(started=Inbound.started + 1)
                             .execution_options(synchronize_session=False))
             return True
