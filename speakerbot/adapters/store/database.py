@@ -316,13 +316,19 @@ class StoreBase:
         """Make ``conn``'s transaction wait for the game's writes, and keep them out to its end."""
         self._serialise(conn)
 
-    def _serialise(self, conn: Connection | Session) -> None:
+    def _serialise(self, conn: Connection | Session, *, notify: bool = False) -> None:
         # SQLite does it with BEGIN IMMEDIATE (see _sqlite_on_begin).
         if self._dialect == "postgresql":
             # Fail after a while rather than hang for ever, as SQLite's busy timeout does
             # (a transaction opened inside another in the same thread would wait on itself).
-            conn.execute(text(f"SET LOCAL lock_timeout = '{_WRITE_WAIT_SECONDS}s'"))
-            conn.execute(select(func.pg_advisory_xact_lock(self._write_key)))
+            # One statement, one round trip: its expressions are evaluated in order, the
+            # time-out set (as SET LOCAL does) before the lock is waited for. ``notify``:
+            # heard at commit by the workers of this database (changes.watch_changes), so
+            # that the holder of the game wakes at once for another process's write.
+            said = [func.pg_notify(CHANGES_CHANNEL, self._notice)] if notify else []
+            conn.execute(select(
+                func.set_config("lock_timeout", f"{_WRITE_WAIT_SECONDS}s", True),
+                func.pg_advisory_xact_lock(self._write_key), *said))
 
     @contextmanager
     def transaction(self, *, fenced: bool = True) -> Iterator[Session]:
@@ -335,13 +341,9 @@ class StoreBase:
         this worker's; ``fenced=False`` is for storing received mail, which any worker does.
         """
         with self._sessions() as session, session.begin():
-            self._serialise(session)
+            self._serialise(session, notify=True)
             if fenced and self.fence is not None:
                 self.fence(session)
-            if self._dialect == "postgresql":
-                # Heard at commit by the workers of this database (changes.watch_changes), so
-                # that the holder of the game wakes at once for another process's write.
-                session.execute(select(func.pg_notify(CHANGES_CHANNEL, self._notice)))
             yield session
 
     @contextmanager
