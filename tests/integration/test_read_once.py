@@ -84,10 +84,10 @@ def test_a_message_delivered_by_lmtp_is_read_once(
 
 def test_a_message_whose_transaction_failed_is_not_read_again(
         game: MailGame, reads: Counter[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # The batch's transaction fails, then the message's own, twice: it is retried, then
-    # taken by a new service on the same database (a restart), and read only at intake.
+    # Each pass's batch fails, then the message's own transaction, twice: it is retried,
+    # then taken by a new service on the same database (a restart), and read only at intake.
     handle_message = processing.handle_message
-    failures = iter(range(3))
+    failures = iter(range(4))
 
     def failing(*args: Any, **kwargs: Any) -> Processed:
         if next(failures, None) is not None:
