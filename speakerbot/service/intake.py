@@ -13,9 +13,8 @@ from speakerbot.mail.inbound.intake import Reading
 from speakerbot.mail.inbound.redaction import literal_mask
 from speakerbot.service.deps import Deps
 from speakerbot.service.policy import Received, describe, log, printable
-from speakerbot.service.processing import process_due, process_pending
+from speakerbot.service.processing import process_pending
 from speakerbot.service.reading import read_received
-from speakerbot.service.unit_of_work import open_unit
 
 
 def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
@@ -42,51 +41,24 @@ def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
     return stored
 
 
-def receive_many(deps: Deps, messages: Sequence[Received]) -> list[StoredInbound]:
-    """Store several messages as ``receive`` does, in one transaction (an IMAP batch).
-
-    Should the batch fail to store, each message is stored on its own, so that one
-    bad message costs only itself.
-    """
-    return store_items(deps, [read_at_intake(deps, message)[0] for message in messages])
-
-
 def take_in(deps: Deps, messages: Sequence[Received]) -> list[str]:
     """Store a batch of messages (an IMAP fetch), then process them in one transaction.
 
     Return each message's status once committed: what is done may leave the mailbox.
     Three commits for the batch (store, count the starts, process) instead of three or
-    four for each message. A message that
-    fails to process fails the batch's processing, whose messages are then processed
-    as ``process_pending`` does, each in its own transaction.
+    four for each message. What was read at intake is handed on, not read again; a
+    failure, or a message the last process died in, is taken as ``process_pending``
+    takes it: each message in its own transaction.
     """
     taken = [read_at_intake(deps, message) for message in messages]
     with deps.states.intake_lock():
         stored = store_items(deps, [item for item, _ in taken])
         deps.crashpoints.reach("after-fetch")
-        if not deps.store.start_due(deps.clock()):
-            # The last process died in the middle of some of this mail: take it one
-            # message at a time, so that what killed it is found and set aside alone.
-            process_pending(deps)
-        else:
-            process_batch(deps, stored, taken)
+        process_pending(deps, known={place.id: reading for place, (_, reading)
+                                     in zip(stored, taken, strict=True)
+                                     if reading is not None and not place.duplicate})
         statuses = deps.store.inbound_statuses([place.id for place in stored])
     return [statuses.get(place.id, "") for place in stored]
-
-
-def process_batch(deps: Deps, stored: Sequence[StoredInbound],
-                  taken: Sequence[tuple[InboundItem, Reading | None]]) -> None:
-    """Process the due mail in one transaction; on a failure, each message alone."""
-    try:
-        with open_unit(deps) as uow:
-            uow.known = {place.id: reading for place, (_, reading)
-                         in zip(stored, taken, strict=True)
-                         if reading is not None and not place.duplicate}
-            process_due(uow, deps)
-    except Exception:
-        log.exception("processing a batch of %d message(s) failed; each is processed "
-                      "alone", len(taken))
-        process_pending(deps)
 
 
 def store_items(deps: Deps, items: Sequence[InboundItem]) -> list[StoredInbound]:

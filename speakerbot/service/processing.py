@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from datetime import datetime
 
 from speakerbot.adapters.store import InboundRow
@@ -53,19 +54,22 @@ BATCH = 50
 behind a whole backlog's, nor is the game's lock held for it."""
 
 
-def process_pending(deps: Deps) -> list[Processed]:
+def process_pending(deps: Deps, known: Mapping[int, Reading] | None = None,
+                    ) -> list[Processed]:
     """Process every stored message that is due, in the order received.
 
     The messages due are processed together, up to ``BATCH`` in one transaction (mail that
-    arrives together is made durable together: LMTP's bursts), as an IMAP batch is. Should
+    arrives together is made durable together: LMTP's bursts, an IMAP batch). Should
     a batch fail, or should a message due have been begun before and never finished (the
     last process died in it), each is processed in a transaction of its own, so that one
     bad message costs only itself and the one that kills is found and set aside alone.
+    ``known``: what intake read in messages just stored, by their id, so as not to read
+    them again.
     """
     done: list[Processed] = []
     with deps.states.lock:
         while deps.store.start_due(deps.clock(), limit=BATCH):
-            batch = _together(deps)
+            batch = _together(deps, known or {})
             if batch is None:
                 break
             done += batch
@@ -74,10 +78,11 @@ def process_pending(deps: Deps) -> list[Processed]:
         return done + _one_by_one(deps)
 
 
-def _together(deps: Deps) -> list[Processed] | None:
+def _together(deps: Deps, known: Mapping[int, Reading]) -> list[Processed] | None:
     """Process up to ``BATCH`` due messages in one transaction; None if it failed."""
     try:
         with open_unit(deps) as uow:
+            uow.known = dict(known)
             return process_due(uow, deps, limit=BATCH)
     except Exception:
         log.exception("processing a batch of messages failed; each is processed alone")
