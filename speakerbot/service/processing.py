@@ -139,8 +139,8 @@ def set_aside_unfinished(deps: Deps, row: InboundRow) -> Processed:
     return Processed(row.id, "set_aside", False)
 
 
-def process_due(uow: UnitOfWork, deps: Deps, limit: int | None = None) -> list[Processed]:
-    """Process every message that is due (the ``limit`` oldest), in the order received.
+def process_due(uow: UnitOfWork, deps: Deps, limit: int) -> list[Processed]:
+    """Process the ``limit`` oldest messages that are due, in the order received.
 
     As ``_one_by_one`` does, but all in the transaction in hand: a failure fails
     them all (the caller then processes each in a transaction of its own).

@@ -289,8 +289,8 @@ class InboundStore(StoreBase):
 
     # -- Starts that never finished (a poison message) -------------------------------------
 
-    def start_due(self, now: datetime, limit: int | None = None) -> bool:
-        """Count a start for every message due by ``now`` (the ``limit`` oldest).
+    def start_due(self, now: datetime, limit: int) -> bool:
+        """Count a start for the ``limit`` oldest messages due by ``now``.
 
         Committed before they are begun, so that a process that dies processing them
         (killed, out of memory) leaves a trace that the next one reads. Returns False,
