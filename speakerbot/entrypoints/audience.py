@@ -25,6 +25,14 @@ from speakerbot.service.welcoming import welcome_players
 USER_ERRORS = COMMAND_ERRORS
 
 
+def _address(text: str) -> str:
+    """Return the address given on the command line, canonical; refuse what is none."""
+    address = canonical_address(text)
+    if address is None:
+        raise CliError(f"{text!r} is not an email address")
+    return address
+
+
 def observers_list(args: argparse.Namespace) -> int:
     """Print every observer and since when, oldest first."""
     with started_game(args) as (_, service):
@@ -42,9 +50,7 @@ def observers_list(args: argparse.Namespace) -> int:
 
 def observers_remove(args: argparse.Namespace) -> int:
     """Stop an address observing the game; exit 1 when it was no observer."""
-    address = canonical_address(args.address)
-    if address is None:
-        raise CliError(f"{args.address!r} is not an email address")
+    address = _address(args.address)
     with started_game(args) as (_, service):
         if not service.remove_observer(address):
             raise NotFound(f"{address} is no observer of this game")
@@ -54,9 +60,7 @@ def observers_remove(args: argparse.Namespace) -> int:
 
 def player_digest(args: argparse.Namespace) -> int:
     """Put a player or observer in digest mode (``on``) or take them out; exit 1: neither."""
-    address = canonical_address(args.email)
-    if address is None:
-        raise CliError(f"{args.email!r} is not an email address")
+    address = _address(args.email)
     on = args.mode == "on"
     with started_game(args) as (settings, service):
         try:
@@ -78,12 +82,7 @@ def player_welcome(args: argparse.Namespace) -> int:
     """Queue the welcome for the players named, or every player with ``--all``."""
     if bool(args.all) == bool(args.email):
         raise CliError("name the players to welcome, or give --all (not both)")
-    addresses = []
-    for email in args.email:
-        address = canonical_address(email)
-        if address is None:
-            raise CliError(f"{email!r} is not an email address")
-        addresses.append(address)
+    addresses = [_address(email) for email in args.email]
     with started_game(args) as (_, service):
         try:
             welcomed = welcome_players(service.deps, addresses)
