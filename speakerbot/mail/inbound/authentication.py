@@ -142,15 +142,10 @@ def trusted_header(results: Sequence[str], authserv_ids: Sequence[str]) -> str |
     """
     trusted = {_authserv_id(name) for name in authserv_ids} - {None}
     return next((value for value in results
-                 if _authserv_id(_lexical_authserv_id(value)) in trusted), None)
+                 if _authserv_id(authserv_id_of(value)) in trusted), None)
 
 
 def authserv_id_of(value: str) -> str:
-    """Return the authserv-id an Authentication-Results value names, as written."""
-    return _lexical_authserv_id(value)
-
-
-def _lexical_authserv_id(value: str) -> str:
     """Return the authserv-id: the first word of the value, comments aside (RFC 8601)."""
     head = _without_comments(value.split(";", 1)[0]).strip()
     return head.split()[0] if head.split() else ""

@@ -5,9 +5,9 @@ One private letter to each player who joins (by JOIN, or added by the host: ``AD
 ``speakerbot import --welcome``: an import's players are no newcomers to the game, only to
 speakerbot, so they are welcomed only when the host says so). A welcome for a join is
 composed from the event that made the player, so composing it again gives the same
-Message-ID. It teaches by example: the exact lines to vote
-on each open proposal, to propose, to ask for help and to leave; and it lists the rules in
-force one line each, with the archive's address when the game has one.
+Message-ID. It teaches by example: the exact lines to vote on each open proposal, to
+propose, to ask for help and to leave; and it lists the rules in force one line each, with
+the archive's address when the game has one.
 """
 
 from __future__ import annotations
