@@ -30,10 +30,13 @@ from sqlalchemy.pool import ConnectionPoolEntry
 if TYPE_CHECKING:
     from alembic.config import Config
 
+from speakerbot.adapters.store.pinging import ping_when_idle
 from speakerbot.adapters.store.schema import MIGRATIONS_DIR, AlreadyRunning, Base
 
 # How long a write transaction waits for another to finish before it fails.
 _WRITE_WAIT_SECONDS = 30
+# How long a new PostgreSQL connection may take before it fails (unless the URL says).
+_CONNECT_WAIT_SECONDS = 10
 
 
 def _lock_key(name: str) -> int:
@@ -157,8 +160,14 @@ def make_engine(url: str | URL, **pool: int) -> Engine:
         # Named so that whoever looks at the server's sessions (and ``speakerbot games``)
         # sees which process on which machine each one is.
         name = f"speakerbot {socket.gethostname()} pid {os.getpid()}"[:63]
-        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True,
-                             connect_args={"application_name": name}, **pool)
+        connect: dict[str, Any] = {"application_name": name}
+        if "connect_timeout" not in parsed.query:
+            # A server that does not answer fails the connection after a while (doctor and
+            # status included) rather than leaving it to the system's TCP time-out.
+            connect["connect_timeout"] = _CONNECT_WAIT_SECONDS
+        engine = create_engine(parsed, hide_parameters=True, connect_args=connect, **pool)
+        ping_when_idle(engine)
+        return engine
     raise ValueError(f"unsupported database {backend!r}: use sqlite:/// or postgresql+psycopg://")
 
 
@@ -203,10 +212,12 @@ class StoreBase:
         )
         self._daemon_key, self._write_key = _lock_keys(game)
         self._dialect = self._engine.dialect.name
+        # PostgreSQL reads go without BEGIN and COMMIT, two round trips fewer: under READ
+        # COMMITTED each statement sees its own snapshot, in a transaction or out of one.
         self._read_engine = (
             self._engine.execution_options(speakerbot_read_only=True)
             if self._dialect == "sqlite"
-            else self._engine
+            else self._engine.execution_options(isolation_level="AUTOCOMMIT")
         )
         self._sessions = sessionmaker(self._engine, expire_on_commit=False)
         self._read_sessions = sessionmaker(self._read_engine, expire_on_commit=False)
@@ -348,9 +359,11 @@ class StoreBase:
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
-        """Read several things in one read-only transaction (one round trip to begin and end).
+        """Read several things on one connection, as the store's reads do on their own.
 
-        Each of the store's reads takes it as its ``session``; nothing written here is kept.
+        Each of the store's reads takes it as its ``session``; it is for reading only. On
+        SQLite it is one read transaction; on PostgreSQL no transaction at all (each
+        statement sees the database as it is then, as under READ COMMITTED anyway).
         """
         with self._reading() as session:
             yield session
