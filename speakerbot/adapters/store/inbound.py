@@ -297,14 +297,14 @@ class InboundStore(StoreBase):
         counting nothing, when a message due was started before and never finished (the
         caller then takes them one at a time), or when none is due.
         """
+        begun = select(Inbound.id).where(_due(now), Inbound.started > 0).exists()
         with self.transaction() as session:
-            if session.scalar(select(Inbound.id).where(_due(now), Inbound.started > 0)
-                              .limit(1)) is not None:
-                return False
-            chosen = session.scalars(select(Inbound.id).where(_due(now)).order_by(
+            # One statement: the messages chosen, each row saying whether any due was begun.
+            rows = session.execute(select(Inbound.id, begun).where(_due(now)).order_by(
                 Inbound.received_at, Inbound.id).limit(limit)).all()
-            if not chosen:
+            if not rows or rows[0][1]:
                 return False
+            chosen = [row[0] for row in rows]
             session.execute(update(Inbound).where(Inbound.id.in_(chosen))
                             .values(started=Inbound.started + 1)
                             .execution_options(synchronize_session=False))

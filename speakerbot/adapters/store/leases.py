@@ -277,9 +277,10 @@ class Leases:
         worker takes the game while this write is in flight; a transaction left idle longer
         than a lease (the process frozen) is cut off by the server.
         """
-        self._set_local(conn, "idle_in_transaction_session_timeout")
+        # The time-out set (as SET LOCAL does) in the same statement: one round trip.
         row = conn.execute(
             select(
+                func.set_config("idle_in_transaction_session_timeout", self._lease_ms, True),
                 game_leases.c.worker,
                 game_leases.c.epoch,
                 (game_leases.c.expires_at > _now()).label("fresh"),
