@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-
-from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import ConfirmationRow, InboundRow
 from speakerbot.engine import GameState
@@ -125,12 +123,16 @@ def ask_waiting(deps: Deps) -> None:
         uow.record([], state, batch.outgoing)
 
 
-def next_request_due(deps: Deps, session: Session | None = None) -> datetime | None:
-    """When the first request that waits for the gap between requests may go out."""
+def next_request_due(deps: Deps, waiting: Mapping[str, datetime | None]) -> datetime | None:
+    """When the first request that waits for the gap between requests may go out.
+
+    ``waiting``: each sender of mail held with no request yet, and its last request's time
+    (``Store.waiting_senders``).
+    """
     gap = timedelta(seconds=deps.settings.auth.confirm_gap)
     now = deps.clock()
-    return min((now if last is None else last + gap
-                for last in deps.store.waiting_senders(session).values()), default=None)
+    return min((now if last is None else last + gap for last in waiting.values()),
+               default=None)
 
 
 def hold(deps: Deps, batch: Batch, row: InboundRow, mail: InboundMail, *,

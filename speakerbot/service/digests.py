@@ -55,9 +55,8 @@ def next_moment(game: GameSettings, after: datetime) -> datetime:
     return moment
 
 
-def next_due(deps: Deps, session: Session | None = None) -> datetime | None:
-    """Return when the next digest is due (None: no copy is kept for any)."""
-    oldest = deps.store.next_digest_copy(session)
+def next_due(deps: Deps, oldest: datetime | None) -> datetime | None:
+    """Return when the next digest is due, the ``oldest`` copy kept for one (None: none)."""
     return None if oldest is None else next_moment(deps.settings.game, oldest)
 
 

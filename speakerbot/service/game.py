@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import InboundRow, OutboxSummary, Store, StoredInbound
 from speakerbot.config import Settings
@@ -23,11 +22,10 @@ from speakerbot.engine import events as e
 from speakerbot.mail.outbound.announcements import Announcer
 from speakerbot.mail.outbound.compose import GameIdentity
 from speakerbot.mail.outbound.replies import ReplyWriter
-from speakerbot.service import desk, intake, processing, speaker, ticks
-from speakerbot.service.confirmations import next_request_due
+from speakerbot.service import desk, intake, looking, processing, speaker, ticks
 from speakerbot.service.crashpoints import NO_CRASHES, CrashPoints
 from speakerbot.service.deps import Entropy, FromDeps, game_deps, now_utc
-from speakerbot.service.digests import next_due
+from speakerbot.service.looking import ChangeMark
 from speakerbot.service.outbox import Backlog, Outbox, OutboxPolicy, Sender, backlog
 from speakerbot.service.policy import Processed, Received, ServiceError
 from speakerbot.service.unit_of_work import (
@@ -180,26 +178,13 @@ class GameService(AbstractContextManager["GameService"]):
         """When the daemon must next wake: deadline, outbox, retry, request, gathering, digest."""
         return self.look()[1]
 
-    def change_mark(self) -> tuple[int, datetime | None, datetime | None]:
-        """Return what another process's write changes: the daemon compares it each second."""
-        with self.store.reading() as session:
-            return self._mark(session)
+    def change_mark(self) -> ChangeMark:
+        """Return what another process's write changes (``looking.change_mark``)."""
+        return looking.change_mark(self.deps)
 
-    def _mark(self, session: Session) -> tuple[int, datetime | None, datetime | None]:
-        return (self.store.last_event_seq(session), self.store.next_outbox_attempt(session),
-                self.store.earliest_pending(session))
-
-    def look(self) -> tuple[tuple[int, datetime | None, datetime | None],
-                            dict[str, datetime | None]]:
-        """Return the change mark and the next wake-ups, read in one transaction."""
-        store, deadline = self.store, self.next_deadline()  # the state first: a read of its own
-        with store.reading() as session:
-            mark = self._mark(session)
-            return mark, {"deadline": deadline, "outbox": mark[1],
-                          "inbound-retry": store.next_inbound_retry(session),
-                          "confirm-request": next_request_due(self.deps, session),
-                          "gathering": store.next_gathering(session),
-                          "daily-digests": next_due(self.deps, session)}
+    def look(self) -> tuple[ChangeMark, dict[str, datetime | None]]:
+        """Return the change mark and the next wake-ups (``looking.look``)."""
+        return looking.look(self.deps)
 
     def mail_due(self) -> bool:
         """Whether a stored message is due to be processed now (new, or its retry is due)."""

@@ -19,6 +19,9 @@ Every datetime goes in and comes out timezone-aware, in UTC.
 
 from __future__ import annotations
 
+from sqlalchemy.orm import Session
+
+from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.audience import AudienceStore
 from speakerbot.adapters.store.confirmations import ConfirmationStore
 from speakerbot.adapters.store.database import (
@@ -47,6 +50,7 @@ from speakerbot.adapters.store.rows import (
     StoredEvent,
     StoredInbound,
     StoredSnapshot,
+    WakeMarks,
 )
 from speakerbot.adapters.store.schema import (
     PENDING_INBOUND,
@@ -90,6 +94,7 @@ __all__ = [
     "StoredInbound",
     "StoredSnapshot",
     "UtcDateTime",
+    "WakeMarks",
     "game_url",
     "make_engine",
     "message_id_of",
@@ -102,3 +107,9 @@ __all__ = [
 class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceStore,
             GaugeStore):
     """The game's database: inbound mail, events, outbox, metadata and the audience."""
+
+    def wake_marks(self, session: Session | None = None) -> WakeMarks:
+        """Read what the daemon's loop looks at after each pass, in one round trip."""
+        with self._reading(session) as reading:
+            row = reading.connection().execute(statements.wake_marks()).one()
+            return WakeMarks(row[0] or 0, row[1], row[2], row[3], bool(row[4]), row[5], row[6])

@@ -191,6 +191,28 @@ class OutboxSummary:
     """Public messages held to be gathered into one (``[limits] public_per_hour``)."""
 
 
+
+@dataclass(frozen=True)
+class WakeMarks:
+    """What the daemon's loop reads after each pass, in one statement (``Store.wake_marks``)."""
+
+    last_event_seq: int
+    next_outbox: datetime | None
+    """When the next pending outgoing message is due."""
+    earliest_pending: datetime | None
+    """When the oldest message still to handle was received (``earliest_pending``)."""
+    next_retry: datetime | None
+    """When the next message waiting for a retry is due."""
+    held_unasked: bool
+    """Whether a message is held whose sender has not been asked to confirm it yet."""
+    next_gathering: datetime | None
+    oldest_digest_copy: datetime | None
+
+    @property
+    def change(self) -> tuple[int, datetime | None, datetime | None]:
+        """What another process's write changes: the loop compares it while it sleeps."""
+        return self.last_event_seq, self.next_outbox, self.earliest_pending
+
 def aware(value: datetime, name: str) -> datetime:
     """Return ``value``, refused (``ValueError``) if it is naive: every stored time is UTC."""
     if value.tzinfo is None or value.utcoffset() is None:

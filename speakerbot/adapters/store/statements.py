@@ -10,11 +10,18 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, or_, select, update
+from sqlalchemy import Table, bindparam, exists, func, or_, select, update
 from sqlalchemy.sql import Select, Update
 from sqlalchemy.sql.dml import Insert
 
-from speakerbot.adapters.store.schema import PENDING_INBOUND, Event, Inbound, Outbox
+from speakerbot.adapters.store.schema import (
+    GATHERED,
+    PENDING_INBOUND,
+    DigestCopy,
+    Event,
+    Inbound,
+    Outbox,
+)
 
 
 def table(model: Any) -> Table:
@@ -106,3 +113,28 @@ def append_event() -> Insert:
     """Append one event to the record, returning its number."""
     events = table(Event)
     return events.insert().returning(events.c.seq)
+
+
+@cache
+def wake_marks() -> Select[Any]:
+    """Read what the daemon's loop looks at after each pass, in one statement (one round trip).
+
+    In order: the record's last number, the outbox's next due time, the oldest mail still
+    to handle (as ``earliest_pending``), the next retry of a message, whether a message is
+    held with no confirmation asked yet, the next gathering due and the oldest copy kept
+    for a digest. Each is a subquery of its own, as the store's separate reads are.
+    """
+    inbound, outbox, copies = table(Inbound).c, table(Outbox).c, table(DigestCopy).c
+    return select(
+        last_event_seq().scalar_subquery(),
+        select(func.min(outbox.next_attempt_at)).where(outbox.status == "pending")
+        .scalar_subquery(),
+        earliest_pending().scalar_subquery(),
+        select(func.min(inbound.retry_at)).where(inbound.status == "retry").scalar_subquery(),
+        exists().where(inbound.status == "held", inbound.confirmation_id.is_(None)),
+        select(func.min(outbox.next_attempt_at)).where(outbox.status == GATHERED)
+        .scalar_subquery(),
+        select(func.min(copies.queued_at))
+        .join_from(table(DigestCopy), table(Outbox), outbox.message_id == copies.message_id)
+        .where(outbox.status != GATHERED).scalar_subquery(),
+    )
