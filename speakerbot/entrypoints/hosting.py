@@ -34,7 +34,7 @@ from speakerbot.adapters.store.changes import watch_changes
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
 from speakerbot.entrypoints.daemon import Daemon, warn_about_trust
-from speakerbot.service.policy import routes_to_game
+from speakerbot.service.policy import GameRoutes
 
 log = logging.getLogger("speakerbot.entrypoints.hosting")
 
@@ -69,6 +69,7 @@ class Host:
             for daemon in daemons:
                 daemon.keep_site(site / daemon.settings.game_id)
         self._holdings: dict[str, Holding] = {}
+        self._routes = GameRoutes([(daemon.settings.game, daemon) for daemon in daemons])
 
     # --- routing ---
 
@@ -78,9 +79,7 @@ class Host:
         A recipient is a game's when it is the game's address or its list's, with or without
         a ``+tag``, ignoring case (``routes_to_game``).
         """
-        wanted = list(recipients)
-        return [daemon for daemon in self.daemons.values()
-                if any(routes_to_game(address, daemon.settings.game) for address in wanted)]
+        return self._routes.games_for(recipients)
 
     def accepts(self, recipient: str) -> bool:
         """Tell whether ``recipient`` is one of the games' (else LMTP refuses it at RCPT)."""

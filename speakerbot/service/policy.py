@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Generic, TypeVar
 
 # Declared beside Arrival, which the store's InboundItem extends too (a service class
 # extends no project class); the service and its callers name it from here.
@@ -19,6 +20,8 @@ from speakerbot.mail.outbound.wording import refusal_text
 from speakerbot.mail.verp import token_of
 
 log = logging.getLogger("speakerbot.service")
+
+_Game = TypeVar("_Game")
 
 class ServiceError(Exception):
     """Something the operator must fix (no game yet, a game already there...)."""
@@ -50,6 +53,36 @@ def routes_to_game(address: str, game: GameSettings) -> bool:
             return True
     return False
 
+
+
+class GameRoutes(Generic[_Game]):
+    """The games of a host, found by the addresses mail is for (``routes_to_game``).
+
+    A recipient is compared only with the games whose address or list has its key (its
+    local part up to the first ``+``, in lower case), not with every game of the host.
+    """
+
+    def __init__(self, games: Sequence[tuple[GameSettings, _Game]]) -> None:
+        self._games = list(games)
+        self._by_key: dict[str, list[int]] = {}
+        for index, (game, _) in enumerate(self._games):
+            for key in {_route_key(own) for own in (game.address, game.list) if own}:
+                self._by_key.setdefault(key, []).append(index)
+
+    def games_for(self, recipients: Iterable[str]) -> list[_Game]:
+        """Return the games ``recipients`` address, each once, in the order given."""
+        wanted = list(recipients)
+        candidates = sorted({index for address in wanted
+                             for index in self._by_key.get(_route_key(address), ())})
+        return [self._games[index][1] for index in candidates
+                if any(routes_to_game(address, self._games[index][0]) for address in wanted)]
+
+
+def _route_key(address: str) -> str:
+    # Every address routes_to_game takes for a game's (its own, its list's, either with a
+    # +tag, its return paths) shares this key with the game's address or its list's.
+    local = address.strip().removeprefix("<").removesuffix(">").rpartition("@")[0]
+    return local.partition("+")[0].lower()
 
 def not_a_player(address: str, game: GameSettings) -> str | None:
     """Why ``address`` may not be a player (None: it may): it is the game's own."""
