@@ -62,6 +62,7 @@ class UnitOfWork:
         self.committing: StateAt | None = None
         # The record's last number as this transaction sees it: read once per transaction.
         self.seq_seen: int | None = None
+        self.ends: tuple[EventLinks | None, EventLinks | None] | None = None
         # Where the record's hash chains end, as this transaction has left them; and the
         # public record's head as the transaction found it.
         self.links: chain.Links | None = None
@@ -92,8 +93,16 @@ class UnitOfWork:
     def seq(self) -> int:
         """Return the record's last number in this transaction (read once)."""
         if self.seq_seen is None:
-            self.seq_seen = self.deps.store.last_event_seq(self.session)
+            last, _ = self._ends()
+            self.seq_seen = 0 if last is None else last.seq
         return self.seq_seen
+
+    def _ends(self) -> tuple[EventLinks | None, EventLinks | None]:
+        # Where the record's chains ended when this transaction began: read once, with the
+        # record's last number, before anything is appended.
+        if self.ends is None:
+            self.ends = self.deps.store.chain_ends(self.session)
+        return self.ends
 
     def state(self) -> GameState:
         """Return the state as this transaction has left it, with what it applied so far."""
@@ -310,11 +319,11 @@ class UnitOfWork:
     def chain_links(self) -> chain.Links:
         """Where the record's chains end in this transaction (an older record linked first)."""
         if self.links is None:
-            store = self.deps.store
-            last, public = store.chain_ends(self.session)
+            last, public = self._ends()
             if last is not None and last.hash is None:
                 self._link_older_record()
-                last, public = store.chain_ends(self.session)
+                self.ends = None
+                last, public = self._ends()
             full = chain.Head() if last is None else chain.Head(last.seq, last.hash or "")
             shown = chain.Head() if public is None or public.public_seq is None else \
                 chain.Head(public.public_seq, public.public_hash or "")

@@ -26,6 +26,7 @@ from sqlalchemy import Engine, create_engine, event, func, inspect, select, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.sql import Select
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -231,6 +232,7 @@ class StoreBase:
         self._where = where if self._schema is None else f"{where} (game {game})"
         self.fence: Callable[[Session], None] | None = None
         self._notice = f"{game} {PROCESS_TOKEN}"
+        self._serialising: dict[bool, Select[Any]] = {}
 
     @property
     def engine(self) -> Engine:
@@ -336,10 +338,14 @@ class StoreBase:
             # time-out set (as SET LOCAL does) before the lock is waited for. ``notify``:
             # heard at commit by the workers of this database (changes.watch_changes), so
             # that the holder of the game wakes at once for another process's write.
-            said = [func.pg_notify(CHANGES_CHANNEL, self._notice)] if notify else []
-            conn.execute(select(
-                func.set_config("lock_timeout", f"{_WRITE_WAIT_SECONDS}s", True),
-                func.pg_advisory_xact_lock(self._write_key), *said))
+            # Built once for each kind: every write transaction runs one.
+            statement = self._serialising.get(notify)
+            if statement is None:
+                said = [func.pg_notify(CHANGES_CHANNEL, self._notice)] if notify else []
+                statement = self._serialising[notify] = select(
+                    func.set_config("lock_timeout", f"{_WRITE_WAIT_SECONDS}s", True),
+                    func.pg_advisory_xact_lock(self._write_key), *said)
+            conn.execute(statement)
 
     @contextmanager
     def transaction(self, *, fenced: bool = True) -> Iterator[Session]:

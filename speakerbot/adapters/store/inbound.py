@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
@@ -29,6 +29,9 @@ from speakerbot.adapters.store.schema import (
     row_in_status,
 )
 from speakerbot.rfc5322 import message_id_of
+
+_ALL = 2**31 - 1
+"""A limit that takes every row: SQLite takes no LIMIT NULL, PostgreSQL no LIMIT -1."""
 
 
 class InboundStore(StoreBase):
@@ -141,23 +144,22 @@ class InboundStore(StoreBase):
         Those 'new', and those to 'retry' whose retry is due by ``now`` (all of them when
         ``now`` is None).
         """
-        due = Inbound.status == "new"
-        if now is not None:
-            due = or_(due, (Inbound.status == "retry") & (Inbound.retry_at <= aware(now, "now")))
-        else:
-            due = Inbound.status.in_(PENDING_INBOUND)
         with self._reading(session) as reading:
             # Columns, not ORM objects: the mail path reads every message this way.
-            rows = reading.connection().execute(
-                select(*Inbound.__table__.c).where(due)
-                .order_by(Inbound.received_at, Inbound.id).limit(limit))
+            if now is not None:  # the mail path's own statement, built once
+                rows = reading.connection().execute(statements.due_inbound(), {
+                    "now": aware(now, "now"), "limit": _ALL if limit is None else limit})
+            else:
+                rows = reading.connection().execute(
+                    select(*Inbound.__table__.c).where(Inbound.status.in_(PENDING_INBOUND))
+                    .order_by(Inbound.received_at, Inbound.id).limit(limit))
             return [inbound_row(row) for row in rows]
 
     def any_due_inbound(self, now: datetime) -> bool:
         """Tell whether a message is due to be handled (new, or its retry is due by ``now``)."""
         with self._reading() as reading:
             return reading.connection().scalar(
-                select(Inbound.id).where(_due(now)).limit(1)) is not None
+                statements.any_due(), {"now": aware(now, "now")}) is not None
 
     def retry_waiting(
         self, session: Session | None = None,
@@ -168,10 +170,8 @@ class InboundStore(StoreBase):
         not delay the real owner's.
         """
         with self._reading(session) as reading:
-            return [(i, sender, at) for i, sender, at in reading.execute(
-                select(Inbound.id, Inbound.sender, Inbound.retry_at)
-                .where(Inbound.status == "retry", Inbound.authenticated.is_(True))
-                .order_by(Inbound.id))]
+            return [(i, sender, at) for i, sender, at
+                    in reading.connection().execute(statements.retry_waiting())]
 
     def next_inbound_retry(self, session: Session | None = None) -> datetime | None:
         """Return when the next message waiting for a retry is due, or None."""
@@ -297,17 +297,14 @@ class InboundStore(StoreBase):
         counting nothing, when a message due was started before and never finished (the
         caller then takes them one at a time), or when none is due.
         """
-        begun = select(Inbound.id).where(_due(now), Inbound.started > 0).exists()
         with self.transaction() as session:
             # One statement: the messages chosen, each row saying whether any due was begun.
-            rows = session.execute(select(Inbound.id, begun).where(_due(now)).order_by(
-                Inbound.received_at, Inbound.id).limit(limit)).all()
+            rows = session.connection().execute(statements.due_to_start(), {
+                "now": aware(now, "now"), "limit": limit}).all()
             if not rows or rows[0][1]:
                 return False
-            chosen = [row[0] for row in rows]
-            session.execute(update(Inbound).where(Inbound.id.in_(chosen))
-                            .values(started=Inbound.started + 1)
-                            .execution_options(synchronize_session=False))
+            session.connection().execute(statements.count_starts(),
+                                         {"ids": [row[0] for row in rows]})
             return True
 
     def start_one(self, inbound_id: int) -> int:
@@ -377,9 +374,3 @@ class InboundStore(StoreBase):
         with self._reading(session) as reading:
             rows = reading.scalars(query.order_by(Inbound.received_at, Inbound.id))
             return [inbound_row(row) for row in rows]
-
-
-def _due(now: datetime) -> Any:
-    """Select the messages due to be handled by ``now``: new, or their retry is due."""
-    return or_(Inbound.status == "new",
-               (Inbound.status == "retry") & (Inbound.retry_at <= aware(now, "now")))

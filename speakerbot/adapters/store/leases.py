@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, literal, or_, select, update
+from sqlalchemy import Engine, bindparam, delete, func, literal, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
@@ -98,6 +98,18 @@ class Leases:
         self.pid = os.getpid() if pid is None else pid
         self._span = timedelta(seconds=lease)
         self._lease_ms = str(max(1, round(lease * 1000)))
+        # Built once: every write transaction of every game held runs it. The time-out is
+        # set (as SET LOCAL does) in the same statement: one round trip.
+        self._fencing = (
+            select(
+                func.set_config("idle_in_transaction_session_timeout", self._lease_ms, True),
+                game_leases.c.worker,
+                game_leases.c.epoch,
+                (game_leases.c.expires_at > _now()).label("fresh"),
+            )
+            .where(game_leases.c.game == bindparam("game"))
+            .with_for_update(read=True, key_share=True)
+        )
 
     # -- Tables and this worker's row ---------------------------------------------------
 
@@ -277,17 +289,7 @@ class Leases:
         worker takes the game while this write is in flight; a transaction left idle longer
         than a lease (the process frozen) is cut off by the server.
         """
-        # The time-out set (as SET LOCAL does) in the same statement: one round trip.
-        row = conn.execute(
-            select(
-                func.set_config("idle_in_transaction_session_timeout", self._lease_ms, True),
-                game_leases.c.worker,
-                game_leases.c.epoch,
-                (game_leases.c.expires_at > _now()).label("fresh"),
-            )
-            .where(game_leases.c.game == holding.game)
-            .with_for_update(read=True, key_share=True)
-        ).first()
+        row = conn.execute(self._fencing, {"game": holding.game}).first()
         if row is None or row.worker != self.worker or row.epoch != holding.epoch:
             raise LeaseLost(f"game {holding.game!r}: another worker has taken it")
         if not row.fresh:

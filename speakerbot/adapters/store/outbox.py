@@ -68,12 +68,8 @@ class OutboxStore(DigestStore):
         """Return pending messages whose next attempt is due at ``now``, oldest first."""
         aware(now, "now")
         with self._reading() as session:
-            rows = session.connection().execute(
-                select(*Outbox.__table__.c)
-                .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
-                .order_by(Outbox.priority, Outbox.id)
-                .limit(limit)
-            )
+            rows = session.connection().execute(statements.due_outbox(),
+                                                {"now": now, "limit": limit})
             return [outbox_row(row) for row in rows]
 
     @contextmanager
@@ -114,10 +110,8 @@ class OutboxStore(DigestStore):
             # Most were simply taken: one UPDATE for all of them.
             plain = [outbox_id for outbox_id, refused in sent if not refused]
             if plain:
-                session.connection().execute(
-                    update(statements.table(Outbox))
-                    .where(Outbox.id.in_(plain), Outbox.status == "pending")
-                    .values(status="sent", sent_at=now))
+                session.connection().execute(statements.mark_sent(),
+                                             {"ids": plain, "now": now})
             ids = [outbox_id for outbox_id, refused in sent if refused]
             rows = {row.id: row for row in session.scalars(
                 select(Outbox).where(Outbox.id.in_(ids)).with_for_update())} if ids else {}

@@ -37,15 +37,10 @@ class RecordStore(StoreBase):
 
     def chain_ends(self, session: Session) -> tuple[EventLinks | None, EventLinks | None]:
         """Return the links of the record's last event and of its last public event."""
-        last = session.execute(
-            select(Event.seq, Event.hash, Event.public_seq, Event.public_hash)
-            .order_by(Event.seq.desc()).limit(1)).first()
-        public = session.execute(
-            select(Event.seq, Event.hash, Event.public_seq, Event.public_hash)
-            .where(Event.public_seq.is_not(None))
-            .order_by(Event.public_seq.desc()).limit(1)).first()
-        return (None if last is None else EventLinks(*last),
-                None if public is None else EventLinks(*public))
+        ends: dict[int, EventLinks] = {
+            which: EventLinks(*links)
+            for which, *links in session.connection().execute(statements.chain_ends())}
+        return ends.get(0), ends.get(1)
 
     def set_links(self, session: Session, links: Sequence[EventLinks]) -> None:
         """Write the links of events already recorded (an older record being chained)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Table, bindparam, exists, func, or_, select, update
-from sqlalchemy.sql import Select, Update
+from sqlalchemy import Table, bindparam, exists, func, literal, or_, select, union_all, update
+from sqlalchemy.sql import CompoundSelect, Select, Update
 from sqlalchemy.sql.dml import Insert
 
 from speakerbot.adapters.store.schema import (
@@ -138,3 +138,84 @@ def wake_marks() -> Select[Any]:
         .join_from(table(DigestCopy), table(Outbox), outbox.message_id == copies.message_id)
         .where(outbox.status != GATHERED).scalar_subquery(),
     )
+
+
+@cache
+def chain_ends() -> CompoundSelect[Any]:
+    """Read the links of the record's last event (tagged 0) and its last public event (1).
+
+    One statement for both ends, each the first row of its own ordered subquery.
+    """
+    events = table(Event)
+    columns = (events.c.seq, events.c.hash, events.c.public_seq, events.c.public_hash)
+    last = select(literal(0).label("which"), *columns).order_by(events.c.seq.desc()).limit(1)
+    public = (select(literal(1).label("which"), *columns)
+              .where(events.c.public_seq.is_not(None))
+              .order_by(events.c.public_seq.desc()).limit(1))
+    return union_all(select(last.subquery()), select(public.subquery()))
+
+
+def _due() -> Any:
+    """Select the messages due to be handled by ``:now``: new, or their retry due by then."""
+    c = table(Inbound).c
+    return or_(c.status == "new", (c.status == "retry") & (c.retry_at <= bindparam("now")))
+
+
+@cache
+def any_due() -> Select[Any]:
+    """One message due by ``:now``, if any."""
+    return select(table(Inbound).c.id).where(_due()).limit(1)
+
+
+@cache
+def due_to_start() -> Select[Any]:
+    """Choose the ``:limit`` oldest messages due by ``:now``, each saying if any due was begun.
+
+    A message begun before and never finished (its process died in it) is among the due.
+    """
+    c = table(Inbound).c
+    begun = select(c.id).where(_due(), c.started > 0).exists()
+    return (select(c.id, begun).where(_due()).order_by(c.received_at, c.id)
+            .limit(bindparam("limit")))
+
+
+@cache
+def count_starts() -> Update:
+    """Count a start for each message of ``:ids``."""
+    c = table(Inbound).c
+    return (update(table(Inbound)).where(c.id.in_(bindparam("ids", expanding=True)))
+            .values(started=c.started + 1))
+
+
+@cache
+def due_inbound() -> Select[Any]:
+    """Every column of the ``:limit`` oldest messages due by ``:now``, oldest first."""
+    c = table(Inbound).c
+    return (select(*table(Inbound).c).where(_due()).order_by(c.received_at, c.id)
+            .limit(bindparam("limit")))
+
+
+@cache
+def retry_waiting() -> Select[Any]:
+    """(id, sender, retry_at) of every authenticated message waiting for a retry."""
+    c = table(Inbound).c
+    return (select(c.id, c.sender, c.retry_at)
+            .where(c.status == "retry", c.authenticated.is_(True)).order_by(c.id))
+
+
+@cache
+def due_outbox() -> Select[Any]:
+    """Every column of the ``:limit`` first pending messages due by ``:now``."""
+    c = table(Outbox).c
+    return (select(*table(Outbox).c)
+            .where(c.status == "pending", c.next_attempt_at <= bindparam("now"))
+            .order_by(c.priority, c.id).limit(bindparam("limit")))
+
+
+@cache
+def mark_sent() -> Update:
+    """Record the pending messages of ``:ids`` as sent at ``:now``."""
+    c = table(Outbox).c
+    return (update(table(Outbox))
+            .where(c.id.in_(bindparam("ids", expanding=True)), c.status == "pending")
+            .values(status="sent", sent_at=bindparam("now")))
