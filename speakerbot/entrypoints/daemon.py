@@ -254,10 +254,11 @@ class Daemon:
         The command line (``admin``, ``player add``, ``new-game``, ``inbound retry``) writes
         from a process of its own. Every ``WATCH_EVERY`` seconds the loop compares the
         store's change mark (the record's last number, the outbox's next due time, the
-        oldest waiting mail: three indexed reads) with ``mark``, taken after the last
-        cycle; a difference starts a cycle, which announces the change. Polling works the
-        same on SQLite and PostgreSQL and needs no signal: the daemon may run on another
-        host than the command (PostgreSQL), and its lock holds no process id.
+        oldest waiting mail, read with the wake-ups in one statement of indexed subqueries)
+        with ``mark``, taken after the last cycle; a difference starts a cycle, which
+        announces the change. Polling works the same on SQLite and PostgreSQL and needs no
+        signal: the daemon may run on another host than the command (PostgreSQL), and its
+        lock holds no process id.
         """
         end = time.monotonic() + longest
         warned = False

@@ -81,7 +81,7 @@ class GameRoutes(Generic[_Game]):
 def _route_key(address: str) -> str:
     # Every address routes_to_game takes for a game's (its own, its list's, either with a
     # +tag, its return paths) shares this key with the game's address or its list's.
-    local = address.strip().removeprefix("<").removesuffix(">").rpartition("@")[0]
+    local = address.strip().removeprefix("<").removesuffix(">").strip().rpartition("@")[0]
     return local.partition("+")[0].lower()
 
 def not_a_player(address: str, game: GameSettings) -> str | None:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping
 from datetime import datetime
 
-from speakerbot.adapters.store import InboundRow
+from speakerbot.adapters.store import InboundRow, connection_lost
 from speakerbot.engine import due_by, tick
 from speakerbot.mail.inbound import language as lang
 from speakerbot.mail.inbound.intake import Reading
@@ -121,6 +121,10 @@ def process(deps: Deps, row: InboundRow) -> Processed:
             with open_unit(deps) as uow:
                 return handle_message(uow, deps, row)
         except Exception as error:
+            if connection_lost(error):
+                # The database's fault, not the message's: it is not counted against the
+                # message; the loop's next pass takes it again on a fresh connection.
+                raise
             log.exception("processing inbound message %s failed", row.id)
             failed = deps.store.record_inbound_failure(
                 row.id, describe(error), now=deps.clock(), delays=deps.retry_delays)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
 
 from speakerbot.adapters.store import InboundRow
 from speakerbot.service import Processed, processing
@@ -76,3 +77,25 @@ def test_a_batch_that_fails_is_processed_one_message_at_a_time(
     # The batch rolled back whole; each was then processed alone: Bob's costs only itself.
     assert [item.status for item in done] == ["processed", "retry", "processed"]
     assert set(game.service.state().proposals[301].ballots) == {ALICE, CAROL}
+
+
+def test_a_lost_database_connection_is_not_counted_against_the_message(
+        game: MailGame, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server restarted under a connection used a moment ago (not tested on its way out
+    # of the pool): the failure is the database's, so the message keeps its clean slate and
+    # holds back nobody; the next pass processes it.
+    game.receive(BOB, "vote", "VOTE 301 AGAINST\n")
+    real = processing.handle_message
+
+    def connection_cut(uow: object, deps: object, row: InboundRow, *args: object) -> Processed:
+        raise OperationalError("SELECT 1", {}, ConnectionError("server closed the connection"),
+                               connection_invalidated=True)
+
+    monkeypatch.setattr(processing, "handle_message", connection_cut)
+    with pytest.raises(OperationalError):
+        game.process()
+    [waiting] = game.store.pending_inbound()
+    assert (waiting.status, waiting.attempts, waiting.error) == ("new", 0, None)
+    monkeypatch.setattr(processing, "handle_message", real)
+    assert [item.status for item in game.process()] == ["processed"]
+    assert set(game.service.state().proposals[301].ballots) == {BOB}

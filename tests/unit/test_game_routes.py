@@ -39,14 +39,15 @@ def recipients(draw: st.DrawFn, games: list[GameSettings]) -> str:
     own = draw(st.sampled_from([game.address, game.list or game.address]))
     local, _, domain = own.rpartition("@")
     kind = draw(st.sampled_from(["as is", "upper", "tagged", "bounce", "bracketed", "other"]))
+    bounce = bounce_address(game.address, SECRET, "0123456789abcdef", "olive@example.org")
     if kind == "upper":
         return own.upper()
     if kind == "tagged":
         return f"{local}+{draw(st.sampled_from(['x', 'bounce', 'Y+z']))}@{domain}"
     if kind == "bounce":
-        return bounce_address(game.address, SECRET, "0123456789abcdef", "olive@example.org")
+        return bounce
     if kind == "bracketed":
-        return f" <{own}> "
+        return draw(st.sampled_from([f" <{own}> ", f"< {own} >", f"<{bounce}>", f"< {bounce}>"]))
     return draw(addresses | st.text(max_size=12))
 
 

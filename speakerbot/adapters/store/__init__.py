@@ -37,6 +37,7 @@ from speakerbot.adapters.store.gauges import Gauges, GaugeStore
 from speakerbot.adapters.store.inbound import InboundStore
 from speakerbot.adapters.store.namespaces import move_main_game
 from speakerbot.adapters.store.outbox import OutboxStore
+from speakerbot.adapters.store.pinging import connection_lost
 from speakerbot.adapters.store.record import RecordStore
 from speakerbot.adapters.store.rows import (
     ConfirmationRow,
@@ -95,6 +96,7 @@ __all__ = [
     "StoredSnapshot",
     "UtcDateTime",
     "WakeMarks",
+    "connection_lost",
     "game_url",
     "make_engine",
     "message_id_of",

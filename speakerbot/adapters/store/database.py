@@ -214,7 +214,8 @@ class StoreBase:
         self._daemon_key, self._write_key = _lock_keys(game)
         self._dialect = self._engine.dialect.name
         # PostgreSQL reads go without BEGIN and COMMIT, two round trips fewer: under READ
-        # COMMITTED each statement sees its own snapshot, in a transaction or out of one.
+        # COMMITTED (PostgreSQL's default, which speakerbot expects of its server) each
+        # statement sees its own snapshot, in a transaction or out of one.
         self._read_engine = (
             self._engine.execution_options(speakerbot_read_only=True)
             if self._dialect == "sqlite"

@@ -6,7 +6,8 @@ every use, a round trip each time: a busy game pays several per pass over its ma
 connections used a moment ago. Here a connection is tested only when it comes back to
 use after ``IDLE_BEFORE_PING`` seconds in the pool; one cut within that moment fails its
 transaction as a lost connection does anywhere (SQLAlchemy then drops it from the pool),
-and the caller's retry finds a fresh one.
+and the caller's retry finds a fresh one (``connection_lost`` tells such a failure, so
+that it is not taken for the fault of the message being processed).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 from typing import Any
 
 from sqlalchemy import Engine, event
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 IDLE_BEFORE_PING = 5.0
@@ -45,3 +46,12 @@ def ping_when_idle(engine: Engine) -> None:
 
     event.listen(engine, "checkin", returned)
     event.listen(engine, "checkout", taken)
+
+
+def connection_lost(error: BaseException) -> bool:
+    """Whether ``error`` is the database connection lost (the server cut it, or restarted).
+
+    Such a failure is the database's, not the work's: SQLAlchemy has dropped the pooled
+    connections, and the same work tried again gets fresh ones.
+    """
+    return isinstance(error, DBAPIError) and error.connection_invalidated
