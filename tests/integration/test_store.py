@@ -472,7 +472,7 @@ def test_events(store: Store) -> None:
 
 
 def test_outbox_lifecycle_and_summary(store: Store) -> None:
-    assert store.next_outbox_attempt() is None
+    assert store.wake_marks().next_outbox is None
     assert store.outbox_summary() == OutboxSummary(0, 0, None, [])
     cet = timezone(timedelta(hours=1))
     with store.transaction() as session:
@@ -502,7 +502,7 @@ def test_outbox_lifecycle_and_summary(store: Store) -> None:
         "<a@speaker.test>",
         "<b@speaker.test>",
     ]
-    assert store.next_outbox_attempt() == T0
+    assert store.wake_marks().next_outbox == T0
 
     # a: bob refused for good, alice deferred; then alice accepted.
     later = T0 + timedelta(minutes=10)
@@ -523,7 +523,7 @@ def test_outbox_lifecycle_and_summary(store: Store) -> None:
     assert summary.oldest_pending == T0 + timedelta(minutes=2)
     assert summary.oldest_pending is not None and summary.oldest_pending.tzinfo is UTC
     assert summary.refused == [("<a@speaker.test>", "bob@x.test", "550 5.1.1 no")]
-    assert store.next_outbox_attempt() == T0 + timedelta(minutes=2)
+    assert store.wake_marks().next_outbox == T0 + timedelta(minutes=2)
 
     (c,) = store.due_outbox(FAR_FUTURE)
     store.mark_sent(c.id, later, refused={"alice@example.test": "550 mailbox full for good"})
@@ -534,7 +534,7 @@ def test_outbox_lifecycle_and_summary(store: Store) -> None:
         "alice@example.test",
         "550 mailbox full for good",
     )
-    assert store.next_outbox_attempt() is None
+    assert store.wake_marks().next_outbox is None
     assert store.due_outbox(FAR_FUTURE) == []
 
     with pytest.raises(NotPending):

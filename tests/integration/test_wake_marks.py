@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 
 from speakerbot.adapters.store import Store, WakeMarks
-from tests.support.mailgame import ALICE, BOB, MailGame, mail_games
+from tests.support.mailgame import ALICE, BOB, FAR_FUTURE, MailGame, mail_games
 
 pytestmark = pytest.mark.integration
 
 
 def _separately(store: Store) -> WakeMarks:
-    return WakeMarks(store.last_event_seq(), store.next_outbox_attempt(),
-                     store.earliest_pending(), store.next_inbound_retry(),
+    queued = [row.next_attempt_at for row in store.due_outbox(FAR_FUTURE, limit=10_000)]
+    retried = [row.retry_at for row in store.list_inbound("retry") if row.retry_at]
+    return WakeMarks(store.last_event_seq(), min(queued, default=None),
+                     store.earliest_pending(), min(retried, default=None),
                      bool(store.waiting_senders()), store.next_gathering(),
                      store.next_digest_copy())
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
@@ -172,12 +172,6 @@ class InboundStore(StoreBase):
         with self._reading(session) as reading:
             return [(i, sender, at) for i, sender, at
                     in reading.connection().execute(statements.retry_waiting())]
-
-    def next_inbound_retry(self, session: Session | None = None) -> datetime | None:
-        """Return when the next message waiting for a retry is due, or None."""
-        with self._reading(session) as reading:
-            return reading.scalar(select(func.min(Inbound.retry_at))
-                                  .where(Inbound.status == "retry"))
 
     def list_inbound(self, status: str | None = None, limit: int = 100) -> list[InboundRow]:
         """Return the newest stored messages (with ``status`` only, if given), newest first."""

@@ -283,13 +283,6 @@ class OutboxStore(DigestStore):
             return reading.scalar(
                 select(func.min(Outbox.next_attempt_at)).where(Outbox.status == GATHERED))
 
-    def next_outbox_attempt(self, session: Session | None = None) -> datetime | None:
-        """Return when the next pending message is due, or None if none is pending."""
-        with self._reading(session) as reading:
-            return reading.scalar(
-                select(func.min(Outbox.next_attempt_at)).where(Outbox.status == "pending")
-            )
-
     def replies_since_each(self, recipients: Sequence[str], since: datetime,
                            kinds: Sequence[str], session: Session | None = None,
                            ) -> dict[str, int]:
