@@ -54,7 +54,6 @@ def routes_to_game(address: str, game: GameSettings) -> bool:
     return False
 
 
-
 class GameRoutes(Generic[_Game]):
     """The games of a host, found by the addresses mail is for (``routes_to_game``).
 
@@ -83,6 +82,7 @@ def _route_key(address: str) -> str:
     # +tag, its return paths) shares this key with the game's address or its list's.
     local = address.strip().removeprefix("<").removesuffix(">").strip().rpartition("@")[0]
     return local.partition("+")[0].lower()
+
 
 def not_a_player(address: str, game: GameSettings) -> str | None:
     """Why ``address`` may not be a player (None: it may): it is the game's own."""

@@ -191,7 +191,6 @@ class OutboxSummary:
     """Public messages held to be gathered into one (``[limits] public_per_hour``)."""
 
 
-
 @dataclass(frozen=True)
 class WakeMarks:
     """What the daemon's loop reads after each pass, in one statement (``Store.wake_marks``)."""
@@ -212,6 +211,7 @@ class WakeMarks:
     def change(self) -> tuple[int, datetime | None, datetime | None]:
         """What another process's write changes: the loop compares it while it sleeps."""
         return self.last_event_seq, self.next_outbox, self.earliest_pending
+
 
 def aware(value: datetime, name: str) -> datetime:
     """Return ``value``, refused (``ValueError``) if it is naive: every stored time is UTC."""
