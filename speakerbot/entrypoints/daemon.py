@@ -219,8 +219,11 @@ class Daemon:
             log.info("the game %s sent %d messages", self.settings.game_id, sent)
         return sent
 
-    def _schedule(self, wakes: dict[str, datetime | None]) -> float:
+    def _schedule(self, wakes: dict[str, datetime | None], *, mail_waiting: bool) -> float:
         """Point the scheduler's wake-ups at the next deadline and the next retry.
+
+        ``mail_waiting``: whether a stored message is still to be handled (read with the
+        wake-ups), which keeps the loop's sleep short.
 
         What is due already wakes the loop at once, except a deadline the last cycle could
         not settle yet (LMTP's grace, or a message being retried, holds it back): that one
@@ -232,7 +235,7 @@ class Daemon:
         if scheduler is None:
             return IDLE_WAIT
         now = self.clock()
-        sleep = 1.0 if self.service.mail_waiting() else IDLE_WAIT
+        sleep = 1.0 if mail_waiting else IDLE_WAIT
         for job_id, when in wakes.items():
             before = self._scheduled.get(job_id)
             self._scheduled[job_id] = when
@@ -360,7 +363,8 @@ class Daemon:
                 # is seen by one or the other.
                 with self.gate:
                     mark, wakes = self.service.look()
-                self._sleep(self._schedule(wakes), mark)
+                # The mark's last part: when the oldest mail still to handle came (None: none).
+                self._sleep(self._schedule(wakes, mail_waiting=mark[2] is not None), mark)
         finally:
             self.serving = False
             self._stop_inbound()

@@ -190,10 +190,6 @@ class GameService(AbstractContextManager["GameService"]):
         """Whether a stored message is due to be processed now (new, or its retry is due)."""
         return self.store.any_due_inbound(self.clock())
 
-    def mail_waiting(self) -> bool:
-        """Whether a stored message is still to be processed (new, or waiting for a retry)."""
-        return self.store.earliest_pending() is not None
-
     def daemon_lock(self) -> AbstractContextManager[None]:
         """Hold the lock that lets one daemon only run this game."""
         return self.store.daemon_lock()

@@ -294,10 +294,8 @@ class OutboxStore(DigestStore):
             return counts
         with self._reading(session) as reading:
             for address, count in reading.connection().execute(
-                    select(Outbox.addressee, func.count())
-                    .where(Outbox.addressee.in_(wanted), Outbox.kind.in_(tuple(kinds)),
-                           Outbox.created_at >= since)
-                    .group_by(Outbox.addressee)):
+                    statements.replies_since_each(tuple(kinds)),
+                    {"addressees": wanted, "since": since}):
                 if address is not None:
                     counts[address] = count
         return counts

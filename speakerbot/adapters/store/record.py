@@ -134,7 +134,7 @@ class RecordStore(StoreBase):
     def get_meta(self, key: str, session: Session | None = None) -> Any | None:
         """Return the JSON value of ``key``, or None if it is not set."""
         with self._reading(session) as reading:
-            stored = reading.scalar(select(Meta.value).where(Meta.key == key))
+            stored = reading.connection().scalar(statements.meta_value(), {"key": key})
         return None if stored is None else stored["value"]
 
     def set_meta(

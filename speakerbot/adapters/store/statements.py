@@ -20,6 +20,7 @@ from speakerbot.adapters.store.schema import (
     DigestCopy,
     Event,
     Inbound,
+    Meta,
     Outbox,
 )
 
@@ -94,6 +95,26 @@ def replies_since(kinds: tuple[str, ...]) -> Select[Any]:
     return select(func.count()).select_from(table(Outbox)).where(
         c.addressee == bindparam("addressee"), c.kind.in_(kinds),
         c.created_at >= bindparam("since"))
+
+
+@cache
+def replies_since_each(kinds: tuple[str, ...]) -> Select[Any]:
+    """How many messages of ``kinds`` went to each of several addresses alone since a moment.
+
+    The addresses are one expanding parameter (``addressees``), so that the statement is
+    built once for each set of kinds, whatever the batch's senders.
+    """
+    c = table(Outbox).c
+    return (select(c.addressee, func.count())
+            .where(c.addressee.in_(bindparam("addressees", expanding=True)), c.kind.in_(kinds),
+                   c.created_at >= bindparam("since"))
+            .group_by(c.addressee))
+
+
+@cache
+def meta_value() -> Select[Any]:
+    """Read the JSON value kept under one key of the metadata (a batch reads its seed so)."""
+    return select(table(Meta).c.value).where(table(Meta).c.key == bindparam("key"))
 
 
 @cache
