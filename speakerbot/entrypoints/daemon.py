@@ -225,11 +225,13 @@ class Daemon:
         ``mail_waiting``: whether a stored message is still to be handled (read with the
         wake-ups), which keeps the loop's sleep short.
 
-        What is due already wakes the loop at once, except a deadline the last cycle could
-        not settle yet (LMTP's grace, or a message being retried, holds it back): that one
-        is looked at again within a second, without spinning. A wake-up already set for the
-        same time is left as it is: during a burst of mail this runs after every batch.
-        Returns how long the loop may sleep, at most, when nothing wakes it.
+        A deadline wakes the loop when it can be settled: with LMTP, once its grace is over
+        (the cycle settles only what fell due that long ago). What is due already wakes the
+        loop at once, except a deadline the last cycle could not settle yet (a message being
+        retried holds it back): that one is looked at again within a second, without
+        spinning. A wake-up already set for the same time is left as it is: during a burst
+        of mail this runs after every batch. Returns how long the loop may sleep, at most,
+        when nothing wakes it.
         """
         scheduler = self.scheduler
         if scheduler is None:
@@ -237,6 +239,8 @@ class Daemon:
         now = self.clock()
         sleep = 1.0 if mail_waiting else IDLE_WAIT
         for job_id, when in wakes.items():
+            if job_id == "deadline" and when is not None and self.lmtp_grace:
+                when += LMTP_GRACE
             before = self._scheduled.get(job_id)
             self._scheduled[job_id] = when
             if when is None:

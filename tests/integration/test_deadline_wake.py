@@ -1,0 +1,72 @@
+"""A deadline wakes the loop when it can be settled: with LMTP, once its grace is over.
+
+The cycle settles only what fell due ``LMTP_GRACE`` ago (mail stamped before the close may
+still be landing), so the scheduler's wake-up for a deadline is set that much after it: the
+vote closes at the first wake, not after passes that find nothing to settle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from speakerbot.config import SmtpConfig
+from speakerbot.entrypoints.daemon import LMTP_GRACE, Daemon
+from speakerbot.service import GameService
+from tests.support.mailgame import ALICE, BOB, CAROL, MailGame, raw_mail
+from tests.support.patience import patience
+from tests.support.smtp_sink import SmtpSink
+
+pytestmark = pytest.mark.integration
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> Iterator[MailGame]:
+    mail = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL],
+                    mechanics={"voting_period": "1h", "reminder_before": "none"})
+    yield mail
+    mail.close()
+
+
+@pytest.mark.parametrize("lmtp", [True, False])
+def test_the_deadline_wakes_the_loop_after_the_lmtp_grace(game: MailGame, smtp_sink: SmtpSink,
+                                                           lmtp: bool) -> None:
+    settings = dataclasses.replace(
+        game.settings, smtp=SmtpConfig(smtp_sink.host, smtp_sink.port, "none", "", None))
+    service = GameService(game.store, settings, rng=random.Random(1), clock=_now)
+    daemon = Daemon(settings, service, clock=_now, rng=random.Random(1), own_lmtp=False)
+    daemon.lmtp_grace = lmtp
+    stop = threading.Event()
+    thread = threading.Thread(target=daemon.serve, args=(stop,))
+    thread.start()
+    try:
+        assert daemon.ready.wait(patience(10))
+        daemon.receive_lmtp(raw_mail(ALICE, "PROPOSE: Tea", "Tea at four.\n", date=_now()),
+                            _now())
+        smtp_sink.wait_for(lambda m: b"Proposal 301: Tea" in m.data, timeout=patience(20))
+        closes_at = service.state().proposals[301].closes_at
+        assert closes_at is not None
+        wanted = closes_at + (LMTP_GRACE if lmtp else timedelta(0))
+        deadline = time.monotonic() + patience(10)
+        while True:  # the loop hands its wake-ups over right after the pass
+            assert daemon.scheduler is not None
+            job = daemon.scheduler.get_job("deadline")
+            if job is not None and job.next_run_time == wanted:
+                break
+            assert time.monotonic() < deadline, job and job.next_run_time
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        daemon.wake.set()
+        thread.join(patience(20))
