@@ -38,13 +38,11 @@ _users = itertools.count(1)
 
 
 def body_of(message: CapturedMessage) -> str:
-    parsed = message.parsed()
-    part = parsed.get_body(("plain",))
-    return part.get_content() if part is not None else ""
+    return message.plain_body
 
 
 def subject_of(message: CapturedMessage) -> str:
-    return str(message.parsed()["Subject"])
+    return message.subject
 
 
 def admin_mail(line: str) -> str:

@@ -19,6 +19,7 @@ the tests of a closed pipe, of the umask, of the wheel and of the daemons start 
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import json
 import locale
@@ -47,7 +48,10 @@ PRELOADED = ("speakerbot.entrypoints.cli", "speakerbot.entrypoints.commands",
              "speakerbot.entrypoints.rulesets", "speakerbot.entrypoints.record",
              "speakerbot.entrypoints.parse", "speakerbot.entrypoints.site",
              "sqlalchemy.dialects.sqlite", "sqlalchemy.dialects.postgresql", "psycopg",
-             "speakerbot.entrypoints.doctor", "jinja2")
+             "speakerbot.entrypoints.doctor", "jinja2",
+             # init and db upgrade migrate the schema: alembic, and the SQLite driver.
+             "alembic.command", "alembic.config", "alembic.operations",
+             "alembic.runtime.migration", "sqlite3")
 
 
 def speakerbot(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
@@ -139,6 +143,11 @@ def serve() -> None:
         importlib.import_module(name)
     for line in sys.stdin:
         request = json.loads(line)
+        # What the helper holds is out of the children's collections (the gc module's
+        # advice before a fork): a child's cycle collections, the last one at its exit
+        # above all, would otherwise walk the whole imported stack, and every page it
+        # touched is copied. A child's own objects are collected as in any process.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:
             _child([str(arg) for arg in request["args"]],

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.message import EmailMessage
+from functools import cached_property
 from typing import Literal
 
 from aiosmtpd.controller import Controller
@@ -42,6 +43,21 @@ class CapturedMessage:
     def parsed(self) -> EmailMessage:
         """Return the message parsed with the standard library's modern email policy."""
         return email.message_from_bytes(self.data, policy=email.policy.default)
+
+    @cached_property
+    def subject(self) -> str:
+        """The Subject as ``str(self.parsed()["Subject"])`` gives it, parsed once.
+
+        Waits test every message captured so far each time one more comes in: without it,
+        a game of many players' mail was parsed again and again (quadratic in the copies).
+        """
+        return str(self.parsed()["Subject"])
+
+    @cached_property
+    def plain_body(self) -> str:
+        """The text of the plain-text body (empty without one), parsed once."""
+        part = self.parsed().get_body(("plain",))
+        return part.get_content() if part is not None else ""
 
 
 _MESSAGE_ID = re.compile(rb"^Message-ID: *(\S+)", re.MULTILINE | re.IGNORECASE)
@@ -160,8 +176,10 @@ class SmtpSink(LoopbackServer):
         found: list[CapturedMessage] = []
 
         def match() -> bool:
-            found[:] = [m for m in self._messages if predicate(m)][:1]
-            return bool(found)
+            # The first match is the answer: the messages after it are not looked at.
+            first = next((m for m in self._messages if predicate(m)), None)
+            found[:] = [] if first is None else [first]
+            return first is not None
 
         with self._cond:
             if self._cond.wait_for(match, timeout):
