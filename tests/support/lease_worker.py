@@ -5,8 +5,9 @@ game it held after the last round it writes one row into ``lease_writes`` in a f
 transaction, then plays a round (``Leases.balance``) and waits a third of the lease. It
 prints, one line each, flushed: ``holds G...`` whenever what it holds changes, ``lost G``
 when a fenced write raised ``LeaseLost``, ``cut G`` (or ``cut round``) when the server had
-cut its connection. Writing before the round is what a daemon frozen between a round and
-its mail would do on waking: use the holding it had.
+cut its connection, and ``round`` after each round played. Writing before the round is
+what a daemon frozen between a round and its mail would do on waking: use the holding it
+had.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def main(argv: list[str]) -> None:
                 _say(f"cut {game}")
         try:
             held = leases.balance(games)
+            _say("round")
         except DBAPIError:
             _say("cut round")
         if sorted(held) != said:
