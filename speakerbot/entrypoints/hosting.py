@@ -2,11 +2,9 @@
 
 Each game is the value a ``GameService`` holds (its store in its own namespace, its state, its
 lock) with the ``Daemon`` that runs its loop; nothing passes between games but the listener,
-which stores a message once for each game it is addressed to and wakes that game, and, for
-the games that share a database, the group commit of that storing (``intake.store_together``:
-mail for several games that arrives together is stored in one transaction). One game's slow
-mail does not wait on another's: each loop has its own thread, its own transactions and, on
-SQLite, its own database file.
+which stores a message once for each game it is addressed to and wakes that game. One game's
+slow mail does not wait on another's: each loop has its own thread, its own transactions and,
+on SQLite, its own database file.
 
 On SQLite this process holds every game, each under its own daemon lock (a second ``run``
 exits, as with one game). On PostgreSQL, with the games named in the config, any number of
@@ -28,17 +26,14 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from datetime import datetime
 
-from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.lmtp import LmtpServer
-from speakerbot.adapters.store import GAME_PASSES, InboundItem, StoredInbound
+from speakerbot.adapters.store import GAME_PASSES
 from speakerbot.adapters.store.changes import watch_changes
 from speakerbot.adapters.store.leases import Holding, LeaseLost, Leases
 from speakerbot.config import Settings
 from speakerbot.entrypoints.daemon import Daemon, warn_about_trust
-from speakerbot.service.deps import Deps
-from speakerbot.service.grouping import GroupCommit
 from speakerbot.service.policy import GameRoutes
 
 log = logging.getLogger("speakerbot.entrypoints.hosting")
@@ -66,14 +61,8 @@ class Host:
         # The games this worker runs now (with leases): each loop's thread and stop event.
         self._running: dict[str, tuple[threading.Thread, threading.Event]] = {}
         gate = threading.BoundedSemaphore(GAME_PASSES)
-        # The games that share a database store the mail that arrives together in one
-        # transaction, whichever games it is for (``intake.store_together``).
-        commits: dict[Engine, GroupCommit[tuple[Deps, InboundItem], StoredInbound]] = {}
         for daemon in daemons:
             daemon.gate = gate
-            deps = daemon.service.deps
-            deps.intake_commits = commits.setdefault(deps.store.base_engine,
-                                                     deps.intake_commits)
         site = shared.site.dir
         if site is not None:
             # Each game's archive in a folder named after its id, the index of games beside.

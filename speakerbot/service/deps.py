@@ -65,10 +65,7 @@ class Deps:
     retry_delays: tuple[float, ...] = RETRY_DELAYS
     new_secret: Callable[[], str] = field(default=new_secret)
     crashpoints: CrashPoints = NO_CRASHES
-    # Shared by the games of a host that share a database (``hosting.Host``): their mail
-    # that arrives together is stored in one transaction (``intake.store_together``).
-    intake_commits: GroupCommit[tuple[Deps, InboundItem], StoredInbound] = field(
-        default_factory=GroupCommit)
+    intake_commits: GroupCommit[InboundItem, StoredInbound] = field(default_factory=GroupCommit)
 
 
 def game_deps(store: Store, settings: Settings, *, rng: Entropy,

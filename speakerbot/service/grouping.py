@@ -11,7 +11,7 @@ commit in flight to gather behind.
 Every caller returns only once the commit that holds its item is done, so nothing is
 acknowledged before it is durable; should that commit fail, each of its callers gets the
 error (the caller's ``commit`` decides whether a bad item fails the others: intake stores
-each alone when a batch fails, and gives an item that could not be stored its own error).
+each alone when a batch fails).
 """
 
 from __future__ import annotations
@@ -23,13 +23,6 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class Failed:
-    """The result of an item its commit could not make durable: its caller raises ``error``."""
-
-    error: BaseException
 
 
 @dataclass
@@ -55,11 +48,10 @@ class GroupCommit(Generic[T, R]):
         with self._cond:
             return len(self._waiting)
 
-    def submit(self, item: T, commit: Callable[[Sequence[T]], Sequence[R | Failed]]) -> R:
+    def submit(self, item: T, commit: Callable[[Sequence[T]], Sequence[R]]) -> R:
         """Return ``item``'s result from a ``commit`` of it and whatever arrived with it.
 
-        ``commit`` takes the items in the order they arrived and returns one result each:
-        a ``Failed`` result raises its error to that item's caller alone.
+        ``commit`` takes the items in the order they arrived and returns one result each.
         """
         slot: _Slot[T, R] = _Slot(item)
         with self._cond:
@@ -73,7 +65,7 @@ class GroupCommit(Generic[T, R]):
             raise slot.error
         return slot.result  # type: ignore[return-value]  # set with done, when no error
 
-    def _lead(self, commit: Callable[[Sequence[T]], Sequence[R | Failed]]) -> None:
+    def _lead(self, commit: Callable[[Sequence[T]], Sequence[R]]) -> None:
         """Commit every waiting item (the lock held on entry and on return, not between)."""
         group, self._waiting = self._waiting, []
         self._leading = True
@@ -81,10 +73,7 @@ class GroupCommit(Generic[T, R]):
         try:
             results = commit([slot.item for slot in group])
             for slot, result in zip(group, results, strict=True):
-                if isinstance(result, Failed):
-                    slot.error = result.error
-                else:
-                    slot.result = result
+                slot.result = result
         except BaseException as error:  # each caller raises it, the leader too
             for slot in group:
                 slot.error = error

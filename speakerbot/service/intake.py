@@ -8,11 +8,10 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 
-from speakerbot.adapters.store import InboundItem, Intake, Store, StoredInbound
+from speakerbot.adapters.store import InboundItem, Intake, StoredInbound
 from speakerbot.mail.inbound.intake import Reading
 from speakerbot.mail.inbound.redaction import literal_mask
 from speakerbot.service.deps import Deps
-from speakerbot.service.grouping import Failed
 from speakerbot.service.policy import Received, describe, log, printable
 from speakerbot.service.processing import process_pending
 from speakerbot.service.reading import read_received
@@ -29,14 +28,13 @@ def receive(deps: Deps, raw: bytes, received_at: datetime, *, source: str,
     so that no message can stop the mail behind it. ``oversized``: the message's size,
     when only its headers were fetched because it is over the size limit. Messages
     received at once from several threads are stored in one transaction
-    (``grouping.GroupCommit``), with those of the other games sharing its database, if the
-    host shares its group commit among them (``store_together``).
+    (``grouping.GroupCommit``).
     """
     item, _ = read_at_intake(deps, Received(raw, received_at, source, uidvalidity, uid,
                                             oversized, shares))
     # Group commit: messages that arrive together (LMTP's parallel deliveries) share a
     # transaction; each caller returns once the one holding its message is committed.
-    stored = deps.intake_commits.submit((deps, item), store_together)
+    stored = deps.intake_commits.submit(item, lambda items: store_items(deps, items))
     # Between the commit and the caller's acknowledgement (LMTP's 250): a crash here
     # must leave the message to be delivered again, and stored once.
     deps.crashpoints.reach("after-store")
@@ -61,41 +59,6 @@ def take_in(deps: Deps, messages: Sequence[Received]) -> list[str]:
                                      if reading is not None and not place.duplicate})
         statuses = deps.store.inbound_statuses([place.id for place in stored])
     return [statuses.get(place.id, "") for place in stored]
-
-
-def store_together(items: Sequence[tuple[Deps, InboundItem]],
-                   ) -> list[StoredInbound | Failed]:
-    """Store messages of one game or of several, in one transaction; one result each.
-
-    Games that share a database (one engine) store their messages together; should that
-    transaction fail, each game stores its own as ``store_items`` does (alone, if need be),
-    and a game that cannot fails its own messages only.
-    """
-    games: dict[int, tuple[Deps, list[int]]] = {}
-    for at, (deps, _) in enumerate(items):
-        games.setdefault(id(deps), (deps, []))[1].append(at)
-    batches = [(deps, [items[at][1] for at in places]) for deps, places in games.values()]
-    stored: Sequence[Sequence[StoredInbound | Failed]] | None = None
-    if len(batches) > 1:
-        try:
-            stored = Store.store_inbound_across([(deps.store, mine) for deps, mine in batches])
-        except Exception:
-            log.exception("storing the mail of %d games together failed; each game stores "
-                          "its own", len(batches))
-    if stored is None:
-        stored = [_store_own(deps, mine) for deps, mine in batches]
-    results: dict[int, StoredInbound | Failed] = {}
-    for (_, places), theirs in zip(games.values(), stored, strict=True):
-        results.update(zip(places, theirs, strict=True))
-    return [results[at] for at in range(len(items))]
-
-
-def _store_own(deps: Deps, items: Sequence[InboundItem]) -> Sequence[StoredInbound | Failed]:
-    """Store one game's messages (``store_items``), or fail them all with its error."""
-    try:
-        return store_items(deps, items)
-    except Exception as error:
-        return [Failed(error)] * len(items)
 
 
 def store_items(deps: Deps, items: Sequence[InboundItem]) -> list[StoredInbound]:

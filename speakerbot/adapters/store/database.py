@@ -205,7 +205,6 @@ class StoreBase:
             base = engine
         else:
             self._own_engine = base = make_engine(parsed)
-        self._base = base
         self._schema = game_schema(game) if base.dialect.name == "postgresql" else None
         self._engine = (
             base.execution_options(schema_translate_map={None: self._schema})
@@ -240,21 +239,6 @@ class StoreBase:
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for diagnostics and tests)."""
         return self._engine
-
-    @property
-    def base_engine(self) -> Engine:
-        """The engine of the database itself, untranslated: the same for the games sharing it."""
-        return self._base
-
-    @property
-    def schema(self) -> str | None:
-        """The PostgreSQL schema of the game's tables; None: the default (and on SQLite)."""
-        return self._schema
-
-    @property
-    def write_key(self) -> int:
-        """The key of the game's write lock: transactions taking several take them in order."""
-        return self._write_key
 
     def __enter__(self) -> Self:
         return self
@@ -342,12 +326,9 @@ class StoreBase:
 
     # -- Transactions and the daemon lock --------------------------------------------------
 
-    def lock_writes(self, conn: Connection, *, notify: bool = False) -> None:
-        """Make ``conn``'s transaction wait for the game's writes, and keep them out to its end.
-
-        ``notify``: the game's holder hears of the write at commit, as of the game's own.
-        """
-        self._serialise(conn, notify=notify)
+    def lock_writes(self, conn: Connection) -> None:
+        """Make ``conn``'s transaction wait for the game's writes, and keep them out to its end."""
+        self._serialise(conn)
 
     def _serialise(self, conn: Connection | Session, *, notify: bool = False) -> None:
         # SQLite does it with BEGIN IMMEDIATE (see _sqlite_on_begin).

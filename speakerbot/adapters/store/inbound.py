@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.engine import Connection, CursorResult
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
@@ -68,38 +68,12 @@ class InboundStore(StoreBase):
         In ``session`` (the caller's transaction) if given, else in a transaction of their own.
         """
         if session is not None:
-            return [self._store_one(session.connection(), item) for item in items]
+            return [self._store_one(session, item) for item in items]
         # Not fenced: every worker's listener stores mail for every game; its holder reads it.
         with self.transaction(fenced=False) as own:
-            return [self._store_one(own.connection(), item) for item in items]
+            return [self._store_one(own, item) for item in items]
 
-    @staticmethod
-    def store_inbound_across(batches: Sequence[tuple[InboundStore, Sequence[InboundItem]]],
-                             ) -> list[list[StoredInbound]]:
-        """Store the messages of several games that share one database, in one transaction.
-
-        ``batches``: each game's store with its messages; returned: each batch's results.
-        Each game's rows go to its own namespace, behind its own write lock as in each of
-        its own transactions (taken in the order of the locks' keys, so that two such
-        transactions never wait on each other), and each game's holder hears of them. Not
-        fenced, as ``store_inbound_many``. ``ValueError``: the games do not share an engine.
-        """
-        if not batches:
-            return []
-        engine = batches[0][0].base_engine
-        if any(store.base_engine is not engine for store, _ in batches):
-            raise ValueError("the games do not share one database engine")
-        results: dict[int, list[StoredInbound]] = {}
-        with engine.connect() as conn, conn.begin():
-            for at, (store, items) in sorted(enumerate(batches),
-                                             key=lambda pair: pair[1][0].write_key):
-                # In place, game by game: the statements below name this game's namespace.
-                conn.execution_options(schema_translate_map={None: store.schema})
-                store.lock_writes(conn, notify=True)
-                results[at] = [store._store_one(conn, item) for item in items]
-        return [results[at] for at in range(len(batches))]
-
-    def _store_one(self, conn: Connection, item: InboundItem) -> StoredInbound:
+    def _store_one(self, session: Session, item: InboundItem) -> StoredInbound:
         aware(item.received_at, "received_at")
         uidvalidity, uid = item.uidvalidity, item.uid
         if (uidvalidity is None) != (uid is None):
@@ -142,14 +116,14 @@ class InboundStore(StoreBase):
                 "body_sha256": intake.body_sha256, "authenticated": intake.authenticated}
         # Write transactions run one at a time, so nothing can slip in between the look-up
         # and the insert; ON CONFLICT DO NOTHING still guards the unique keys.
-        found = conn.execute(find, keys).first()
+        found = session.connection().execute(find, keys).first()
         if found is not None:
             return StoredInbound(id=found[0], duplicate=True, status=found[1])
         insert = statements.insert_inbound(self._dialect)
-        new_id = conn.execute(insert, values).scalar_one_or_none()
+        new_id = session.connection().execute(insert, values).scalar_one_or_none()
         if new_id is not None:
             return StoredInbound(id=new_id, duplicate=False, status=str(values["status"]))
-        found = conn.execute(find, keys).first()
+        found = session.connection().execute(find, keys).first()
         if found is None:
             raise RuntimeError("inbound message neither stored nor found: unique key mismatch")
         return StoredInbound(id=found[0], duplicate=True, status=found[1])
