@@ -11,8 +11,8 @@ import dataclasses
 import random
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -27,33 +27,24 @@ from tests.support.smtp_sink import SmtpSink
 pytestmark = pytest.mark.integration
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-@pytest.fixture
-def game(tmp_path: Path) -> Iterator[MailGame]:
-    mail = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL],
-                    mechanics={"voting_period": "1h", "reminder_before": "none"})
-    yield mail
-    mail.close()
-
-
 @pytest.mark.parametrize("lmtp", [True, False])
-def test_the_deadline_wakes_the_loop_after_the_lmtp_grace(game: MailGame, smtp_sink: SmtpSink,
+def test_the_deadline_wakes_the_loop_after_the_lmtp_grace(tmp_path: Path, smtp_sink: SmtpSink,
                                                            lmtp: bool) -> None:
+    game = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL],
+                    mechanics={"voting_period": "1h", "reminder_before": "none"})
     settings = dataclasses.replace(
         game.settings, smtp=SmtpConfig(smtp_sink.host, smtp_sink.port, "none", "", None))
-    service = GameService(game.store, settings, rng=random.Random(1), clock=_now)
-    daemon = Daemon(settings, service, clock=_now, rng=random.Random(1), own_lmtp=False)
+    now = partial(datetime.now, UTC)
+    service = GameService(game.store, settings, rng=random.Random(1), clock=now)
+    daemon = Daemon(settings, service, clock=now, rng=random.Random(1), own_lmtp=False)
     daemon.lmtp_grace = lmtp
     stop = threading.Event()
     thread = threading.Thread(target=daemon.serve, args=(stop,))
     thread.start()
     try:
         assert daemon.ready.wait(patience(10))
-        daemon.receive_lmtp(raw_mail(ALICE, "PROPOSE: Tea", "Tea at four.\n", date=_now()),
-                            _now())
+        daemon.receive_lmtp(raw_mail(ALICE, "PROPOSE: Tea", "Tea at four.\n", date=now()),
+                            now())
         smtp_sink.wait_for(lambda m: b"Proposal 301: Tea" in m.data, timeout=patience(20))
         closes_at = service.state().proposals[301].closes_at
         assert closes_at is not None
@@ -70,3 +61,4 @@ def test_the_deadline_wakes_the_loop_after_the_lmtp_grace(game: MailGame, smtp_s
         stop.set()
         daemon.wake.set()
         thread.join(patience(20))
+        game.close()
