@@ -55,7 +55,7 @@ def test_a_player_who_owes_four_votes_gets_one_reminder_naming_all_four(
     assert Counter(address for m in reminders for address in m.rcpt_tos) == Counter(PLAYERS)
     for message in reminders:
         assert "Reminder: 4 votes, the first due " in subject_of(message)
-        body = message.parsed().get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        body = message.plain_body
         assert [line.strip() for line in body.splitlines() if "VOTE" in line] == [
             f"VOTE {number} FOR" for number in range(301, 305)]
         for title in TITLES:

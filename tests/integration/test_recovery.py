@@ -123,7 +123,7 @@ def assert_all_delivered(game: RunningGame, *, exactly_once: bool) -> None:
     # The same message seen twice (resent after a crash) never comes with a new Message-ID.
     ids_by_content: dict[tuple[str, tuple[str, ...], str], set[str]] = {}
     for message in game.sink.messages:
-        key = (str(message.parsed()["Subject"]), message.rcpt_tos, body_of(message))
+        key = (message.subject, message.rcpt_tos, body_of(message))
         ids_by_content.setdefault(key, set()).add(message_id(message))
     assert all(len(ids) == 1 for ids in ids_by_content.values()), ids_by_content
 
