@@ -32,14 +32,15 @@ import re
 import smtplib
 import socket
 import ssl
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from speakerbot.adapters.backoff import backoff
 from speakerbot.adapters.relay import RelayPool
 from speakerbot.adapters.transport import SECURITY_MODES, Security
 
-__all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "backoff"]
+__all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "Transaction", "backoff"]
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,22 @@ class DeliveryResult:
         return self.temporary_failure is None and bool(self.accepted)
 
 
+class Transaction(NamedTuple):
+    """One SMTP transaction: the message's bytes, from ``mail_from`` to ``recipients``."""
+
+    mail_from: str
+    recipients: tuple[str, ...]
+    raw: bytes
+
+
+class _Stopped(Exception):
+    """The caller may no longer send: the transaction under way must not be completed."""
+
+
+def _always() -> bool:
+    return True
+
+
 class _Temporary(Exception):
     """The whole message must be retried later; the argument says why."""
 
@@ -129,6 +146,10 @@ class SmtpSender:
         # Whether the last transaction ended with the answer to DATA (None: it stopped
         # before MAIL FROM was answered).
         self._ended: bool | None = False
+        # The recipients of the transaction under way, for the log should it fail.
+        self._trying: tuple[str, ...] = ()
+        # Asked before each message's content is written (``send_each``).
+        self._may_send: Callable[[], bool] = _always
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -179,6 +200,31 @@ class SmtpSender:
         """
         if not recipients:
             return DeliveryResult(accepted=(), refused={}, temporary_failure=None)
+        return self.send_each([Transaction(mail_from, tuple(recipients), raw)])[0]
+
+    def send_each(self, transactions: Iterable[Transaction], *,
+                  may_send: Callable[[], bool] | None = None) -> list[DeliveryResult]:
+        """Send each transaction in turn over one session; return a result for each tried.
+
+        A transaction is taken from ``transactions`` only when it is about to be written.
+        ``may_send`` is asked before each message's content is handed over: once it says
+        no, the connection is dropped with the transaction open (the relay discards it),
+        and the run ends with the results before it. The run also stops at the first
+        transaction that must be retried as a whole: its result is the last, with
+        ``temporary_failure`` set. Each transaction needs a recipient.
+
+        Where the relay offers PIPELINING, a transaction's MAIL FROM, RCPT TO and DATA go
+        in one write with the end of the message before it (RFC 2920 3.1 lets the
+        message's content begin a group), so a copy costs one wait for the relay, for its
+        answer to DATA. Should one fail for now, the connection is dropped with the next
+        transaction open and no content sent, which the relay discards.
+        """
+        upcoming = iter(transactions)
+        results: list[DeliveryResult] = []
+        first = next(upcoming, None)
+        if first is None:
+            return results
+        self._may_send = may_send or _always
         settings = self.settings
         where = f"{settings.host}:{settings.port}"
         try:
@@ -186,37 +232,52 @@ class SmtpSender:
         except (OSError, smtplib.SMTPException) as exc:
             reason = f"no session with {where}: {_describe(exc)}"
             log.warning("SMTP: %s", reason)
-            return _temporary(reason)
+            return [_temporary(reason)]
         try:
             try:
-                result = self._transaction(client, mail_from, recipients, raw)
+                self._run(client, first, upcoming, results)
             except (smtplib.SMTPServerDisconnected, ConnectionError):
-                if not unchecked or self._ended is not None:
+                if results or not unchecked or self._ended is not None:
                     raise
                 # A kept connection the server had closed before MAIL FROM was answered:
                 # nothing was accepted, so the message goes over a fresh one, at once.
                 _abandon(client)
                 client = self._connect()
-                result = self._transaction(client, mail_from, recipients, raw)
-        except _Temporary as exc:
-            reason = f"{where}: {exc.args[0]}"
-            log.warning("SMTP: message to %s not sent, will retry: %s", list(recipients), reason)
+                self._run(client, first, upcoming, results)
+        except _Stopped:
+            log.warning("SMTP: stopped before the message to %s: no longer to send",
+                        list(self._trying))
             _abandon(client)
-            return _temporary(reason)
-        except (OSError, smtplib.SMTPException) as exc:
-            reason = f"{where}: {_describe(exc)}"
-            log.warning("SMTP: message to %s not sent, will retry: %s", list(recipients), reason)
+            return results
+        except (_Temporary, OSError, smtplib.SMTPException) as exc:
+            reason = f"{where}: {exc.args[0] if isinstance(exc, _Temporary) else _describe(exc)}"
+            log.warning("SMTP: message to %s not sent, will retry: %s", list(self._trying), reason)
             _abandon(client)
-            return _temporary(reason)
+            return [*results, _temporary(reason)]
         if self._batching:
             self._client = client
         else:
             self._let_go(client)
-        if result.refused:
-            log.warning("SMTP: %s refused %s", where, result.refused)
-        if result.accepted:
-            log.info("SMTP: %s accepted a message for %s", where, list(result.accepted))
-        return result
+        _log_results(where, results)
+        return results
+
+    def _run(self, client: smtplib.SMTP, first: Transaction, upcoming: Iterator[Transaction],
+             results: list[DeliveryResult]) -> None:
+        """Send ``first`` and then the rest on ``client``, adding each one's result.
+
+        A transaction refused before the message's end leaves the relay's transaction
+        open (MAIL FROM taken): RSET closes it before the next.
+        """
+        self._ended = None  # the session is ready: no transaction under way
+        if self.pipelining and client.has_extn("pipelining"):
+            self._stream(client, first, upcoming, results)
+            return
+        transaction: Transaction | None = first
+        while transaction is not None:
+            results.append(self._transaction(client, transaction))
+            transaction = next(upcoming, None)
+            if transaction is not None and self._ended is False:
+                _reset(client.rset())
 
     def _connect(self) -> smtplib.SMTP:
         settings = self.settings
@@ -252,21 +313,14 @@ class SmtpSender:
             return ssl.create_default_context()
         return self._tls_context
 
-    def _transaction(
-        self,
-        client: smtplib.SMTP,
-        mail_from: str,
-        recipients: Sequence[str],
-        raw: bytes,
-    ) -> DeliveryResult:
+    def _transaction(self, client: smtplib.SMTP, transaction: Transaction) -> DeliveryResult:
+        """Send one transaction a command at a time, each answer awaited (no PIPELINING)."""
         self._ended = None
+        mail_from, recipients, raw = transaction
+        self._trying = recipients
         options = _mail_options(client, mail_from, recipients, raw)
         if options is None:
-            answer = "554 5.6.7 the relay does not offer SMTPUTF8, needed for these addresses"
-            return _all_refused(recipients, answer)
-        if self.pipelining and client.has_extn("pipelining"):
-            return self._pipelined(client, mail_from, options, recipients, raw)
-
+            return _all_refused(recipients, _NO_SMTPUTF8)
         code, text = client.mail(mail_from, options)
         self._ended = False  # MAIL FROM answered: the transaction is under way
         _raise_unless_final(code, text, "MAIL FROM")
@@ -282,44 +336,64 @@ class SmtpSender:
             code, text = self._data(client, raw)
         return taken.after_data(code, text)
 
-    def _pipelined(self, client: smtplib.SMTP, mail_from: str, options: Sequence[str],
-                   recipients: Sequence[str], raw: bytes) -> DeliveryResult:
-        """Send MAIL FROM, every RCPT TO and DATA in one write, then read their answers.
+    def _stream(self, client: smtplib.SMTP, first: Transaction, upcoming: Iterator[Transaction],
+                results: list[DeliveryResult]) -> None:
+        """Send pipelined transactions, each group written with the content before it.
 
-        RFC 2920: a relay that offers PIPELINING answers each in order, so a copy costs
-        two waits for the relay (the group, the end of data) instead of four. Every answer
-        of the group is read before anything else is sent, so the session stays in step
-        whatever the relay refused.
+        Every answer of a group is read before the next write, so the session stays in
+        step whatever the relay refused; a group is written ahead only once its
+        transaction's predecessor is in DATA, the one state in which nothing the relay
+        says can leave it unsent.
         """
-        encoding = "utf-8" if "SMTPUTF8" in options else "ascii"
-        group = [f"MAIL FROM:{smtplib.quoteaddr(mail_from)}{''.join(' ' + o for o in options)}",
-                 *(f"RCPT TO:{smtplib.quoteaddr(recipient)}" for recipient in recipients),
-                 "DATA"]
-        client.send(("\r\n".join(group) + "\r\n").encode(encoding))
-        mail = client.getreply()
-        self._ended = False
-        answers = [client.getreply() for _ in recipients]
-        code, text = client.getreply()
-        if code == 354 and (mail[0] >= 300 or not any(200 <= a[0] < 300 for a in answers)):
-            # A relay that opened DATA for a transaction with no recipient: end it empty.
-            client.send(b".\r\n")
-            client.getreply()
-        _raise_unless_final(*mail, "MAIL FROM")
-        if mail[0] >= 500:
-            return _all_refused(recipients, _answer(*mail))
-        taken = _Taken.sort(recipients, answers)
-        if not taken.accepted:
-            return _none_accepted(recipients, taken.refused, taken.deferred)
-        if code == 354:
-            code, text = self._data(client, raw)
-        return taken.after_data(code, text)
+        ahead: Transaction | None = first
+        written = False
+        while ahead is not None:
+            current, ahead = ahead, None
+            reset, self._ended = self._ended is False, None
+            self._trying = current.recipients
+            if not written:
+                group = _group(client, current)
+                if group is None:
+                    results.append(_all_refused(current.recipients, _NO_SMTPUTF8))
+                    ahead = next(upcoming, None)
+                    continue
+                client.send(b"RSET\r\n" + group if reset else group)
+                if reset:
+                    _reset(client.getreply())
+            written = False
+            mail = client.getreply()
+            self._ended = False
+            answers = [client.getreply() for _ in current.recipients]
+            code, text = client.getreply()
+            taken = _Taken.sort(current.recipients, answers) if mail[0] < 300 else _Taken()
+            if code == 354 and not taken.accepted:
+                # A relay that opened DATA for a transaction with no recipient: end it empty.
+                client.send(b".\r\n")
+                client.getreply()
+            _raise_unless_final(*mail, "MAIL FROM")
+            if mail[0] >= 500:
+                results.append(_all_refused(current.recipients, _answer(*mail)))
+            elif not taken.accepted:
+                results.append(_none_accepted(current.recipients, taken.refused, taken.deferred))
+            elif code != 354:
+                results.append(taken.after_data(code, text))
+            else:
+                ahead = next(upcoming, None)
+                follow = _group(client, ahead) if ahead is not None else None
+                written = follow is not None
+                results.append(taken.after_data(*self._data(client, current.raw, follow or b"")))
+                continue
+            ahead = next(upcoming, None)
 
-    def _data(self, client: smtplib.SMTP, raw: bytes) -> tuple[int, bytes]:
-        """Send the message after a 354 and return the answer to its end.
+    def _data(self, client: smtplib.SMTP, raw: bytes, follow: bytes = b"") -> tuple[int, bytes]:
+        """Send the message after a 354, then ``follow``; return the answer to the message.
 
         The copies of one message are quoted once (SMTP's transparency dots, the end
-        mark): every recipient's copy is the same bytes.
+        mark): every recipient's copy is the same bytes. ``follow`` (the next
+        transaction's group) goes in the same write.
         """
+        if not self._may_send():
+            raise _Stopped
         kept = self._quoted.get(id(raw))
         if kept is None or kept[0] is not raw:
             quoted = _LEADING_DOT.sub(b"..", raw)
@@ -328,7 +402,7 @@ class SmtpSender:
             if len(self._quoted) >= 4:  # a message's copies: the players', the observers'
                 self._quoted.clear()
             kept = self._quoted[id(raw)] = (raw, quoted + b".\r\n")
-        client.send(kept[1])
+        client.send(kept[1] + follow if follow else kept[1])
         answer = client.getreply()
         self._ended = True
         return answer
@@ -417,6 +491,52 @@ def _mail_options(
             return None
         options.append("SMTPUTF8")
     return options
+
+
+_NO_SMTPUTF8 = "554 5.6.7 the relay does not offer SMTPUTF8, needed for these addresses"
+
+# An address with none of the characters that need quoting or parsing: smtplib.quoteaddr
+# would give it back in angle brackets, after parsing it as a header (most of a copy's CPU).
+_PLAIN_ADDRESS = re.compile(r"[^\s<>()\[\],;:\"\\@]+@[^\s<>()\[\],;:\"\\@]+")
+
+
+def _envelope(address: str) -> str:
+    """Return an address as MAIL FROM and RCPT TO carry it (``<>`` for the null sender)."""
+    if _PLAIN_ADDRESS.fullmatch(address):
+        return f"<{address}>"
+    return smtplib.quoteaddr(address)
+
+
+def _group(client: smtplib.SMTP, transaction: Transaction) -> bytes | None:
+    """Return a transaction's MAIL FROM, RCPT TO and DATA as one pipelined group.
+
+    None when the relay cannot take it (addresses that need SMTPUTF8, not offered).
+    """
+    mail_from, recipients, raw = transaction
+    options = _mail_options(client, mail_from, recipients, raw)
+    if options is None:
+        return None
+    group = [f"MAIL FROM:{_envelope(mail_from)}{''.join(' ' + o for o in options)}",
+             *(f"RCPT TO:{_envelope(recipient)}" for recipient in recipients), "DATA", ""]
+    return "\r\n".join(group).encode("utf-8" if "SMTPUTF8" in options else "ascii")
+
+
+def _log_results(where: str, results: Sequence[DeliveryResult]) -> None:
+    """Log who the relay refused, and who it took the messages for."""
+    refused = {address: answer for result in results for address, answer in result.refused.items()}
+    if refused:
+        log.warning("SMTP: %s refused %s", where, refused)
+    if log.isEnabledFor(logging.INFO):
+        accepted = [address for result in results for address in result.accepted]
+        if accepted:
+            log.info("SMTP: %s accepted %s for %s", where,
+                     "a message" if len(results) == 1 else f"{len(results)} messages", accepted)
+
+
+def _reset(answer: tuple[int, bytes]) -> None:
+    """Raise _Temporary unless the answer to RSET says the session is ready."""
+    if answer[0] != 250:
+        raise _Temporary(f"RSET answered {_answer(*answer)}")
 
 
 def _raise_unless_final(code: int, text: bytes, command: str) -> None:

@@ -18,7 +18,8 @@ narrowings. An observer's copy carries ``List-Unsubscribe`` (``unsubscribe``), a
 observer who stopped observing after the message was queued is left out.
 
 A worker that shares games by lease sends only while it holds the game: ``may_send`` is
-asked before every SMTP transaction (each recipient's copy, with VERP), not once a batch.
+asked before every SMTP transaction, and before each copy's content is handed over (each
+recipient's copy, with VERP), not once a batch.
 A worker that stood still (SIGSTOP, a frozen VM) past its lease, and came back to find
 another worker sending the game's mail, sends nothing more: what it had sent is recorded if
 the store still lets it write, and the pass ends. The one duplicate left is the copy whose
@@ -30,14 +31,14 @@ from __future__ import annotations
 import functools
 import logging
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from speakerbot.adapters.backoff import backoff
-from speakerbot.adapters.smtp import DeliveryResult
+from speakerbot.adapters.smtp import DeliveryResult, Transaction
 from speakerbot.adapters.store import OutboxRow, OutboxSummary, Store
 from speakerbot.mail.outbound.compose import ANSWERING_KINDS, GameIdentity, unsubscribe_line
 from speakerbot.mail.verp import bounce_address, message_ref
@@ -58,6 +59,14 @@ class Sender(Protocol):
 
     def send(self, mail_from: str, recipients: Sequence[str], raw: bytes) -> DeliveryResult:
         """Send one message; say how the server answered."""
+
+    def send_each(self, transactions: Iterable[Transaction], *,
+                  may_send: Callable[[], bool] | None = None) -> list[DeliveryResult]:
+        """Send each in turn until one fails for now; say how the server answered each tried.
+
+        A transaction is taken from ``transactions`` only as it is about to be sent, and
+        sent only while ``may_send`` says yes, asked before each.
+        """
 
     def batch(self) -> AbstractContextManager[None]:
         """Keep one connection for the messages sent in the block."""
@@ -226,27 +235,25 @@ class Outbox:
         Stops at a temporary failure: the result then holds the copies that went, the
         failure, and (as ``over_limit``) the recipients not tried.
         """
-        assert self.return_path is not None
-        accepted: list[str] = []
-        refused: dict[str, str] = {}
-        deferred: dict[str, str] = {}
+        return_path = self.return_path
+        assert return_path is not None
         ref = message_ref(row.message_id)
         # Made once: the sender quotes each copy's bytes once, and every observer's are one.
         observed = self.unsubscribe + row.raw if row.observers else row.raw
-        for index, recipient in enumerate(chunk):
-            if index and not self.may_send():
-                # The copies sent are kept as taken; the rest wait for the next chunk's check.
-                return DeliveryResult(tuple(accepted), refused, None, deferred,
-                                      over_limit=tuple(chunk[index:]))
-            raw = observed if recipient in row.observers else row.raw
-            result = sender.send(self.return_path(ref, recipient), (recipient,), raw)
-            if result.temporary_failure is not None:
-                return DeliveryResult(tuple(accepted), refused, result.temporary_failure,
-                                      deferred, over_limit=tuple(chunk[index:]))
-            accepted += result.accepted
-            refused.update(result.refused)
-            deferred.update(result.deferred)
-        return DeliveryResult(tuple(accepted), refused, None, deferred)
+
+        copies = (Transaction(return_path(ref, recipient), (recipient,),
+                              observed if recipient in row.observers else row.raw)
+                  for recipient in chunk)
+        # Asked before each copy's content: those not tried wait for the next chunk's check.
+        results = sender.send_each(copies, may_send=self.may_send)
+        failure = results[-1].temporary_failure if results else None
+        tried = results[:-1] if failure is not None else results
+        return DeliveryResult(
+            tuple(address for result in tried for address in result.accepted),
+            {address: answer for result in tried for address, answer in result.refused.items()},
+            failure,
+            {address: answer for result in tried for address, answer in result.deferred.items()},
+            over_limit=tuple(chunk[len(tried):]))
 
     def _still_wanted(self, row: OutboxRow) -> list[str]:
         """Return the row's recipients but the observers who stopped since it was queued."""

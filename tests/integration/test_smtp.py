@@ -14,7 +14,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from speakerbot.adapters.smtp import DeliveryResult, SmtpSender, SmtpSettings
+from speakerbot.adapters.smtp import DeliveryResult, SmtpSender, SmtpSettings, Transaction
 from speakerbot.adapters.transport import Security
 from tests.support.patience import patience
 from tests.support.ports import LOOPBACK, free_port
@@ -396,4 +396,21 @@ def test_a_transaction_stopped_short_is_reset_and_the_connection_kept(
         assert sender.send(SENDER, ["c@nomic.test"], _message("and after that")).sent
     assert [m.rcpt_tos for m in smtp_sink.messages] == [
         ("a@nomic.test",), ("b@nomic.test",), ("c@nomic.test",)]
+    assert len({m.peer for m in smtp_sink.messages}) == 1
+
+
+def test_copies_go_in_transactions_of_their_own_over_one_connection(
+        smtp_sink: SmtpSink) -> None:
+    smtp_sink.refuse_recipient("ghost@nomic.test", 550, "5.1.1 No such user")
+    copies = [Transaction(f"nomic+bounce-{n}@nomic.test", (recipient,), _message())
+              for n, recipient in enumerate(("alice@nomic.test", "ghost@nomic.test",
+                                             "bob@nomic.test"))]
+    results = _sender(smtp_sink).send_each(copies)
+    assert [(r.accepted, r.refused) for r in results] == [
+        (("alice@nomic.test",), {}), ((), {"ghost@nomic.test": "550 5.1.1 No such user"}),
+        (("bob@nomic.test",), {})]
+    smtp_sink.wait_for(lambda m: "bob@nomic.test" in m.rcpt_tos)
+    assert [(m.mail_from, m.rcpt_tos, m.data) for m in smtp_sink.messages] == [
+        ("nomic+bounce-0@nomic.test", ("alice@nomic.test",), _message()),
+        ("nomic+bounce-2@nomic.test", ("bob@nomic.test",), _message())]
     assert len({m.peer for m in smtp_sink.messages}) == 1

@@ -3,11 +3,16 @@
 The relay here is strict: it answers nothing of a transaction until it holds the whole
 group, up to DATA. A client that waited for the answer to MAIL FROM would wait forever
 (until its timeout), so every message taken proves the commands were pipelined. It
-refuses ``gone@`` addresses, and opens DATA only for a transaction with a recipient.
+refuses ``gone@`` addresses, and opens DATA only for a transaction with a recipient. It
+refuses a message to ``spam@`` for good at its end (554), and puts off one to ``busy@``
+(451). Told to hold ``ahead`` answers, it answers a message's end only once the next
+transaction's group has come: a client that waited for that answer before writing the
+next group would wait forever too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Iterator
@@ -16,7 +21,7 @@ from typing import BinaryIO
 
 import pytest
 
-from speakerbot.adapters.smtp import SmtpSender, SmtpSettings
+from speakerbot.adapters.smtp import SmtpSender, SmtpSettings, Transaction
 from tests.support.patience import patience
 from tests.support.ports import LOOPBACK
 
@@ -39,6 +44,8 @@ class StrictRelay:
     listener: socket.socket
     transactions: list[_Transaction] = field(default_factory=list)
     connections: int = 0
+    ahead: int = 0
+    sessions_over: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
 
     @property
     def port(self) -> int:
@@ -51,8 +58,9 @@ class StrictRelay:
             except OSError:
                 return  # closed: the test is over
             self.connections += 1
-            with connection:
+            with connection, contextlib.suppress(OSError):  # OSError: the client left
                 self._session(connection)
+            self.sessions_over.release()
 
     def _session(self, connection: socket.socket) -> None:
         reader = connection.makefile("rb")
@@ -88,11 +96,26 @@ class StrictRelay:
             return
         connection.sendall(b"\r\n".join([*answers, b"354 go on"]) + b"\r\n")
         data = b""
-        while (line := reader.readline()) not in (b".\r\n", b""):
+        while (line := reader.readline()) != b".\r\n":
+            if not line:
+                return  # the connection closed before the message's end: nothing taken
             data += line[1:] if line.startswith(b".") else line
         transaction.data = data
-        self.transactions.append(transaction)
-        connection.sendall(b"250 2.0.0 queued\r\n")
+        answer = b"250 2.0.0 queued\r\n"
+        if transaction.recipients[0].startswith("spam@"):
+            answer = b"554 5.6.0 content rejected\r\n"
+        elif transaction.recipients[0].startswith("busy@"):
+            answer = b"451 4.3.0 try again later\r\n"
+        else:
+            self.transactions.append(transaction)
+        if self.ahead:
+            self.ahead -= 1
+            following = reader.readline()  # the next group, which must not wait for this
+            connection.sendall(answer)
+            if following.upper().startswith(b"MAIL"):
+                self._transaction(connection, reader, following)
+            return
+        connection.sendall(answer)
 
 
 @pytest.fixture
@@ -154,3 +177,71 @@ def test_without_pipelining_the_strict_relay_is_never_answered(relay: StrictRela
     # The test's own check: a client that waits after MAIL FROM gets nothing from it.
     result = _sender(relay, pipelining=False).send(SENDER, ["a@nomic.test"], MESSAGE)
     assert result.temporary_failure is not None and not relay.transactions
+
+
+def _copies(*recipients: str) -> list[Transaction]:
+    return [Transaction(SENDER, (recipient,), MESSAGE) for recipient in recipients]
+
+
+def test_each_copy_is_written_with_the_content_before_it(relay: StrictRelay) -> None:
+    # The relay answers the first two messages' ends only after the next group: one wait
+    # a copy, for its 354.
+    relay.ahead = 2
+    results = _sender(relay).send_each(_copies("a@nomic.test", "b@nomic.test", "c@nomic.test"))
+    assert [result.accepted for result in results] == [
+        ("a@nomic.test",), ("b@nomic.test",), ("c@nomic.test",)]
+    assert [t.recipients for t in relay.transactions] == [
+        ["a@nomic.test"], ["b@nomic.test"], ["c@nomic.test"]]
+    assert {t.data for t in relay.transactions} == {MESSAGE}
+    assert relay.connections == 1
+
+
+def test_a_copy_refused_at_its_end_leaves_the_copies_after_it(relay: StrictRelay) -> None:
+    relay.ahead = 2  # a's and spam's ends: gone's group gets no 354, so b's is written alone
+    results = _sender(relay).send_each(_copies("a@nomic.test", "spam@nomic.test", "gone@nomic.test",
+                                               "b@nomic.test"))
+    assert [(r.accepted, r.refused, r.temporary_failure) for r in results] == [
+        (("a@nomic.test",), {}, None),
+        ((), {"spam@nomic.test": "554 5.6.0 content rejected"}, None),
+        ((), {"gone@nomic.test": "550 5.1.1 no such user"}, None),
+        (("b@nomic.test",), {}, None)]
+    assert [t.recipients for t in relay.transactions] == [["a@nomic.test"], ["b@nomic.test"]]
+
+
+def test_a_copy_put_off_at_its_end_stops_the_run_and_sends_nothing_after_it(
+        relay: StrictRelay) -> None:
+    relay.ahead = 2
+    taken: list[str] = []
+
+    def copies() -> Iterator[Transaction]:
+        for copy in _copies("a@nomic.test", "busy@nomic.test", "b@nomic.test", "c@nomic.test"):
+            taken.append(copy.recipients[0])
+            yield copy
+
+    results = _sender(relay).send_each(copies())
+    assert [r.accepted for r in results] == [("a@nomic.test",), ()]
+    assert "451 4.3.0 try again later" in (results[1].temporary_failure or "")
+    # b's group went ahead with busy's content; the connection was dropped before b's own.
+    assert taken == ["a@nomic.test", "busy@nomic.test", "b@nomic.test"]
+    assert relay.sessions_over.acquire(timeout=patience(5))
+    assert [t.recipients for t in relay.transactions] == [["a@nomic.test"]]
+
+
+def test_copies_stop_where_their_iterator_ends(relay: StrictRelay) -> None:
+    def copies() -> Iterator[Transaction]:
+        yield from _copies("a@nomic.test")
+        # e.g. the lease no longer held: the next copy is never asked for
+
+    assert [r.accepted for r in _sender(relay).send_each(copies())] == [("a@nomic.test",)]
+    assert [t.recipients for t in relay.transactions] == [["a@nomic.test"]]
+
+
+def test_no_content_is_written_once_the_sender_may_no_longer_send(relay: StrictRelay) -> None:
+    # b's group goes ahead with a's content; the lease is gone before b's own content.
+    relay.ahead = 1
+    answers = iter([True, False])
+    results = _sender(relay).send_each(_copies("a@nomic.test", "b@nomic.test", "c@nomic.test"),
+                                       may_send=lambda: next(answers))
+    assert [r.accepted for r in results] == [("a@nomic.test",)]
+    assert relay.sessions_over.acquire(timeout=patience(5))
+    assert [t.recipients for t in relay.transactions] == [["a@nomic.test"]]

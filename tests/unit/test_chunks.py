@@ -19,6 +19,7 @@ from speakerbot.adapters.smtp import DeliveryResult
 from speakerbot.adapters.store import OutgoingMail, Store, sqlite_url
 from speakerbot.mail.outbound.compose import GameIdentity, Outgoing, compose
 from speakerbot.service.outbox import Outbox, OutboxPolicy, backlog, backlog_kind
+from tests.support.relays import OneByOne
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 PLAYERS = tuple(f"player{n:03}@example.org" for n in range(120))
@@ -28,7 +29,7 @@ class Crash(BaseException):
     """The process dies here (nothing below it runs, nothing is committed)."""
 
 
-class Relay:
+class Relay(OneByOne):
     """A scripted relay: takes at most ``limit`` recipients per transaction (452 after).
 
     ``fail_on`` is the number of the transaction (from 1) answered with a temporary

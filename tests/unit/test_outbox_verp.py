@@ -18,6 +18,7 @@ from speakerbot.adapters.store import OutgoingMail, Store, sqlite_url
 from speakerbot.mail.outbound.compose import GameIdentity
 from speakerbot.mail.verp import recipient_of, token_of
 from speakerbot.service.outbox import Outbox, OutboxPolicy
+from tests.support.relays import OneByOne
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 GAME = "nomic@camford.example"
@@ -27,7 +28,7 @@ OBSERVERS = ("olive@watchers.example", "oscar@watchers.example")
 RAW = b"Subject: x\r\nList-Id: Camford Nomic <camford-nomic.camford.example>\r\n\r\nbody\r\n"
 
 
-class Relay:
+class Relay(OneByOne):
     """Takes every message, but for the transaction numbered ``fail_on`` (a 421)."""
 
     def __init__(self, fail_on: int = 0) -> None:
