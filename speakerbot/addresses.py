@@ -61,7 +61,7 @@ def canonical_address(text: str) -> str | None:
     local, at, domain = address.rpartition("@")
     if not at or not local or not address.isprintable():
         return None
-    if any(character.isspace() for character in address):
+    if address.split() != [address]:  # str.split() splits at every str.isspace() character
         return None
     host = canonical_domain(domain)
     if host is None:

@@ -23,6 +23,7 @@ gets bounces at ``nomic+bounce-<token>@example.org``, so that the one sub-addres
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -61,6 +62,7 @@ def _mac(secret: str, ref: str, recipient: str) -> str:
     return digest[:MAC_DIGITS]
 
 
+@functools.lru_cache(maxsize=64)  # a host's few game addresses, asked once a copy
 def _base_and_domain(game_address: str) -> tuple[str, str] | None:
     """Return the game address's canonical local part up to its first ``+``, and its domain."""
     canonical = canonical_address(game_address.strip().removeprefix("<").removesuffix(">"))
