@@ -6,7 +6,11 @@ each bench run in a fresh process with its own checkout's code first on the path
 worktree of the base commit in a temporary folder). Every line the bench prints is
 printed, prefixed by the commit it measured, so that the figures can be read side by side.
 
-Run: .venv/bin/python bench/against.py REV [--rounds N] -- pipeline.py [bench arguments]
+With ``--bench-here``, both commits are measured by this checkout's bench script (the
+base's code still first on the path): for a bench, or a bench option, newer than the base.
+
+Run: .venv/bin/python bench/against.py REV [--rounds N] [--bench-here] -- pipeline.py [bench
+arguments]
 """
 
 from __future__ import annotations
@@ -21,11 +25,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 
 
-def run_bench(tree: Path, script: str, arguments: list[str], label: str) -> None:
-    """Run one bench in ``tree``'s code and print what it says, line by line, labelled."""
-    environment = {**os.environ, "PYTHONPATH": str(tree)}
+def run_bench(tree: Path, script: str, arguments: list[str], label: str,
+              bench_from: Path | None = None) -> None:
+    """Run one bench in ``tree``'s code and print what it says, line by line, labelled.
+
+    The script is ``bench_from``'s (by default ``tree``'s own).
+    """
+    bench_from = bench_from or tree
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(
+        [str(tree), str(bench_from)]))}
     completed = subprocess.run(
-        [sys.executable, str(tree / "bench" / script), *arguments], cwd=tree,
+        [sys.executable, str(bench_from / "bench" / script), *arguments], cwd=tree,
         env=environment, capture_output=True, text=True, check=False)
     for line in (completed.stdout + completed.stderr).splitlines():
         print(f"{label:>10} | {line}", flush=True)
@@ -38,6 +48,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("base", help="the commit to measure against (e.g. a tag or hash)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--bench-here", action="store_true",
+                        help="measure the base with this checkout's bench script too")
     # Everything after "--" is the bench's: its script in bench/, then its own arguments.
     words = sys.argv[1:]
     split = words.index("--") if "--" in words else len(words)
@@ -56,7 +68,7 @@ def main() -> None:
                        cwd=HERE, check=True)
         try:
             for _ in range(args.rounds):
-                run_bench(tree, script, arguments, base)
+                run_bench(tree, script, arguments, base, HERE if args.bench_here else None)
                 run_bench(HERE, script, arguments, head)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=HERE,

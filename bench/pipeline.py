@@ -22,12 +22,19 @@ sink; prints every round, then the median rate of each and the ratios the goals 
 (speakerbot at least 0.9 of the bare pipeline). A run ends when the sink has every answer
 and every copy and the inbox is empty, looked at every 10 ms.
 
-Run: .venv/bin/python bench/pipeline.py [--messages N] [--rounds N]
+The relay is the tests' sink, in a thread of the bench's process (``--relay thread``, the
+default, as measured since issue 29), or a counting relay in a process of its own
+(``--relay process``, ``relay_process.py``), as a real relay runs beside the Speaker: then
+the relay's own work per transaction (aiosmtpd's, in Python) is not charged to the Speaker's
+process and its GIL.
+
+Run: .venv/bin/python bench/pipeline.py [--messages N] [--rounds N] [--relay thread|process]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import email
 import random
 import smtplib
@@ -36,13 +43,15 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from imapclient import IMAPClient  # type: ignore[import-untyped,unused-ignore]
 
+from bench.relay_process import RelayProcess
 from speakerbot.adapters.store import Store
 from speakerbot.config import Settings, parse_settings
 from speakerbot.engine import commands as c
@@ -61,6 +70,35 @@ PUBLIC_EVERY = 20
 """In the mix with public mail, every 20th message is a proposal, distributed to all."""
 RECIPIENTS = len(PLAYERS) + 1
 """A public message's recipients: every player and the host."""
+
+
+class Relay(Protocol):
+    """Where the answers go: an SMTP relay on loopback that counts what it took."""
+
+    host: str
+    port: int
+
+    def received(self) -> int:
+        """How many messages the relay has taken."""
+
+    def clear(self) -> None:
+        """Count from nought again."""
+
+
+class ThreadRelay:
+    """The tests' sink, in a thread of this process."""
+
+    def __init__(self, sink: SmtpSink) -> None:
+        self.sink = sink
+        self.host, self.port = sink.host, sink.port
+
+    def received(self) -> int:
+        """How many messages the sink has taken."""
+        return len(self.sink.messages)
+
+    def clear(self) -> None:
+        """Forget what the sink took."""
+        self.sink.clear()
 
 
 def ballot(n: int, when: datetime, public_every: int = 0) -> bytes:
@@ -82,7 +120,7 @@ def ballot(n: int, when: datetime, public_every: int = 0) -> bytes:
             f"\r\n{body}").encode()
 
 
-def bare(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path, count: int) -> float:
+def bare(dovecot: DovecotServer, user: str, sink: Relay, folder: Path, count: int) -> float:
     """Take in, commit, answer and move every message as plainly as it can be done."""
     db = sqlite3.connect(folder / "bare.db", isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
@@ -110,12 +148,12 @@ def bare(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path, count:
     smtp.quit()
     imap.logout()
     took = time.perf_counter() - start
-    assert len(sink.messages) >= count, len(sink.messages)
+    assert sink.received() >= count, sink.received()
     db.close()
     return took
 
 
-def settings_for(folder: Path, dovecot: DovecotServer, user: str, sink: SmtpSink) -> Settings:
+def settings_for(folder: Path, dovecot: DovecotServer, user: str, sink: Relay) -> Settings:
     return parse_settings({
         "game": {"name": "Bench", "ruleset": "nomicam", "address": GAME, "speaker": HOST,
                  "speaker_name": "Host", "admin_password": "pw-bench"},
@@ -130,19 +168,19 @@ def settings_for(folder: Path, dovecot: DovecotServer, user: str, sink: SmtpSink
     }, path=folder / "bench.toml", environ={})
 
 
-def speakerbot(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path,
+def speakerbot(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
                count: int) -> float:
     """Run the daemon until every ballot is answered and moved; return the seconds."""
     return _daemon(dovecot, user, sink, folder, count)
 
 
-def public_verp(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path,
+def public_verp(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
                 count: int) -> float:
     """The daemon on the mix with public mail, each public copy from its own return path."""
     return _daemon(dovecot, user, sink, folder, count + _copies(count, RECIPIENTS))
 
 
-def public_one(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path,
+def public_one(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
                count: int) -> float:
     """The same, each public message in one transaction to all its recipients (no VERP)."""
     # The service builds its outbox by this name at each send: without the game's identity,
@@ -166,7 +204,7 @@ def _copies(count: int, each: int) -> int:
     return count // PUBLIC_EVERY * each
 
 
-def _daemon(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path,
+def _daemon(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
             count: int) -> float:
     settings = settings_for(folder, dovecot, user, sink)
     store = Store(settings.database.url)
@@ -191,8 +229,8 @@ def _daemon(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path,
     runner = threading.Thread(target=daemon.run, args=(stop,))
     runner.start()
     deadline = start + 600
-    while len(sink.messages) < count or dovecot.list_folder(user, "INBOX"):
-        assert time.perf_counter() < deadline, f"{len(sink.messages)} of {count} answered"
+    while sink.received() < count or dovecot.list_folder(user, "INBOX"):
+        assert time.perf_counter() < deadline, f"{sink.received()} of {count} answered"
         time.sleep(0.01)
     took = time.perf_counter() - start
     stop.set()
@@ -200,6 +238,16 @@ def _daemon(dovecot: DovecotServer, user: str, sink: SmtpSink, folder: Path,
     runner.join(60)
     store.close()
     return took
+
+
+@contextlib.contextmanager
+def _relay(where: str) -> Iterator[Relay]:
+    if where == "process":
+        with RelayProcess() as relay:
+            yield relay
+    else:
+        with SmtpSink() as sink:
+            yield ThreadRelay(sink)
 
 
 CONTENDERS = (("bare pipeline", bare, False), ("speakerbot", speakerbot, False),
@@ -211,6 +259,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--relay", choices=("thread", "process"), default="thread")
     args = parser.parse_args()
     now = datetime.now(UTC)
     mixes = {public: [ballot(n, now, PUBLIC_EVERY if public else 0)
@@ -226,7 +275,7 @@ def main() -> None:
                     user = f"{name.replace(' ', '-').replace(',', '').lower()}-{round_number}"
                     dovecot.add_user(user, "pw")
                     dovecot.append_many(user, "INBOX", mixes[public])
-                    with SmtpSink() as sink:
+                    with _relay(args.relay) as sink:
                         place = folder / user
                         place.mkdir()
                         seconds = run(dovecot, user, sink, place, args.messages)
