@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print figures, each beside its baseline (see ``against.py``)."""
