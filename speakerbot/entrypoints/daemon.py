@@ -342,9 +342,13 @@ class Daemon:
         log.info("speakerbot is running the game %s", self.settings.game.name)
         self.serving = True
         try:
-            while not stop.is_set():
+            while True:
                 self.last_beat = time.monotonic()
+                # Cleared before stop is looked at: a stop set in between also sets wake
+                # (``stop_event_wakes``), and must not be wiped before the loop sleeps.
                 self.wake.clear()
+                if stop.is_set():
+                    break
                 whole = self.timed.is_set()
                 self.timed.clear()
                 try:
