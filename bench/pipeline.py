@@ -226,7 +226,8 @@ def _daemon(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
     sink.clear()
     stop = threading.Event()
     start = time.perf_counter()
-    runner = threading.Thread(target=daemon.run, args=(stop,))
+    # A daemon thread: should the bench fail, its process still ends.
+    runner = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
     runner.start()
     deadline = start + 600
     while sink.received() < count or dovecot.list_folder(user, "INBOX"):

@@ -450,7 +450,8 @@ class DovecotServer(ScratchServer):
         for uid in uids:
             if uid not in fetched:
                 continue  # moved away (by the daemon) between the SEARCH and the FETCH
-            body = fetched[uid][b"BODY[]"]
-            assert isinstance(body, bytes)
+            body = fetched[uid].get(b"BODY[]")
+            if not isinstance(body, bytes):
+                continue  # expunged while fetched: the server answers its body NIL
             messages.append(body)
         return messages
