@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from speakerbot.adapters.store import statements
 from speakerbot.adapters.store.database import StoreBase
 from speakerbot.adapters.store.rows import aware
 from speakerbot.adapters.store.schema import BounceMark, Observer, Unreachable
@@ -78,7 +79,7 @@ class AudienceStore(StoreBase):
         """Return every player marked unreachable, and since when."""
         with self._reading(session) as reading:
             return {address: since for address, since in reading.execute(
-                select(Unreachable.address, Unreachable.since).order_by(Unreachable.since))}
+                statements.unreachable())}
 
 
 def _listed(session: Session, table: type[Observer | Unreachable], address: str,

@@ -22,6 +22,7 @@ from speakerbot.adapters.store.schema import (
     Inbound,
     Meta,
     Outbox,
+    Unreachable,
 )
 
 
@@ -109,6 +110,13 @@ def replies_since_each(kinds: tuple[str, ...]) -> Select[Any]:
             .where(c.addressee.in_(bindparam("addressees", expanding=True)), c.kind.in_(kinds),
                    c.created_at >= bindparam("since"))
             .group_by(c.addressee))
+
+
+@cache
+def unreachable() -> Select[Any]:
+    """Read every player marked unreachable, and since when (a STATUS answer lists them)."""
+    marked = table(Unreachable)
+    return select(marked.c.address, marked.c.since).order_by(marked.c.since)
 
 
 @cache

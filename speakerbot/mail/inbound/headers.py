@@ -8,6 +8,7 @@ Message-ID) uses them, so that no check sees other headers than the reader.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 from email import policy
@@ -103,7 +104,13 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
     values = header_values(message, "From")
     if len(values) != 1:
         return None, "", FROM_PROBLEM
-    value = _undo_8bit(values[0]).strip()
+    return _sender_of(values[0])
+
+
+@functools.lru_cache(maxsize=1024)  # a game's players send the same From line again and again
+def _sender_of(raw_value: str) -> tuple[str | None, str, str | None]:
+    """Return (sender, sender_name, problem) from a message's one From header's value."""
+    value = _undo_8bit(raw_value).strip()
     if len(value) > _MAX_FROM_LENGTH:  # the stdlib's address parser is quadratic on junk
         return None, "", FROM_PROBLEM
     try:
