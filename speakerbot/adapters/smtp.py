@@ -146,8 +146,9 @@ class SmtpSender:
         # Whether the last transaction ended with the answer to DATA (None: it stopped
         # before MAIL FROM was answered).
         self._ended: bool | None = False
-        # The recipients of the transaction under way, for the log should it fail.
-        self._trying: tuple[str, ...] = ()
+        # The transaction under way: sent again on a fresh connection, should the relay
+        # close this one before answering its MAIL FROM; named in the log should it fail.
+        self._current: Transaction | None = None
         # Asked before each message's content is written (``send_each``).
         self._may_send: Callable[[], bool] = _always
 
@@ -233,26 +234,37 @@ class SmtpSender:
             reason = f"no session with {where}: {_describe(exc)}"
             log.warning("SMTP: %s", reason)
             return [_temporary(reason)]
+        # How many had gone when this connection was opened (None: a kept one).
+        opened_at = None if unchecked else 0
+        current = first
         try:
-            try:
-                self._run(client, first, upcoming, results)
-            except (smtplib.SMTPServerDisconnected, ConnectionError):
-                if results or not unchecked or self._ended is not None:
-                    raise
-                # A kept connection the server had closed before MAIL FROM was answered:
-                # nothing was accepted, so the message goes over a fresh one, at once.
-                _abandon(client)
-                client = self._connect()
-                self._run(client, first, upcoming, results)
+            while True:
+                try:
+                    self._run(client, current, upcoming, results)
+                    break
+                except (smtplib.SMTPServerDisconnected, ConnectionError):
+                    if self._ended is not None or opened_at == len(results):
+                        raise
+                    # The relay closed the connection before this transaction's MAIL FROM
+                    # was answered (a kept one it had let go, or one it takes no more
+                    # messages on): nothing of it was taken, so it goes over a fresh one.
+                    assert self._current is not None
+                    current = self._current
+                    _abandon(client)
+                    client = self._connect()
+                    opened_at = len(results)
         except _Stopped:
             log.warning("SMTP: stopped before the message to %s: no longer to send",
-                        list(self._trying))
+                        list(self._recipients()))
             _abandon(client)
+            _log_results(where, results)
             return results
         except (_Temporary, OSError, smtplib.SMTPException) as exc:
             reason = f"{where}: {exc.args[0] if isinstance(exc, _Temporary) else _describe(exc)}"
-            log.warning("SMTP: message to %s not sent, will retry: %s", list(self._trying), reason)
+            log.warning("SMTP: message to %s not sent, will retry: %s",
+                        list(self._recipients()), reason)
             _abandon(client)
+            _log_results(where, results)
             return [*results, _temporary(reason)]
         if self._batching:
             self._client = client
@@ -260,6 +272,9 @@ class SmtpSender:
             self._let_go(client)
         _log_results(where, results)
         return results
+
+    def _recipients(self) -> tuple[str, ...]:
+        return self._current.recipients if self._current is not None else ()
 
     def _run(self, client: smtplib.SMTP, first: Transaction, upcoming: Iterator[Transaction],
              results: list[DeliveryResult]) -> None:
@@ -276,8 +291,6 @@ class SmtpSender:
         while transaction is not None:
             results.append(self._transaction(client, transaction))
             transaction = next(upcoming, None)
-            if transaction is not None and self._ended is False:
-                _reset(client.rset())
 
     def _connect(self) -> smtplib.SMTP:
         settings = self.settings
@@ -315,9 +328,11 @@ class SmtpSender:
 
     def _transaction(self, client: smtplib.SMTP, transaction: Transaction) -> DeliveryResult:
         """Send one transaction a command at a time, each answer awaited (no PIPELINING)."""
-        self._ended = None
+        reset, self._ended = self._ended is False, None
         mail_from, recipients, raw = transaction
-        self._trying = recipients
+        self._current = transaction
+        if reset:
+            _reset(client.rset())
         options = _mail_options(client, mail_from, recipients, raw)
         if options is None:
             return _all_refused(recipients, _NO_SMTPUTF8)
@@ -350,7 +365,7 @@ class SmtpSender:
         while ahead is not None:
             current, ahead = ahead, None
             reset, self._ended = self._ended is False, None
-            self._trying = current.recipients
+            self._current = current
             if not written:
                 group = _group(client, current)
                 if group is None:

@@ -7,7 +7,9 @@ refuses ``gone@`` addresses, and opens DATA only for a transaction with a recipi
 refuses a message to ``spam@`` for good at its end (554), and puts off one to ``busy@``
 (451). Told to hold ``ahead`` answers, it answers a message's end only once the next
 transaction's group has come: a client that waited for that answer before writing the
-next group would wait forever too.
+next group would wait forever too. Told to take ``per_connection`` messages on a connection,
+it closes its side after the last one's answer, reading nothing more, as a relay that takes
+so many messages a connection does.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class StrictRelay:
     transactions: list[_Transaction] = field(default_factory=list)
     connections: int = 0
     ahead: int = 0
+    per_connection: int = 0
     sessions_over: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
 
     @property
@@ -70,7 +73,13 @@ class StrictRelay:
             if verb == b"EHLO":
                 connection.sendall(b"250-strict.test\r\n250-PIPELINING\r\n250 8BITMIME\r\n")
             elif verb == b"MAIL":
+                taken = len(self.transactions)
                 self._transaction(connection, reader, line)
+                if self.per_connection and len(self.transactions) - taken >= self.per_connection:
+                    connection.shutdown(socket.SHUT_WR)  # no more here; what comes is dropped
+                    while reader.readline():
+                        pass
+                    return
             elif verb == b"QUIT":
                 connection.sendall(b"221 bye\r\n")
                 return
@@ -245,3 +254,16 @@ def test_no_content_is_written_once_the_sender_may_no_longer_send(relay: StrictR
     assert [r.accepted for r in results] == [("a@nomic.test",)]
     assert relay.sessions_over.acquire(timeout=patience(5))
     assert [t.recipients for t in relay.transactions] == [["a@nomic.test"]]
+
+
+def test_a_relay_that_closes_after_each_message_gets_each_copy_on_a_fresh_connection(
+        relay: StrictRelay) -> None:
+    # b's group goes ahead with a's content into a connection the relay is closing: nothing
+    # of b was answered, so b goes again on a fresh one, and so does c.
+    relay.per_connection = 1
+    results = _sender(relay).send_each(_copies("a@nomic.test", "b@nomic.test", "c@nomic.test"))
+    assert [r.accepted for r in results] == [
+        ("a@nomic.test",), ("b@nomic.test",), ("c@nomic.test",)]
+    assert [t.recipients for t in relay.transactions] == [
+        ["a@nomic.test"], ["b@nomic.test"], ["c@nomic.test"]]
+    assert relay.connections == 3
