@@ -197,7 +197,7 @@ class SmtpSender:
         """Send ``raw`` from ``mail_from`` ("" for the null sender) to ``recipients``.
 
         ``raw`` goes out as it is, apart from SMTP's transparency dots; its lines
-        should end with CRLF (smtplib turns a bare CR or LF into CRLF).
+        must end with CRLF, as the composer's wire form does.
         """
         if not recipients:
             return DeliveryResult(accepted=(), refused={}, temporary_failure=None)
@@ -348,8 +348,8 @@ class SmtpSender:
         client.putcmd("data")
         code, text = client.getreply()
         if code == 354:
-            code, text = self._data(client, raw)
-        return taken.after_data(code, text)
+            return taken.after_data(*self._data(client, raw))
+        return taken.after_data(*_without_content(code, text))
 
     def _stream(self, client: smtplib.SMTP, first: Transaction, upcoming: Iterator[Transaction],
                 results: list[DeliveryResult]) -> None:
@@ -364,14 +364,15 @@ class SmtpSender:
         written = False
         while ahead is not None:
             current, ahead = ahead, None
-            reset, self._ended = self._ended is False, None
             self._current = current
-            if not written:
-                group = _group(client, current)
-                if group is None:
-                    results.append(_all_refused(current.recipients, _NO_SMTPUTF8))
-                    ahead = next(upcoming, None)
-                    continue
+            group = None if written else _group(client, current)
+            if not written and group is None:
+                # Nothing written: the session is as the transaction before left it.
+                results.append(_all_refused(current.recipients, _NO_SMTPUTF8))
+                ahead = next(upcoming, None)
+                continue
+            reset, self._ended = self._ended is False, None
+            if group is not None:
                 client.send(b"RSET\r\n" + group if reset else group)
                 if reset:
                     _reset(client.getreply())
@@ -382,6 +383,8 @@ class SmtpSender:
             code, text = client.getreply()
             taken = _Taken.sort(current.recipients, answers) if mail[0] < 300 else _Taken()
             if code == 354 and not taken.accepted:
+                if mail[0] >= 300:  # DATA opened for whose transaction? Not this one's.
+                    raise _Temporary(f"DATA answered 354 after MAIL FROM {_answer(*mail)}")
                 # A relay that opened DATA for a transaction with no recipient: end it empty.
                 client.send(b".\r\n")
                 client.getreply()
@@ -391,7 +394,7 @@ class SmtpSender:
             elif not taken.accepted:
                 results.append(_none_accepted(current.recipients, taken.refused, taken.deferred))
             elif code != 354:
-                results.append(taken.after_data(code, text))
+                results.append(taken.after_data(*_without_content(code, text)))
             else:
                 ahead = next(upcoming, None)
                 follow = _group(client, ahead) if ahead is not None else None
@@ -546,6 +549,17 @@ def _log_results(where: str, results: Sequence[DeliveryResult]) -> None:
         if accepted:
             log.info("SMTP: %s accepted %s for %s", where,
                      "a message" if len(results) == 1 else f"{len(results)} messages", accepted)
+
+
+def _without_content(code: int, text: bytes) -> tuple[int, bytes]:
+    """Return an answer to DATA other than 354, as what the message came to.
+
+    No content was sent, so nothing was taken: a refusal (5xx) is the message's, and any
+    other answer (a 2xx, out of step) means it must be sent again (_Temporary).
+    """
+    if not 500 <= code < 600:
+        raise _Temporary(f"DATA answered {_answer(code, text)}, not 354")
+    return code, text
 
 
 def _reset(answer: tuple[int, bytes]) -> None:

@@ -267,3 +267,93 @@ def test_a_relay_that_closes_after_each_message_gets_each_copy_on_a_fresh_connec
     assert [t.recipients for t in relay.transactions] == [
         ["a@nomic.test"], ["b@nomic.test"], ["c@nomic.test"]]
     assert relay.connections == 3
+
+
+@dataclass
+class PostfixLikeRelay(StrictRelay):
+    """Answers each command as it reads it, as Postfix does, and keeps a transaction open
+    after a DATA refused for want of recipients: a second MAIL FROM in it is refused
+    (``503 nested MAIL``) until RSET, and its RCPT TO still count. ``nodata@`` gets DATA
+    answered ``250`` with no 354, out of step. Offers no SMTPUTF8.
+    """
+
+    def _session(self, connection: socket.socket) -> None:
+        reader = connection.makefile("rb")
+        connection.sendall(b"220 postfix.test ESMTP\r\n")
+        open_: _Transaction | None = None
+        while line := reader.readline():
+            verb, argument = line[:4].upper(), line.partition(b":")[2].strip().decode()
+            answer = b"250 OK"
+            if verb == b"EHLO":
+                answer = b"250-postfix.test\r\n250-PIPELINING\r\n250 8BITMIME"
+            elif verb == b"MAIL" and open_ is not None:
+                answer = b"503 5.5.1 Error: nested MAIL command"
+            elif verb == b"MAIL":
+                open_ = _Transaction(argument.split()[0].strip("<>"), [])
+            elif verb == b"RCPT" and argument.strip("<>").startswith("gone@"):
+                answer = b"550 5.1.1 no such user"
+            elif verb == b"RCPT" and open_ is not None:
+                open_.recipients.append(argument.strip("<>"))
+            elif verb == b"DATA":
+                if open_ is None or not open_.recipients:
+                    answer = b"554 5.5.1 Error: no valid recipients"
+                elif open_.recipients[0].startswith("nodata@"):
+                    open_ = None
+                else:
+                    connection.sendall(b"354 go on\r\n")
+                    if not self._take(reader, open_):
+                        return
+                    open_ = None
+            elif verb == b"RSET":
+                open_ = None
+            elif verb == b"QUIT":
+                connection.sendall(b"221 bye\r\n")
+                return
+            connection.sendall(answer + b"\r\n")
+
+
+    def _take(self, reader: BinaryIO, transaction: _Transaction) -> bool:
+        """Read a message up to its end and keep it; False if the connection closed first."""
+        while (line := reader.readline()) != b".\r\n":
+            if not line:
+                return False
+            transaction.data += line[1:] if line.startswith(b".") else line
+        self.transactions.append(transaction)
+        return True
+
+
+@pytest.fixture
+def postfix() -> Iterator[PostfixLikeRelay]:
+    listener = socket.create_server((LOOPBACK, 0))
+    relay = PostfixLikeRelay(listener)
+    thread = threading.Thread(target=relay.serve, daemon=True)
+    thread.start()
+    try:
+        yield relay
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        thread.join(patience(5))
+
+
+def test_a_copy_skipped_unsent_leaves_the_reset_for_the_next(postfix: PostfixLikeRelay) -> None:
+    # gone@'s transaction stays open at the relay; jürgen@ needs SMTPUTF8, which this relay
+    # lacks, so nothing of it is written; b@'s group must still begin with RSET.
+    results = _sender(postfix).send_each(_copies("gone@nomic.test", "jürgen@nomic.test",
+                                                 "b@nomic.test"))
+    assert [(r.accepted, list(r.refused)) for r in results] == [
+        ((), ["gone@nomic.test"]), ((), ["jürgen@nomic.test"]), (("b@nomic.test",), [])]
+    assert [(t.mail_from, t.recipients, t.data) for t in postfix.transactions] == [
+        (SENDER, ["b@nomic.test"], MESSAGE)]
+
+
+@pytest.mark.parametrize("pipelining", [True, False])
+def test_data_answered_out_of_step_takes_nothing(postfix: PostfixLikeRelay,
+                                                 pipelining: bool) -> None:
+    # A 250 to DATA, not 354: no content went, so the copy is not taken; it goes again.
+    sender = SmtpSender(SmtpSettings(host=LOOPBACK, port=postfix.port, security="none",
+                                     timeout=patience(2)), pipelining=pipelining)
+    results = sender.send_each(_copies("nodata@nomic.test", "b@nomic.test"))
+    assert len(results) == 1 and not results[0].accepted, results
+    assert "DATA answered 250 OK, not 354" in (results[0].temporary_failure or "")
+    assert postfix.transactions == []
