@@ -34,10 +34,26 @@ import socket
 import ssl
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from speakerbot.adapters.backoff import backoff
 from speakerbot.adapters.relay import RelayPool
+from speakerbot.adapters.smtp_answers import (
+    NO_SMTPUTF8,
+    DeliveryResult,
+    Taken,
+    Temporary,
+    Transaction,
+    all_refused,
+    answer_text,
+    check_reset,
+    command_group,
+    describe,
+    mail_options,
+    none_accepted,
+    raise_unless_final,
+    temporary,
+    without_content,
+)
 from speakerbot.adapters.transport import SECURITY_MODES, Security
 
 __all__ = ["DeliveryResult", "SmtpSender", "SmtpSettings", "Transaction", "backoff"]
@@ -79,42 +95,12 @@ class SmtpSettings:
             )
 
 
-@dataclass(frozen=True)
-class DeliveryResult:
-    """What the relay did with one message (see the module docstring)."""
-
-    accepted: tuple[str, ...]
-    refused: dict[str, str]
-    temporary_failure: str | None
-    deferred: dict[str, str] = field(default_factory=dict)
-    """Recipients refused for now (4xx at RCPT) while others took the message: retry them."""
-    over_limit: tuple[str, ...] = ()
-    """Recipients left out because the transaction had too many: send to them at once."""
-
-    @property
-    def sent(self) -> bool:
-        """Whether the relay took the message for at least one recipient."""
-        return self.temporary_failure is None and bool(self.accepted)
-
-
-class Transaction(NamedTuple):
-    """One SMTP transaction: the message's bytes, from ``mail_from`` to ``recipients``."""
-
-    mail_from: str
-    recipients: tuple[str, ...]
-    raw: bytes
-
-
 class _Stopped(Exception):
     """The caller may no longer send: the transaction under way must not be completed."""
 
 
 def _always() -> bool:
     return True
-
-
-class _Temporary(Exception):
-    """The whole message must be retried later; the argument says why."""
 
 
 class SmtpSender:
@@ -231,9 +217,39 @@ class SmtpSender:
         try:
             client, unchecked = self._session()
         except (OSError, smtplib.SMTPException) as exc:
-            reason = f"no session with {where}: {_describe(exc)}"
+            reason = f"no session with {where}: {describe(exc)}"
             log.warning("SMTP: %s", reason)
-            return [_temporary(reason)]
+            return [temporary(reason)]
+        try:
+            client = self._run_reconnecting(client, unchecked, first, upcoming, results)
+        except _Stopped:
+            log.warning("SMTP: stopped before the message to %s: no longer to send",
+                        list(self._recipients()))
+            _log_results(where, results)
+            return results
+        except (Temporary, OSError, smtplib.SMTPException) as exc:
+            reason = f"{where}: {exc.args[0] if isinstance(exc, Temporary) else describe(exc)}"
+            log.warning("SMTP: message to %s not sent, will retry: %s",
+                        list(self._recipients()), reason)
+            _log_results(where, results)
+            return [*results, temporary(reason)]
+        if self._batching:
+            self._client = client
+        else:
+            self._let_go(client)
+        _log_results(where, results)
+        return results
+
+    def _run_reconnecting(self, client: smtplib.SMTP, unchecked: bool, first: Transaction,
+                          upcoming: Iterator[Transaction],
+                          results: list[DeliveryResult]) -> smtplib.SMTP:
+        """Run the transactions; return the connection they ended on.
+
+        Should the relay close the connection before a transaction's MAIL FROM is answered
+        (a kept one it had let go, or one it takes no more messages on), nothing of that
+        transaction was taken, and it goes again over a fresh connection, so long as the
+        last one took something. On any error the connection in use is dropped.
+        """
         # How many had gone when this connection was opened (None: a kept one).
         opened_at = None if unchecked else 0
         current = first
@@ -241,37 +257,18 @@ class SmtpSender:
             while True:
                 try:
                     self._run(client, current, upcoming, results)
-                    break
+                    return client
                 except (smtplib.SMTPServerDisconnected, ConnectionError):
                     if self._ended is not None or opened_at == len(results):
                         raise
-                    # The relay closed the connection before this transaction's MAIL FROM
-                    # was answered (a kept one it had let go, or one it takes no more
-                    # messages on): nothing of it was taken, so it goes over a fresh one.
                     assert self._current is not None
                     current = self._current
                     _abandon(client)
                     client = self._connect()
                     opened_at = len(results)
-        except _Stopped:
-            log.warning("SMTP: stopped before the message to %s: no longer to send",
-                        list(self._recipients()))
+        except BaseException:
             _abandon(client)
-            _log_results(where, results)
-            return results
-        except (_Temporary, OSError, smtplib.SMTPException) as exc:
-            reason = f"{where}: {exc.args[0] if isinstance(exc, _Temporary) else _describe(exc)}"
-            log.warning("SMTP: message to %s not sent, will retry: %s",
-                        list(self._recipients()), reason)
-            _abandon(client)
-            _log_results(where, results)
-            return [*results, _temporary(reason)]
-        if self._batching:
-            self._client = client
-        else:
-            self._let_go(client)
-        _log_results(where, results)
-        return results
+            raise
 
     def _recipients(self) -> tuple[str, ...]:
         return self._current.recipients if self._current is not None else ()
@@ -332,24 +329,24 @@ class SmtpSender:
         mail_from, recipients, raw = transaction
         self._current = transaction
         if reset:
-            _reset(client.rset())
-        options = _mail_options(client, mail_from, recipients, raw)
+            check_reset(client.rset())
+        options = mail_options(client, mail_from, recipients, raw)
         if options is None:
-            return _all_refused(recipients, _NO_SMTPUTF8)
+            return all_refused(recipients, NO_SMTPUTF8)
         code, text = client.mail(mail_from, options)
         self._ended = False  # MAIL FROM answered: the transaction is under way
-        _raise_unless_final(code, text, "MAIL FROM")
+        raise_unless_final(code, text, "MAIL FROM")
         if code >= 500:
-            return _all_refused(recipients, _answer(code, text))
+            return all_refused(recipients, answer_text(code, text))
         # Asked one by one: a relay that says "too many" is asked for no more.
-        taken = _Taken.sort(recipients, (client.rcpt(recipient) for recipient in recipients))
+        taken = Taken.sort(recipients, (client.rcpt(recipient) for recipient in recipients))
         if not taken.accepted:
-            return _none_accepted(recipients, taken.refused, taken.deferred)
+            return none_accepted(recipients, taken.refused, taken.deferred)
         client.putcmd("data")
         code, text = client.getreply()
         if code == 354:
             return taken.after_data(*self._data(client, raw))
-        return taken.after_data(*_without_content(code, text))
+        return taken.after_data(*without_content(code, text))
 
     def _stream(self, client: smtplib.SMTP, first: Transaction, upcoming: Iterator[Transaction],
                 results: list[DeliveryResult]) -> None:
@@ -365,39 +362,39 @@ class SmtpSender:
         while ahead is not None:
             current, ahead = ahead, None
             self._current = current
-            group = None if written else _group(client, current)
+            group = None if written else command_group(client, current)
             if not written and group is None:
                 # Nothing written: the session is as the transaction before left it.
-                results.append(_all_refused(current.recipients, _NO_SMTPUTF8))
+                results.append(all_refused(current.recipients, NO_SMTPUTF8))
                 ahead = next(upcoming, None)
                 continue
             reset, self._ended = self._ended is False, None
             if group is not None:
                 client.send(b"RSET\r\n" + group if reset else group)
                 if reset:
-                    _reset(client.getreply())
+                    check_reset(client.getreply())
             written = False
             mail = client.getreply()
             self._ended = False
             answers = [client.getreply() for _ in current.recipients]
             code, text = client.getreply()
-            taken = _Taken.sort(current.recipients, answers) if mail[0] < 300 else _Taken()
+            taken = Taken.sort(current.recipients, answers) if mail[0] < 300 else Taken()
             if code == 354 and not taken.accepted:
                 if mail[0] >= 300:  # DATA opened for whose transaction? Not this one's.
-                    raise _Temporary(f"DATA answered 354 after MAIL FROM {_answer(*mail)}")
+                    raise Temporary(f"DATA answered 354 after MAIL FROM {answer_text(*mail)}")
                 # A relay that opened DATA for a transaction with no recipient: end it empty.
                 client.send(b".\r\n")
                 client.getreply()
-            _raise_unless_final(*mail, "MAIL FROM")
+            raise_unless_final(*mail, "MAIL FROM")
             if mail[0] >= 500:
-                results.append(_all_refused(current.recipients, _answer(*mail)))
+                results.append(all_refused(current.recipients, answer_text(*mail)))
             elif not taken.accepted:
-                results.append(_none_accepted(current.recipients, taken.refused, taken.deferred))
+                results.append(none_accepted(current.recipients, taken.refused, taken.deferred))
             elif code != 354:
-                results.append(taken.after_data(*_without_content(code, text)))
+                results.append(taken.after_data(*without_content(code, text)))
             else:
                 ahead = next(upcoming, None)
-                follow = _group(client, ahead) if ahead is not None else None
+                follow = command_group(client, ahead) if ahead is not None else None
                 written = follow is not None
                 results.append(taken.after_data(*self._data(client, current.raw, follow or b"")))
                 continue
@@ -429,116 +426,6 @@ class SmtpSender:
 _LEADING_DOT = re.compile(rb"(?m)^\.")
 
 
-@dataclass
-class _Taken:
-    """The relay's answers to a transaction's RCPT TO commands, sorted."""
-
-    accepted: list[str] = field(default_factory=list)
-    refused: dict[str, str] = field(default_factory=dict)
-    deferred: dict[str, str] = field(default_factory=dict)
-    over_limit: tuple[str, ...] = ()
-
-    @classmethod
-    def sort(cls, recipients: Sequence[str],
-             answers: Iterable[tuple[int, bytes]]) -> _Taken:
-        """Sort ``recipients`` by their answers; stop at the first "too many recipients"."""
-        taken = cls()
-        for index, (recipient, (code, text)) in enumerate(zip(recipients, answers,
-                                                              strict=False)):
-            if taken.accepted and _too_many(code, text):
-                # The relay takes no more in this transaction: the rest go in the next.
-                taken.over_limit = tuple(recipients[index:])
-                break
-            if 400 <= code < 500 and code != 421:  # 421: the server is closing the session
-                # One full mailbox must not hold the message back from everyone else.
-                taken.deferred[recipient] = _answer(code, text)
-                continue
-            _raise_unless_final(code, text, f"RCPT TO:<{recipient}>")
-            if code >= 500:
-                taken.refused[recipient] = _answer(code, text)
-            else:
-                taken.accepted.append(recipient)
-        return taken
-
-    def after_data(self, code: int, text: bytes) -> DeliveryResult:
-        """Say what the message came to, from the answer to DATA or to its end."""
-        _raise_unless_final(code, text, "DATA")
-        if code >= 500:
-            answer = _answer(code, text)
-            refused = {**self.refused, **{recipient: answer for recipient in self.accepted}}
-            return DeliveryResult(accepted=(), refused=refused, temporary_failure=None,
-                                  deferred=self.deferred, over_limit=self.over_limit)
-        return DeliveryResult(accepted=tuple(self.accepted), refused=self.refused,
-                              temporary_failure=None, deferred=self.deferred,
-                              over_limit=self.over_limit)
-
-
-def _none_accepted(recipients: Sequence[str], refused: dict[str, str],
-                   deferred: dict[str, str]) -> DeliveryResult:
-    """Say what a transaction whose every recipient was refused or put off came to.
-
-    Every one of several put off: the server is unhappy, the whole message waits. The only
-    recipient put off (a copy sent alone, from its own return path) is that mailbox's
-    answer: retried later for that recipient, the session kept for the next copy.
-    """
-    if deferred and len(recipients) > 1:
-        raise _Temporary(f"every recipient deferred: {next(iter(deferred.values()))}")
-    return DeliveryResult(accepted=(), refused=refused, temporary_failure=None,
-                          deferred=deferred)
-
-
-def _too_many(code: int, text: bytes) -> bool:
-    """Whether a RCPT answer says the transaction has too many recipients (not this one)."""
-    if code not in (452, 552):
-        return False
-    words = text.decode("utf-8", "replace").lower()
-    return "too many recipients" in words or words.startswith(("4.5.3", "5.5.3"))
-
-
-def _mail_options(
-    client: smtplib.SMTP, mail_from: str, recipients: Sequence[str], raw: bytes
-) -> list[str] | None:
-    """MAIL FROM parameters for this message; None when it cannot be sent through this relay."""
-    options: list[str] = []
-    if client.has_extn("size"):
-        options.append(f"SIZE={len(raw)}")
-    if client.has_extn("8bitmime") and not raw.isascii():
-        options.append("BODY=8BITMIME")
-    if not all(address.isascii() for address in (mail_from, *recipients)):
-        if not client.has_extn("smtputf8"):
-            return None
-        options.append("SMTPUTF8")
-    return options
-
-
-_NO_SMTPUTF8 = "554 5.6.7 the relay does not offer SMTPUTF8, needed for these addresses"
-
-# An address with none of the characters that need quoting or parsing: smtplib.quoteaddr
-# would give it back in angle brackets, after parsing it as a header (most of a copy's CPU).
-_PLAIN_ADDRESS = re.compile(r"[^\s<>()\[\],;:\"\\@]+@[^\s<>()\[\],;:\"\\@]+")
-
-
-def _envelope(address: str) -> str:
-    """Return an address as MAIL FROM and RCPT TO carry it (``<>`` for the null sender)."""
-    if _PLAIN_ADDRESS.fullmatch(address):
-        return f"<{address}>"
-    return smtplib.quoteaddr(address)
-
-
-def _group(client: smtplib.SMTP, transaction: Transaction) -> bytes | None:
-    """Return a transaction's MAIL FROM, RCPT TO and DATA as one pipelined group.
-
-    None when the relay cannot take it (addresses that need SMTPUTF8, not offered).
-    """
-    mail_from, recipients, raw = transaction
-    options = _mail_options(client, mail_from, recipients, raw)
-    if options is None:
-        return None
-    group = [f"MAIL FROM:{_envelope(mail_from)}{''.join(' ' + o for o in options)}",
-             *(f"RCPT TO:{_envelope(recipient)}" for recipient in recipients), "DATA", ""]
-    return "\r\n".join(group).encode("utf-8" if "SMTPUTF8" in options else "ascii")
-
-
 def _log_results(where: str, results: Sequence[DeliveryResult]) -> None:
     """Log who the relay refused, and who it took the messages for."""
     refused = {address: answer for result in results for address, answer in result.refused.items()}
@@ -549,54 +436,6 @@ def _log_results(where: str, results: Sequence[DeliveryResult]) -> None:
         if accepted:
             log.info("SMTP: %s accepted %s for %s", where,
                      "a message" if len(results) == 1 else f"{len(results)} messages", accepted)
-
-
-def _without_content(code: int, text: bytes) -> tuple[int, bytes]:
-    """Return an answer to DATA other than 354, as what the message came to.
-
-    No content was sent, so nothing was taken: a refusal (5xx) is the message's, and any
-    other answer (a 2xx, out of step) means it must be sent again (_Temporary).
-    """
-    if not 500 <= code < 600:
-        raise _Temporary(f"DATA answered {_answer(code, text)}, not 354")
-    return code, text
-
-
-def _reset(answer: tuple[int, bytes]) -> None:
-    """Raise _Temporary unless the answer to RSET says the session is ready."""
-    if answer[0] != 250:
-        raise _Temporary(f"RSET answered {_answer(*answer)}")
-
-
-def _raise_unless_final(code: int, text: bytes, command: str) -> None:
-    """Raise _Temporary unless ``code`` is success or a permanent refusal."""
-    if 200 <= code < 300 or 500 <= code < 600:
-        return
-    raise _Temporary(f"{command} answered {_answer(code, text)}")
-
-
-def _answer(code: int, text: bytes) -> str:
-    return f"{code} {text.decode('utf-8', 'replace')}".rstrip()
-
-
-def _as_bytes(text: bytes | str) -> bytes:
-    return text.encode("utf-8") if isinstance(text, str) else text
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, smtplib.SMTPResponseException):
-        return _answer(exc.smtp_code, _as_bytes(exc.smtp_error))
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def _temporary(reason: str) -> DeliveryResult:
-    return DeliveryResult(accepted=(), refused={}, temporary_failure=reason)
-
-
-def _all_refused(recipients: Sequence[str], answer: str) -> DeliveryResult:
-    return DeliveryResult(
-        accepted=(), refused={recipient: answer for recipient in recipients}, temporary_failure=None
-    )
 
 
 def _quit(client: smtplib.SMTP) -> None:
