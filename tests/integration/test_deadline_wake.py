@@ -7,8 +7,6 @@ vote closes at the first wake, not after passes that find nothing to settle.
 
 from __future__ import annotations
 
-import dataclasses
-import random
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -17,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from speakerbot.config import SmtpConfig
-from speakerbot.entrypoints.daemon import LMTP_GRACE, Daemon
-from speakerbot.service import GameService
-from tests.support.mailgame import ALICE, BOB, CAROL, MailGame, raw_mail
+from speakerbot.entrypoints.daemon import LMTP_GRACE
+from tests.support.loops import wall_clock_loop
+from tests.support.mailgame import ALICE, raw_mail
 from tests.support.patience import patience
 from tests.support.smtp_sink import SmtpSink
 
@@ -30,13 +27,9 @@ pytestmark = pytest.mark.integration
 @pytest.mark.parametrize("lmtp", [True, False])
 def test_the_deadline_wakes_the_loop_after_the_lmtp_grace(tmp_path: Path, smtp_sink: SmtpSink,
                                                            lmtp: bool) -> None:
-    game = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL],
-                    mechanics={"voting_period": "1h", "reminder_before": "none"})
-    settings = dataclasses.replace(
-        game.settings, smtp=SmtpConfig(smtp_sink.host, smtp_sink.port, "none", "", None))
+    loop = wall_clock_loop(tmp_path, smtp_sink)
+    game, service, daemon = loop.game, loop.service, loop.daemon
     now = partial(datetime.now, UTC)
-    service = GameService(game.store, settings, rng=random.Random(1), clock=now)
-    daemon = Daemon(settings, service, clock=now, rng=random.Random(1), own_lmtp=False)
     daemon.lmtp_grace = lmtp
     stop = threading.Event()
     thread = threading.Thread(target=daemon.serve, args=(stop,))

@@ -19,7 +19,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import pytest
 
@@ -127,18 +127,28 @@ class StrictRelay:
         connection.sendall(answer)
 
 
-@pytest.fixture
-def relay() -> Iterator[StrictRelay]:
+Served = TypeVar("Served", bound=StrictRelay)
+
+
+@contextlib.contextmanager
+def _serving(kind: type[Served]) -> Iterator[Served]:
+    """Serve a relay of ``kind`` on a loopback port in a thread, for the block."""
     listener = socket.create_server((LOOPBACK, 0))
-    strict = StrictRelay(listener)
-    thread = threading.Thread(target=strict.serve, daemon=True)
+    served = kind(listener)
+    thread = threading.Thread(target=served.serve, daemon=True)
     thread.start()
     try:
-        yield strict
+        yield served
     finally:
         listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() the thread waits in
         listener.close()
         thread.join(patience(5))
+
+
+@pytest.fixture
+def relay() -> Iterator[StrictRelay]:
+    with _serving(StrictRelay) as strict:
+        yield strict
 
 
 def _sender(relay: StrictRelay, *, pipelining: bool = True) -> SmtpSender:
@@ -324,16 +334,8 @@ class PostfixLikeRelay(StrictRelay):
 
 @pytest.fixture
 def postfix() -> Iterator[PostfixLikeRelay]:
-    listener = socket.create_server((LOOPBACK, 0))
-    relay = PostfixLikeRelay(listener)
-    thread = threading.Thread(target=relay.serve, daemon=True)
-    thread.start()
-    try:
-        yield relay
-    finally:
-        listener.shutdown(socket.SHUT_RDWR)
-        listener.close()
-        thread.join(patience(5))
+    with _serving(PostfixLikeRelay) as served:
+        yield served
 
 
 def test_a_copy_skipped_unsent_leaves_the_reset_for_the_next(postfix: PostfixLikeRelay) -> None:

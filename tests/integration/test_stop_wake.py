@@ -8,20 +8,13 @@ a deadline: here an hour) before it saw the stop.
 
 from __future__ import annotations
 
-import dataclasses
-import random
 import threading
-from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from speakerbot.config import SmtpConfig
-from speakerbot.entrypoints.daemon import Daemon
-from speakerbot.service import GameService
-from tests.support.mailgame import ALICE, BOB, CAROL, MailGame
+from tests.support.loops import wall_clock_loop
 from tests.support.patience import patience
 from tests.support.smtp_sink import SmtpSink
 
@@ -44,13 +37,7 @@ class _StopAtFirstClear(threading.Event):
 
 def test_a_stop_as_the_pass_begins_is_not_slept_through(tmp_path: Path,
                                                         smtp_sink: SmtpSink) -> None:
-    game = MailGame(tmp_path, "nomicam", [ALICE, BOB, CAROL],
-                    mechanics={"voting_period": "1h", "reminder_before": "none"})
-    settings = dataclasses.replace(
-        game.settings, smtp=SmtpConfig(smtp_sink.host, smtp_sink.port, "none", "", None))
-    now = partial(datetime.now, UTC)
-    service = GameService(game.store, settings, rng=random.Random(1), clock=now)
-    daemon = Daemon(settings, service, clock=now, rng=random.Random(1), own_lmtp=False)
+    daemon = wall_clock_loop(tmp_path, smtp_sink).daemon
     stop = threading.Event()
     wake = _StopAtFirstClear()
     daemon.wake = wake
