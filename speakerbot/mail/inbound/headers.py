@@ -104,10 +104,12 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
     values = header_values(message, "From")
     if len(values) != 1:
         return None, "", FROM_PROBLEM
-    return _sender_of(values[0])
+    if len(values[0]) > _MAX_FROM_LENGTH:
+        # Never kept: 1,024 long lines from a stranger would hold their bytes in memory.
+        return _sender_of(values[0])
+    return _kept_sender_of(values[0])
 
 
-@functools.lru_cache(maxsize=1024)  # a game's players send the same From line again and again
 def _sender_of(raw_value: str) -> tuple[str | None, str, str | None]:
     """Return (sender, sender_name, problem) from a message's one From header's value."""
     value = _undo_8bit(raw_value).strip()
@@ -139,6 +141,10 @@ def _sender_of(raw_value: str) -> tuple[str | None, str, str | None]:
         return None, "", FROM_PROBLEM
     name = " ".join(str(address.display_name).split())
     return sender, name, None
+
+
+# A game's players send the same From line again and again: each is read once.
+_kept_sender_of = functools.lru_cache(maxsize=1024)(_sender_of)
 
 
 def skip_reason(message: Message, sender: str | None, loop_token: str | None) -> str | None:
