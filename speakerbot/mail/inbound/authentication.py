@@ -78,7 +78,9 @@ def authenticate(sender: str | None, results: Sequence[str], policy: AuthPolicy)
         return Authentication(True, False, None, "the From domain is not a valid domain name")
     value = trusted_header(results, policy.authserv_ids)
     if value is not None:
-        return _judge(from_domain, value)
+        if len(value) > _KEPT_LENGTH:
+            return _judge(from_domain, value)
+        return _kept_judgement(from_domain, value)
     return Authentication(True, False, None, "no Authentication-Results header from "
                           f"{', '.join(policy.authserv_ids)}")
 
@@ -109,6 +111,18 @@ def _judge(from_domain: str, value: str) -> Authentication:
     found = ", ".join(f"{_method(r)}={_result(r)}" for r in results) or "no results"
     return Authentication(True, False, None, f"no dmarc=pass or aligned dkim=pass for "
                           f"{from_domain} ({found})")
+
+
+_KEPT_LENGTH = 998
+"""The longest trusted header whose judgement is kept: a header line's limit (RFC 5322).
+
+The receiving server writes the same verdict again and again (OpenDMARC's ``dmarc=pass
+(p=none dis=none) header.from=example.org`` for every message of a domain), and the parse
+is a good share of a message's CPU; but a header longer than any a server writes is
+judged afresh, so that odd mail cannot fill the kept judgements with long values.
+"""
+
+_kept_judgement = functools.lru_cache(maxsize=1024)(_judge)
 
 
 def _aligned(signer: str, from_domain: str) -> bool:
