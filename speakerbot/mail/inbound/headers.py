@@ -41,6 +41,7 @@ MAX_HEADER_BYTES = 64 * 1024
 """The reader reads at most this many bytes of a message's header block."""
 
 _MAX_FROM_LENGTH = 998  # RFC 5322's line length limit; real From headers are far shorter
+_KEPT_LENGTH = 998  # the To and Cc lines whose reading is kept: one line's worth at most
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
 _ADDR_SPEC = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
 
@@ -201,12 +202,26 @@ def date_of(head: Message) -> datetime | None:
 
 def recipients_of(head: Message) -> tuple[str, ...]:
     """Return the addresses of To and Cc, canonical (leniently: junk is skipped)."""
-    values = [_undo_8bit(v) for name in ("To", "Cc") for v in header_values(head, name)]
+    values = tuple(_undo_8bit(v) for name in ("To", "Cc") for v in header_values(head, name))
+    if sum(len(v) for v in values) > _KEPT_LENGTH:
+        # Never kept, as a From line that long is not: a stranger's long lines would hold
+        # their bytes in memory.
+        return _recipients_in(values)
+    return _kept_recipients(values)
+
+
+def _recipients_in(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the canonical addresses in the values of To and Cc."""
     if sum(len(v) for v in values) > MAX_HEADER_BYTES // 4:
         return ()  # the address parser is slow on huge junk; such mail names nobody here
     try:
-        pairs = getaddresses(values)
+        pairs = getaddresses(list(values))
     except Exception:
         return ()
     canonical = (canonical_address(address) for _, address in pairs)
     return tuple(address for address in canonical if address is not None)
+
+
+# Players write to the game in the same To and Cc lines again and again: their reading, by
+# the stdlib's address parser, is kept as the From line's is.
+_kept_recipients = functools.lru_cache(maxsize=1024)(_recipients_in)
