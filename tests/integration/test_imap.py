@@ -26,6 +26,8 @@ from speakerbot.adapters.imap import (
     ImapSettings,
     ImapWatcher,
 )
+from speakerbot.adapters.imap import watcher as watcher_module
+from speakerbot.adapters.imap.records import MOVE_BATCH
 from tests.support.dovecot import DovecotServer
 from tests.support.messages import plain_message
 from tests.support.patience import patience
@@ -928,9 +930,15 @@ def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivere
         assert dovecot.list_folder(user, PROCESSED) == [small]
 
 
-def test_watcher_delivers_a_big_folder_in_batches_moving_each_before_the_next(
-    dovecot: DovecotServer,
+@pytest.mark.parametrize(("move_batch", "seen_moved"), [
+    (MOVE_BATCH, [0, 0, 0]),  # all moved together once the round's batches are done
+    (30, [0, 0, 50]),  # moved as soon as MOVE_BATCH are waiting, the rest at the end
+])
+def test_watcher_delivers_a_big_folder_in_batches_and_moves_them_together(
+    dovecot: DovecotServer, monkeypatch: pytest.MonkeyPatch, move_batch: int,
+    seen_moved: list[int],
 ) -> None:
+    monkeypatch.setattr(watcher_module, "MOVE_BATCH", move_batch)
     user, raws, uids = _sixty(dovecot)
     sizes: list[int] = []
     processed_before: list[int] = []
@@ -946,8 +954,9 @@ def test_watcher_delivers_a_big_folder_in_batches_moving_each_before_the_next(
     with _running(watcher):
         assert watcher.sync(patience(10))
     assert sizes == [25, 25, 10]
-    # Each batch was moved as soon as deliver returned, before the next was fetched.
-    assert processed_before == [0, 25, 50]
+    # Never moved before deliver returned them; moved in one MOVE where a batch each cost
+    # a round trip, or as soon as MOVE_BATCH were waiting.
+    assert processed_before == seen_moved
     assert offered == uids
     assert dovecot.list_folder(user) == []
     assert sorted(dovecot.list_folder(user, PROCESSED)) == sorted(raws)

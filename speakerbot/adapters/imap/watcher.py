@@ -7,6 +7,7 @@ again after the restart, and ``deliver`` is expected to recognise a duplicate.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import threading
@@ -15,6 +16,7 @@ from collections.abc import Callable, Iterable
 from speakerbot.adapters.backoff import QUARTER_MORE, backoff
 from speakerbot.adapters.imap.mailbox import ImapMailbox
 from speakerbot.adapters.imap.records import (
+    MOVE_BATCH,
     FetchedMessage,
     ImapError,
     ImapLoginFailed,
@@ -31,8 +33,10 @@ class ImapWatcher:
 
     Connect, then in rounds: search the folder, and for each batch of at most
     ``FETCH_BATCH`` messages (see :meth:`ImapMailbox.fetch_batches`) hand it to
-    ``deliver`` and move the ones ``deliver`` says are done before the next
-    batch is fetched; then wait for mail, and start the next round. Reconnect
+    ``deliver``, and move the ones ``deliver`` says are done together: at the
+    round's end, or as soon as ``MOVE_BATCH`` are waiting (one MOVE where a batch
+    each cost a round trip and the server's work, an eighth of a burst's time);
+    then wait for mail, and start the next round. Reconnect
     with exponential backoff (``backoff_base`` doubling to ``backoff_max``, plus
     up to a quarter more of random jitter) after any failure, and search
     everything again after every (re)connect. Only one batch is in memory at a
@@ -41,13 +45,15 @@ class ImapWatcher:
     ``deliver(messages)`` is called from the watcher thread with a non-empty
     list (one batch, in UID order) and returns the UIDs that are safely
     committed (processed, set aside, or known duplicates): only those are moved,
-    as soon as it returns: oversized ones (``FetchedMessage.oversized`` set) to
+    never before it returns: oversized ones (``FetchedMessage.oversized`` set) to
     the rejected folder, the others to the processed folder. Messages it does
     not return stay in the folder and are offered again in the next round. If
-    it raises, that counts as a failure like a lost connection (the batches
-    already moved stay moved). ``on_error`` is told of every failure. Even with
-    IDLE the folder is searched again every ``poll_interval``, in case a
-    notification was lost.
+    it raises, that counts as a failure like a lost connection; the messages
+    it returned before are moved first if the connection still serves, and
+    otherwise offered again in the next round, where the store knows them as
+    duplicates and ``deliver`` returns them at once. ``on_error`` is told of
+    every failure. Even with IDLE the folder is searched again every
+    ``poll_interval``, in case a notification was lost.
 
     ``sleep(seconds)`` waits out a backoff delay; the default one is cut short
     by :meth:`stop` and by :meth:`poke` (a caller about to rely on :meth:`sync`
@@ -182,11 +188,22 @@ class ImapWatcher:
             self._started += 1
             number = self._started
         offered = done = 0
-        for messages in mailbox.fetch_batches():
-            if self._stopping.is_set():
-                return  # an unfinished round does not count as completed
-            offered += len(messages)
-            done += self._deliver_batch(mailbox, messages)
+        waiting: list[FetchedMessage] = []  # returned done by deliver, not yet moved
+        try:
+            for messages in mailbox.fetch_batches():
+                if self._stopping.is_set():
+                    return  # an unfinished round does not count as completed
+                offered += len(messages)
+                waiting += self._delivered(messages)
+                if len(waiting) >= MOVE_BATCH:
+                    done += self._move(mailbox, waiting)
+            done += self._move(mailbox, waiting)
+        finally:
+            if waiting:
+                # A round cut short (a stop, a failure): what deliver committed is moved
+                # if the connection still serves; if not, the next round offers it again.
+                with contextlib.suppress(Exception):
+                    self._move(mailbox, waiting)
         if offered:
             log.debug("round %d: %d offered, %d done", number, offered, done)
         with self._cond:
@@ -194,17 +211,23 @@ class ImapWatcher:
             self._rounds += 1
             self._cond.notify_all()
 
-    def _deliver_batch(self, mailbox: ImapMailbox, messages: list[FetchedMessage]) -> int:
-        """Hand one batch to ``deliver`` and move what it returns; how many were moved."""
+    def _delivered(self, messages: list[FetchedMessage]) -> list[FetchedMessage]:
+        """Hand one batch to ``deliver``; return the messages it says are done."""
         offered = {m.uid: m for m in messages}
         done = {int(uid) for uid in self._deliver(messages)}
         unknown = done - offered.keys()
         if unknown:
             log.warning("deliver returned UIDs it was not offered: %s", sorted(unknown))
-        moved = sorted(done & offered.keys())
-        mailbox.move_to_rejected([uid for uid in moved if offered[uid].oversized is not None])
-        mailbox.move_to_processed([uid for uid in moved if offered[uid].oversized is None])
-        return len(moved)
+        return [offered[uid] for uid in sorted(done & offered.keys())]
+
+    @staticmethod
+    def _move(mailbox: ImapMailbox, waiting: list[FetchedMessage]) -> int:
+        """Move the messages ``waiting`` to their folders and empty it; how many were moved."""
+        taken = list(waiting)
+        waiting.clear()
+        mailbox.move_to_rejected([m.uid for m in taken if m.oversized is not None])
+        mailbox.move_to_processed([m.uid for m in taken if m.oversized is None])
+        return len(taken)
 
     def _wait_backoff(self, delay: float) -> None:
         self._wake.wait(delay)
