@@ -202,8 +202,26 @@ security = "none"
         try:
             return self.sink.wait_for(predicate, timeout)
         except TimeoutError as error:
-            log = self.log_text()[-4000:]
+            log = self._log_with_stacks()
             raise AssertionError(f"{error}\n--- daemon log ---\n{log}") from None
+
+    def _log_with_stacks(self) -> str:
+        """The daemon log's tail, with every thread's stack if the daemon still runs.
+
+        A daemon that said nothing while a test waited is stuck or asleep: SIGUSR1 makes it
+        write where each of its threads is (``running.py``), which says which.
+        """
+        before = len(self.log_text())
+        if self.process is None or self.process.poll() is not None:
+            return self.log_text()[-4000:]
+        self.process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + patience(5)
+        while "most recent call first" not in self.log_text()[before:]:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        text = self.log_text()
+        return text[max(0, before - 4000):before] + "\n--- its threads ---\n" + text[before:]
 
     def wait_subject(self, fragment: str, to: str | None = None,
                      timeout: float = patience(30)) -> CapturedMessage:
