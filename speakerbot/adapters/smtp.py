@@ -245,10 +245,10 @@ class SmtpSender:
                           results: list[DeliveryResult]) -> smtplib.SMTP:
         """Run the transactions; return the connection they ended on.
 
-        Should the relay close the connection before a transaction's MAIL FROM is answered
-        (a kept one it had let go, or one it takes no more messages on), nothing of that
-        transaction was taken, and it goes again over a fresh connection, so long as the
-        last one took something. On any error the connection in use is dropped.
+        Should the relay close the connection before a transaction's MAIL FROM is answered,
+        or answer it 421 (a kept one it had let go, or one it takes no more messages on),
+        nothing of that transaction was taken, and it goes again over a fresh connection,
+        so long as the last one took something. On any error the connection in use is dropped.
         """
         # How many had gone when this connection was opened (None: a kept one).
         opened_at = None if unchecked else 0
@@ -334,6 +334,7 @@ class SmtpSender:
         if options is None:
             return all_refused(recipients, NO_SMTPUTF8)
         code, text = client.mail(mail_from, options)
+        _closing(code, text)
         self._ended = False  # MAIL FROM answered: the transaction is under way
         raise_unless_final(code, text, "MAIL FROM")
         if code >= 500:
@@ -375,6 +376,7 @@ class SmtpSender:
                     check_reset(client.getreply())
             written = False
             mail = client.getreply()
+            _closing(*mail)
             self._ended = False
             answers = [client.getreply() for _ in current.recipients]
             code, text = client.getreply()
@@ -444,6 +446,17 @@ def _quit(client: smtplib.SMTP) -> None:
         client.quit()
     except (OSError, smtplib.SMTPException):
         client.close()
+
+
+def _closing(code: int, text: bytes) -> None:
+    """Raise SMTPServerDisconnected when MAIL FROM is answered 421: the relay is closing.
+
+    A relay that takes so many messages a connection says so to the next MAIL FROM (``421
+    4.7.0 too many messages``) and closes: nothing of that transaction was taken, as when
+    it closes unanswered, so it goes again on a fresh connection (``_run_reconnecting``).
+    """
+    if code == 421:
+        raise smtplib.SMTPServerDisconnected(f"MAIL FROM answered {answer_text(code, text)}")
 
 
 def _abandon(client: smtplib.SMTP) -> None:

@@ -9,7 +9,8 @@ refuses a message to ``spam@`` for good at its end (554), and puts off one to ``
 transaction's group has come: a client that waited for that answer before writing the
 next group would wait forever too. Told to take ``per_connection`` messages on a connection,
 it closes its side after the last one's answer, reading nothing more, as a relay that takes
-so many messages a connection does.
+so many messages a connection does; or, told ``says_421``, it first answers the next MAIL
+FROM ``421``, as Postfix and many providers' relays do.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class StrictRelay:
     connections: int = 0
     ahead: int = 0
     per_connection: int = 0
+    says_421: bool = False
     sessions_over: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
 
     @property
@@ -76,6 +78,8 @@ class StrictRelay:
                 taken = len(self.transactions)
                 self._transaction(connection, reader, line)
                 if self.per_connection and len(self.transactions) - taken >= self.per_connection:
+                    if self.says_421 and reader.readline().upper().startswith(b"MAIL"):
+                        connection.sendall(b"421 4.7.0 too many messages, closing\r\n")
                     connection.shutdown(socket.SHUT_WR)  # no more here; what comes is dropped
                     while reader.readline():
                         pass
@@ -279,23 +283,42 @@ def test_a_relay_that_closes_after_each_message_gets_each_copy_on_a_fresh_connec
     assert relay.connections == 3
 
 
+def test_a_relay_that_answers_421_after_each_message_gets_each_copy_on_a_fresh_connection(
+        relay: StrictRelay) -> None:
+    # 421 to b's MAIL FROM, written ahead with a's content: the relay is closing, nothing of
+    # b was taken, so b goes again on a fresh connection, and so does c.
+    relay.per_connection, relay.says_421 = 1, True
+    results = _sender(relay).send_each(_copies("a@nomic.test", "b@nomic.test", "c@nomic.test"))
+    assert [r.accepted for r in results] == [
+        ("a@nomic.test",), ("b@nomic.test",), ("c@nomic.test",)]
+    assert [t.recipients for t in relay.transactions] == [
+        ["a@nomic.test"], ["b@nomic.test"], ["c@nomic.test"]]
+    assert relay.connections == 3
+
+
 @dataclass
 class PostfixLikeRelay(StrictRelay):
     """Answers each command as it reads it, as Postfix does, and keeps a transaction open
     after a DATA refused for want of recipients: a second MAIL FROM in it is refused
     (``503 nested MAIL``) until RSET, and its RCPT TO still count. ``nodata@`` gets DATA
-    answered ``250`` with no 354, out of step. Offers no SMTPUTF8.
+    answered ``250`` with no 354, out of step. Offers no SMTPUTF8. Told ``per_connection``,
+    it answers the MAIL FROM after so many messages ``421`` and closes.
     """
 
     def _session(self, connection: socket.socket) -> None:
         reader = connection.makefile("rb")
         connection.sendall(b"220 postfix.test ESMTP\r\n")
         open_: _Transaction | None = None
+        taken = len(self.transactions)
         while line := reader.readline():
             verb, argument = line[:4].upper(), line.partition(b":")[2].strip().decode()
             answer = b"250 OK"
             if verb == b"EHLO":
                 answer = b"250-postfix.test\r\n250-PIPELINING\r\n250 8BITMIME"
+            elif verb == b"MAIL" and self.per_connection \
+                    and len(self.transactions) - taken >= self.per_connection:
+                connection.sendall(b"421 4.7.0 too many messages, closing\r\n")
+                return
             elif verb == b"MAIL" and open_ is not None:
                 answer = b"503 5.5.1 Error: nested MAIL command"
             elif verb == b"MAIL":
@@ -359,3 +382,18 @@ def test_data_answered_out_of_step_takes_nothing(postfix: PostfixLikeRelay,
     assert len(results) == 1 and not results[0].accepted, results
     assert "DATA answered 250 OK, not 354" in (results[0].temporary_failure or "")
     assert postfix.transactions == []
+
+
+@pytest.mark.parametrize("pipelining", [True, False])
+def test_a_421_to_mail_from_sends_the_rest_on_a_fresh_connection(postfix: PostfixLikeRelay,
+                                                                  pipelining: bool) -> None:
+    # Two messages a connection, then 421 to the next MAIL FROM: nothing of c was taken,
+    # so it goes on a fresh connection, and the run does not end for a backoff.
+    postfix.per_connection = 2
+    sender = SmtpSender(SmtpSettings(host=LOOPBACK, port=postfix.port, security="none",
+                                     timeout=patience(2)), pipelining=pipelining)
+    recipients = [f"{name}@nomic.test" for name in "abcde"]
+    results = sender.send_each(_copies(*recipients))
+    assert [r.accepted for r in results] == [(recipient,) for recipient in recipients]
+    assert [t.recipients for t in postfix.transactions] == [[r] for r in recipients]
+    assert postfix.connections == 3
