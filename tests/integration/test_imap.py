@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import random
 import socket
@@ -9,6 +10,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta, timezone
@@ -961,6 +963,27 @@ def test_watcher_delivers_a_big_folder_in_batches_and_moves_them_together(
     assert dovecot.list_folder(user) == []
     assert sorted(dovecot.list_folder(user, PROCESSED)) == sorted(raws)
     assert watcher.rounds >= 1
+
+
+def test_a_batch_delivered_is_let_go_before_the_round_ends(dovecot: DovecotServer) -> None:
+    # Its moves wait for the round's end, but only its UIDs do: memory holds one batch at a
+    # time, however large the folder.
+    user, _, _ = _sixty(dovecot)
+    earlier: list[weakref.ref[FetchedMessage]] = []
+    alive_at_last: list[int] = []
+
+    def deliver(messages: list[FetchedMessage]) -> list[int]:
+        if len(messages) < FETCH_BATCH:  # the last batch: are the first two gone?
+            gc.collect()
+            alive_at_last.append(sum(ref() is not None for ref in earlier))
+        earlier.extend(weakref.ref(m) for m in messages)
+        return [m.uid for m in messages]
+
+    watcher = _watcher(_settings(dovecot, user), deliver)
+    with _running(watcher):
+        assert watcher.sync(patience(10))
+    assert alive_at_last == [0]
+    assert dovecot.list_folder(user) == []
 
 
 def test_a_deliver_failing_on_a_later_batch_keeps_the_earlier_batches_moved(

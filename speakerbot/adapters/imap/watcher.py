@@ -188,7 +188,9 @@ class ImapWatcher:
             self._started += 1
             number = self._started
         offered = done = 0
-        waiting: list[FetchedMessage] = []  # returned done by deliver, not yet moved
+        # Returned done by deliver, not yet moved: their UIDs and whether each was oversized
+        # (never the messages, so that one batch at most is in memory).
+        waiting: list[tuple[int, bool]] = []
         try:
             for messages in mailbox.fetch_batches():
                 if self._stopping.is_set():
@@ -211,22 +213,22 @@ class ImapWatcher:
             self._rounds += 1
             self._cond.notify_all()
 
-    def _delivered(self, messages: list[FetchedMessage]) -> list[FetchedMessage]:
-        """Hand one batch to ``deliver``; return the messages it says are done."""
+    def _delivered(self, messages: list[FetchedMessage]) -> list[tuple[int, bool]]:
+        """Hand a batch to ``deliver``; return the UIDs it says are done, and which are big."""
         offered = {m.uid: m for m in messages}
         done = {int(uid) for uid in self._deliver(messages)}
         unknown = done - offered.keys()
         if unknown:
             log.warning("deliver returned UIDs it was not offered: %s", sorted(unknown))
-        return [offered[uid] for uid in sorted(done & offered.keys())]
+        return [(uid, offered[uid].oversized is not None) for uid in sorted(done & offered.keys())]
 
     @staticmethod
-    def _move(mailbox: ImapMailbox, waiting: list[FetchedMessage]) -> int:
+    def _move(mailbox: ImapMailbox, waiting: list[tuple[int, bool]]) -> int:
         """Move the messages ``waiting`` to their folders and empty it; how many were moved."""
         taken = list(waiting)
         waiting.clear()
-        mailbox.move_to_rejected([m.uid for m in taken if m.oversized is not None])
-        mailbox.move_to_processed([m.uid for m in taken if m.oversized is None])
+        mailbox.move_to_rejected([uid for uid, oversized in taken if oversized])
+        mailbox.move_to_processed([uid for uid, oversized in taken if not oversized])
         return len(taken)
 
     def _wait_backoff(self, delay: float) -> None:
