@@ -160,7 +160,9 @@ class SmtpSender:
     def _session(self) -> tuple[smtplib.SMTP, bool]:
         """Return the batch's open connection, ready for a new transaction, or a new one.
 
-        The flag tells whether it is a kept connection not checked by RSET.
+        The flag tells whether it is a kept connection (checked by RSET or not): one that
+        may have taken mail already, which the relay may close or answer 421 at the next
+        MAIL FROM, so the transaction goes again on a fresh connection.
         """
         client, self._client = self._client, None
         if client is None and self._pool is not None:
@@ -173,7 +175,7 @@ class SmtpSender:
             try:
                 code, _ = client.rset()
                 if code == 250:
-                    return client, False
+                    return client, True
             except (OSError, smtplib.SMTPException):
                 pass  # the server dropped an idle connection: open another
             _abandon(client)
@@ -215,13 +217,13 @@ class SmtpSender:
         settings = self.settings
         where = f"{settings.host}:{settings.port}"
         try:
-            client, unchecked = self._session()
+            client, kept = self._session()
         except (OSError, smtplib.SMTPException) as exc:
             reason = f"no session with {where}: {describe(exc)}"
             log.warning("SMTP: %s", reason)
             return [temporary(reason)]
         try:
-            client = self._run_reconnecting(client, unchecked, first, upcoming, results)
+            client = self._run_reconnecting(client, kept, first, upcoming, results)
         except _Stopped:
             log.warning("SMTP: stopped before the message to %s: no longer to send",
                         list(self._recipients()))
@@ -240,7 +242,7 @@ class SmtpSender:
         _log_results(where, results)
         return results
 
-    def _run_reconnecting(self, client: smtplib.SMTP, unchecked: bool, first: Transaction,
+    def _run_reconnecting(self, client: smtplib.SMTP, kept: bool, first: Transaction,
                           upcoming: Iterator[Transaction],
                           results: list[DeliveryResult]) -> smtplib.SMTP:
         """Run the transactions; return the connection they ended on.
@@ -251,7 +253,7 @@ class SmtpSender:
         so long as the last one took something. On any error the connection in use is dropped.
         """
         # How many had gone when this connection was opened (None: a kept one).
-        opened_at = None if unchecked else 0
+        opened_at = None if kept else 0
         current = first
         try:
             while True:

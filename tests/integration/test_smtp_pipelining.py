@@ -10,7 +10,7 @@ transaction's group has come: a client that waited for that answer before writin
 next group would wait forever too. Told to take ``per_connection`` messages on a connection,
 it closes its side after the last one's answer, reading nothing more, as a relay that takes
 so many messages a connection does; or, told ``says_421``, it first answers the next MAIL
-FROM ``421``, as Postfix and many providers' relays do.
+FROM ``421``, as Exim does past ``smtp_accept_max_per_connection``.
 """
 
 from __future__ import annotations
@@ -302,26 +302,27 @@ class PostfixLikeRelay(StrictRelay):
     after a DATA refused for want of recipients: a second MAIL FROM in it is refused
     (``503 nested MAIL``) until RSET, and its RCPT TO still count. ``nodata@`` gets DATA
     answered ``250`` with no 354, out of step. Offers no SMTPUTF8. Told ``per_connection``,
-    it answers the MAIL FROM after so many messages ``421`` and closes.
+    it answers ``421`` to the MAIL FROM past so many, and closes: MAIL commands, refused
+    transactions too, as Exim counts them (``smtp_accept_max_per_connection``).
     """
 
     def _session(self, connection: socket.socket) -> None:
         reader = connection.makefile("rb")
         connection.sendall(b"220 postfix.test ESMTP\r\n")
         open_: _Transaction | None = None
-        taken = len(self.transactions)
+        mails = 0
         while line := reader.readline():
             verb, argument = line[:4].upper(), line.partition(b":")[2].strip().decode()
             answer = b"250 OK"
             if verb == b"EHLO":
                 answer = b"250-postfix.test\r\n250-PIPELINING\r\n250 8BITMIME"
-            elif verb == b"MAIL" and self.per_connection \
-                    and len(self.transactions) - taken >= self.per_connection:
+            elif verb == b"MAIL" and self.per_connection and mails >= self.per_connection:
                 connection.sendall(b"421 4.7.0 too many messages, closing\r\n")
                 return
             elif verb == b"MAIL" and open_ is not None:
                 answer = b"503 5.5.1 Error: nested MAIL command"
             elif verb == b"MAIL":
+                mails += 1
                 open_ = _Transaction(argument.split()[0].strip("<>"), [])
             elif verb == b"RCPT" and argument.strip("<>").startswith("gone@"):
                 answer = b"550 5.1.1 no such user"
@@ -397,3 +398,22 @@ def test_a_421_to_mail_from_sends_the_rest_on_a_fresh_connection(postfix: Postfi
     assert [r.accepted for r in results] == [(recipient,) for recipient in recipients]
     assert [t.recipients for t in postfix.transactions] == [[r] for r in recipients]
     assert postfix.connections == 3
+
+
+@pytest.mark.parametrize("pipelining", [True, False])
+def test_a_421_on_a_kept_connection_checked_by_rset_sends_on_a_fresh_one(
+        postfix: PostfixLikeRelay, pipelining: bool) -> None:
+    # The outbox's batch: a send_each a row on one kept connection. gone@'s refusal left its
+    # transaction open, so the next send checks the connection with RSET; the relay, at its
+    # two MAIL commands, answers c's 421. The connection took mail: c goes on a fresh one.
+    postfix.per_connection = 2
+    sender = SmtpSender(SmtpSettings(host=LOOPBACK, port=postfix.port, security="none",
+                                     timeout=patience(2)), pipelining=pipelining)
+    with sender.batch():
+        [first] = sender.send_each(_copies("a@nomic.test"))
+        [second] = sender.send_each(_copies("gone@nomic.test"))
+        [third] = sender.send_each(_copies("c@nomic.test"))
+    assert (first.accepted, list(second.refused)) == (("a@nomic.test",), ["gone@nomic.test"])
+    assert third.accepted == ("c@nomic.test",), third
+    assert [t.recipients for t in postfix.transactions] == [["a@nomic.test"], ["c@nomic.test"]]
+    assert postfix.connections == 2
