@@ -965,12 +965,22 @@ def test_watcher_delivers_a_big_folder_in_batches_and_moves_them_together(
     assert watcher.rounds >= 1
 
 
-def test_a_batch_delivered_is_let_go_before_the_round_ends(dovecot: DovecotServer) -> None:
+def test_a_batch_delivered_is_let_go_before_the_next_is_fetched(
+        dovecot: DovecotServer, monkeypatch: pytest.MonkeyPatch) -> None:
     # Its moves wait for the round's end, but only its UIDs do: memory holds one batch at a
-    # time, however large the folder.
+    # time, however large the folder, while the next is fetched too.
     user, _, _ = _sixty(dovecot)
     earlier: list[weakref.ref[FetchedMessage]] = []
     alive_at_last: list[int] = []
+    alive_at_fetch: list[int] = []
+    fetch = ImapMailbox._fetch
+
+    def fetching(mailbox: ImapMailbox, uids: list[int]) -> list[FetchedMessage]:
+        gc.collect()
+        alive_at_fetch.append(sum(ref() is not None for ref in earlier))
+        return fetch(mailbox, uids)
+
+    monkeypatch.setattr(ImapMailbox, "_fetch", fetching)
 
     def deliver(messages: list[FetchedMessage]) -> list[int]:
         if len(messages) < FETCH_BATCH:  # the last batch: are the first two gone?
@@ -983,6 +993,7 @@ def test_a_batch_delivered_is_let_go_before_the_round_ends(dovecot: DovecotServe
     with _running(watcher):
         assert watcher.sync(patience(10))
     assert alive_at_last == [0]
+    assert alive_at_fetch == [0, 0, 0]
     assert dovecot.list_folder(user) == []
 
 

@@ -308,6 +308,7 @@ class ImapMailbox:
                 self._take_untagged()
             if messages:
                 yield messages
+            del messages  # let the batch go before the next is fetched: one in memory
 
     def fetch_all(self) -> list[FetchedMessage]:
         """Return every message of :meth:`fetch_batches` in one list.

@@ -197,6 +197,7 @@ class ImapWatcher:
                     return  # an unfinished round does not count as completed
                 offered += len(messages)
                 waiting += self._delivered(messages)
+                del messages  # let the batch go before the next is fetched: one in memory
                 if len(waiting) >= MOVE_BATCH:
                     done += self._move(mailbox, waiting)
             done += self._move(mailbox, waiting)
