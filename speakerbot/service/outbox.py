@@ -208,7 +208,8 @@ class Outbox:
                 result = sender.send(row.mail_from, chunk, row.raw)
             else:
                 result = self._send_each(sender, row, chunk)
-            if result.temporary_failure is not None and not result.accepted:
+            if result.temporary_failure is not None and not (
+                    result.accepted or result.refused or result.deferred):
                 return result.temporary_failure
             self.crashpoints.reach("after-smtp")
             progress.accepted += result.accepted
@@ -216,7 +217,9 @@ class Outbox:
             progress.deferred.update(result.deferred)
             progress.pending = [*result.over_limit, *progress.pending[len(chunk):]]
             if result.temporary_failure is not None:
-                # Some copies went before the server failed: those are not sent again.
+                # Some copies were answered before the server failed: what was taken is
+                # not sent again, a refusal is final, and a mailbox that put its copy off
+                # is asked again with those not tried.
                 self.store.mark_partly_sent(row.id, progress.remaining(),
                                             refused=progress.refused or None)
                 return result.temporary_failure

@@ -116,3 +116,33 @@ def test_a_failure_part_way_never_sends_a_copy_that_went_again(store: Store) -> 
     assert row.recipients == (*PLAYERS[4:], *OBSERVERS)
     assert _outbox(store, now=T0 + timedelta(hours=1)).send_due(relay) == 1
     assert relay.delivered() == Counter((*PLAYERS, *OBSERVERS))  # each exactly once
+
+
+class Refusing(Relay):
+    """Refuses ``gone`` for good at its RCPT TO; otherwise as ``Relay``."""
+
+    def __init__(self, gone: str, fail_on: int) -> None:
+        super().__init__(fail_on)
+        self.gone = gone
+        self.asked: Counter[str] = Counter()
+
+    def send(self, mail_from: str, recipients: Sequence[str], raw: bytes) -> DeliveryResult:
+        """Refuse the copy to ``gone``; pass the others on."""
+        self.asked.update(recipients)
+        if tuple(recipients) == (self.gone,):
+            self.tried += 1
+            return DeliveryResult(accepted=(), refused={self.gone: "550 5.1.1 no such user"},
+                                  temporary_failure=None)
+        return super().send(mail_from, recipients, raw)
+
+
+def test_a_refusal_before_a_failure_in_one_chunk_is_kept(store: Store) -> None:
+    # The first copy of the first chunk is refused for good, the second is put off (421):
+    # nothing was taken, but the refusal is final: the retry does not ask for it again.
+    relay = Refusing(PLAYERS[0], fail_on=2)
+    assert _outbox(store).send_due(relay) == 0
+    (row,) = store.due_outbox(T0 + timedelta(hours=1))
+    assert row.recipients == (*PLAYERS[1:], *OBSERVERS)
+    assert _outbox(store, now=T0 + timedelta(hours=1)).send_due(relay) == 1
+    assert relay.asked[PLAYERS[0]] == 1
+    assert relay.delivered() == Counter((*PLAYERS[1:], *OBSERVERS))
