@@ -6,12 +6,12 @@ most ``FETCH_BATCH`` (``BODY.PEEK[]``, so ``\Seen`` is never set and never relie
 on) and moves the ones it is told to into a "processed" or a "rejected" folder.
 A message larger than ``max_size`` is never fetched whole: only its header block
 is, and it is marked ``oversized``. :class:`ImapWatcher` (``watcher``) runs the
-inbound loop on its own thread: for each batch, hand it to a ``deliver`` callback
-and move what ``deliver`` says is safely committed; then wait for new mail (IDLE,
-or polling when IDLE is disabled or unsupported), and start again; after any
-failure it reconnects with exponential backoff and searches the whole folder
-again. ``records`` holds the settings, the message and the errors; ``responses``
-the pure helpers that read the server's answers.
+inbound loop on its own thread: for each batch, hand it to a ``deliver`` callback;
+move what ``deliver`` says is safely committed, a round's batches together; then
+wait for new mail (IDLE, or polling when IDLE is disabled or unsupported), and
+start again; after any failure it reconnects with exponential backoff and
+searches the whole folder again. ``records`` holds the settings, the message and
+the errors; ``responses`` the pure helpers that read the server's answers.
 
 A message stays in the folder until ``deliver`` has returned its UID, so a crash
 at any point loses nothing: the message is offered again after the restart, and

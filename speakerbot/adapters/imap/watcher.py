@@ -1,4 +1,4 @@
-"""The IMAP inbound loop on its own thread: deliver each batch, move it, wait, reconnect.
+"""The IMAP inbound loop on its own thread: deliver each batch, move them, wait, reconnect.
 
 See :class:`ImapWatcher`. A message stays in the folder until ``deliver`` has
 returned its UID, so a crash at any point loses nothing: the message is offered
