@@ -40,8 +40,9 @@ FROM_PROBLEM = "cannot tell who sent this: the From header must hold exactly one
 MAX_HEADER_BYTES = 64 * 1024
 """The reader reads at most this many bytes of a message's header block."""
 
-_MAX_FROM_LENGTH = 998  # RFC 5322's line length limit; real From headers are far shorter
-_KEPT_LENGTH = 998  # the To and Cc lines whose reading is kept: one line's worth at most
+_LINE_LIMIT = 998
+"""RFC 5322's line length: no real From, To or Cc line is longer. A longer From is refused;
+no longer line's reading is kept."""
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
 _ADDR_SPEC = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
 
@@ -105,7 +106,7 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
     values = header_values(message, "From")
     if len(values) != 1:
         return None, "", FROM_PROBLEM
-    if len(values[0]) > _MAX_FROM_LENGTH:
+    if len(values[0]) > _LINE_LIMIT:
         # Never kept: 1,024 long lines from a stranger would hold their bytes in memory.
         return _sender_of(values[0])
     return _kept_sender_of(values[0])
@@ -114,7 +115,7 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
 def _sender_of(raw_value: str) -> tuple[str | None, str, str | None]:
     """Return (sender, sender_name, problem) from a message's one From header's value."""
     value = _undo_8bit(raw_value).strip()
-    if len(value) > _MAX_FROM_LENGTH:  # the stdlib's address parser is quadratic on junk
+    if len(value) > _LINE_LIMIT:  # the stdlib's address parser is quadratic on junk
         return None, "", FROM_PROBLEM
     try:
         header = policy.default.header_factory("From", value)
@@ -203,7 +204,7 @@ def date_of(head: Message) -> datetime | None:
 def recipients_of(head: Message) -> tuple[str, ...]:
     """Return the addresses of To and Cc, canonical (leniently: junk is skipped)."""
     values = tuple(_undo_8bit(v) for name in ("To", "Cc") for v in header_values(head, name))
-    if sum(len(v) for v in values) > _KEPT_LENGTH:
+    if sum(len(v) for v in values) > _LINE_LIMIT:
         # Never kept, as a From line that long is not: a stranger's long lines would hold
         # their bytes in memory.
         return _recipients_in(values)
