@@ -12,7 +12,10 @@ from email import policy
 from email.message import Message
 from email.parser import BytesHeaderParser
 
-MAX_MESSAGE_ID_BYTES = 998
+LINE_LIMIT = 998
+"""RFC 5322's limit on a line's length, CRLF aside: no real header line is longer."""
+
+MAX_MESSAGE_ID_BYTES = LINE_LIMIT
 """Longer than any real Message-ID (RFC 5322 lines stop at 998); it also keeps the value well
 under PostgreSQL's limit on a btree index entry (about 2.7 kB)."""
 

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from speakerbot.addresses import canonical_domain
+from speakerbot.rfc5322 import LINE_LIMIT
 
 __all__ = ["AuthPolicy", "Authentication", "authenticate", "authenticate_mail", "not_checked"]
 
@@ -78,7 +79,7 @@ def authenticate(sender: str | None, results: Sequence[str], policy: AuthPolicy)
         return Authentication(True, False, None, "the From domain is not a valid domain name")
     value = trusted_header(results, policy.authserv_ids)
     if value is not None:
-        if len(value) > _KEPT_LENGTH:
+        if len(value) > LINE_LIMIT:
             return _judge(from_domain, value)
         return _kept_judgement(from_domain, value)
     return Authentication(True, False, None, "no Authentication-Results header from "
@@ -113,15 +114,10 @@ def _judge(from_domain: str, value: str) -> Authentication:
                           f"{from_domain} ({found})")
 
 
-_KEPT_LENGTH = 998
-"""The longest trusted header whose judgement is kept: a header line's limit (RFC 5322).
-
-The receiving server writes the same verdict again and again (OpenDMARC's ``dmarc=pass
-(p=none dis=none) header.from=example.org`` for every message of a domain), and the parse
-is a good share of a message's CPU; but a header longer than any a server writes is
-judged afresh, so that odd mail cannot fill the kept judgements with long values.
-"""
-
+# The receiving server writes the same verdict again and again (OpenDMARC's ``dmarc=pass
+# (p=none dis=none) header.from=example.org`` for every message of a domain), and the parse
+# is a good share of a message's CPU: its judgement is kept. A header longer than a line
+# (which no server writes) is judged afresh, so that odd mail cannot fill the kept ones.
 _kept_judgement = functools.lru_cache(maxsize=1024)(_judge)
 
 

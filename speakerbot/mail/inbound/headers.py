@@ -19,7 +19,7 @@ from email.utils import getaddresses, parsedate_to_datetime
 
 from speakerbot.addresses import canonical_address
 from speakerbot.mail.inbound.charsets import decode_bytes
-from speakerbot.rfc5322 import split_header_block
+from speakerbot.rfc5322 import LINE_LIMIT, split_header_block
 
 __all__ = [
     "FROM_PROBLEM",
@@ -40,9 +40,6 @@ FROM_PROBLEM = "cannot tell who sent this: the From header must hold exactly one
 MAX_HEADER_BYTES = 64 * 1024
 """The reader reads at most this many bytes of a message's header block."""
 
-_LINE_LIMIT = 998
-"""RFC 5322's line length: no real From, To or Cc line is longer. A longer From is refused;
-no longer line's reading is kept."""
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
 _ADDR_SPEC = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
 
@@ -106,7 +103,7 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
     values = header_values(message, "From")
     if len(values) != 1:
         return None, "", FROM_PROBLEM
-    if len(values[0]) > _LINE_LIMIT:
+    if len(values[0]) > LINE_LIMIT:
         # Never kept: 1,024 long lines from a stranger would hold their bytes in memory.
         return _sender_of(values[0])
     return _kept_sender_of(values[0])
@@ -115,7 +112,7 @@ def parse_sender(message: Message) -> tuple[str | None, str, str | None]:
 def _sender_of(raw_value: str) -> tuple[str | None, str, str | None]:
     """Return (sender, sender_name, problem) from a message's one From header's value."""
     value = _undo_8bit(raw_value).strip()
-    if len(value) > _LINE_LIMIT:  # the stdlib's address parser is quadratic on junk
+    if len(value) > LINE_LIMIT:  # the stdlib's address parser is quadratic on junk
         return None, "", FROM_PROBLEM
     try:
         header = policy.default.header_factory("From", value)
@@ -204,7 +201,7 @@ def date_of(head: Message) -> datetime | None:
 def recipients_of(head: Message) -> tuple[str, ...]:
     """Return the addresses of To and Cc, canonical (leniently: junk is skipped)."""
     values = tuple(_undo_8bit(v) for name in ("To", "Cc") for v in header_values(head, name))
-    if sum(len(v) for v in values) > _LINE_LIMIT:
+    if sum(len(v) for v in values) > LINE_LIMIT:
         # Never kept, as a From line that long is not: a stranger's long lines would hold
         # their bytes in memory.
         return _recipients_in(values)
