@@ -368,7 +368,9 @@ class Daemon:
                 # The scheduler or an inbound adapter sets wake; the timeout is a safety
                 # net, short while a message waits to be retried. The mark is taken
                 # before the wake-ups are computed, so that a write landing in between
-                # is seen by one or the other.
+                # is seen by one or the other. A write that landed during the pass is in
+                # the mark already, so whatever it leaves for a pass to do must be a
+                # wake-up (the host's additions waiting are one: ``Store.wake_marks``).
                 with self.gate:
                     mark, wakes = self.service.look()
                 # The mark's last part: when the oldest mail still to handle came (None: none).

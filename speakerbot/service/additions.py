@@ -7,23 +7,26 @@ hour's ``[limits] public_per_hour``, so that the first proposals were kept back 
 end of the clock hour. So an addition from the desk is recorded at once but announced
 later: its record numbers are kept in the store's meta, in the transaction that records
 it, and the next tick announces every addition kept so far in one message (the announcer
-folds additions that follow one another into one). The running daemon sees the command
-line's write within a second and ticks; a game set up before the daemon starts hears of
-all its players in the first cycle. Nothing is lost in a crash: the numbers are cleared in
-the transaction that queues the announcement.
+folds additions that follow one another into one). Additions waiting are one of the
+daemon's wake-ups (``Store.wake_marks``), due from when they were kept: the running daemon
+ticks for them after whatever pass it makes next, however it heard of the write (its look
+at the store, a notice, or mail that woke it first), and a game set up before the daemon
+starts hears of all its players in the first cycle. Nothing is lost in a crash: the
+numbers are cleared in the transaction that queues the announcement.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from speakerbot.adapters.store import HOST_ADDITIONS
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json
 from speakerbot.mail.outbound.announcements import added_player
 from speakerbot.service.deps import Deps
 from speakerbot.service.unit_of_work import UnitOfWork, open_unit
 
-KEY = "host-additions"
+KEY = HOST_ADDITIONS
 """The store's meta key of the additions not announced yet: [first, last] record numbers."""
 
 

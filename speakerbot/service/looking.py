@@ -1,8 +1,9 @@
 """What the daemon's loop reads between passes: when to wake next, and what to watch.
 
 After every pass the loop asks for the next wake-ups (the game's next deadline, the outbox's
-next due time, a retry, a confirmation request, a gathering, a digest) and for the change
-mark it compares while it sleeps, to hear of another process's writes. Both come from one
+next due time, a retry, a confirmation request, a gathering, a digest, the host's additions
+waiting to be announced) and for the change mark it compares while it sleeps, to hear of
+another process's writes. Both come from one
 statement (``Store.wake_marks``): a busy host makes these reads once a pass for every game.
 """
 
@@ -40,4 +41,5 @@ def look(deps: Deps) -> tuple[ChangeMark, dict[str, datetime | None]]:
                           "inbound-retry": marks.next_retry,
                           "confirm-request": next_request_due(deps, waiting),
                           "gathering": marks.next_gathering,
+                          "host-additions": marks.additions_kept,
                           "daily-digests": next_due(deps, marks.oldest_digest_copy)}

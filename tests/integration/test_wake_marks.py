@@ -8,12 +8,17 @@ mail held for a confirmation and mail queued, on SQLite and on PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from random import Random
 
 import pytest
+from sqlalchemy import select
 
-from speakerbot.adapters.store import Store, WakeMarks
-from tests.support.mailgame import ALICE, BOB, FAR_FUTURE, MailGame, mail_games
+from speakerbot.adapters.store import HOST_ADDITIONS, Meta, Store, WakeMarks
+from speakerbot.engine import commands as c
+from speakerbot.service import GameService
+from tests.support.mailgame import ALICE, BOB, DAVE, FAR_FUTURE, SPEAKER, MailGame, mail_games
 
 pytestmark = pytest.mark.integration
 
@@ -24,7 +29,14 @@ def _separately(store: Store) -> WakeMarks:
     return WakeMarks(store.last_event_seq(), min(queued, default=None),
                      store.earliest_pending(), min(retried, default=None),
                      bool(store.waiting_senders()), store.next_gathering(),
-                     store.next_digest_copy())
+                     store.next_digest_copy(), _additions_kept(store))
+
+
+def _additions_kept(store: Store) -> datetime | None:
+    """When the host's additions waiting were kept, read as the meta row it is."""
+    with store.reading() as session:
+        row = session.execute(select(Meta).where(Meta.key == HOST_ADDITIONS)).scalar()
+        return row.updated_at if row is not None and row.value["value"] else None
 
 
 @pytest.fixture
@@ -50,8 +62,37 @@ def test_the_marks_are_the_separate_reads(game: MailGame) -> None:
     assert marks.earliest_pending is None
 
 
+def test_additions_waiting_to_be_announced_are_a_wake_up(game: MailGame) -> None:
+    """The desk's addition is announced by the daemon's next tick, which a wake-up asks for.
+
+    The change mark alone does not: a pass that reads the mark after the desk's commit takes
+    the addition into it, and its tick may have run before the commit.
+    """
+    store = game.store
+    assert store.wake_marks().additions_kept is None
+    # The command line: a service of its own on the same database.
+    desk = GameService(Store(game.settings.database.url), game.settings, rng=Random(2),
+                       clock=lambda: datetime(2030, 1, 1, tzinfo=UTC))
+    try:
+        desk.speaker_command(c.AddPlayer(SPEAKER, DAVE, "Dave"))
+    finally:
+        desk.close()
+    marks = store.wake_marks()
+    assert marks == _separately(store)
+    assert marks.additions_kept == datetime(2030, 1, 1, tzinfo=UTC)
+    game.service.tick()  # announced: nothing waits
+    marks = store.wake_marks()
+    assert marks == _separately(store) and marks.additions_kept is None
+
+
 def test_the_marks_are_read_alike_on_postgresql(postgres_url: str) -> None:
     with Store(postgres_url) as store:
         store.upgrade()
         assert store.wake_marks() == _separately(store) == WakeMarks(
-            0, None, None, None, False, None, None)
+            0, None, None, None, False, None, None, None)
+        kept = datetime(2030, 1, 1, tzinfo=UTC)
+        for value, wake in (([[1, 2]], kept), ([], None)):
+            with store.transaction() as session:
+                store.set_meta(session, HOST_ADDITIONS, value, now=kept)
+            assert store.wake_marks() == _separately(store)
+            assert store.wake_marks().additions_kept == wake

@@ -65,10 +65,12 @@ from speakerbot.adapters.store.schema import (
     Outbox,
     UtcDateTime,
 )
+from speakerbot.adapters.store.statements import HOST_ADDITIONS
 from speakerbot.rfc5322 import message_id_of
 
 __all__ = [
     "GAME_PASSES",
+    "HOST_ADDITIONS",
     "MAIN_GAME",
     "PENDING_INBOUND",
     "AlreadyRunning",
@@ -114,4 +116,5 @@ class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceS
         """Read what the daemon's loop looks at after each pass, in one round trip."""
         with self._reading(session) as reading:
             row = reading.connection().execute(statements.wake_marks()).one()
-            return WakeMarks(row[0] or 0, row[1], row[2], row[3], bool(row[4]), row[5], row[6])
+            return WakeMarks(row[0] or 0, row[1], row[2], row[3], bool(row[4]), row[5], row[6],
+                             row[7])

@@ -206,6 +206,8 @@ class WakeMarks:
     """Whether a message is held whose sender has not been asked to confirm it yet."""
     next_gathering: datetime | None
     oldest_digest_copy: datetime | None
+    additions_kept: datetime | None
+    """When the host's additions waiting to be announced were kept (None: none waits)."""
 
     @property
     def change(self) -> tuple[int, datetime | None, datetime | None]:

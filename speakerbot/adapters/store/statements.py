@@ -144,16 +144,23 @@ def append_event() -> Insert:
     return events.insert().returning(events.c.seq)
 
 
+HOST_ADDITIONS = "host-additions"
+"""The meta key of the host's additions not announced yet (``service/additions.py``): a list
+of [first, last] record numbers, empty once announced."""
+
+
 @cache
 def wake_marks() -> Select[Any]:
     """Read what the daemon's loop looks at after each pass, in one statement (one round trip).
 
     In order: the record's last number, the outbox's next due time, the oldest mail still
     to handle (as ``earliest_pending``), the next retry of a message, whether a message is
-    held with no confirmation asked yet, the next gathering due and the oldest copy kept
-    for a digest. Each is a subquery of its own, as the store's separate reads are.
+    held with no confirmation asked yet, the next gathering due, the oldest copy kept
+    for a digest, and when the host's additions waiting to be announced were kept. Each is
+    a subquery of its own, as the store's separate reads are.
     """
     inbound, outbox, copies = table(Inbound).c, table(Outbox).c, table(DigestCopy).c
+    meta = table(Meta).c
     return select(
         last_event_seq().scalar_subquery(),
         select(func.min(outbox.next_attempt_at)).where(outbox.status == "pending")
@@ -166,6 +173,11 @@ def wake_marks() -> Select[Any]:
         select(func.min(copies.queued_at))
         .join_from(table(DigestCopy), table(Outbox), outbox.message_id == copies.message_id)
         .where(outbox.status != GATHERED).scalar_subquery(),
+        # When the host's additions waiting to be announced were kept, if any wait ([] once
+        # announced): a write of the command line that only the next tick makes known.
+        select(meta.updated_at).where(meta.key == HOST_ADDITIONS,
+                                      meta.value[("value", 0)].as_string().is_not(None))
+        .scalar_subquery(),
     )
 
 
