@@ -47,6 +47,7 @@ LINGER = 0.1
 of a burst to come in: a pass costs some twenty statements besides its messages' own, and a
 game among fifty took a burst in passes of five messages, one alone in passes of twenty-five.
 Mail after a quiet spell is taken at once; a whole cycle (a deadline) never waits."""
+LINGER_STEP = 0.02  # seconds between a linger's looks for a whole cycle's wake-up
 
 
 def imap_settings(settings: Settings) -> ImapSettings | None:
@@ -304,6 +305,15 @@ class Daemon:
                     log.warning("could not look for changes in the database: %s", error)
                     warned = True
 
+    def _linger(self, stop: threading.Event) -> None:
+        """Wait out what is left of the linger; a stop, or a whole cycle's wake-up, ends it."""
+        end = time.monotonic() + linger_left(self._passed, time.monotonic(), self.linger)
+        while not self.timed.is_set():
+            left = end - time.monotonic()
+            # In steps: the loop's events are separate, and a deadline must not wait.
+            if left <= 0 or stop.wait(min(left, LINGER_STEP)):
+                return
+
     def _digest(self) -> None:
         self.digest_due.set()
         self.timed_wake()
@@ -363,8 +373,7 @@ class Daemon:
             while True:
                 self.last_beat = time.monotonic()
                 if not self.timed.is_set():
-                    # Mail alone woke the loop: more of a burst may be on its way.
-                    stop.wait(linger_left(self._passed, time.monotonic(), self.linger))
+                    self._linger(stop)  # mail alone woke the loop: more may be on its way
                 # Cleared before stop is looked at: a stop set in between also sets wake
                 # (``stop_event_wakes``), and must not be wiped before the loop sleeps.
                 self.wake.clear()
