@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from speakerbot.adapters.store import InboundRow
+from speakerbot.adapters.store import ASIDE_NOTICE_AT, ASIDE_NOTIFIED_ID, InboundRow
 from speakerbot.engine import GameState, chain
 from speakerbot.engine import events as e
 from speakerbot.engine.codec import event_from_json, event_to_json
@@ -157,21 +157,39 @@ def queue_digest(uow: UnitOfWork, deps: Deps, state: GameState, key: str) -> Non
     deps.store.set_meta(uow.session, "digest_seq", last)
 
 
+ASIDE_NOTICE_EVERY = timedelta(hours=1)
+"""The host hears of mail set aside at most once in this time, each notice listing them all."""
+
+
+def aside_notice_due(last_set_aside: int | None, notified: int | None,
+                     notice_at: str | None, now: datetime) -> datetime | None:
+    """Return when the host's next notice of mail set aside is due (None: nothing to tell).
+
+    ``last_set_aside``: the last message set aside; ``notified``: the last one told of;
+    ``notice_at``: when the last notice went (as stored). A daemon's wake-up (``look``).
+    """
+    if last_set_aside is None or last_set_aside <= (notified or 0):
+        return None
+    if notice_at is None:
+        return now
+    return max(now, datetime.fromisoformat(notice_at) + ASIDE_NOTICE_EVERY)
+
+
 def tell_host_set_aside(deps: Deps) -> None:
     """Tell the host about set-aside mail: at most one notice an hour, listing them."""
     store = deps.store
     # Looked at first without a write transaction: every tick comes here.
-    last = store.get_meta("aside_notice_at")
-    if last and datetime.fromisoformat(last) > deps.clock() - timedelta(hours=1):
+    last = store.get_meta(ASIDE_NOTICE_AT)
+    if last and datetime.fromisoformat(last) > deps.clock() - ASIDE_NOTICE_EVERY:
         return
-    if not store.set_aside_since(int(store.get_meta("aside_notified_id") or 0)):
+    if not store.set_aside_since(int(store.get_meta(ASIDE_NOTIFIED_ID) or 0)):
         return
     with deps.states.lock, open_unit(deps) as uow:
         now = deps.clock()
-        last = store.get_meta("aside_notice_at", uow.session)
-        if last and datetime.fromisoformat(last) > now - timedelta(hours=1):
+        last = store.get_meta(ASIDE_NOTICE_AT, uow.session)
+        if last and datetime.fromisoformat(last) > now - ASIDE_NOTICE_EVERY:
             return
-        rows = store.set_aside_since(int(store.get_meta("aside_notified_id", uow.session) or 0))
+        rows = store.set_aside_since(int(store.get_meta(ASIDE_NOTIFIED_ID, uow.session) or 0))
         if not rows:
             return
         body = deps.replies.renderer.render("set_aside.txt", rows=rows)
@@ -179,8 +197,8 @@ def tell_host_set_aside(deps: Deps) -> None:
             "notice", (deps.settings.game.speaker,),
             "Mail set aside" if len(rows) > 1 else "A message was set aside", body,
             f"aside:{rows[-1].id}")])
-        store.set_meta(uow.session, "aside_notice_at", now.isoformat())
-        store.set_meta(uow.session, "aside_notified_id", rows[-1].id)
+        store.set_meta(uow.session, ASIDE_NOTICE_AT, now.isoformat())
+        store.set_meta(uow.session, ASIDE_NOTIFIED_ID, rows[-1].id)
 
 
 LOOKUP_VERBS = ("SHOW PROPOSAL", "SHOW RULE", "SHOW CFJ", "SHOW MECHANICS", "HISTORY")

@@ -8,6 +8,8 @@ wake-up of their own, such a commit went unannounced (the daemon silent for its 
 five minutes) when it landed between a whole cycle's tick and its look, or before a pass
 made for mail alone (mail, or a worker's notice of the write, woke the loop), which does
 not tick. A full run of the suite once saw the first: ``test_desk.py`` waited 90 s in vain.
+Mail set aside by another worker's listener is the same kind of write: only a tick tells the
+host of it, and the notice of it is a wake-up too.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from speakerbot.adapters.store import Store
+from speakerbot.adapters.store import InboundItem, Intake, Store
 from speakerbot.engine import commands as c
 from speakerbot.entrypoints.daemon import Daemon
 from speakerbot.service import GameService
-from tests.integration.game_harness import body_of
+from tests.integration.game_harness import body_of, subject_of
 from tests.support.loops import WallClockLoop, wall_clock_loop
 from tests.support.mailgame import ALICE, DAVE, SPEAKER, raw_mail
 from tests.support.patience import patience
@@ -114,5 +116,25 @@ def test_a_player_added_while_the_loop_sleeps_is_announced_after_a_pass_for_mail
             loop.daemon.wake.set()
         welcome = smtp_sink.wait_for(lambda m: DAVE in m.rcpt_tos, timeout=patience(10))
         assert "Dave" in body_of(welcome)
+    finally:
+        _stop(loop.daemon, stop, thread)
+
+
+def test_mail_set_aside_by_another_process_is_told_to_the_host_after_a_pass_for_mail(
+        loop: WallClockLoop, smtp_sink: SmtpSink) -> None:
+    looked = _looks(loop, lambda n: None)
+    stop = threading.Event()
+    thread = _serving(loop.daemon, stop)
+    try:
+        assert looked.wait(patience(10)), "the loop never looked at the store"
+        # Another worker's listener could not read a message, and stored it set aside.
+        with Store(loop.game.settings.database.url) as other:
+            other.store_inbound_many([InboundItem(
+                b"Subject: garbled\r\n\r\n?\r\n", datetime.now(UTC), "lmtp", None, None,
+                Intake(), set_aside="intake: unreadable")])
+        loop.daemon.wake.set()  # its notice (``hosting.Host._changed``)
+        notice = smtp_sink.wait_for(lambda m: "A message was set aside" in subject_of(m),
+                                    timeout=patience(10))
+        assert notice.rcpt_tos == (SPEAKER,)
     finally:
         _stop(loop.daemon, stop, thread)

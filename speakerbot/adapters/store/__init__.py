@@ -65,10 +65,12 @@ from speakerbot.adapters.store.schema import (
     Outbox,
     UtcDateTime,
 )
-from speakerbot.adapters.store.statements import HOST_ADDITIONS
+from speakerbot.adapters.store.statements import ASIDE_NOTICE_AT, ASIDE_NOTIFIED_ID, HOST_ADDITIONS
 from speakerbot.rfc5322 import message_id_of
 
 __all__ = [
+    "ASIDE_NOTICE_AT",
+    "ASIDE_NOTIFIED_ID",
     "GAME_PASSES",
     "HOST_ADDITIONS",
     "MAIN_GAME",
@@ -117,4 +119,4 @@ class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceS
         with self._reading(session) as reading:
             row = reading.connection().execute(statements.wake_marks()).one()
             return WakeMarks(row[0] or 0, row[1], row[2], row[3], bool(row[4]), row[5], row[6],
-                             row[7])
+                             bool(row[7]), row[8], row[9], row[10])

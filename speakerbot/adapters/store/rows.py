@@ -206,8 +206,14 @@ class WakeMarks:
     """Whether a message is held whose sender has not been asked to confirm it yet."""
     next_gathering: datetime | None
     oldest_digest_copy: datetime | None
-    additions_kept: datetime | None
-    """When the host's additions waiting to be announced were kept (None: none waits)."""
+    additions_waiting: bool
+    """Whether the host's additions wait to be announced (``service/additions.py``)."""
+    last_set_aside: int | None
+    """The id of the last message set aside (None: none ever was)."""
+    aside_notified: int | None
+    """The id of the last message set aside that the host was told of (None: none yet)."""
+    aside_notice_at: str | None
+    """When the host was last told of mail set aside, as stored (ISO 8601; None: never)."""
 
     @property
     def change(self) -> tuple[int, datetime | None, datetime | None]:

@@ -147,6 +147,10 @@ def append_event() -> Insert:
 HOST_ADDITIONS = "host-additions"
 """The meta key of the host's additions not announced yet (``service/additions.py``): a list
 of [first, last] record numbers, empty once announced."""
+ASIDE_NOTICE_AT = "aside_notice_at"
+"""The meta key of when the host was last told of mail set aside (an ISO 8601 time)."""
+ASIDE_NOTIFIED_ID = "aside_notified_id"
+"""The meta key of the last message set aside that the host was told of (its inbound id)."""
 
 
 @cache
@@ -156,8 +160,9 @@ def wake_marks() -> Select[Any]:
     In order: the record's last number, the outbox's next due time, the oldest mail still
     to handle (as ``earliest_pending``), the next retry of a message, whether a message is
     held with no confirmation asked yet, the next gathering due, the oldest copy kept
-    for a digest, and when the host's additions waiting to be announced were kept. Each is
-    a subquery of its own, as the store's separate reads are.
+    for a digest, whether the host's additions wait to be announced, and, for the host's
+    notice of mail set aside, the last message set aside, the last one told of and when the
+    host was last told. Each is a subquery of its own, as the store's separate reads are.
     """
     inbound, outbox, copies = table(Inbound).c, table(Outbox).c, table(DigestCopy).c
     meta = table(Meta).c
@@ -173,10 +178,16 @@ def wake_marks() -> Select[Any]:
         select(func.min(copies.queued_at))
         .join_from(table(DigestCopy), table(Outbox), outbox.message_id == copies.message_id)
         .where(outbox.status != GATHERED).scalar_subquery(),
-        # When the host's additions waiting to be announced were kept, if any wait ([] once
-        # announced): a write of the command line that only the next tick makes known.
-        select(meta.updated_at).where(meta.key == HOST_ADDITIONS,
-                                      meta.value[("value", 0)].as_string().is_not(None))
+        # The host's additions waiting ([] once announced): a write of the command line that
+        # only the next tick makes known.
+        exists().where(meta.key == HOST_ADDITIONS,
+                       meta.value[("value", 0)].as_string().is_not(None)),
+        # Mail set aside since the host's last notice (by another worker's listener, say),
+        # which the tick tells at most hourly.
+        select(func.max(inbound.id)).where(inbound.status == "set_aside").scalar_subquery(),
+        select(meta.value["value"].as_integer()).where(meta.key == ASIDE_NOTIFIED_ID)
+        .scalar_subquery(),
+        select(meta.value["value"].as_string()).where(meta.key == ASIDE_NOTICE_AT)
         .scalar_subquery(),
     )
 
