@@ -46,7 +46,8 @@ LINGER = 0.1
 """Seconds a pass for mail waits, counted from the end of the game's last pass, for the rest
 of a burst to come in: a pass costs some twenty statements besides its messages' own, and a
 game among fifty took a burst in passes of five messages, one alone in passes of twenty-five.
-Mail after a quiet spell is taken at once; a whole cycle (a deadline) never waits."""
+Mail after a quiet spell is taken at once; a whole cycle (a deadline) never waits. Only where
+mail comes by LMTP ([lmtp]): IMAP's batches are processed on the watcher's own thread."""
 LINGER_STEP = 0.02  # seconds between a linger's looks for a whole cycle's wake-up
 
 
@@ -123,9 +124,11 @@ class Daemon:
         # Until when (monotonic) this process may send for the game: a worker sharing games
         # by lease sets it a little short of its lease's end at each renewal.
         self.held_until = float("inf")
-        # When (monotonic) the last pass ended, and how long a pass for mail waits after it.
+        # When (monotonic) the last pass ended, and how long a pass for mail waits after it:
+        # mail by LMTP is processed by the loop's passes. IMAP's batches are processed on the
+        # watcher's thread, where a pass for mail only sends: lingering would hold replies.
         self._passed = float("-inf")
-        self.linger = LINGER
+        self.linger = LINGER if settings.lmtp is not None else 0.0
         # For /healthz and /metrics (entrypoints/metrics.py): whether the loop runs, and when
         # (monotonic) it last went round or looked at the store; it does so every
         # ``watch_every`` seconds at most while it is well.

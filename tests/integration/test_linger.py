@@ -8,6 +8,7 @@ they show holds on a busy machine: mail within it is taken together, and a stop 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from speakerbot.entrypoints.daemon import LINGER, linger_left
+from speakerbot.config.records import LmtpConfig
+from speakerbot.entrypoints.daemon import LINGER, Daemon, linger_left
 from speakerbot.service import Processed
 from tests.support.loops import WallClockLoop, wall_clock_loop
 from tests.support.mailgame import ALICE, BOB, CAROL, raw_mail
@@ -35,6 +37,14 @@ pytestmark = pytest.mark.integration
 ])
 def test_what_is_left_of_the_linger(passed: float, now: float, left: float) -> None:
     assert linger_left(passed, now, LINGER) == pytest.approx(left)
+
+
+def test_only_a_game_that_takes_mail_by_lmtp_lingers(loop: WallClockLoop) -> None:
+    """IMAP's batches are processed on the watcher's thread: the loop's pass only sends."""
+    settings = loop.daemon.settings
+    assert settings.lmtp is None and loop.daemon.linger == 0.0
+    by_lmtp = dataclasses.replace(settings, lmtp=LmtpConfig("127.0.0.1", 0))
+    assert Daemon(by_lmtp, loop.service, own_lmtp=False).linger == LINGER
 
 
 class Passes:
