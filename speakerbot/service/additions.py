@@ -7,12 +7,12 @@ hour's ``[limits] public_per_hour``, so that the first proposals were kept back 
 end of the clock hour. So an addition from the desk is recorded at once but announced
 later: its record numbers are kept in the store's meta, in the transaction that records
 it, and the next tick announces every addition kept so far in one message (the announcer
-folds additions that follow one another into one). Additions waiting are one of the
-daemon's wake-ups (``Store.wake_marks``), due from when they were kept: the running daemon
-ticks for them after whatever pass it makes next, however it heard of the write (its look
-at the store, a notice, or mail that woke it first), and a game set up before the daemon
-starts hears of all its players in the first cycle. Nothing is lost in a crash: the
-numbers are cleared in the transaction that queues the announcement.
+folds additions that follow one another into one), kept under the meta key
+``HOST_ADDITIONS``. Additions waiting are one of the daemon's wake-ups (``Store.wake_marks``),
+due at once: the running daemon ticks for them after whatever pass it makes next, however it
+heard of the write (its look at the store, a notice, or mail that woke it first), and a game
+set up before the daemon starts hears of all its players in the first cycle. Nothing is lost
+in a crash: the numbers are cleared in the transaction that queues the announcement.
 """
 
 from __future__ import annotations
@@ -26,9 +26,6 @@ from speakerbot.mail.outbound.announcements import added_player
 from speakerbot.service.deps import Deps
 from speakerbot.service.unit_of_work import UnitOfWork, open_unit
 
-KEY = HOST_ADDITIONS
-"""The store's meta key of the additions not announced yet: [first, last] record numbers."""
-
 
 def are_additions(events: Sequence[e.Event]) -> bool:
     """Whether ``events`` are one command's adding a player by the host (and its effects)."""
@@ -38,8 +35,9 @@ def are_additions(events: Sequence[e.Event]) -> bool:
 def keep_for_announcing(uow: UnitOfWork, deps: Deps, count: int) -> None:
     """Keep the last ``count`` events ``uow`` recorded, an addition, to be announced later."""
     last = uow.seq()
-    kept = deps.store.get_meta(KEY, uow.session) or []
-    deps.store.set_meta(uow.session, KEY, [*kept, [last - count + 1, last]], now=deps.clock())
+    kept = deps.store.get_meta(HOST_ADDITIONS, uow.session) or []
+    deps.store.set_meta(uow.session, HOST_ADDITIONS, [*kept, [last - count + 1, last]],
+                        now=deps.clock())
 
 
 def announce_additions(deps: Deps) -> int:
@@ -47,10 +45,10 @@ def announce_additions(deps: Deps) -> int:
 
     Looked at first without a write transaction: every tick comes here.
     """
-    if not deps.store.get_meta(KEY):
+    if not deps.store.get_meta(HOST_ADDITIONS):
         return 0
     with deps.states.lock, open_unit(deps) as uow:
-        kept: list[list[int]] = deps.store.get_meta(KEY, uow.session) or []
+        kept: list[list[int]] = deps.store.get_meta(HOST_ADDITIONS, uow.session) or []
         if not kept:
             return 0
         wanted = {seq for first, last in kept for seq in range(first, last + 1)}
@@ -60,5 +58,5 @@ def announce_additions(deps: Deps) -> int:
         # Keyed by the first addition's number: the same additions, the same Message-ID.
         outgoing = deps.announcer.messages(events, state, f"added{kept[0][0]}", state)
         uow.record([], state, outgoing)
-        deps.store.set_meta(uow.session, KEY, [], now=deps.clock())
+        deps.store.set_meta(uow.session, HOST_ADDITIONS, [], now=deps.clock())
     return len(events)
