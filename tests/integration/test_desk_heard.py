@@ -24,7 +24,6 @@ import pytest
 
 from speakerbot.adapters.store import InboundItem, Intake, Store
 from speakerbot.engine import commands as c
-from speakerbot.entrypoints.daemon import Daemon
 from speakerbot.service import GameService
 from tests.integration.game_harness import body_of, subject_of
 from tests.support.loops import WallClockLoop, wall_clock_loop
@@ -58,19 +57,6 @@ def _add_dave_from_the_desk(loop: WallClockLoop) -> None:
         desk.close()
 
 
-def _serving(daemon: Daemon, stop: threading.Event) -> threading.Thread:
-    thread = threading.Thread(target=daemon.serve, args=(stop,), daemon=True)
-    thread.start()
-    return thread
-
-
-def _stop(daemon: Daemon, stop: threading.Event, thread: threading.Thread) -> None:
-    stop.set()
-    daemon.wake.set()
-    thread.join(patience(20))
-    assert not thread.is_alive()
-
-
 def _looks(loop: WallClockLoop, before: Callable[[int], None]) -> threading.Event:
     """Make ``before(n)`` run as the loop's n-th look begins; the event: the first ended."""
     look, count, looked = loop.service.look, iter(range(1, 1_000_000)), threading.Event()
@@ -90,12 +76,12 @@ def test_a_player_added_just_before_the_loop_looks_is_announced(
     # The first look follows the first cycle, whose tick found no addition to announce.
     _looks(loop, lambda n: _add_dave_from_the_desk(loop) if n == 1 else None)
     stop = threading.Event()
-    thread = _serving(loop.daemon, stop)
+    thread = loop.start(stop)
     try:
         welcome = smtp_sink.wait_for(lambda m: DAVE in m.rcpt_tos, timeout=patience(10))
         assert "Dave" in body_of(welcome)
     finally:
-        _stop(loop.daemon, stop, thread)
+        loop.halt(stop, thread)
 
 
 @pytest.mark.parametrize("woken_by", ["mail", "a notice"])
@@ -103,7 +89,7 @@ def test_a_player_added_while_the_loop_sleeps_is_announced_after_a_pass_for_mail
         loop: WallClockLoop, smtp_sink: SmtpSink, woken_by: str) -> None:
     looked = _looks(loop, lambda n: None)
     stop = threading.Event()
-    thread = _serving(loop.daemon, stop)
+    thread = loop.start(stop)
     try:
         assert looked.wait(patience(10)), "the loop never looked at the store"
         _add_dave_from_the_desk(loop)
@@ -117,14 +103,14 @@ def test_a_player_added_while_the_loop_sleeps_is_announced_after_a_pass_for_mail
         welcome = smtp_sink.wait_for(lambda m: DAVE in m.rcpt_tos, timeout=patience(10))
         assert "Dave" in body_of(welcome)
     finally:
-        _stop(loop.daemon, stop, thread)
+        loop.halt(stop, thread)
 
 
 def test_mail_set_aside_by_another_process_is_told_to_the_host_after_a_pass_for_mail(
         loop: WallClockLoop, smtp_sink: SmtpSink) -> None:
     looked = _looks(loop, lambda n: None)
     stop = threading.Event()
-    thread = _serving(loop.daemon, stop)
+    thread = loop.start(stop)
     try:
         assert looked.wait(patience(10)), "the loop never looked at the store"
         # Another worker's listener could not read a message, and stored it set aside.
@@ -137,4 +123,4 @@ def test_mail_set_aside_by_another_process_is_told_to_the_host_after_a_pass_for_
                                     timeout=patience(10))
         assert notice.rcpt_tos == (SPEAKER,)
     finally:
-        _stop(loop.daemon, stop, thread)
+        loop.halt(stop, thread)

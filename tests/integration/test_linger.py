@@ -112,27 +112,13 @@ def _mail(loop: WallClockLoop, sender: str) -> None:
     loop.daemon.receive_lmtp(raw_mail(sender, "status", "STATUS\n"), datetime.now(UTC))
 
 
-def _serving(loop: WallClockLoop, stop: threading.Event) -> threading.Thread:
-    thread = threading.Thread(target=loop.daemon.serve, args=(stop,), daemon=True)
-    thread.start()
-    assert loop.daemon.ready.wait(patience(10))
-    return thread
-
-
-def _stopped(loop: WallClockLoop, stop: threading.Event, thread: threading.Thread) -> None:
-    stop.set()
-    loop.daemon.wake.set()
-    thread.join(patience(20))
-    assert not thread.is_alive()
-
-
 def test_mail_that_comes_in_while_a_pass_lingers_is_taken_in_that_one_pass(
         loop: WallClockLoop) -> None:
     daemon = loop.daemon
     daemon.linger = patience(2)
     passes = Passes(loop)
     stop = threading.Event()
-    thread = _serving(loop, stop)
+    thread = loop.start(stop)
     try:
         _mail(loop, ALICE)
         passes.wait(1)
@@ -144,7 +130,7 @@ def test_mail_that_comes_in_while_a_pass_lingers_is_taken_in_that_one_pass(
         assert began - first_ended >= daemon.linger
         assert len(processed) == 2, processed  # Bob's and Carol's, together
     finally:
-        _stopped(loop, stop, thread)
+        loop.halt(stop, thread)
     assert all(not run[2] for run in passes.runs[2:])
 
 
@@ -161,16 +147,16 @@ def _lingering_for_bob(loop: WallClockLoop, passes: Passes, stop: Stop) -> None:
 def test_a_stop_is_not_held_back_by_a_linger(loop: WallClockLoop) -> None:
     loop.daemon.linger = 0.0
     passes, stop = Passes(loop), Stop()
-    thread = _serving(loop, stop)
+    thread = loop.start(stop)
     _lingering_for_bob(loop, passes, stop)
-    _stopped(loop, stop, thread)
+    loop.halt(stop, thread)
     assert len(passes.runs) == 1  # Bob's pass never began
 
 
 def test_a_whole_cycle_s_wake_up_is_not_held_back_by_a_linger(loop: WallClockLoop) -> None:
     loop.daemon.linger = 0.0
     passes, stop = Passes(loop), Stop()
-    thread = _serving(loop, stop)
+    thread = loop.start(stop)
     try:
         passes.wait(0, cycles=1)  # the loop's first cycle
         _lingering_for_bob(loop, passes, stop)
@@ -179,4 +165,4 @@ def test_a_whole_cycle_s_wake_up_is_not_held_back_by_a_linger(loop: WallClockLoo
         assert len(passes.runs) == 1  # the whole cycle took Bob's mail in
         assert [done.status for done in passes.processed] == ["processed"]
     finally:
-        _stopped(loop, stop, thread)
+        loop.halt(stop, thread)

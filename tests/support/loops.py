@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -13,6 +14,7 @@ from speakerbot.config import SmtpConfig
 from speakerbot.entrypoints.daemon import Daemon
 from speakerbot.service import GameService
 from tests.support.mailgame import ALICE, BOB, CAROL, MailGame
+from tests.support.patience import patience
 from tests.support.smtp_sink import SmtpSink
 
 
@@ -23,6 +25,20 @@ class WallClockLoop:
     game: MailGame
     service: GameService
     daemon: Daemon
+
+    def start(self, stop: threading.Event) -> threading.Thread:
+        """Serve the game's loop on a thread of its own until ``stop``; return once it runs."""
+        thread = threading.Thread(target=self.daemon.serve, args=(stop,), daemon=True)
+        thread.start()
+        assert self.daemon.ready.wait(patience(10)), "the loop never started"
+        return thread
+
+    def halt(self, stop: threading.Event, thread: threading.Thread) -> None:
+        """Stop the loop ``start`` began, as a signal does, and see it end."""
+        stop.set()
+        self.daemon.wake.set()
+        thread.join(patience(20))
+        assert not thread.is_alive(), "the loop did not stop"
 
 
 def wall_clock_loop(folder: Path, sink: SmtpSink) -> WallClockLoop:
