@@ -23,16 +23,16 @@ Run: .venv/bin/python bench/hosting.py [--games N] [--ballots N] [--rounds N] [-
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import statistics
 import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.processes import cpu_seconds, resident_mb
 from speakerbot.config import load_games
 from speakerbot.engine import commands as c
 from speakerbot.entrypoints.opening import open_game
@@ -50,18 +50,6 @@ proposals_per_day = 100000
 public_per_hour = 100000
 """
 """A burst is many ballots from few players: the daily limits of a real game stay out of it."""
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _resident_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
 def _games(count: int, prefix: str) -> list[HostedGame]:
@@ -101,10 +89,10 @@ def idle(server: PostgresServer, root: Path, sink: SmtpSink, count: int,
     [worker] = _start(hosting, games)
     assert worker.process is not None
     time.sleep(5)  # let start-up settle
-    before = _cpu_seconds(worker.process.pid)
+    before = cpu_seconds(worker.process.pid)
     time.sleep(quiet)
-    cpu = (_cpu_seconds(worker.process.pid) - before) * 10 / quiet
-    memory = _resident_mb(worker.process.pid)
+    cpu = (cpu_seconds(worker.process.pid) - before) * 10 / quiet
+    memory = resident_mb(worker.process.pid)
     hosting.stop()
     return memory, cpu
 
@@ -119,6 +107,8 @@ class Burst:
     proposals: int
     voters: int = VOTERS
     rounds: int = 0
+    cpu: list[float] = field(default_factory=list)
+    """The workers' CPU milliseconds a ballot, in each burst."""
 
     def run(self, ballots: int) -> float:
         """Hand ``ballots`` ballots, one a message, to the games; return ballots a second.
@@ -134,13 +124,20 @@ class Burst:
                 for i, game in enumerate(self.games) for n in range(self.proposals)
                 for v in range(self.voters)][:ballots]
         want = len(sink.messages) + len(jobs)
+        spent = self._workers_cpu()
         began = time.monotonic()
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda job: self.hosting.send(
                 job[0], job[1], f"vote {job[2]}", f"VOTE {job[2]} {choice}\n",
                 worker=job[3]), jobs))
         _wait(sink, want, 600)
-        return len(jobs) / (time.monotonic() - began)
+        took = time.monotonic() - began
+        self.cpu.append((self._workers_cpu() - spent) * 1000 / len(jobs))
+        return len(jobs) / took
+
+    def _workers_cpu(self) -> float:
+        return sum(cpu_seconds(worker.process.pid) for worker in self.workers
+                   if worker.process is not None)
 
 
 def ready(server: PostgresServer, root: Path, sink: SmtpSink, games: int, ballots: int,
@@ -200,8 +197,13 @@ def failover(server: PostgresServer, root: Path, sink: SmtpSink) -> float:
     return took
 
 
-def _report(rates: dict[str, list[float]], ballots: int, spread_over: int) -> None:
-    """Print each burst's median rate, its rounds, and the ratios the goals speak of."""
+def _report(rates: dict[str, list[float]], cpu: dict[str, list[float]], ballots: int,
+            spread_over: int) -> None:
+    """Print each burst's median rate, its rounds, and the ratios the goals speak of.
+
+    Beside them, the workers' CPU a ballot: on a machine of few cores, what a burst over
+    many games costs the worker more than one game's is where its rate goes.
+    """
     one, spread, two = (statistics.median(rates[name]) for name in ("one", "spread", "two"))
     shown = {name: ", ".join(f"{rate:.0f}" for rate in values) for name, values in rates.items()}
     print(f"bursts of {ballots} ballots, the median of {len(rates['one'])} interleaved rounds:")
@@ -210,6 +212,10 @@ def _report(rates: dict[str, list[float]], ballots: int, spread_over: int) -> No
           f"({shown['spread']}): {spread / one:.2f} of one game's (goal: at least 0.9)")
     print(f"  over {spread_over} games, two workers:  {two:6.1f} ballots/s "
           f"({shown['two']}): {two / spread:.2f} of one worker's")
+    spent = {name: statistics.median(values) for name, values in cpu.items()}
+    print(f"  the workers' CPU a ballot (median): one game {spent['one']:.2f} ms, over "
+          f"{spread_over} games {spent['spread']:.2f} ms ({spent['spread'] / spent['one']:.2f} "
+          f"times), two workers {spent['two']:.2f} ms")
 
 
 def main() -> None:
@@ -236,7 +242,8 @@ def main() -> None:
                 rates[name].append(setup.run(args.ballots))
         for setup in setups.values():
             setup.hosting.stop()
-        _report(rates, args.ballots, args.spread)
+        _report(rates, {name: setup.cpu for name, setup in setups.items()}, args.ballots,
+                args.spread)
         print(f"failover, default lease: first reply {failover(server, root, sink):.1f} s after "
               "the kill (goal: under 15 s)")
 

@@ -11,19 +11,14 @@ Run: .venv/bin/python bench/idle.py [--quiet-seconds N]
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 from pathlib import Path
 
+from bench.processes import cpu_seconds
 from tests.integration.game_harness import RunningGame
 from tests.support.dovecot import DovecotServer
 from tests.support.smtp_sink import SmtpSink
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _memory(pid: int) -> dict[str, str]:
@@ -49,9 +44,9 @@ def main() -> None:
                 assert game.process is not None
                 pid = game.process.pid
                 time.sleep(5)  # let start-up settle
-                before = _cpu_seconds(pid)
+                before = cpu_seconds(pid)
                 time.sleep(args.quiet_seconds)
-                cpu = _cpu_seconds(pid) - before
+                cpu = cpu_seconds(pid) - before
                 memory = _memory(pid)
                 game.stop()
         finally:

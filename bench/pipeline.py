@@ -44,6 +44,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
@@ -84,6 +85,9 @@ class Relay(Protocol):
     def clear(self) -> None:
         """Count from nought again."""
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU seconds of the relay's own process so far (None: it is in this one)."""
+
 
 class ThreadRelay:
     """The tests' sink, in a thread of this process."""
@@ -99,6 +103,40 @@ class ThreadRelay:
     def clear(self) -> None:
         """Forget what the sink took."""
         self.sink.clear()
+
+    def cpu_seconds(self) -> None:
+        """None: the sink's CPU is this process's."""
+        return None
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What one round cost, from the first message taken to the last answer in the relay."""
+
+    seconds: float
+    cpu: float
+    """This process's CPU seconds: the pipeline's or the daemon's (with the sink's when the
+    relay is a thread of it)."""
+    relay_cpu: float | None
+    """The relay process's CPU seconds (None: the relay is a thread of this process)."""
+
+
+class Window:
+    """The time and CPU from now until ``end``: one round's measure."""
+
+    def __init__(self, relay: Relay) -> None:
+        self.relay = relay
+        self.relay_cpu = relay.cpu_seconds()
+        self.cpu = time.process_time()
+        self.began = time.perf_counter()
+
+    def end(self) -> Spent:
+        """Return what was spent since this window began."""
+        seconds = time.perf_counter() - self.began
+        cpu = time.process_time() - self.cpu
+        relay_cpu = self.relay.cpu_seconds()
+        return Spent(seconds, cpu, None if relay_cpu is None or self.relay_cpu is None
+                     else relay_cpu - self.relay_cpu)
 
 
 def ballot(n: int, when: datetime, public_every: int = 0) -> bytes:
@@ -120,13 +158,13 @@ def ballot(n: int, when: datetime, public_every: int = 0) -> bytes:
             f"\r\n{body}").encode()
 
 
-def bare(dovecot: DovecotServer, user: str, sink: Relay, folder: Path, count: int) -> float:
+def bare(dovecot: DovecotServer, user: str, sink: Relay, folder: Path, count: int) -> Spent:
     """Take in, commit, answer and move every message as plainly as it can be done."""
     db = sqlite3.connect(folder / "bare.db", isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
     db.execute("CREATE TABLE inbound (id INTEGER PRIMARY KEY, sender TEXT, raw BLOB)")
-    start = time.perf_counter()
+    window = Window(sink)
     imap = IMAPClient(dovecot.host, dovecot.port, ssl=False)
     imap.login(user, "pw")
     imap.select_folder("INBOX")
@@ -147,10 +185,10 @@ def bare(dovecot: DovecotServer, user: str, sink: Relay, folder: Path, count: in
         imap.move(batch, "processed")
     smtp.quit()
     imap.logout()
-    took = time.perf_counter() - start
+    spent = window.end()
     assert sink.received() >= count, sink.received()
     db.close()
-    return took
+    return spent
 
 
 def settings_for(folder: Path, dovecot: DovecotServer, user: str, sink: Relay) -> Settings:
@@ -169,19 +207,19 @@ def settings_for(folder: Path, dovecot: DovecotServer, user: str, sink: Relay) -
 
 
 def speakerbot(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
-               count: int) -> float:
-    """Run the daemon until every ballot is answered and moved; return the seconds."""
+               count: int) -> Spent:
+    """Run the daemon until every ballot is answered and moved; return what it spent."""
     return _daemon(dovecot, user, sink, folder, count)
 
 
 def public_verp(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
-                count: int) -> float:
+                count: int) -> Spent:
     """The daemon on the mix with public mail, each public copy from its own return path."""
     return _daemon(dovecot, user, sink, folder, count + _copies(count, RECIPIENTS))
 
 
 def public_one(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
-               count: int) -> float:
+               count: int) -> Spent:
     """The same, each public message in one transaction to all its recipients (no VERP)."""
     # The service builds its outbox by this name at each send: without the game's identity,
     # an outbox sends each message as before VERP, in chunks of envelope recipients.
@@ -205,7 +243,7 @@ def _copies(count: int, each: int) -> int:
 
 
 def _daemon(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
-            count: int) -> float:
+            count: int) -> Spent:
     settings = settings_for(folder, dovecot, user, sink)
     store = Store(settings.database.url)
     store.upgrade()
@@ -225,20 +263,20 @@ def _daemon(dovecot: DovecotServer, user: str, sink: Relay, folder: Path,
     daemon.send_outbox(everything=True)
     sink.clear()
     stop = threading.Event()
-    start = time.perf_counter()
+    window = Window(sink)
     # A daemon thread: should the bench fail, its process still ends.
     runner = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
     runner.start()
-    deadline = start + 600
+    deadline = window.began + 600
     while sink.received() < count or dovecot.list_folder(user, "INBOX"):
         assert time.perf_counter() < deadline, f"{sink.received()} of {count} answered"
         time.sleep(0.01)
-    took = time.perf_counter() - start
+    spent = window.end()
     stop.set()
     daemon.wake.set()
     runner.join(60)
     store.close()
-    return took
+    return spent
 
 
 @contextlib.contextmanager
@@ -266,6 +304,7 @@ def main() -> None:
     mixes = {public: [ballot(n, now, PUBLIC_EVERY if public else 0)
                       for n in range(args.messages)] for public in (False, True)}
     rates: dict[str, list[float]] = {name: [] for name, _, _ in CONTENDERS}
+    spent: dict[str, list[Spent]] = {name: [] for name, _, _ in CONTENDERS}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         dovecot = DovecotServer()
@@ -279,10 +318,12 @@ def main() -> None:
                     with _relay(args.relay) as sink:
                         place = folder / user
                         place.mkdir()
-                        seconds = run(dovecot, user, sink, place, args.messages)
+                        spent[name].append(run(dovecot, user, sink, place, args.messages))
+                    seconds = spent[name][-1].seconds
                     rates[name].append(args.messages / seconds)
                     print(f"{name:>16}: {args.messages} messages in {seconds:.2f} s, "
-                          f"{rates[name][-1]:.0f} messages/s", flush=True)
+                          f"{rates[name][-1]:.0f} messages/s; CPU a message "
+                          f"{_cpu_text(spent[name][-1], args.messages)}", flush=True)
         finally:
             dovecot.close()
     median = {name: statistics.median(found) for name, found in rates.items()}
@@ -292,6 +333,22 @@ def main() -> None:
           "(the goal: at least 0.9)")
     print(f"  with public mail, a copy per recipient (VERP) / one transaction a message: "
           f"{median['public, VERP'] / median['public, one each']:.2f} (the goal: at least 0.95)")
+    print("  CPU a message, the median round's: " + ", ".join(
+        f"{name} {_cpu_text(_median_round(found), args.messages)}"
+        for name, found in spent.items()))
+
+
+def _median_round(rounds: list[Spent]) -> Spent:
+    """The round of the median time (the lower of the two middle ones)."""
+    return sorted(rounds, key=lambda one: one.seconds)[(len(rounds) - 1) // 2]
+
+
+def _cpu_text(spent: Spent, messages: int) -> str:
+    """This process's CPU a message, and the relay process's when it has its own."""
+    said = f"{spent.cpu * 1000 / messages:.2f} ms"
+    if spent.relay_cpu is not None:
+        said += f" (the relay's {spent.relay_cpu * 1000 / messages:.2f} ms)"
+    return said
 
 
 if __name__ == "__main__":

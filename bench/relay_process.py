@@ -83,6 +83,13 @@ class RelayProcess:
         """Count from nought again."""
         self._from += self.received()
 
+    def cpu_seconds(self) -> float:
+        """Return the CPU seconds the relay's process has used so far."""
+        # Here, not at the top: run as a script, the relay itself has no need of it.
+        from bench.processes import cpu_seconds
+
+        return cpu_seconds(self._process.pid)
+
     def close(self) -> None:
         """Stop the relay and its process."""
         if self._process.stdin is not None:
