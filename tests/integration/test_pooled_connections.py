@@ -7,11 +7,13 @@ one used a moment ago goes straight to work. Reads take no transaction on Postgr
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from speakerbot.adapters.store import Store, pinging
+from speakerbot.adapters.store import Store, pinging, shared_engine
 
 pytestmark = pytest.mark.integration
 
@@ -72,3 +74,25 @@ def test_reads_take_no_transaction(postgres_url: str) -> None:
                 text("SELECT statement_timestamp() = transaction_timestamp()")).scalar_one()
         assert read is True
         assert written is False
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["host's pool", "game's own pool"])
+def test_the_pool_hands_out_the_connection_returned_last(postgres_url: str,
+                                                         shared: bool) -> None:
+    # Last in, first out: a light load keeps to few connections, whose prepared statements
+    # are then found (a statement is prepared on a connection after its fifth run there).
+    engine = shared_engine(postgres_url) if shared else None
+    try:
+        with Store(postgres_url, game="lifo", engine=engine) as store:
+            store.upgrade()
+            with contextlib.ExitStack() as held:
+                readings = [held.enter_context(store.reading()) for _ in range(3)]
+                pids = [reading.connection().execute(text("SELECT pg_backend_pid()"))
+                        .scalar_one() for reading in readings]
+            assert len(set(pids)) == 3
+            # ExitStack returned them last-opened first: the first opened went back last.
+            assert _backend_pid(store) == pids[0]
+            assert _backend_pid(store) == pids[0]
+    finally:
+        if engine is not None:
+            engine.dispose()
