@@ -303,7 +303,6 @@ def main() -> None:
     now = datetime.now(UTC)
     mixes = {public: [ballot(n, now, PUBLIC_EVERY if public else 0)
                       for n in range(args.messages)] for public in (False, True)}
-    rates: dict[str, list[float]] = {name: [] for name, _, _ in CONTENDERS}
     spent: dict[str, list[Spent]] = {name: [] for name, _, _ in CONTENDERS}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -320,13 +319,13 @@ def main() -> None:
                         place.mkdir()
                         spent[name].append(run(dovecot, user, sink, place, args.messages))
                     seconds = spent[name][-1].seconds
-                    rates[name].append(args.messages / seconds)
                     print(f"{name:>16}: {args.messages} messages in {seconds:.2f} s, "
-                          f"{rates[name][-1]:.0f} messages/s; CPU a message "
+                          f"{args.messages / seconds:.0f} messages/s; CPU a message "
                           f"{_cpu_text(spent[name][-1], args.messages)}", flush=True)
         finally:
             dovecot.close()
-    median = {name: statistics.median(found) for name, found in rates.items()}
+    median = {name: statistics.median(args.messages / one.seconds for one in found)
+              for name, found in spent.items()}
     print(f"median of {args.rounds}: " + ", ".join(f"{name} {rate:.0f}/s"
                                                    for name, rate in median.items()))
     print(f"  speakerbot / bare pipeline: {median['speakerbot'] / median['bare pipeline']:.2f} "
