@@ -420,6 +420,42 @@ def test_a_failing_message_is_retried_then_set_aside_and_the_speaker_is_told(
     assert len(game.replies_to(received.message_id)) == 1
 
 
+
+def test_the_host_hears_of_mail_set_aside_at_most_once_an_hour(
+        game: MailGame, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> Any:
+        raise RuntimeError("the kettle boiled over")
+
+    def set_aside(sender: str, subject: str) -> str:
+        received = game.receive(sender, subject, "VOTE 301 FOR\n")
+        game.process()
+        for delay in game.service.retry_delays:
+            game.clock.now += timedelta(seconds=delay)
+            game.process()
+        assert game.store.inbound(received.inbound_id).status == "set_aside"
+        return received.message_id
+
+    def notices() -> list[str]:
+        return [mail.body for mail in game.outbox()[queued:] if mail.row.kind == "notice"]
+
+    queued = len(game.outbox())
+    monkeypatch.setattr(applying, "apply_mail", broken)
+    first = set_aside(BOB, "vote one")
+    told = game.clock.now
+    second = set_aside(CAROL, "vote two")  # some fifteen minutes later
+    assert game.clock.now - told < timedelta(hours=1)
+    [notice] = notices()
+    assert first in notice and second not in notice
+    # Within the hour, a tick tells nothing more; once it is over, the next one does.
+    game.clock.now = told + timedelta(minutes=59)
+    game.service.tick(game.clock.now)
+    assert len(notices()) == 1
+    game.clock.now = told + timedelta(hours=1, seconds=1)
+    game.service.tick(game.clock.now)
+    assert len(notices()) == 2
+    assert second in notices()[1] and first not in notices()[1]
+
+
 # --- Every message from a template ----------------------------------------------------------
 
 
