@@ -170,24 +170,30 @@ def aside_notice_due(last_set_aside: int | None, notified: int | None,
     """
     if last_set_aside is None or last_set_aside <= (notified or 0):
         return None
-    if notice_at is None:
-        return now
-    return max(now, datetime.fromisoformat(notice_at) + ASIDE_NOTICE_EVERY)
+    return max(now, hour_over(notice_at) or now)
+
+
+def hour_over(notice_at: str | None) -> datetime | None:
+    """Return when the hour since the host's last notice of mail set aside ends (None: never told).
+
+    ``notice_at``: when that notice went, as stored (ISO 8601).
+    """
+    return None if not notice_at else datetime.fromisoformat(notice_at) + ASIDE_NOTICE_EVERY
 
 
 def tell_host_set_aside(deps: Deps) -> None:
     """Tell the host about set-aside mail: at most one notice an hour, listing them."""
     store = deps.store
     # Looked at first without a write transaction: every tick comes here.
-    last = store.get_meta(ASIDE_NOTICE_AT)
-    if last and datetime.fromisoformat(last) > deps.clock() - ASIDE_NOTICE_EVERY:
+    over = hour_over(store.get_meta(ASIDE_NOTICE_AT))
+    if over is not None and over > deps.clock():
         return
     if not store.set_aside_since(int(store.get_meta(ASIDE_NOTIFIED_ID) or 0)):
         return
     with deps.states.lock, open_unit(deps) as uow:
         now = deps.clock()
-        last = store.get_meta(ASIDE_NOTICE_AT, uow.session)
-        if last and datetime.fromisoformat(last) > now - ASIDE_NOTICE_EVERY:
+        over = hour_over(store.get_meta(ASIDE_NOTICE_AT, uow.session))
+        if over is not None and over > now:
             return
         rows = store.set_aside_since(int(store.get_meta(ASIDE_NOTIFIED_ID, uow.session) or 0))
         if not rows:
