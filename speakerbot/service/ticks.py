@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from speakerbot.adapters.store import WakeMarks
 from speakerbot.engine import GameState, due_by, next_deadline
 from speakerbot.engine import events as e
 from speakerbot.engine import tick as engine_tick
 from speakerbot.service.additions import announce_additions
-from speakerbot.service.answering import queue_digest, tell_host_set_aside
+from speakerbot.service.answering import aside_notice_due, queue_digest, tell_host_set_aside
 from speakerbot.service.confirmations import ask_waiting
 from speakerbot.service.deps import Deps
-from speakerbot.service.digests import send_digests
+from speakerbot.service.digests import next_due, send_digests
 from speakerbot.service.gathering import send_gathered
 from speakerbot.service.handwork import remind_host_of_handwork
 from speakerbot.service.policy import TICK_BUDGET
@@ -27,12 +28,14 @@ def tick(deps: Deps, now: datetime | None = None, *, additions: bool = True) -> 
     host added (False: the desk is adding one more, announced with them).
     """
     events: list[e.Event] = []
-    if additions:
+    # What there is to do, read in one statement without the lock or a write transaction:
+    # the daemon ticks at every deadline and wake-up of every game it holds, and each step
+    # below looking for its own work in reads of its own made some ten reads a tick.
+    marks = deps.store.wake_marks()
+    if additions and marks.additions_waiting and announce_additions(deps):
         # The host's additions came before anything due now: their one announcement first.
-        announce_additions(deps)
-    # Looked at first without the lock or a write transaction: the daemon ticks after
-    # every batch of mail, and most ticks find nothing due even at ``now``.
-    if is_due_by(deps, now or deps.clock()):
+        marks = deps.store.wake_marks()
+    if is_due_by(deps, now or deps.clock(), marks):
         more = True
         while more:  # in bounded transactions; mail waiting for the lock goes between
             with deps.states.lock:
@@ -40,15 +43,35 @@ def tick(deps: Deps, now: datetime | None = None, *, additions: bool = True) -> 
             events += done
             if more:
                 deps.states.give_way()
+        marks = deps.store.wake_marks()
+    look_after(deps, marks)
+    return events
+
+
+def look_after(deps: Deps, marks: WakeMarks) -> None:
+    """Queue what the host and the readers are owed now, as far as ``marks`` tell.
+
+    Each step looks again under the lock before it writes: the marks only spare the reads
+    of the steps with nothing to do.
+    """
+    now = deps.clock()
     # A notice held back by the hourly limit goes out once the hour has passed; so does
     # the public mail kept beyond [limits] public_per_hour, gathered into one.
-    tell_host_set_aside(deps)
-    remind_host_of_handwork(deps)
-    send_gathered(deps)
+    if _by(aside_notice_due(marks.last_set_aside, marks.aside_notified,
+                            marks.aside_notice_at, now), now):
+        tell_host_set_aside(deps)
+    if deps.states.state(seq=marks.last_event_seq).handwork:
+        remind_host_of_handwork(deps)
+    gathered = send_gathered(deps) if _by(marks.next_gathering, now) else 0
     # After the gathering: it leaves out the readers who hold copies of its parts.
-    send_digests(deps)
-    ask_waiting(deps)
-    return events
+    if gathered or _by(next_due(deps, marks.oldest_digest_copy), now):
+        send_digests(deps)
+    if marks.held_unasked:
+        ask_waiting(deps)
+
+
+def _by(when: datetime | None, now: datetime) -> bool:
+    return when is not None and when <= now
 
 
 def tick_once(deps: Deps, now: datetime | None) -> tuple[list[e.Event], bool]:
@@ -56,10 +79,10 @@ def tick_once(deps: Deps, now: datetime | None) -> tuple[list[e.Event], bool]:
     # Under the lock: no message is stored and waiting to be processed but those the
     # store knows of (being retried, or come by LMTP), and time stops at the first.
     until = now or deps.clock()
-    waiting = deps.store.earliest_pending()
-    if waiting is not None:
-        until = min(until, waiting)
-    if not is_due_by(deps, until):
+    marks = deps.store.wake_marks()
+    if marks.earliest_pending is not None:
+        until = min(until, marks.earliest_pending)
+    if not is_due_by(deps, until, marks):
         return [], False
     with open_unit(deps) as uow:
         new, events = settle(uow, deps, until)
@@ -78,11 +101,13 @@ def settle(uow: UnitOfWork, deps: Deps, until: datetime) -> tuple[GameState, lis
     return new, events
 
 
-def is_due_by(deps: Deps, until: datetime) -> bool:
-    """Whether a deadline of the game, or a request's expiry, falls by ``until``."""
-    due = [when for when in (next_deadline(deps.states.state()),
-                             deps.store.next_confirmation_expiry()) if when is not None]
-    return any(when <= until for when in due)
+def is_due_by(deps: Deps, until: datetime, marks: WakeMarks) -> bool:
+    """Whether a deadline of the game, or a request's expiry, falls by ``until``.
+
+    ``marks``: the store's, read just before (the record's end, the next expiry).
+    """
+    deadline = next_deadline(deps.states.state(seq=marks.last_event_seq))
+    return _by(deadline, until) or _by(marks.next_expiry, until)
 
 
 def send_digest(deps: Deps, now: datetime | None = None) -> None:

@@ -51,7 +51,7 @@ def _separately(store: Store) -> WakeMarks:
                      bool(store.waiting_senders()), store.next_gathering(),
                      store.next_digest_copy(), bool(store.get_meta(HOST_ADDITIONS)),
                      max(aside, default=None), None if notified is None else int(notified),
-                     store.get_meta(ASIDE_NOTICE_AT))
+                     store.get_meta(ASIDE_NOTICE_AT), store.next_confirmation_expiry())
 
 
 @pytest.fixture
@@ -75,6 +75,7 @@ def test_the_marks_are_the_separate_reads(game: MailGame) -> None:
     assert marks == _separately(store)
     assert marks.held_unasked is False  # her request went at once
     assert marks.earliest_pending is None
+    assert marks.next_expiry is not None  # her request's
 
 
 def test_additions_waiting_to_be_announced_are_a_wake_up(game: MailGame) -> None:
@@ -146,7 +147,7 @@ def test_the_marks_are_read_alike_on_postgresql(postgres_url: str) -> None:
     with Store(postgres_url) as store:
         store.upgrade()
         assert store.wake_marks() == _separately(store) == WakeMarks(
-            0, None, None, None, False, None, None, False, None, None, None)
+            0, None, None, None, False, None, None, False, None, None, None, None)
         for value, waiting in (([[1, 2]], True), ([[1, 2], [4, 4]], True), ([], False)):
             with store.transaction() as session:
                 store.set_meta(session, HOST_ADDITIONS, value)
@@ -160,3 +161,10 @@ def test_the_marks_are_read_alike_on_postgresql(postgres_url: str) -> None:
         assert marks == _separately(store)
         assert (marks.last_set_aside, marks.aside_notified, marks.aside_notice_at) == (
             aside, aside, T0.isoformat())
+        with store.transaction() as session:
+            for hours in (3, 2):
+                store.add_confirmation(session, address=ALICE, token_sha256=f"{hours:064d}",
+                                       request_message_id=f"<r{hours}@game.test>",
+                                       created_at=T0, expires_at=T0 + timedelta(hours=hours))
+        marks = store.wake_marks()
+        assert marks == _separately(store) and marks.next_expiry == T0 + timedelta(hours=2)

@@ -119,4 +119,4 @@ class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceS
         with self._reading(session) as reading:
             row = reading.connection().execute(statements.wake_marks()).one()
             return WakeMarks(row[0] or 0, row[1], row[2], row[3], bool(row[4]), row[5], row[6],
-                             bool(row[7]), row[8], row[9], row[10])
+                             bool(row[7]), row[8], row[9], row[10], row[11])

@@ -214,6 +214,8 @@ class WakeMarks:
     """The id of the last message set aside that the host was told of (None: none yet)."""
     aside_notice_at: str | None
     """When the host was last told of mail set aside, as stored (ISO 8601; None: never)."""
+    next_expiry: datetime | None
+    """When the next open request for confirmation expires (``next_confirmation_expiry``)."""
 
     @property
     def change(self) -> tuple[int, datetime | None, datetime | None]:

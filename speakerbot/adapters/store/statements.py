@@ -17,6 +17,7 @@ from sqlalchemy.sql.dml import Insert
 from speakerbot.adapters.store.schema import (
     GATHERED,
     PENDING_INBOUND,
+    Confirmation,
     DigestCopy,
     Event,
     Inbound,
@@ -162,10 +163,11 @@ def wake_marks() -> Select[Any]:
     held with no confirmation asked yet, the next gathering due, the oldest copy kept
     for a digest, whether the host's additions wait to be announced, and, for the host's
     notice of mail set aside, the last message set aside, the last one told of and when the
-    host was last told. Each is a subquery of its own, as the store's separate reads are.
+    host was last told; last, when the next open request for confirmation expires. Each is
+    a subquery of its own, as the store's separate reads are.
     """
     inbound, outbox, copies = table(Inbound).c, table(Outbox).c, table(DigestCopy).c
-    meta = table(Meta).c
+    meta, requests = table(Meta).c, table(Confirmation).c
     return select(
         last_event_seq().scalar_subquery(),
         select(func.min(outbox.next_attempt_at)).where(outbox.status == "pending")
@@ -188,6 +190,8 @@ def wake_marks() -> Select[Any]:
         select(meta.value["value"].as_integer()).where(meta.key == ASIDE_NOTIFIED_ID)
         .scalar_subquery(),
         select(meta.value["value"].as_string()).where(meta.key == ASIDE_NOTICE_AT)
+        .scalar_subquery(),
+        select(func.min(requests.expires_at)).where(requests.status == "open")
         .scalar_subquery(),
     )
 
