@@ -42,12 +42,13 @@ SYNC_TIMEOUT = 30.0
 LMTP_GRACE = timedelta(seconds=2)  # how long after a deadline LMTP mail may still be landing
 IDLE_WAIT = 300.0  # seconds the loop sleeps at most when nothing is due (a safety net)
 WATCH_EVERY = 1.0  # seconds between looks at the store for another process's writes
-LINGER = 0.1
-"""Seconds a pass for mail waits, counted from the end of the game's last pass, for the rest
-of a burst to come in: a pass costs some twenty statements besides its messages' own, and a
-game among fifty took a burst in passes of five messages, one alone in passes of twenty-five.
-Mail after a quiet spell is taken at once; a whole cycle (a deadline) never waits. Only where
-mail comes by LMTP ([lmtp]): IMAP's batches are processed on the watcher's own thread."""
+LINGER = 0.2
+"""Seconds a pass that mail alone woke waits first, for the rest of a burst to come in: a pass
+costs some twenty statements besides its messages' own, and a game among fifty took a burst
+of twenty ballots in two passes when the first mail after a quiet spell was taken at once,
+in one when it waits too. A reply 0.2 s later goes unnoticed in mail, whose delivery takes
+seconds; a whole cycle (a deadline) never waits. Only where mail comes by LMTP ([lmtp]):
+IMAP's batches are processed on the watcher's own thread."""
 LINGER_STEP = 0.02  # seconds between a linger's looks for a whole cycle's wake-up
 
 
@@ -61,16 +62,6 @@ def imap_settings(settings: Settings) -> ImapSettings | None:
 def smtp_settings(settings: Settings) -> SmtpSettings:
     """Return [smtp]: the SMTP adapter's own settings, as the configuration built them."""
     return settings.require_outbound()
-
-
-def linger_left(passed: float, now: float, linger: float) -> float:
-    """Return how long a pass for mail waits at ``now`` for more mail to come in.
-
-    That is what is left of ``linger`` seconds after the last pass ended (``passed``), or
-    nothing. Under a burst, the game's next pass takes all that came meanwhile: the more mail, the
-    fewer passes for it. After a quiet spell nothing is waited for.
-    """
-    return max(0.0, linger - (now - passed))
 
 
 def warn_about_trust(settings: Settings) -> None:
@@ -124,10 +115,9 @@ class Daemon:
         # Until when (monotonic) this process may send for the game: a worker sharing games
         # by lease sets it a little short of its lease's end at each renewal.
         self.held_until = float("inf")
-        # When (monotonic) the last pass ended, and how long a pass for mail waits after it:
-        # mail by LMTP is processed by the loop's passes. IMAP's batches are processed on the
-        # watcher's thread, where a pass for mail only sends: lingering would hold replies.
-        self._passed = float("-inf")
+        # How long a pass that mail alone woke waits first: mail by LMTP is processed by the
+        # loop's passes. IMAP's batches are processed on the watcher's thread, where a pass
+        # for mail only sends: lingering would hold replies.
         self.linger = LINGER if settings.lmtp is not None else 0.0
         # For /healthz and /metrics (entrypoints/metrics.py): whether the loop runs, and when
         # (monotonic) it last went round or looked at the store; it does so every
@@ -309,8 +299,8 @@ class Daemon:
                     warned = True
 
     def _linger(self, stop: threading.Event) -> None:
-        """Wait out what is left of the linger; a stop, or a whole cycle's wake-up, ends it."""
-        end = time.monotonic() + linger_left(self._passed, time.monotonic(), self.linger)
+        """Wait out the linger; a stop, or a whole cycle's wake-up, ends it."""
+        end = time.monotonic() + self.linger
         while not self.timed.is_set():
             left = end - time.monotonic()
             # In steps: the loop's events are separate, and a deadline must not wait.
@@ -398,7 +388,6 @@ class Daemon:
                     log.exception("a cycle failed; retrying shortly")
                     self.timed.set()
                     stop.wait(5)
-                self._passed = time.monotonic()
                 # The scheduler or an inbound adapter sets wake; the timeout is a safety
                 # net, short while a message waits to be retried. The mark is taken
                 # before the wake-ups are computed, so that a write landing in between
