@@ -183,13 +183,13 @@ class Daemon:
 
     def cycle(self) -> None:
         """Take in all mail received, settle what is due, send what is queued."""
-        now = self.clock()
-        deadline = self.service.next_deadline()
-        due = deadline is not None and deadline <= now
         # Ballots received before a deadline count: fetch everything the server has before
-        # closing anything.
-        if due and self.watcher is not None and not self.watcher.sync(SYNC_TIMEOUT):
-            log.warning("IMAP did not answer in time; closing with the mail already in")
+        # closing anything (mail by LMTP is in the store already, or within its grace).
+        if self.watcher is not None:
+            deadline = self.service.next_deadline()
+            if (deadline is not None and deadline <= self.clock()
+                    and not self.watcher.sync(SYNC_TIMEOUT)):
+                log.warning("IMAP did not answer in time; closing with the mail already in")
         # What the last batch of mail queued goes first: sending takes no lock, so it need
         # not wait while the IMAP thread processes the next batch.
         self.send_outbox()

@@ -20,14 +20,18 @@ from speakerbot.service.unit_of_work import open_unit
 _REMINDED = "handwork_reminded_at"  # the store's meta key: when the host was last reminded
 
 
-def remind_host_of_handwork(deps: Deps) -> None:
-    """Queue the host's reminder of the open hand work, if one is due now."""
+def remind_host_of_handwork(deps: Deps, state: GameState | None = None) -> None:
+    """Queue the host's reminder of the open hand work, if one is due now.
+
+    ``state``: the game's state as of the record's end, if known (the tick's).
+    """
     every = deps.settings.game.handwork_reminder
     if every is None:
         return
     period = timedelta(seconds=every)
     # Looked at first without a write transaction: every tick comes here.
-    if not _due(deps.states.state(), deps.store.get_meta(_REMINDED), period, deps.clock()):
+    if not _due(state or deps.states.state(), deps.store.get_meta(_REMINDED), period,
+                deps.clock()):
         return
     with deps.states.lock, open_unit(deps) as uow:
         now, state = deps.clock(), uow.state()

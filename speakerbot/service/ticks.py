@@ -60,8 +60,9 @@ def look_after(deps: Deps, marks: WakeMarks) -> None:
     if _by(aside_notice_due(marks.last_set_aside, marks.aside_notified,
                             marks.aside_notice_at, now), now):
         tell_host_set_aside(deps)
-    if deps.states.state(seq=marks.last_event_seq).handwork:
-        remind_host_of_handwork(deps)
+    state = deps.states.state(seq=marks.last_event_seq)
+    if state.handwork:
+        remind_host_of_handwork(deps, state)
     gathered = send_gathered(deps) if _by(marks.next_gathering, now) else 0
     # After the gathering: it leaves out the readers who hold copies of its parts.
     if gathered or _by(next_due(deps, marks.oldest_digest_copy), now):
