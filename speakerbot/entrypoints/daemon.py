@@ -190,9 +190,11 @@ class Daemon:
             if (deadline is not None and deadline <= self.clock()
                     and not self.watcher.sync(SYNC_TIMEOUT)):
                 log.warning("IMAP did not answer in time; closing with the mail already in")
-        # What the last batch of mail queued goes first: sending takes no lock, so it need
-        # not wait while the IMAP thread processes the next batch.
-        self.send_outbox()
+        # What IMAP's last batch of mail queued goes first: sending takes no lock, so it need
+        # not wait while the IMAP thread processes the next batch. (The loop's own passes
+        # process LMTP's mail and send what it queued.)
+        if self.watcher is not None:
+            self.send_outbox()
         if self.service.mail_due():
             self.service.process_pending()
         # A message LMTP timestamped an instant ago may still be on its way into the store.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from speakerbot.adapters.store import HANDWORK_REMINDED
 from speakerbot.engine import GameState
 from speakerbot.mail.outbound.compose import Outgoing
 from speakerbot.mail.outbound.handwork import finishing_line, open_items
@@ -17,25 +18,24 @@ from speakerbot.mail.outbound.notice import AT_THE_DESK, BY_MAIL, channel_words
 from speakerbot.service.deps import Deps
 from speakerbot.service.unit_of_work import open_unit
 
-_REMINDED = "handwork_reminded_at"  # the store's meta key: when the host was last reminded
 
+def reminder_due(deps: Deps, state: GameState, last: str | None) -> bool:
+    """Whether the host's reminder of the open hand work is due now.
 
-def remind_host_of_handwork(deps: Deps, state: GameState | None = None) -> None:
-    """Queue the host's reminder of the open hand work, if one is due now.
-
-    ``state``: the game's state as of the record's end, if known (the tick's).
+    ``last``: when the host was last reminded, as stored (``HANDWORK_REMINDED``).
     """
     every = deps.settings.game.handwork_reminder
-    if every is None:
-        return
-    period = timedelta(seconds=every)
-    # Looked at first without a write transaction: every tick comes here.
-    if not _due(state or deps.states.state(), deps.store.get_meta(_REMINDED), period,
-                deps.clock()):
+    return every is not None and _due(state, last, timedelta(seconds=every), deps.clock())
+
+
+def remind_host_of_handwork(deps: Deps) -> None:
+    """Queue the host's reminder of the open hand work, if one is due now."""
+    # Looked at first without a write transaction.
+    if not reminder_due(deps, deps.states.state(), deps.store.get_meta(HANDWORK_REMINDED)):
         return
     with deps.states.lock, open_unit(deps) as uow:
         now, state = deps.clock(), uow.state()
-        if not _due(state, deps.store.get_meta(_REMINDED, uow.session), period, now):
+        if not reminder_due(deps, state, deps.store.get_meta(HANDWORK_REMINDED, uow.session)):
             return
         items = open_items(state)
         # The commands the host has: ADMIN by mail only where an admin password is set.
@@ -49,7 +49,7 @@ def remind_host_of_handwork(deps: Deps, state: GameState | None = None) -> None:
                    + ("s" if len(items) > 1 else ""))
         uow.record([], state, [Outgoing("notice", (deps.settings.game.speaker,), subject,
                                         body, f"handwork:{now:%Y%m%d%H%M}")])
-        deps.store.set_meta(uow.session, _REMINDED, now.isoformat())
+        deps.store.set_meta(uow.session, HANDWORK_REMINDED, now.isoformat())
 
 
 def _due(state: GameState, last: str | None, period: timedelta, now: datetime) -> bool:

@@ -15,7 +15,7 @@ from speakerbot.service.confirmations import ask_waiting
 from speakerbot.service.deps import Deps
 from speakerbot.service.digests import next_due, send_digests
 from speakerbot.service.gathering import send_gathered
-from speakerbot.service.handwork import remind_host_of_handwork
+from speakerbot.service.handwork import remind_host_of_handwork, reminder_due
 from speakerbot.service.policy import TICK_BUDGET
 from speakerbot.service.unit_of_work import UnitOfWork, open_unit
 
@@ -60,9 +60,8 @@ def look_after(deps: Deps, marks: WakeMarks) -> None:
     if _by(aside_notice_due(marks.last_set_aside, marks.aside_notified,
                             marks.aside_notice_at, now), now):
         tell_host_set_aside(deps)
-    state = deps.states.state(seq=marks.last_event_seq)
-    if state.handwork:
-        remind_host_of_handwork(deps, state)
+    if reminder_due(deps, deps.states.state(seq=marks.last_event_seq), marks.handwork_reminded):
+        remind_host_of_handwork(deps)
     gathered = send_gathered(deps) if _by(marks.next_gathering, now) else 0
     # After the gathering: it leaves out the readers who hold copies of its parts.
     if gathered or _by(next_due(deps, marks.oldest_digest_copy), now):

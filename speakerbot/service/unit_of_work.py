@@ -236,9 +236,9 @@ class UnitOfWork:
         if message.public:
             # The observers of the moment it is published; the outbox leaves out any who
             # stop before it goes.
-            observers = tuple(address for address in self.deps.store.observers(self.session)
-                              if address not in recipients)
-            recipients, digest = self._for_digests((*recipients, *observers), covered)
+            watching, readers = self.deps.store.public_audience(self.session)
+            observers = tuple(address for address in watching if address not in recipients)
+            recipients, digest = _for_digests((*recipients, *observers), covered, readers)
             if not recipients and not digest:
                 return  # everyone has it already, in what a digest keeps for them
         self.queued.append(OutgoingMail(
@@ -247,19 +247,6 @@ class UnitOfWork:
             gathered_until=held, topic=message.topic, observers=observers, digest=digest,
         ))
         self._count_queued(message, now)
-
-    def _for_digests(self, recipients: Sequence[str], covered: Collection[str],
-                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Split a public message's recipients: those sent it now, those kept a copy.
-
-        A digest reader (DIGEST ON) is kept a copy for the day's digest instead of sent the
-        message; an address ``covered`` is neither. Read at every public message, as the
-        observers are: a DIGEST command earlier in the transaction counts already.
-        """
-        readers = self.deps.store.digest_readers(self.session)
-        wanted = [address for address in recipients if address not in covered]
-        return (tuple(address for address in wanted if address not in readers),
-                tuple(address for address in wanted if address in readers))
 
     def _held_until(self, now: datetime, *, counted: bool = True) -> datetime | None:
         """Return until when a public message queued ``now`` is kept (None: it goes now).
@@ -426,3 +413,16 @@ def public_record_after(deps: Deps, start: chain.Bookmark | None = None,
     if any(event.place is None for event in stored):
         return None
     return chain.read_on(stored, start, public=True)
+
+
+def _for_digests(recipients: Sequence[str], covered: Collection[str],
+                 readers: Collection[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Split a public message's recipients: those sent it now, those kept a copy.
+
+    A digest reader (DIGEST ON; ``readers``) is kept a copy for the day's digest instead of
+    sent the message; an address ``covered`` is neither. Read at every public message, as the
+    observers are: a DIGEST command earlier in the transaction counts already.
+    """
+    wanted = [address for address in recipients if address not in covered]
+    return (tuple(address for address in wanted if address not in readers),
+            tuple(address for address in wanted if address in readers))

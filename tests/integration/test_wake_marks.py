@@ -17,6 +17,7 @@ import pytest
 from speakerbot.adapters.store import (
     ASIDE_NOTICE_AT,
     ASIDE_NOTIFIED_ID,
+    HANDWORK_REMINDED,
     HOST_ADDITIONS,
     InboundItem,
     Intake,
@@ -51,7 +52,8 @@ def _separately(store: Store) -> WakeMarks:
                      bool(store.waiting_senders()), store.next_gathering(),
                      store.next_digest_copy(), bool(store.get_meta(HOST_ADDITIONS)),
                      max(aside, default=None), None if notified is None else int(notified),
-                     store.get_meta(ASIDE_NOTICE_AT), store.next_confirmation_expiry())
+                     store.get_meta(ASIDE_NOTICE_AT), store.next_confirmation_expiry(),
+                     store.get_meta(HANDWORK_REMINDED))
 
 
 @pytest.fixture
@@ -147,7 +149,7 @@ def test_the_marks_are_read_alike_on_postgresql(postgres_url: str) -> None:
     with Store(postgres_url) as store:
         store.upgrade()
         assert store.wake_marks() == _separately(store) == WakeMarks(
-            0, None, None, None, False, None, None, False, None, None, None, None)
+            0, None, None, None, False, None, None, False, None, None, None, None, None)
         for value, waiting in (([[1, 2]], True), ([[1, 2], [4, 4]], True), ([], False)):
             with store.transaction() as session:
                 store.set_meta(session, HOST_ADDITIONS, value)

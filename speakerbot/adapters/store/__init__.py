@@ -65,13 +65,19 @@ from speakerbot.adapters.store.schema import (
     Outbox,
     UtcDateTime,
 )
-from speakerbot.adapters.store.statements import ASIDE_NOTICE_AT, ASIDE_NOTIFIED_ID, HOST_ADDITIONS
+from speakerbot.adapters.store.statements import (
+    ASIDE_NOTICE_AT,
+    ASIDE_NOTIFIED_ID,
+    HANDWORK_REMINDED,
+    HOST_ADDITIONS,
+)
 from speakerbot.rfc5322 import message_id_of
 
 __all__ = [
     "ASIDE_NOTICE_AT",
     "ASIDE_NOTIFIED_ID",
     "GAME_PASSES",
+    "HANDWORK_REMINDED",
     "HOST_ADDITIONS",
     "MAIN_GAME",
     "PENDING_INBOUND",
@@ -119,4 +125,4 @@ class Store(InboundStore, ConfirmationStore, OutboxStore, RecordStore, AudienceS
         with self._reading(session) as reading:
             row = reading.connection().execute(statements.wake_marks()).one()
             return WakeMarks(row[0] or 0, row[1], row[2], row[3], bool(row[4]), row[5], row[6],
-                             bool(row[7]), row[8], row[9], row[10], row[11])
+                             bool(row[7]), row[8], row[9], row[10], row[11], row[12])

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import exists, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from speakerbot.adapters.store import statements
@@ -232,12 +232,13 @@ class OutboxStore(DigestStore):
             if uncounted:
                 # Most public mail has no topic: NOT IN alone would leave it out (NULL).
                 counted.append(or_(Outbox.topic.is_(None), Outbox.topic.not_in(uncounted)))
-            count = connection.scalar(
+            # One round trip for both: every transaction that queues public mail asks.
+            count, waiting = connection.execute(select(
                 select(func.count()).select_from(statements.table(Outbox))
-                .where(*counted)) or 0
-            waiting = connection.scalar(
-                select(Outbox.id).where(Outbox.status == GATHERED).limit(1)) is not None
-        return count, waiting
+                .where(*counted).scalar_subquery(),
+                exists().where(Outbox.status == GATHERED),
+            )).one()
+        return count or 0, bool(waiting)
 
     def gathered_due(self, now: datetime, session: Session) -> list[OutboxRow]:
         """Return the messages to be gathered by ``now``, in the order they were queued."""

@@ -216,6 +216,8 @@ class WakeMarks:
     """When the host was last told of mail set aside, as stored (ISO 8601; None: never)."""
     next_expiry: datetime | None
     """When the next open request for confirmation expires (``next_confirmation_expiry``)."""
+    handwork_reminded: str | None
+    """When the host was last reminded of the open hand work, as stored (None: never)."""
 
     @property
     def change(self) -> tuple[int, datetime | None, datetime | None]:

@@ -152,6 +152,8 @@ ASIDE_NOTICE_AT = "aside_notice_at"
 """The meta key of when the host was last told of mail set aside (an ISO 8601 time)."""
 ASIDE_NOTIFIED_ID = "aside_notified_id"
 """The meta key of the last message set aside that the host was told of (its inbound id)."""
+HANDWORK_REMINDED = "handwork_reminded_at"
+"""The meta key of when the host was last reminded of the open hand work (ISO 8601)."""
 
 
 @cache
@@ -163,8 +165,9 @@ def wake_marks() -> Select[Any]:
     held with no confirmation asked yet, the next gathering due, the oldest copy kept
     for a digest, whether the host's additions wait to be announced, and, for the host's
     notice of mail set aside, the last message set aside, the last one told of and when the
-    host was last told; last, when the next open request for confirmation expires. Each is
-    a subquery of its own, as the store's separate reads are.
+    host was last told; when the next open request for confirmation expires; and when the
+    host was last reminded of the open hand work. Each is a subquery of its own, as the
+    store's separate reads are.
     """
     inbound, outbox, copies = table(Inbound).c, table(Outbox).c, table(DigestCopy).c
     meta, requests = table(Meta).c, table(Confirmation).c
@@ -192,6 +195,8 @@ def wake_marks() -> Select[Any]:
         select(meta.value["value"].as_string()).where(meta.key == ASIDE_NOTICE_AT)
         .scalar_subquery(),
         select(func.min(requests.expires_at)).where(requests.status == "open")
+        .scalar_subquery(),
+        select(meta.value["value"].as_string()).where(meta.key == HANDWORK_REMINDED)
         .scalar_subquery(),
     )
 
