@@ -85,19 +85,25 @@ def tick_once(deps: Deps, now: datetime | None) -> tuple[list[e.Event], bool]:
     if not is_due_by(deps, until, marks):
         return [], False
     with open_unit(deps) as uow:
-        new, events = settle(uow, deps, until)
+        new, events = settle(uow, deps, until, expiring=_by(marks.next_expiry, until))
     return events, bool(events) and due_by(new, until)
 
 
-def settle(uow: UnitOfWork, deps: Deps, until: datetime) -> tuple[GameState, list[e.Event]]:
-    """Settle up to TICK_BUDGET things due by ``until`` in ``uow``, and expire requests."""
+def settle(uow: UnitOfWork, deps: Deps, until: datetime, *,
+           expiring: bool = True) -> tuple[GameState, list[e.Event]]:
+    """Settle up to TICK_BUDGET things due by ``until`` in ``uow``, and expire requests.
+
+    ``expiring``: whether a request for confirmation may expire by ``until`` (False: the
+    store's marks, read under the lock, say none does).
+    """
     state = uow.state()
     new, events = engine_tick(state, until, uow.luck(), budget=TICK_BUDGET,
                               max_rule_bytes=deps.settings.limits.max_rule_bytes)
     if events:
         uow.record(events, new, uow.announce(events, new, state))
-    # A confirmation received in time but not yet read must still find its request.
-    deps.store.expire_confirmations(uow.session, until)
+    if expiring:
+        # A confirmation received in time but not yet read must still find its request.
+        deps.store.expire_confirmations(uow.session, until)
     return new, events
 
 
