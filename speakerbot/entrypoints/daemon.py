@@ -183,17 +183,17 @@ class Daemon:
 
     def cycle(self) -> None:
         """Take in all mail received, settle what is due, send what is queued."""
-        # Ballots received before a deadline count: fetch everything the server has before
-        # closing anything (mail by LMTP is in the store already, or within its grace).
+        # Mail by LMTP is in the store already (or within its grace), and the loop's own
+        # passes processed it and sent what it queued: only IMAP's watcher has more to do.
         if self.watcher is not None:
+            # Ballots received before a deadline count: fetch everything the server has
+            # before closing anything.
             deadline = self.service.next_deadline()
             if (deadline is not None and deadline <= self.clock()
                     and not self.watcher.sync(SYNC_TIMEOUT)):
                 log.warning("IMAP did not answer in time; closing with the mail already in")
-        # What IMAP's last batch of mail queued goes first: sending takes no lock, so it need
-        # not wait while the IMAP thread processes the next batch. (The loop's own passes
-        # process LMTP's mail and send what it queued.)
-        if self.watcher is not None:
+            # What its last batch of mail queued goes first: sending takes no lock, so it
+            # need not wait while the IMAP thread processes the next batch.
             self.send_outbox()
         if self.service.mail_due():
             self.service.process_pending()

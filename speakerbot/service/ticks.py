@@ -90,7 +90,7 @@ def tick_once(deps: Deps, now: datetime | None) -> tuple[list[e.Event], bool]:
 
 
 def settle(uow: UnitOfWork, deps: Deps, until: datetime, *,
-           expiring: bool = True) -> tuple[GameState, list[e.Event]]:
+           expiring: bool) -> tuple[GameState, list[e.Event]]:
     """Settle up to TICK_BUDGET things due by ``until`` in ``uow``, and expire requests.
 
     ``expiring``: whether a request for confirmation may expire by ``until`` (False: the
