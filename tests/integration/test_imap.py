@@ -916,9 +916,12 @@ def test_watcher_moves_an_oversized_message_to_the_rejected_folder_once_delivere
     watcher = _watcher(_settings(dovecot, user, max_size=limit), recorder)
     with _running(watcher):
         assert watcher.sync(patience(10))
-        [first] = recorder.batches
+        # On a busy machine the watcher may have begun its next round already, which
+        # offers the message not returned again, alone.
+        first, *again = list(recorder.batches)
         assert [m.oversized for m in first] == [None, len(big)]
         assert [m.raw for m in first] == [small, _header_block(big)]
+        assert all([m.raw for m in batch] == [_header_block(big)] for batch in again)
         # Not returned by deliver: left where it was.
         assert dovecot.list_folder(user) == [big]
         assert dovecot.list_folder(user, REJECTED) == []
