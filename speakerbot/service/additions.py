@@ -43,10 +43,9 @@ def keep_for_announcing(uow: UnitOfWork, deps: Deps, count: int) -> None:
 def announce_additions(deps: Deps) -> int:
     """Announce the host's additions kept so far, together; return how many events they are.
 
-    Looked at first without a write transaction: every tick comes here.
+    The tick calls it when its marks, read without a write transaction, say additions wait;
+    they are read again here, under the lock.
     """
-    if not deps.store.get_meta(HOST_ADDITIONS):
-        return 0
     with deps.states.lock, open_unit(deps) as uow:
         kept: list[list[int]] = deps.store.get_meta(HOST_ADDITIONS, uow.session) or []
         if not kept:

@@ -184,7 +184,8 @@ def hour_over(notice_at: str | None) -> datetime | None:
 def tell_host_set_aside(deps: Deps) -> None:
     """Tell the host about set-aside mail: at most one notice an hour, listing them."""
     store = deps.store
-    # Looked at first without a write transaction: every tick comes here.
+    # Looked at first without a write transaction: processing comes here for each message
+    # it sets aside (the tick only when its marks say a notice is due).
     over = hour_over(store.get_meta(ASIDE_NOTICE_AT))
     if over is not None and over > deps.clock():
         return

@@ -107,9 +107,11 @@ def release_held(deps: Deps, batch: Batch, confirmations: Sequence[ConfirmationR
 
 
 def ask_waiting(deps: Deps) -> None:
-    """Send the requests for confirmation that waited for the gap between requests."""
-    if not deps.store.held_waiting():
-        return  # looked at without a write transaction: every tick comes here
+    """Send the requests for confirmation that waited for the gap between requests.
+
+    The tick calls it when its marks, read without a write transaction, say a message is
+    held with no request yet; the waiting are read again here, under the lock.
+    """
     with deps.states.lock, open_unit(deps) as uow:
         now = deps.clock()
         waiting = deps.store.held_waiting(uow.session)

@@ -107,8 +107,9 @@ def digest_time(game: GameSettings) -> str:
 def send_digests(deps: Deps) -> int:
     """Queue the digests due now, each reader's copies kept before the digest time.
 
-    Looked at first without a write transaction: every tick comes here. Return how many
-    digests were queued.
+    Looked at first without a write transaction: the tick calls it when its marks say a
+    digest is due, and after every gathering, whose parts may have been kept for one. Return
+    how many digests were queued.
     """
     game, now = deps.settings.game, deps.clock()
     oldest = deps.store.next_digest_copy()

@@ -27,11 +27,9 @@ from speakerbot.service.unit_of_work import open_unit
 def send_gathered(deps: Deps) -> int:
     """Queue the gathering of the public mail kept until now; return how many it holds.
 
-    Looked at first without a write transaction: every tick comes here.
+    The tick calls it when its marks, read without a write transaction, say a gathering is
+    due; what is due is read again here, under the lock.
     """
-    due = deps.store.next_gathering()
-    if due is None or due > deps.clock():
-        return 0
     with deps.states.lock, open_unit(deps) as uow:
         rows = deps.store.gathered_due(deps.clock(), uow.session)
         if rows:

@@ -29,10 +29,11 @@ def reminder_due(deps: Deps, state: GameState, last: str | None) -> bool:
 
 
 def remind_host_of_handwork(deps: Deps) -> None:
-    """Queue the host's reminder of the open hand work, if one is due now."""
-    # Looked at first without a write transaction.
-    if not reminder_due(deps, deps.states.state(), deps.store.get_meta(HANDWORK_REMINDED)):
-        return
+    """Queue the host's reminder of the open hand work, if one is due now.
+
+    The tick calls it when its marks, read without a write transaction, say the reminder is
+    due (``reminder_due``); that is looked at again here, under the lock.
+    """
     with deps.states.lock, open_unit(deps) as uow:
         now, state = deps.clock(), uow.state()
         if not reminder_due(deps, state, deps.store.get_meta(HANDWORK_REMINDED, uow.session)):
